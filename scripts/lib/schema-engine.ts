@@ -1,0 +1,69 @@
+// Prisma's schema engine compiled to WebAssembly, driven through an in-memory PGlite.
+// This is how migrations are made and drift is checked on machines that cannot reach
+// Prisma's binary host (see ../shared/notes/toolchain.md). Needs --experimental-wasm-modules.
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-utils";
+import { SchemaEngine } from "@prisma/schema-engine-wasm";
+import type { MigrationList } from "@prisma/schema-engine-wasm";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+
+export const projectRoot = path.resolve(import.meta.dirname, "../..");
+export const schemaPath = path.join(projectRoot, "prisma/schema.prisma");
+export const migrationsDir = path.join(projectRoot, "prisma/migrations");
+
+export async function loadMigrationList(): Promise<MigrationList> {
+  const entries = await readdir(migrationsDir, { withFileTypes: true }).catch(() => []);
+  const dirs = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
+  const lockPath = path.join(migrationsDir, "migration_lock.toml");
+  return {
+    baseDir: migrationsDir,
+    lockfile: {
+      path: "migration_lock.toml",
+      content: await readFile(lockPath, "utf8").catch(() => null),
+    },
+    shadowDbInitScript: "",
+    migrationDirectories: await Promise.all(
+      dirs.map(async (dir) => ({
+        path: dir,
+        migrationFile: {
+          path: "migration.sql",
+          content: await readFile(path.join(migrationsDir, dir, "migration.sql"), "utf8")
+            .then((value) => ({ tag: "ok" as const, value }))
+            .catch((e: Error) => ({ tag: "error" as const, value: e.message })),
+        },
+      })),
+    ),
+  };
+}
+
+/** SQL that takes the database described by the migrations to the one in schema.prisma ("" when none). */
+export async function diffMigrationsToSchema(): Promise<string> {
+  const schema = { files: [{ path: schemaPath, content: await readFile(schemaPath, "utf8") }] };
+  const pglite = new PGlite();
+  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPGlite(pglite));
+  const engine = await SchemaEngine.new({ datamodels: undefined }, () => {}, adapter);
+  try {
+    const migrations = await loadMigrationList();
+    const from =
+      migrations.migrationDirectories.length === 0
+        ? ({ tag: "empty" } as const)
+        : ({ tag: "migrations", ...migrations } as const);
+    const result = await engine.diff({
+      from,
+      to: { tag: "schemaDatamodel", ...schema },
+      script: true,
+      exitCode: null,
+      filters: { externalTables: [], externalEnums: [] },
+    });
+    const sql = result.stdout ?? "";
+    return /^\s*(-- This is an empty migration\.)?\s*$/.test(sql) ? "" : sql;
+  } finally {
+    engine.free();
+    await pglite.close();
+  }
+}

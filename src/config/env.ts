@@ -1,0 +1,107 @@
+// The one reader of process.env. Every setting is parsed and validated here, all problems are
+// reported at once, and the rest of the code receives a typed, frozen Config.
+import { z } from "zod";
+
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+
+  // Database: a PostgreSQL server when DATABASE_URL is set, otherwise embedded PGlite.
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+    .optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  PGLITE_DATA_DIR: z.string().min(1).default(".data/pglite"),
+  DB_MIGRATE_ON_START: bool.optional(),
+  SEED_DEMO_DATA: bool.optional(),
+  SEED: z.coerce.number().int().min(0).default(42),
+
+  // Where links.html points: the public web site of the marketplace.
+  PUBLIC_WEB_BASE_URL: z.url().default("https://marketplace.example.com"),
+
+  // GraphQL endpoint for internal teams.
+  GRAPHQL_EXPLORER: bool.default(true),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(10),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(15),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(5000),
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(1).default(2000),
+});
+
+export type DatabaseConfig =
+  | { kind: "postgres"; url: string; poolSize: number; migrateOnStart: boolean; seedDemoData: boolean; seed: number }
+  | { kind: "pglite"; dataDir: string; migrateOnStart: boolean; seedDemoData: boolean; seed: number };
+
+export interface Config {
+  env: "development" | "production" | "test";
+  host: string;
+  port: number;
+  logLevel: z.infer<typeof envSchema>["LOG_LEVEL"];
+  database: DatabaseConfig;
+  publicWebBaseUrl: string;
+  graphql: {
+    explorer: boolean;
+    maxDepth: number;
+    maxAliases: number;
+    maxCost: number;
+    maxTokens: number;
+  };
+}
+
+export class ConfigError extends Error {
+  readonly issues: string[];
+  constructor(issues: string[]) {
+    super(`Invalid configuration:\n  ${issues.join("\n  ")}`);
+    this.name = "ConfigError";
+    this.issues = issues;
+  }
+}
+
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  // Empty strings mean "unset", as in most deployment tools' UIs.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
+  }
+  const e = parsed.data;
+  // An embedded database belongs to this process: migrate and seed it by default. A server is
+  // shared: migrations run as their own step (npm run db:migrate, a Cloud Run job).
+  const database: DatabaseConfig = e.DATABASE_URL
+    ? {
+        kind: "postgres",
+        url: e.DATABASE_URL,
+        poolSize: e.DATABASE_POOL_SIZE,
+        migrateOnStart: e.DB_MIGRATE_ON_START ?? false,
+        seedDemoData: e.SEED_DEMO_DATA ?? false,
+        seed: e.SEED,
+      }
+    : {
+        kind: "pglite",
+        dataDir: e.PGLITE_DATA_DIR,
+        migrateOnStart: e.DB_MIGRATE_ON_START ?? true,
+        seedDemoData: e.SEED_DEMO_DATA ?? true,
+        seed: e.SEED,
+      };
+  return Object.freeze({
+    env: e.NODE_ENV,
+    host: e.HOST,
+    port: e.PORT,
+    logLevel: e.LOG_LEVEL,
+    database,
+    publicWebBaseUrl: e.PUBLIC_WEB_BASE_URL.replace(/\/+$/, ""),
+    graphql: {
+      explorer: e.GRAPHQL_EXPLORER,
+      maxDepth: e.GRAPHQL_MAX_DEPTH,
+      maxAliases: e.GRAPHQL_MAX_ALIASES,
+      maxCost: e.GRAPHQL_MAX_COST,
+      maxTokens: e.GRAPHQL_MAX_TOKENS,
+    },
+  });
+}

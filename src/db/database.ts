@@ -1,0 +1,130 @@
+// Opens the catalog database in one of its two modes: embedded PGlite (in-process PostgreSQL,
+// the default) or a PostgreSQL server (DATABASE_URL). Both speak the same schema and
+// migrations; the rest of the code sees a PrismaClient and a small SQL runner.
+import { mkdir } from "node:fs/promises";
+import { PGlite } from "@electric-sql/pglite";
+import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
+import { PrismaPGlite } from "pglite-prisma-adapter";
+import type { DatabaseConfig } from "../config/env.ts";
+import { PrismaClient } from "../generated/prisma/client.ts";
+
+/** Plain SQL for migrations and bulk loads, where Prisma's query builder is the wrong tool. */
+export interface SqlRunner {
+  /** Runs a script of one or more statements without parameters. */
+  exec(sql: string): Promise<void>;
+  query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
+  /** Runs fn on one connection inside a transaction, holding a session lock against other migrators. */
+  exclusive<T>(fn: (sql: SqlRunner) => Promise<T>): Promise<T>;
+}
+
+export interface Database {
+  kind: DatabaseConfig["kind"];
+  prisma: PrismaClient;
+  sql: SqlRunner;
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** Called with the text of every SQL statement Prisma sends (tests count them). */
+  onQuery?: (sql: string) => void;
+}
+
+// An arbitrary, fixed key for pg_advisory_lock, shared by every instance that migrates.
+const MIGRATION_LOCK_KEY = 72_707_369;
+
+export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<Database> {
+  return config.kind === "pglite" ? openPglite(config.dataDir, options) : openPostgres(config, options);
+}
+
+function createPrisma(adapter: NonNullable<ConstructorParameters<typeof PrismaClient>[0]["adapter"]>, options: OpenOptions) {
+  const prisma = new PrismaClient({
+    adapter,
+    log: options.onQuery ? [{ emit: "event", level: "query" }] : [],
+  });
+  if (options.onQuery) {
+    const onQuery = options.onQuery;
+    prisma.$on("query" as never, (event: { query: string }) => onQuery(event.query));
+  }
+  return prisma;
+}
+
+async function openPglite(dataDir: string, options: OpenOptions): Promise<Database> {
+  const inMemory = dataDir.startsWith("memory://");
+  if (!inMemory) await mkdir(dataDir, { recursive: true });
+  const client = await PGlite.create(dataDir, { relaxedDurability: false });
+  const runner = (db: Pick<PGlite, "exec" | "query">): SqlRunner => ({
+    exec: async (sql) => {
+      await db.exec(sql);
+    },
+    query: async <Row,>(sql: string, params: unknown[] = []) => (await db.query<Row>(sql, params)).rows,
+    exclusive: (fn) => client.transaction((tx) => fn(runner(tx))),
+  });
+  const prisma = createPrisma(new PrismaPGlite(client), options);
+  return {
+    kind: "pglite",
+    prisma,
+    sql: runner(client),
+    close: async () => {
+      await prisma.$disconnect();
+      await client.close();
+    },
+  };
+}
+
+async function openPostgres(
+  config: Extract<DatabaseConfig, { kind: "postgres" }>,
+  options: OpenOptions,
+): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max: config.poolSize,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client that loses its server must not crash the process; the next query reports it.
+  pool.on("error", () => {});
+  const prisma = createPrisma(new PrismaPg(pool), options);
+  const sql: SqlRunner = {
+    exec: async (text) => {
+      await pool.query(text);
+    },
+    query: async <Row,>(text: string, params: unknown[] = []) =>
+      (await pool.query(text, params)).rows as Row[],
+    exclusive: async (fn) => {
+      const client = await pool.connect();
+      try {
+        await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+        await client.query("BEGIN");
+        const tx: SqlRunner = {
+          exec: async (text) => {
+            await client.query(text);
+          },
+          query: async <Row,>(text: string, params: unknown[] = []) =>
+            (await client.query(text, params)).rows as Row[],
+          exclusive: () => Promise.reject(new Error("already exclusive")),
+        };
+        try {
+          const result = await fn(tx);
+          await client.query("COMMIT");
+          return result;
+        } catch (error) {
+          await client.query("ROLLBACK");
+          throw error;
+        }
+      } finally {
+        await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => {});
+        client.release();
+      }
+    },
+  };
+  return {
+    kind: "postgres",
+    prisma,
+    sql,
+    close: async () => {
+      await prisma.$disconnect();
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,31 @@
+// Configures the schema builder and its plugins; types are defined in ./types/.
+import SchemaBuilder from "@pothos/core";
+import PrismaPlugin from "@pothos/plugin-prisma";
+import { DateTimeResolver } from "graphql-scalars";
+import type PrismaTypes from "../generated/pothos-prisma-types.ts";
+import { getDatamodel } from "../generated/pothos-prisma-types.ts";
+import type { GraphQLContext } from "./context.ts";
+
+export const builder = new SchemaBuilder<{
+  PrismaTypes: PrismaTypes;
+  Context: GraphQLContext;
+  DefaultFieldNullability: false;
+  DefaultInputFieldRequiredness: false;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date };
+  };
+}>({
+  plugins: [PrismaPlugin],
+  defaultFieldNullability: false,
+  prisma: {
+    client: (ctx) => ctx.prisma,
+    dmmf: getDatamodel(),
+    exposeDescriptions: false,
+    // A relation the planner could not preload falls back to its own query; warn in development.
+    onUnusedQuery: null,
+  },
+});
+
+builder.addScalarType("DateTime", DateTimeResolver);
+
+builder.queryType({ description: "The public catalog: everything here is visible to anonymous users." });

@@ -1,0 +1,32 @@
+// The public access gates of the catalog, in one place. Every root field, relation and count
+// of the read model takes its filter from here, so REST and GraphQL cannot disagree about what
+// is public, and a nested path (a job's company, a skill's talents) cannot leak a hidden row.
+import type { Prisma } from "../generated/prisma/client.ts";
+
+/** A job is public while it is published, not filled, already live and not yet expired. */
+export function publicJobWhere(now: Date): Prisma.JobWhereInput {
+  return {
+    status: "published",
+    filled: false,
+    publishedAt: { lte: now },
+    OR: [{ validThrough: null }, { validThrough: { gt: now } }],
+  };
+}
+
+/** A company is public when it has a branded public page. */
+export const publicCompanyWhere = { hasPublicPage: true } satisfies Prisma.CompanyWhereInput;
+
+export function isPublicCompany<C extends { hasPublicPage: boolean }>(company: C | null | undefined): C | null {
+  return company?.hasPublicPage ? company : null;
+}
+
+/** A talent is public when the profile is public and the account is active. */
+export const publicTalentWhere = { visibility: "public", accountState: "active" } satisfies Prisma.TalentWhereInput;
+
+/** Published agents are listed. */
+export const listedAgentWhere = { status: "published" } satisfies Prisma.AgentWhereInput;
+
+/** Unlisted agents are not listed anywhere but answer by slug, like an unlisted video. */
+export const reachableAgentWhere = {
+  status: { in: ["published", "unlisted"] },
+} satisfies Prisma.AgentWhereInput;

@@ -1,0 +1,10 @@
+// Imports every domain type for its side effect of registering with the builder, then builds.
+import { lexicographicSortSchema } from "graphql";
+import { builder } from "./builder.ts";
+import "./types/agent.ts";
+import "./types/company.ts";
+import "./types/job.ts";
+import "./types/talent.ts";
+import "./types/taxonomy.ts";
+
+export const schema = lexicographicSortSchema(builder.toSchema());

@@ -1,0 +1,69 @@
+import { builder } from "../builder.ts";
+import { CompanySizeEnum } from "../enums.ts";
+import { publicCompanyWhere, publicJobWhere } from "../gates.ts";
+import { definePage, pageArgs, pageRequest } from "../paging.ts";
+import { Location, locationOf } from "./location.ts";
+
+export const Company = builder.prismaObject("Company", {
+  description: "A company with a branded public page.",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    slug: t.exposeString("slug"),
+    name: t.exposeString("name"),
+    tagline: t.exposeString("tagline", { nullable: true }),
+    description: t.exposeString("description", { nullable: true }),
+    logoUrl: t.exposeString("logoUrl", { nullable: true }),
+    websiteUrl: t.exposeString("websiteUrl", { nullable: true }),
+    size: t.expose("size", { type: CompanySizeEnum, nullable: true }),
+    foundedYear: t.exposeInt("foundedYear", { nullable: true }),
+    headquarters: t.field({
+      type: Location,
+      nullable: true,
+      resolve: (c) => locationOf(c.hqCity, c.hqState, c.hqCountry),
+    }),
+    sectors: t.relation("sectors", { query: { orderBy: [{ name: "asc" }, { slug: "asc" }] } }),
+    openJobs: t.relation("jobs", {
+      description: "The company's public open jobs, newest first.",
+      args: pageArgs,
+      query: (args, ctx) => {
+        const { limit, offset } = pageRequest(args);
+        return {
+          where: publicJobWhere(ctx.now),
+          orderBy: [{ publishedAt: "desc" }, { id: "desc" }],
+          take: limit,
+          skip: offset,
+        };
+      },
+    }),
+    openJobCount: t.relationCount("jobs", { where: (_args, ctx) => publicJobWhere(ctx.now) }),
+    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+  }),
+});
+
+const CompanyPage = definePage("Company", "CompanyPage", {
+  items: (ctx, query, page) =>
+    ctx.prisma.company.findMany({
+      ...query,
+      where: page.where,
+      orderBy: [{ name: "asc" }, { slug: "asc" }],
+      take: page.limit,
+      skip: page.offset,
+    }),
+  total: (ctx, where) => ctx.prisma.company.count({ where }),
+});
+
+builder.queryFields((t) => ({
+  companies: t.field({
+    type: CompanyPage,
+    description: "Public companies by name then slug.",
+    args: pageArgs,
+    resolve: (_root, args) => ({ ...pageRequest(args), where: publicCompanyWhere }),
+  }),
+  company: t.prismaField({
+    type: "Company",
+    nullable: true,
+    args: { slug: t.arg.string({ required: true }) },
+    resolve: (query, _root, { slug }, ctx) =>
+      ctx.prisma.company.findFirst({ ...query, where: { slug, ...publicCompanyWhere } }),
+  }),
+}));

@@ -1,0 +1,123 @@
+import type { Prisma } from "../../generated/prisma/client.ts";
+import { builder } from "../builder.ts";
+import { EmploymentTypeEnum, SalaryPeriodEnum, SeniorityEnum, WorkModelEnum } from "../enums.ts";
+import { isPublicCompany, publicCompanyWhere, publicJobWhere } from "../gates.ts";
+import { definePage, pageArgs, pageRequest } from "../paging.ts";
+import { Company } from "./company.ts";
+import { Location, locationOf } from "./location.ts";
+
+interface SalaryShape {
+  min: number | null;
+  max: number | null;
+  currency: string;
+  period: Prisma.JobGetPayload<object>["salaryPeriod"] & string;
+}
+
+const Salary = builder.objectRef<SalaryShape>("Salary").implement({
+  description: "A salary range in whole units of an ISO 4217 currency per period.",
+  fields: (t) => ({
+    min: t.exposeInt("min", { nullable: true }),
+    max: t.exposeInt("max", { nullable: true }),
+    currency: t.exposeString("currency"),
+    period: t.expose("period", { type: SalaryPeriodEnum }),
+  }),
+});
+
+export const Job = builder.prismaObject("Job", {
+  description: "A published, open job.",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    slug: t.exposeString("slug"),
+    title: t.exposeString("title"),
+    descriptionHtml: t.exposeString("descriptionHtml"),
+    descriptionText: t.exposeString("descriptionText"),
+    employmentType: t.expose("employmentType", { type: EmploymentTypeEnum }),
+    workModel: t.expose("workModel", { type: WorkModelEnum }),
+    seniority: t.expose("seniority", { type: SeniorityEnum, nullable: true }),
+    location: t.field({
+      type: Location,
+      nullable: true,
+      resolve: (j) => locationOf(j.locationCity, j.locationState, j.locationCountry),
+    }),
+    salary: t.field({
+      type: Salary,
+      nullable: true,
+      description: "null when the employer did not publish a salary.",
+      resolve: (j) =>
+        j.salaryCurrency && j.salaryPeriod && (j.salaryMin !== null || j.salaryMax !== null)
+          ? { min: j.salaryMin, max: j.salaryMax, currency: j.salaryCurrency, period: j.salaryPeriod }
+          : null,
+    }),
+    applyUrl: t.exposeString("applyUrl", { nullable: true }),
+    publishedAt: t.field({ type: "DateTime", resolve: (j) => j.publishedAt ?? j.createdAt }),
+    validThrough: t.expose("validThrough", { type: "DateTime", nullable: true }),
+    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+    company: t.field({
+      type: Company,
+      nullable: true,
+      description: "null for a confidential posting or a company without a public page.",
+      select: (_args, _ctx, nestedSelection) => ({ company: nestedSelection(true) }),
+      resolve: (j) => isPublicCompany(j.company),
+    }),
+    sector: t.relation("sector", { nullable: true }),
+    skills: t.relation("skills", { query: { orderBy: [{ name: "asc" }, { slug: "asc" }] } }),
+  }),
+});
+
+const JobFilter = builder.inputType("JobFilter", {
+  description: "All given conditions must hold.",
+  fields: (t) => ({
+    workModel: t.field({ type: [WorkModelEnum], description: "Any of these work models." }),
+    employmentType: t.field({ type: [EmploymentTypeEnum], description: "Any of these employment types." }),
+    sector: t.string({ description: "Slug of a sector." }),
+    skill: t.string({ description: "Slug of a skill the job asks for." }),
+    company: t.string({ description: "Slug of a public company." }),
+    updatedSince: t.field({ type: "DateTime", description: "Only jobs updated at or after this instant." }),
+  }),
+});
+
+type JobFilterShape = typeof JobFilter.$inferInput;
+
+function jobFilterWhere(filter: JobFilterShape | null | undefined): Prisma.JobWhereInput[] {
+  if (!filter) return [];
+  const where: Prisma.JobWhereInput[] = [];
+  if (filter.workModel?.length) where.push({ workModel: { in: filter.workModel } });
+  if (filter.employmentType?.length) where.push({ employmentType: { in: filter.employmentType } });
+  if (filter.sector) where.push({ sector: { slug: filter.sector } });
+  if (filter.skill) where.push({ skills: { some: { slug: filter.skill } } });
+  // Only a public company can be named: filtering by a hidden one must not reveal its jobs.
+  if (filter.company) where.push({ company: { slug: filter.company, ...publicCompanyWhere } });
+  if (filter.updatedSince) where.push({ updatedAt: { gte: filter.updatedSince } });
+  return where;
+}
+
+const JobPage = definePage("Job", "JobPage", {
+  items: (ctx, query, page) =>
+    ctx.prisma.job.findMany({
+      ...query,
+      where: page.where,
+      orderBy: [{ publishedAt: "desc" }, { id: "desc" }],
+      take: page.limit,
+      skip: page.offset,
+    }),
+  total: (ctx, where) => ctx.prisma.job.count({ where }),
+});
+
+builder.queryFields((t) => ({
+  jobs: t.field({
+    type: JobPage,
+    description: "Public open jobs, newest first (published_at descending, then id descending).",
+    args: { ...pageArgs, filter: t.arg({ type: JobFilter }) },
+    resolve: (_root, args, ctx) => ({
+      ...pageRequest(args),
+      where: { AND: [publicJobWhere(ctx.now), ...jobFilterWhere(args.filter)] },
+    }),
+  }),
+  job: t.prismaField({
+    type: "Job",
+    nullable: true,
+    args: { slug: t.arg.string({ required: true }) },
+    resolve: (query, _root, { slug }, ctx) =>
+      ctx.prisma.job.findFirst({ ...query, where: { slug, ...publicJobWhere(ctx.now) } }),
+  }),
+}));

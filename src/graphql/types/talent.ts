@@ -1,0 +1,82 @@
+import type { Prisma } from "../../generated/prisma/client.ts";
+import { builder } from "../builder.ts";
+import { AvailabilityEnum, TalentLinkKindEnum, WorkModelEnum } from "../enums.ts";
+import { publicTalentWhere } from "../gates.ts";
+import { definePage, pageArgs, pageRequest } from "../paging.ts";
+import { Location, locationOf } from "./location.ts";
+
+const TalentLink = builder.prismaObject("TalentLink", {
+  description: "A public link on a talent's profile.",
+  fields: (t) => ({
+    kind: t.expose("kind", { type: TalentLinkKindEnum }),
+    url: t.exposeString("url"),
+  }),
+});
+
+export const Talent = builder.prismaObject("Talent", {
+  description: "A candidate with a public profile.",
+  fields: (t) => ({
+    id: t.exposeID("id"),
+    handle: t.exposeString("handle", { description: "Without the leading @." }),
+    displayName: t.exposeString("displayName"),
+    headline: t.exposeString("headline", { nullable: true }),
+    bio: t.exposeString("bio", { nullable: true }),
+    location: t.field({
+      type: Location,
+      nullable: true,
+      resolve: (p) => locationOf(p.locationCity, p.locationState, p.locationCountry),
+    }),
+    workModels: t.expose("workModels", { type: [WorkModelEnum], description: "Work models the talent accepts." }),
+    availability: t.expose("availability", { type: AvailabilityEnum }),
+    yearsExperience: t.exposeInt("yearsExperience", { nullable: true }),
+    avatarUrl: t.exposeString("avatarUrl", { nullable: true }),
+    links: t.relation("links", { type: TalentLink, query: { orderBy: [{ position: "asc" }, { id: "asc" }] } }),
+    skills: t.relation("skills", { query: { orderBy: [{ name: "asc" }, { slug: "asc" }] } }),
+    sectors: t.relation("sectors", { query: { orderBy: [{ name: "asc" }, { slug: "asc" }] } }),
+    memberSince: t.expose("createdAt", { type: "DateTime" }),
+    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+  }),
+});
+
+const TalentFilter = builder.inputType("TalentFilter", {
+  fields: (t) => ({
+    skill: t.string({ description: "Slug of a skill the talent has." }),
+    sector: t.string({ description: "Slug of a sector the talent works in." }),
+  }),
+});
+
+const TalentPage = definePage("Talent", "TalentPage", {
+  items: (ctx, query, page) =>
+    ctx.prisma.talent.findMany({
+      ...query,
+      where: page.where,
+      orderBy: { handle: "asc" },
+      take: page.limit,
+      skip: page.offset,
+    }),
+  total: (ctx, where) => ctx.prisma.talent.count({ where }),
+});
+
+builder.queryFields((t) => ({
+  talents: t.field({
+    type: TalentPage,
+    description: "Public talents by handle.",
+    args: { ...pageArgs, filter: t.arg({ type: TalentFilter }) },
+    resolve: (_root, args) => {
+      const where: Prisma.TalentWhereInput[] = [publicTalentWhere];
+      if (args.filter?.skill) where.push({ skills: { some: { slug: args.filter.skill } } });
+      if (args.filter?.sector) where.push({ sectors: { some: { slug: args.filter.sector } } });
+      return { ...pageRequest(args), where: { AND: where } };
+    },
+  }),
+  talent: t.prismaField({
+    type: "Talent",
+    nullable: true,
+    args: { handle: t.arg.string({ required: true, description: "With or without the leading @." }) },
+    resolve: (query, _root, { handle }, ctx) =>
+      ctx.prisma.talent.findFirst({
+        ...query,
+        where: { handle: handle.replace(/^@/, "").toLowerCase(), ...publicTalentWhere },
+      }),
+  }),
+}));

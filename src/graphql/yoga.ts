@@ -1,0 +1,84 @@
+// The GraphQL endpoint for internal teams: the read-model schema behind graphql-yoga, with
+// query limits (depth, aliases, cost, tokens), masked unexpected errors and a self-contained
+// explorer page that needs no CDN.
+import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
+import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
+import { GraphQLError } from "graphql";
+import { createYoga, type Plugin } from "graphql-yoga";
+import type { Config } from "../config/env.ts";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { Logger } from "../logger.ts";
+import { createContext } from "./context.ts";
+import { schema } from "./schema.ts";
+
+const defaultQuery = `# The public catalog. Every list is paged with limit (1-100) and offset.
+query LatestJobs {
+  jobs(limit: 5, filter: { workModel: [REMOTE] }) {
+    total
+    items {
+      slug
+      title
+      workModel
+      salary { min max currency period }
+      company { name slug }
+      skills { name category }
+    }
+  }
+}
+`;
+
+/** graphql-js gives parse and validation errors no code; every error here gets a stable one. */
+function withCode<E extends { extensions: Record<string, unknown> }>(error: E, code: string): E {
+  if (error.extensions["code"] === undefined) Object.assign(error.extensions, { code });
+  return error;
+}
+
+const stableErrorCodes: Plugin = {
+  onParse:
+    () =>
+    ({ result }) => {
+      if (result instanceof GraphQLError) withCode(result, "GRAPHQL_PARSE_FAILED");
+    },
+  onValidate:
+    () =>
+    ({ result }) => {
+      for (const error of result) withCode(error, "GRAPHQL_VALIDATION_FAILED");
+    },
+};
+
+/** Armor's rejections (depth, aliases, cost, tokens, directives) share one code. */
+const limitExceeded = [(_ctx: unknown, error: GraphQLError) => void withCode(error, "QUERY_LIMIT_EXCEEDED")];
+
+export function createGraphQLServer(options: { prisma: PrismaClient; config: Config; logger: Logger }) {
+  const { config, prisma, logger } = options;
+  return createYoga({
+    schema,
+    graphqlEndpoint: "/graphql",
+    context: () => createContext(prisma),
+    graphiql: config.graphql.explorer ? { title: "Marketplace catalog · GraphQL explorer", defaultQuery } : false,
+    renderGraphiQL,
+    landingPage: false,
+    batching: false,
+    maskedErrors: { isDev: config.env === "development" },
+    logging: {
+      debug: (...args) => logger.debug(args),
+      info: (...args) => logger.info(args),
+      warn: (...args) => logger.warn(args),
+      error: (...args) => logger.error(args),
+    },
+    plugins: [
+      EnvelopArmorPlugin({
+        maxDepth: { n: config.graphql.maxDepth, onReject: limitExceeded },
+        maxAliases: { n: config.graphql.maxAliases, onReject: limitExceeded },
+        costLimit: { maxCost: config.graphql.maxCost, onReject: limitExceeded },
+        maxTokens: { n: config.graphql.maxTokens, onReject: limitExceeded },
+        maxDirectives: { n: 10, onReject: limitExceeded },
+        // Suggestions would let a client map the schema with introspection turned off.
+        blockFieldSuggestion: { enabled: config.env === "production" },
+      }),
+      stableErrorCodes,
+    ],
+  });
+}
+
+export type GraphQLServer = ReturnType<typeof createGraphQLServer>;
