@@ -1,0 +1,44 @@
+// Starts the real Koa app on an ephemeral loopback port and speaks HTTP to it.
+import type { AddressInfo } from "node:net";
+import { createApp } from "../../src/app.ts";
+import { loadConfig, type Config } from "../../src/config/env.ts";
+import type { Database } from "../../src/db/database.ts";
+import { createLogger } from "../../src/logger.ts";
+
+export interface TestServer {
+  url: string;
+  config: Config;
+  graphql<T = unknown>(query: string, variables?: Record<string, unknown>): Promise<GraphQLResponse<T>>;
+  close(): Promise<void>;
+}
+
+export interface GraphQLResponse<T> {
+  status: number;
+  data?: T;
+  errors?: { message: string; path?: string[]; extensions?: Record<string, unknown> }[];
+}
+
+export async function startServer(db: Database, env: Record<string, string> = {}): Promise<TestServer> {
+  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "silent", ...env });
+  const app = createApp({ config, db, logger: createLogger(config) });
+  const server = app.listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    config,
+    async graphql<T>(query: string, variables?: Record<string, unknown>) {
+      const response = await fetch(`${url}/graphql`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({ query, variables }),
+      });
+      return { status: response.status, ...((await response.json()) as object) } as GraphQLResponse<T>;
+    },
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}

@@ -1,0 +1,86 @@
+// N+1 guard: the SQL statements a page costs must not grow with the page size. The statement
+// log is snapshotted (table and kind of each), so a change in query planning shows as a diff.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { daysAgo, factories } from "../helpers/factories.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
+
+let db: TestDatabase;
+let server: TestServer;
+let companySlug = "";
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const f = factories(db.prisma);
+  const sectors = await Promise.all([f.sector(), f.sector()]);
+  const skills = await Promise.all([f.skill(), f.skill(), f.skill(), f.skill()]);
+  const companies = await Promise.all([f.company(), f.company(), f.company()]);
+  companySlug = companies[0]!.slug;
+  for (let i = 0; i < 120; i++) {
+    await f.job("job", {
+      companyId: companies[i % 3]!.id,
+      sectorId: sectors[i % 2]!.id,
+      publishedAt: daysAgo(1 + (i % 10)),
+      skills: { connect: skills.slice(0, 1 + (i % 4)).map((s) => ({ id: s.id })) },
+    });
+  }
+  server = await startServer(db);
+});
+
+afterAll(async () => {
+  await server?.close();
+  await db?.close();
+});
+
+/** What each statement did, without its parameters: "SELECT jobs", "COUNT jobs", ... */
+function statementLog(queries: string[]): string[] {
+  return queries.map((sql) => {
+    const table = /FROM "public"\."(\w+)"/.exec(sql)?.[1] ?? "?";
+    return `${/COUNT\(/.test(sql) ? "COUNT" : "SELECT"} ${table}`;
+  });
+}
+
+async function statementsFor(query: string, variables: Record<string, unknown>) {
+  db.queries.length = 0;
+  const result = await server.graphql(query, variables);
+  expect(result.errors).toBeUndefined();
+  return statementLog(db.queries);
+}
+
+const jobsPage = `query ($limit: Int!) { jobs(limit: $limit) { total items {
+  slug title company { name } sector { name } skills { name category } } } }`;
+const companyWithJobs = `query ($slug: String!, $limit: Int!) { company(slug: $slug) { name sectors { name }
+  openJobCount openJobs(limit: $limit) { slug company { name } sector { name } skills { name } } } }`;
+
+describe("query count", () => {
+  it("is fixed for a page of jobs with company, sector and skills, whatever the page size", async () => {
+    const small = await statementsFor(jobsPage, { limit: 5 });
+    const large = await statementsFor(jobsPage, { limit: 100 });
+    expect(large).toEqual(small);
+    expect(large).toMatchInlineSnapshot(`
+      [
+        "COUNT jobs",
+        "SELECT jobs",
+        "SELECT companies",
+        "SELECT sectors",
+        "SELECT skills",
+      ]
+    `);
+  });
+
+  it("is fixed for a company with its open jobs, whatever the number of jobs", async () => {
+    const small = await statementsFor(companyWithJobs, { slug: companySlug, limit: 2 });
+    const large = await statementsFor(companyWithJobs, { slug: companySlug, limit: 100 });
+    expect(large).toEqual(small);
+    expect(large).toMatchInlineSnapshot(`
+      [
+        "COUNT companies",
+        "SELECT sectors",
+        "SELECT jobs",
+        "SELECT companies",
+        "SELECT sectors",
+        "SELECT skills",
+      ]
+    `);
+  });
+});
