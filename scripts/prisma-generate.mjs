@@ -2,6 +2,7 @@
 // Generation itself needs no schema engine, but the CLI tries to download one unless
 // PRISMA_SCHEMA_ENGINE_BINARY names an existing file; any file will do for `generate`.
 import { spawnSync } from "node:child_process";
+import process from "node:process";
 
 const env = { ...process.env };
 env.PRISMA_SCHEMA_ENGINE_BINARY ??= process.execPath;

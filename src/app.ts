@@ -50,7 +50,7 @@ export function createApp({ config, db, logger }: AppDeps): Koa {
     ctx.status = response.status;
     response.headers.forEach((value, key) => ctx.append(key, value));
     // yoga answers with a ponyfilled web stream; it is async-iterable, which Node can wrap.
-    ctx.body = response.body ? Readable.from(response.body as unknown as AsyncIterable<Uint8Array>) : null;
+    ctx.body = response.body ? Readable.from(response.body) : null;
   });
   app.use(graphql.routes());
 

@@ -12,7 +12,9 @@ import { startServer, type TestServer } from "./helpers/server.ts";
 const executablePath = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
 const hasBrowser = existsSync(executablePath);
 if (!hasBrowser) {
-  console.warn(`Skipping browser tests: no Chromium at ${executablePath} (apt-get install -y chromium, or set CHROMIUM_PATH).`);
+  console.warn(
+    `Skipping browser tests: no Chromium at ${executablePath} (apt-get install -y chromium, or set CHROMIUM_PATH).`,
+  );
 }
 
 describe.skipIf(!hasBrowser)("GraphQL explorer in Chromium", () => {
@@ -28,8 +30,13 @@ describe.skipIf(!hasBrowser)("GraphQL explorer in Chromium", () => {
       executablePath,
       // playwright gives every launch a fresh, temporary profile.
       args: [
-        "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-        "--disable-sync", "--no-first-run", "--disable-quic",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
       ],
     });
   });

@@ -27,7 +27,13 @@ describe("seedCatalog", () => {
   it("produces the same catalog for the same seed", async () => {
     expect(await isCatalogEmpty(a)).toBe(true);
     const progress: string[] = [];
-    await seedCatalog(a, { seed: 7, scale, now, batchSize: 150, onProgress: (t, done, total) => progress.push(`${t} ${done}/${total}`) });
+    await seedCatalog(a, {
+      seed: 7,
+      scale,
+      now,
+      batchSize: 150,
+      onProgress: (t, done, total) => progress.push(`${t} ${done}/${total}`),
+    });
     await seedCatalog(b, { seed: 7, scale, now });
     expect(await fingerprint(a)).toEqual(await fingerprint(b));
     expect(await isCatalogEmpty(a)).toBe(false);
@@ -36,7 +42,8 @@ describe("seedCatalog", () => {
   });
 
   it("includes rows of every hidden kind", async () => {
-    const rows = await a.sql.query<{ kind: string; n: number }>(`
+    const rows = await a.sql.query<{ kind: string; n: number }>(
+      `
       SELECT 'company without page' AS kind, count(*)::int AS n FROM companies WHERE NOT has_public_page
       UNION ALL SELECT 'job ' || status, count(*)::int FROM jobs WHERE status <> 'published' GROUP BY status
       UNION ALL SELECT 'job filled', count(*)::int FROM jobs WHERE filled
@@ -50,9 +57,20 @@ describe("seedCatalog", () => {
     );
     const kinds = Object.fromEntries(rows.map((r) => [r.kind, r.n]));
     for (const kind of [
-      "company without page", "job draft", "job closed", "job archived", "job filled", "job expired",
-      "job scheduled", "job confidential", "talent private", "talent suspended", "talent deactivated",
-      "agent draft", "agent unlisted", "agent retired",
+      "company without page",
+      "job draft",
+      "job closed",
+      "job archived",
+      "job filled",
+      "job expired",
+      "job scheduled",
+      "job confidential",
+      "talent private",
+      "talent suspended",
+      "talent deactivated",
+      "agent draft",
+      "agent unlisted",
+      "agent retired",
     ]) {
       expect(kinds[kind], kind).toBeGreaterThan(0);
     }

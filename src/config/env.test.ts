@@ -16,7 +16,12 @@ describe("loadConfig", () => {
 
   it("switches to a PostgreSQL server with DATABASE_URL, migrating only when asked", () => {
     const config = loadConfig({ DATABASE_URL: "postgresql://u@db:5432/app", DB_MIGRATE_ON_START: "true" });
-    expect(config.database).toMatchObject({ kind: "postgres", url: "postgresql://u@db:5432/app", migrateOnStart: true, seedDemoData: false });
+    expect(config.database).toMatchObject({
+      kind: "postgres",
+      url: "postgresql://u@db:5432/app",
+      migrateOnStart: true,
+      seedDemoData: false,
+    });
   });
 
   it("reports every problem at once", () => {

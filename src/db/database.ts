@@ -34,10 +34,15 @@ export interface OpenOptions {
 const MIGRATION_LOCK_KEY = 72_707_369;
 
 export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<Database> {
-  return config.kind === "pglite" ? openPglite(config.dataDir, options) : openPostgres(config, options);
+  return config.kind === "pglite"
+    ? openPglite(config.dataDir, options)
+    : Promise.resolve(openPostgres(config, options));
 }
 
-function createPrisma(adapter: NonNullable<ConstructorParameters<typeof PrismaClient>[0]["adapter"]>, options: OpenOptions) {
+function createPrisma(
+  adapter: NonNullable<ConstructorParameters<typeof PrismaClient>[0]["adapter"]>,
+  options: OpenOptions,
+) {
   const prisma = new PrismaClient({
     adapter,
     log: options.onQuery ? [{ emit: "event", level: "query" }] : [],
@@ -57,7 +62,7 @@ async function openPglite(dataDir: string, options: OpenOptions): Promise<Databa
     exec: async (sql) => {
       await db.exec(sql);
     },
-    query: async <Row,>(sql: string, params: unknown[] = []) => (await db.query<Row>(sql, params)).rows,
+    query: async <Row>(sql: string, params: unknown[] = []) => (await db.query<Row>(sql, params)).rows,
     exclusive: (fn) => client.transaction((tx) => fn(runner(tx))),
   });
   const prisma = createPrisma(new PrismaPGlite(client), options);
@@ -72,10 +77,7 @@ async function openPglite(dataDir: string, options: OpenOptions): Promise<Databa
   };
 }
 
-async function openPostgres(
-  config: Extract<DatabaseConfig, { kind: "postgres" }>,
-  options: OpenOptions,
-): Promise<Database> {
+function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, options: OpenOptions): Database {
   const pool = new pg.Pool({
     connectionString: config.url,
     max: config.poolSize,
@@ -89,8 +91,7 @@ async function openPostgres(
     exec: async (text) => {
       await pool.query(text);
     },
-    query: async <Row,>(text: string, params: unknown[] = []) =>
-      (await pool.query(text, params)).rows as Row[],
+    query: async <Row>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as Row[],
     exclusive: async (fn) => {
       const client = await pool.connect();
       try {
@@ -100,8 +101,7 @@ async function openPostgres(
           exec: async (text) => {
             await client.query(text);
           },
-          query: async <Row,>(text: string, params: unknown[] = []) =>
-            (await client.query(text, params)).rows as Row[],
+          query: async <Row>(text: string, params: unknown[] = []) => (await client.query(text, params)).rows as Row[],
           exclusive: () => Promise.reject(new Error("already exclusive")),
         };
         try {

@@ -16,10 +16,7 @@ import { builder } from "./builder.ts";
 function enumOf<const V extends string>(name: string, values: Record<string, V>, description: string) {
   return builder.enumType(name, {
     description,
-    values: Object.fromEntries(Object.values(values).map((value) => [value.toUpperCase(), { value }])) as Record<
-      string,
-      { value: V }
-    >,
+    values: Object.fromEntries(Object.values(values).map((value) => [value.toUpperCase(), { value }])),
   });
 }
 

@@ -36,7 +36,7 @@ export async function createTestDatabase(options: OpenOptions = {}): Promise<Tes
   url.pathname = `/${name}`;
   const db = await openDatabase({ ...config, url: url.toString(), poolSize: 5 }, { onQuery });
   await applyMigrations(db.sql);
-  const close = db.close;
+  const close = db.close.bind(db);
   return Object.assign(db, {
     queries,
     close: async () => {

@@ -27,13 +27,13 @@ export async function startServer(db: Database, env: Record<string, string> = {}
   return {
     url,
     config,
-    async graphql<T>(query: string, variables?: Record<string, unknown>) {
+    async graphql(query: string, variables?: Record<string, unknown>) {
       const response = await fetch(`${url}/graphql`, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "application/json" },
         body: JSON.stringify({ query, variables }),
       });
-      return { status: response.status, ...((await response.json()) as object) } as GraphQLResponse<T>;
+      return { status: response.status, ...((await response.json()) as object) };
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

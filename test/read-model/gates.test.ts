@@ -90,9 +90,9 @@ describe("access gates", () => {
   });
 
   it("list exactly the public jobs, with company null where it has no public page", async () => {
-    const { data } = await server.graphql<{ jobs: { total: number; items: { slug: string; company: { slug: string } | null }[] } }>(
-      `{ jobs { total items { slug company { slug } } } }`,
-    );
+    const { data } = await server.graphql<{
+      jobs: { total: number; items: { slug: string; company: { slug: string } | null }[] };
+    }>(`{ jobs { total items { slug company { slug } } } }`);
     expect(data?.jobs.total).toBe(3);
     const bySlug = Object.fromEntries(data!.jobs.items.map((j) => [j.slug, j.company?.slug ?? null]));
     expect(bySlug).toEqual({
@@ -156,10 +156,12 @@ describe("access gates", () => {
   });
 
   it("answer an unlisted agent by slug but never list it", async () => {
-    const { data } = await server.graphql<{ agent: { slug: string; vendor: null } | null; agents: { items: { slug: string }[] } }>(
-      `query ($slug: String!) { agent(slug: $slug) { slug vendor { slug } } agents { items { slug } } }`,
-      { slug: seen["unlistedAgent"] },
-    );
+    const { data } = await server.graphql<{
+      agent: { slug: string; vendor: null } | null;
+      agents: { items: { slug: string }[] };
+    }>(`query ($slug: String!) { agent(slug: $slug) { slug vendor { slug } } agents { items { slug } } }`, {
+      slug: seen["unlistedAgent"],
+    });
     expect(data?.agent?.slug).toBe(seen["unlistedAgent"]);
     expect(data?.agents.items.map((a) => a.slug).sort()).toEqual([seen["agent"], seen["agentOfHiddenVendor"]].sort());
   });
@@ -174,9 +176,9 @@ describe("access gates", () => {
   });
 
   it("keep internal fields out of the public schema", async () => {
-    const { data } = await server.graphql<{ __schema: { types: { name: string; fields: { name: string }[] | null }[] } }>(
-      `{ __schema { types { name fields { name } } } }`,
-    );
+    const { data } = await server.graphql<{
+      __schema: { types: { name: string; fields: { name: string }[] | null }[] };
+    }>(`{ __schema { types { name fields { name } } } }`);
     const fields = data!.__schema.types.flatMap((t) => (t.fields ?? []).map((f) => `${t.name}.${f.name}`));
     const internal = /\.(status|filled|email|contactEmail|recruiterEmail|hasPublicPage|visibility|accountState)$/;
     expect(fields.filter((f) => internal.test(f))).toEqual([]);

@@ -71,18 +71,15 @@ describe("paging", () => {
     ["limit", -1],
     ["offset", -1],
   ])("rejects %s = %i with BAD_USER_INPUT naming the argument", async (argument, value) => {
-    const { errors, data } = await server.graphql(
-      `query ($v: Int) { jobs(${argument}: $v) { total } }`,
-      { v: value },
-    );
+    const { errors, data } = await server.graphql(`query ($v: Int) { jobs(${argument}: $v) { total } }`, { v: value });
     expect(data).toBeNull();
     expect(errors?.[0]?.extensions).toEqual({ code: "BAD_USER_INPUT", argument });
   });
 
   it("filters skills by category, ordered by name then slug", async () => {
-    const { data } = await server.graphql<{ skills: Page & { items: { slug: string; name: string; category: string }[] } }>(
-      `{ skills(category: "llm") { total items { slug name category } } }`,
-    );
+    const { data } = await server.graphql<{
+      skills: { total: number; items: { slug: string; name: string; category: string }[] };
+    }>(`{ skills(category: "llm") { total items { slug name category } } }`);
     expect(data?.skills.total).toBe(2);
     expect(data?.skills.items.map((s) => [s.name, s.category])).toEqual([
       ["A skill", "llm"],

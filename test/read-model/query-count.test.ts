@@ -15,7 +15,7 @@ beforeAll(async () => {
   const sectors = await Promise.all([f.sector(), f.sector()]);
   const skills = await Promise.all([f.skill(), f.skill(), f.skill(), f.skill()]);
   const companies = await Promise.all([f.company(), f.company(), f.company()]);
-  companySlug = companies[0]!.slug;
+  companySlug = companies[0].slug;
   for (let i = 0; i < 120; i++) {
     await f.job("job", {
       companyId: companies[i % 3]!.id,

@@ -17,7 +17,8 @@ function toParam(value: unknown): unknown {
   if (value === undefined || value === null) return null;
   if (value instanceof Date) return value.toISOString();
   if (Array.isArray(value)) return arrayLiteral(value);
-  if (typeof value === "object") return String(value); // Decimal
+  // Prisma.Decimal and friends print their exact value.
+  if (typeof value === "object") return (value as { toString(): string }).toString();
   return value;
 }
 

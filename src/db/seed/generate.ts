@@ -90,7 +90,15 @@ export function generateTaxonomy(rng: Rng): Taxonomy {
   };
 }
 
-const sizes = ["size_1_10", "size_11_50", "size_51_200", "size_201_500", "size_501_1000", "size_1001_5000", "size_5001_plus"] as const;
+const sizes = [
+  "size_1_10",
+  "size_11_50",
+  "size_51_200",
+  "size_201_500",
+  "size_501_1000",
+  "size_1001_5000",
+  "size_5001_plus",
+] as const;
 
 export function generateCompany(rng: Rng, pools: Pools, index: number, taxonomy: Taxonomy) {
   const name = rng.pick(pools.companyNames);
@@ -117,7 +125,16 @@ export function generateCompany(rng: Rng, pools: Pools, index: number, taxonomy:
   return { row, sectorIds };
 }
 
-const employmentTypes = ["full_time", "full_time", "full_time", "part_time", "contract", "temporary", "internship", "freelance"] as const;
+const employmentTypes = [
+  "full_time",
+  "full_time",
+  "full_time",
+  "part_time",
+  "contract",
+  "temporary",
+  "internship",
+  "freelance",
+] as const;
 const workModels = ["remote", "hybrid", "onsite"] as const;
 const seniorities = ["intern", "junior", "mid", "mid", "senior", "senior", "lead", "principal", "executive"] as const;
 
@@ -129,8 +146,20 @@ function jobLifecycle(rng: Rng, now: number) {
   if (roll < 0.1) return { status: "closed" as const, filled: false, publishedAt, validThrough: null };
   if (roll < 0.13) return { status: "archived" as const, filled: false, publishedAt, validThrough: null };
   if (roll < 0.17) return { status: "published" as const, filled: true, publishedAt, validThrough: null };
-  if (roll < 0.21) return { status: "published" as const, filled: false, publishedAt, validThrough: new Date(now - rng.int(1, 30) * day) };
-  if (roll < 0.23) return { status: "published" as const, filled: false, publishedAt: new Date(now + rng.int(1, 14) * day), validThrough: null };
+  if (roll < 0.21)
+    return {
+      status: "published" as const,
+      filled: false,
+      publishedAt,
+      validThrough: new Date(now - rng.int(1, 30) * day),
+    };
+  if (roll < 0.23)
+    return {
+      status: "published" as const,
+      filled: false,
+      publishedAt: new Date(now + rng.int(1, 14) * day),
+      validThrough: null,
+    };
   const validThrough = rng.chance(0.6) ? new Date(now + rng.int(7, 120) * day) : null;
   return { status: "published" as const, filled: false, publishedAt, validThrough };
 }
@@ -195,7 +224,8 @@ export function generateTalent(rng: Rng, pools: Pools, index: number, taxonomy: 
   const roll = rng.next();
   // Hidden kinds: private profiles, suspended and deactivated accounts.
   const visibility = roll < 0.15 ? ("private" as const) : ("public" as const);
-  const accountState = roll >= 0.15 && roll < 0.18 ? "suspended" : roll >= 0.18 && roll < 0.2 ? "deactivated" : "active";
+  const accountState =
+    roll >= 0.15 && roll < 0.18 ? "suspended" : roll >= 0.18 && roll < 0.2 ? "deactivated" : "active";
   const row: Prisma.TalentCreateManyInput = {
     id: rng.uuid(),
     handle,
@@ -210,14 +240,19 @@ export function generateTalent(rng: Rng, pools: Pools, index: number, taxonomy: 
     yearsExperience: years,
     avatarUrl: `https://cdn.marketplace.example.com/avatars/${handle}.jpg`,
     visibility,
-    accountState: accountState as "active" | "suspended" | "deactivated",
+    accountState: accountState,
     email: `${handle}@mail.example.com`,
   };
   const links: Prisma.TalentLinkCreateManyInput[] = rng.sample(linkKinds, rng.int(0, 3)).map((kind, position) => ({
     id: rng.uuid(),
     talentId: row.id as string,
     kind,
-    url: kind === "github" ? `https://github.com/${handle}` : kind === "linkedin" ? `https://www.linkedin.com/in/${handle}` : `https://${handle}.example.com/${kind}`,
+    url:
+      kind === "github"
+        ? `https://github.com/${handle}`
+        : kind === "linkedin"
+          ? `https://www.linkedin.com/in/${handle}`
+          : `https://${handle}.example.com/${kind}`,
     position,
   }));
   return {
@@ -239,7 +274,9 @@ export function generateAgent(
   taxonomy: Taxonomy,
 ) {
   const category = rng.pick(v.agentCategories);
-  const name = `${rng.pick(pools.productWords)} ${category.replace(/_/g, " ")} agent`.replace(/^\w/, (c) => c.toUpperCase());
+  const name = `${rng.pick(pools.productWords)} ${category.replace(/_/g, " ")} agent`.replace(/^\w/, (c) =>
+    c.toUpperCase(),
+  );
   const slug = `${slugify(name)}-${index.toString(36)}`;
   const pricingModel = rng.pick(pricingModels);
   const roll = rng.next();
@@ -256,12 +293,13 @@ export function generateAgent(
     capabilities,
     version: `${rng.int(0, 4)}.${rng.int(0, 20)}.${rng.int(0, 9)}`,
     pricingModel,
-    priceAmount: pricingModel === "free" ? null : pricingModel === "usage_based" ? rng.int(1, 50) / 10 : rng.int(9, 499),
+    priceAmount:
+      pricingModel === "free" ? null : pricingModel === "usage_based" ? rng.int(1, 50) / 10 : rng.int(9, 499),
     priceCurrency: pricingModel === "free" ? null : rng.pick(["USD", "EUR", "GBP"]),
     pricePeriod: pricingModel === "subscription" ? rng.pick(["month", "year"] as const) : null,
     priceUnit: pricingModel === "usage_based" ? "1k requests" : null,
     websiteUrl: `https://agents.marketplace.example.com/${slug}`,
-    status: status as "draft" | "retired" | "unlisted" | "published",
+    status: status,
     publishedAt: status === "draft" ? null : new Date(now - rng.int(1, 400) * day),
     vendorCompanyId: rng.chance(0.9) ? rng.pick(companies).id : null,
   };

@@ -41,38 +41,100 @@ function stamp<T extends object>(row: T, created: Date): Stamped<T> {
 }
 
 const companyColumns = [
-  ["id", "uuid"], ["slug", "text"], ["name", "text"], ["tagline", "text"], ["description", "text"],
-  ["logoUrl", "text"], ["websiteUrl", "text"], ["size", '"CompanySize"'], ["foundedYear", "int4"],
-  ["hqCity", "text"], ["hqState", "text"], ["hqCountry", "text"], ["hasPublicPage", "bool"],
-  ["contactEmail", "text"], ["createdAt", "timestamptz"], ["updatedAt", "timestamptz"],
+  ["id", "uuid"],
+  ["slug", "text"],
+  ["name", "text"],
+  ["tagline", "text"],
+  ["description", "text"],
+  ["logoUrl", "text"],
+  ["websiteUrl", "text"],
+  ["size", '"CompanySize"'],
+  ["foundedYear", "int4"],
+  ["hqCity", "text"],
+  ["hqState", "text"],
+  ["hqCountry", "text"],
+  ["hasPublicPage", "bool"],
+  ["contactEmail", "text"],
+  ["createdAt", "timestamptz"],
+  ["updatedAt", "timestamptz"],
 ] as const;
 
 const jobColumns = [
-  ["id", "uuid"], ["slug", "text"], ["title", "text"], ["descriptionHtml", "text"], ["descriptionText", "text"],
-  ["employmentType", '"EmploymentType"'], ["workModel", '"WorkModel"'], ["seniority", '"Seniority"'],
-  ["locationCity", "text"], ["locationState", "text"], ["locationCountry", "text"], ["salaryMin", "int4"],
-  ["salaryMax", "int4"], ["salaryCurrency", "text"], ["salaryPeriod", '"SalaryPeriod"'], ["applyUrl", "text"],
-  ["status", '"JobStatus"'], ["filled", "bool"], ["publishedAt", "timestamptz"], ["validThrough", "timestamptz"],
-  ["recruiterEmail", "text"], ["companyId", "uuid"], ["sectorId", "uuid"], ["createdAt", "timestamptz"],
+  ["id", "uuid"],
+  ["slug", "text"],
+  ["title", "text"],
+  ["descriptionHtml", "text"],
+  ["descriptionText", "text"],
+  ["employmentType", '"EmploymentType"'],
+  ["workModel", '"WorkModel"'],
+  ["seniority", '"Seniority"'],
+  ["locationCity", "text"],
+  ["locationState", "text"],
+  ["locationCountry", "text"],
+  ["salaryMin", "int4"],
+  ["salaryMax", "int4"],
+  ["salaryCurrency", "text"],
+  ["salaryPeriod", '"SalaryPeriod"'],
+  ["applyUrl", "text"],
+  ["status", '"JobStatus"'],
+  ["filled", "bool"],
+  ["publishedAt", "timestamptz"],
+  ["validThrough", "timestamptz"],
+  ["recruiterEmail", "text"],
+  ["companyId", "uuid"],
+  ["sectorId", "uuid"],
+  ["createdAt", "timestamptz"],
   ["updatedAt", "timestamptz"],
 ] as const;
 
 const talentColumns = [
-  ["id", "uuid"], ["handle", "text"], ["displayName", "text"], ["headline", "text"], ["bio", "text"],
-  ["locationCity", "text"], ["locationState", "text"], ["locationCountry", "text"], ["workModels", '"WorkModel"[]'],
-  ["availability", '"Availability"'], ["yearsExperience", "int4"], ["avatarUrl", "text"],
-  ["visibility", '"ProfileVisibility"'], ["accountState", '"AccountState"'], ["email", "text"],
-  ["createdAt", "timestamptz"], ["updatedAt", "timestamptz"],
+  ["id", "uuid"],
+  ["handle", "text"],
+  ["displayName", "text"],
+  ["headline", "text"],
+  ["bio", "text"],
+  ["locationCity", "text"],
+  ["locationState", "text"],
+  ["locationCountry", "text"],
+  ["workModels", '"WorkModel"[]'],
+  ["availability", '"Availability"'],
+  ["yearsExperience", "int4"],
+  ["avatarUrl", "text"],
+  ["visibility", '"ProfileVisibility"'],
+  ["accountState", '"AccountState"'],
+  ["email", "text"],
+  ["createdAt", "timestamptz"],
+  ["updatedAt", "timestamptz"],
 ] as const;
 
-const talentLinkColumns = [["id", "uuid"], ["talentId", "uuid"], ["kind", '"TalentLinkKind"'], ["url", "text"], ["position", "int4"]] as const;
+const talentLinkColumns = [
+  ["id", "uuid"],
+  ["talentId", "uuid"],
+  ["kind", '"TalentLinkKind"'],
+  ["url", "text"],
+  ["position", "int4"],
+] as const;
 
 const agentColumns = [
-  ["id", "uuid"], ["slug", "text"], ["name", "text"], ["tagline", "text"], ["description", "text"],
-  ["category", "text"], ["capabilities", "text[]"], ["version", "text"], ["pricingModel", '"PricingModel"'],
-  ["priceAmount", "numeric"], ["priceCurrency", "text"], ["pricePeriod", '"BillingPeriod"'], ["priceUnit", "text"],
-  ["websiteUrl", "text"], ["status", '"AgentStatus"'], ["publishedAt", "timestamptz"], ["vendorCompanyId", "uuid"],
-  ["createdAt", "timestamptz"], ["updatedAt", "timestamptz"],
+  ["id", "uuid"],
+  ["slug", "text"],
+  ["name", "text"],
+  ["tagline", "text"],
+  ["description", "text"],
+  ["category", "text"],
+  ["capabilities", "text[]"],
+  ["version", "text"],
+  ["pricingModel", '"PricingModel"'],
+  ["priceAmount", "numeric"],
+  ["priceCurrency", "text"],
+  ["pricePeriod", '"BillingPeriod"'],
+  ["priceUnit", "text"],
+  ["websiteUrl", "text"],
+  ["status", '"AgentStatus"'],
+  ["publishedAt", "timestamptz"],
+  ["vendorCompanyId", "uuid"],
+  ["createdAt", "timestamptz"],
+  ["updatedAt", "timestamptz"],
 ] as const;
 
 export async function isCatalogEmpty(db: Database): Promise<boolean> {
@@ -112,8 +174,27 @@ export async function seedCatalog(db: Database, options: SeedOptions): Promise<S
   const progress = options.onProgress;
 
   await db.sql.exclusive(async (sql: SqlRunner) => {
-    await insertRows(sql, "sectors", [["id", "uuid"], ["slug", "text"], ["name", "text"]], taxonomy.sectors);
-    await insertRows(sql, "skills", [["id", "uuid"], ["slug", "text"], ["name", "text"], ["category", "text"]], taxonomy.skills);
+    await insertRows(
+      sql,
+      "sectors",
+      [
+        ["id", "uuid"],
+        ["slug", "text"],
+        ["name", "text"],
+      ],
+      taxonomy.sectors,
+    );
+    await insertRows(
+      sql,
+      "skills",
+      [
+        ["id", "uuid"],
+        ["slug", "text"],
+        ["name", "text"],
+        ["category", "text"],
+      ],
+      taxonomy.skills,
+    );
 
     const companies: { id: string; name: string }[] = [];
     const companyRng = rng(2);
@@ -136,7 +217,9 @@ export async function seedCatalog(db: Database, options: SeedOptions): Promise<S
       const links: [string, string][] = [];
       for (let i = from; i < to; i++) {
         const { row, skillIds } = generateJob(jobRng, pools, i, now, companies, taxonomy);
-        const created = new Date((row.publishedAt ? new Date(row.publishedAt).getTime() : now) - jobRng.int(0, 5) * day);
+        const created = new Date(
+          (row.publishedAt ? new Date(row.publishedAt).getTime() : now) - jobRng.int(0, 5) * day,
+        );
         rows.push(stamp(row, created));
         for (const s of skillIds) links.push([row.id as string, s]);
       }

@@ -1,0 +1,27 @@
+// Fails when a committed generated file is stale: the printed SDL in schema/ (from the Pothos
+// schema) or the typed documents in src/rest/gql/ (from codegen.ts).
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { generate } from "@graphql-codegen/cli";
+import codegenConfig from "../codegen.ts";
+import { printedSchema, schemaFile } from "./print-schema.ts";
+
+const stale: string[] = [];
+const root = path.resolve(import.meta.dirname, "..");
+const onDisk = (file: string) => readFile(path.resolve(root, file), "utf8").catch(() => null);
+
+if ((await onDisk(schemaFile)) !== printedSchema()) stale.push(path.relative(root, schemaFile));
+
+const outputs = (await generate({ ...codegenConfig, cwd: root, silent: true }, false)) as {
+  filename: string;
+  content: string;
+}[];
+for (const output of outputs) {
+  if ((await onDisk(output.filename)) !== output.content) stale.push(output.filename);
+}
+
+if (stale.length) {
+  console.error(`Stale generated files (run npm run generate):\n  ${stale.join("\n  ")}`);
+  process.exit(1);
+}
+console.log("generated files are fresh");

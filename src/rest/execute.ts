@@ -1,0 +1,35 @@
+// Runs a typed GraphQL operation against the read model in-process: no HTTP hop, no JSON
+// round trip, the same schema and gates as /graphql. Errors become HttpErrors the REST error
+// middleware renders in the documented shape.
+import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
+import { execute, type GraphQLError } from "graphql";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import { createContext } from "../graphql/context.ts";
+import { schema } from "../graphql/schema.ts";
+import { HttpError } from "../http/errors.ts";
+
+export class OperationError extends HttpError {}
+
+function toHttpError(error: GraphQLError): HttpError {
+  if (error.extensions["code"] === "BAD_USER_INPUT") {
+    const argument = error.extensions["argument"];
+    return new OperationError(
+      400,
+      typeof argument === "string" ? `invalid_${argument}` : "invalid_request",
+      error.message,
+    );
+  }
+  // Anything else is a fault of ours: let the error middleware log and mask it.
+  throw error.originalError ?? error;
+}
+
+export async function runOperation<Result, Variables extends Record<string, unknown>>(
+  prisma: PrismaClient,
+  document: TypedDocumentNode<Result, Variables>,
+  variables: Variables,
+): Promise<Result> {
+  const result = await execute({ schema, document, variableValues: variables, contextValue: createContext(prisma) });
+  const [first] = result.errors ?? [];
+  if (first) throw toHttpError(first);
+  return result.data as Result;
+}

@@ -1,0 +1,50 @@
+// The REST layer's path into the read model: a typed operation run in-process.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HttpError } from "../../src/http/errors.ts";
+import { runOperation } from "../../src/rest/execute.ts";
+import { JobsListOperation } from "../../src/rest/operations.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { factories } from "../helpers/factories.ts";
+
+let db: TestDatabase;
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const f = factories(db.prisma);
+  const company = await f.company("acme");
+  await f.job("remote-job", {
+    workModel: "remote",
+    companyId: company.id,
+    salaryMin: 90_000,
+    salaryMax: 120_000,
+    salaryCurrency: "EUR",
+    salaryPeriod: "year",
+  });
+  await f.job("onsite-job", { workModel: "onsite" });
+});
+afterAll(async () => {
+  await db?.close();
+});
+
+describe("runOperation", () => {
+  it("returns typed data from the read model, with its gates and filters", async () => {
+    const { jobs } = await runOperation(db.prisma, JobsListOperation, {
+      limit: 10,
+      offset: 0,
+      filter: { workModel: ["REMOTE"] },
+    });
+    expect(jobs.total).toBe(1);
+    const [job] = jobs.items;
+    expect(job).toMatchObject({
+      workModel: "REMOTE",
+      salary: { min: 90_000, max: 120_000, currency: "EUR", period: "YEAR" },
+      company: { name: expect.stringContaining("acme") as string },
+    });
+    expect(job?.publishedAt).toBeInstanceOf(Date);
+  });
+
+  it("turns a bad argument into a 400 naming it", async () => {
+    const failure = runOperation(db.prisma, JobsListOperation, { limit: 0, offset: 0 });
+    await expect(failure).rejects.toBeInstanceOf(HttpError);
+    await expect(failure).rejects.toMatchObject({ status: 400, code: "invalid_limit" });
+  });
+});
