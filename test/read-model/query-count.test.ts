@@ -61,6 +61,7 @@ describe("query count", () => {
       [
         "COUNT jobs",
         "SELECT jobs",
+        "SELECT jobs",
         "SELECT companies",
         "SELECT sectors",
         "SELECT skills",

@@ -258,8 +258,9 @@ export async function seedCatalog(db: Database, options: SeedOptions): Promise<S
       await insertRows(sql, "agents", agentColumns, rows);
       await insertLinks(sql, "_AgentSkills", links);
     });
-    // Fresh statistics, so the planner picks the list-order indexes right after a bulk load.
-    await sql.exec("ANALYZE");
   });
+  // Statistics for the planner, and the visibility map that lets counts and deep offsets use
+  // index-only scans right after a bulk load. VACUUM cannot run inside the transaction.
+  await db.sql.exec("VACUUM (ANALYZE)");
   return { ...scale, sectors: taxonomy.sectors.length, skills: taxonomy.skills.length };
 }

@@ -91,15 +91,22 @@ function jobFilterWhere(filter: JobFilterShape | null | undefined): Prisma.JobWh
   return where;
 }
 
+const jobOrder = [{ publishedAt: "desc" }, { id: "desc" }] satisfies Prisma.JobOrderByWithRelationInput[];
+
 const JobPage = definePage("Job", "JobPage", {
-  items: (ctx, query, page) =>
-    ctx.prisma.job.findMany({
-      ...query,
+  // A deferred join: skip rows over the list index alone (an index-only scan), then load the
+  // page's rows. Selecting full rows while skipping would read every skipped row's heap tuple.
+  items: async (ctx, query, page) => {
+    const ids = await ctx.prisma.job.findMany({
+      select: { id: true },
       where: page.where,
-      orderBy: [{ publishedAt: "desc" }, { id: "desc" }],
+      orderBy: jobOrder,
       take: page.limit,
       skip: page.offset,
-    }),
+    });
+    if (ids.length === 0) return [];
+    return ctx.prisma.job.findMany({ ...query, where: { id: { in: ids.map((j) => j.id) } }, orderBy: jobOrder });
+  },
   total: (ctx, where) => ctx.prisma.job.count({ where }),
 });
 
