@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config/env.ts";
 import { openDatabase } from "../src/db/database.ts";
 import { applyMigrations } from "../src/db/migrate.ts";
-import { demoScale, isCatalogEmpty, seedCatalog } from "../src/db/seed/seed.ts";
+import { demoScale, isCatalogEmpty, seedCatalog, truncateCatalog } from "../src/db/seed/seed.ts";
 
 const { values } = parseArgs({
   options: {
@@ -30,15 +30,11 @@ const config = loadConfig();
 const db = await openDatabase(config.database);
 try {
   await applyMigrations(db.sql);
-  if (values.reset) {
-    await db.sql.exec(
-      `TRUNCATE "_JobSkills", "_TalentSkills", "_TalentSectors", "_CompanySectors", "_AgentSkills", talent_links, jobs, talents, agents, companies, skills, sectors`,
-    );
-  } else if (!(await isCatalogEmpty(db))) {
+  if (values.reset) await truncateCatalog(db);
+  if (!(await isCatalogEmpty(db))) {
     console.error("The catalog is not empty; pass --reset to replace it.");
     process.exitCode = 1;
-  }
-  if (process.exitCode !== 1) {
+  } else {
     const jobs = count(values.jobs, demoScale.jobs);
     const scale = {
       jobs,

@@ -34,9 +34,7 @@ export interface OpenOptions {
 const MIGRATION_LOCK_KEY = 72_707_369;
 
 export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<Database> {
-  return config.kind === "pglite"
-    ? openPglite(config.dataDir, options)
-    : Promise.resolve(openPostgres(config, options));
+  return config.kind === "pglite" ? openPglite(config.dataDir, options) : openPostgres(config, options);
 }
 
 function createPrisma(

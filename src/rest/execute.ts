@@ -8,19 +8,14 @@ import { createContext } from "../graphql/context.ts";
 import { schema } from "../graphql/schema.ts";
 import { HttpError } from "../http/errors.ts";
 
-export class OperationError extends HttpError {}
-
-function toHttpError(error: GraphQLError): HttpError {
+/** The error to throw for a failed operation: a 400 for a bad argument, else the fault itself. */
+function failure(error: GraphQLError): Error {
   if (error.extensions["code"] === "BAD_USER_INPUT") {
     const argument = error.extensions["argument"];
-    return new OperationError(
-      400,
-      typeof argument === "string" ? `invalid_${argument}` : "invalid_request",
-      error.message,
-    );
+    return new HttpError(400, typeof argument === "string" ? `invalid_${argument}` : "invalid_request", error.message);
   }
-  // Anything else is a fault of ours: let the error middleware log and mask it.
-  throw error.originalError ?? error;
+  // Anything else is a fault of ours: the error middleware logs it and answers a masked 500.
+  return error.originalError ?? error;
 }
 
 export async function runOperation<Result, Variables extends Record<string, unknown>>(
@@ -30,6 +25,6 @@ export async function runOperation<Result, Variables extends Record<string, unkn
 ): Promise<Result> {
   const result = await execute({ schema, document, variableValues: variables, contextValue: createContext(prisma) });
   const [first] = result.errors ?? [];
-  if (first) throw toHttpError(first);
+  if (first) throw failure(first);
   return result.data as Result;
 }

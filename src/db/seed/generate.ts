@@ -240,7 +240,7 @@ export function generateTalent(rng: Rng, pools: Pools, index: number, taxonomy: 
     yearsExperience: years,
     avatarUrl: `https://cdn.marketplace.example.com/avatars/${handle}.jpg`,
     visibility,
-    accountState: accountState,
+    accountState,
     email: `${handle}@mail.example.com`,
   };
   const links: Prisma.TalentLinkCreateManyInput[] = rng.sample(linkKinds, rng.int(0, 3)).map((kind, position) => ({

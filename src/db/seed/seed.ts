@@ -40,6 +40,14 @@ function stamp<T extends object>(row: T, created: Date): Stamped<T> {
   return { ...row, createdAt: created, updatedAt: created };
 }
 
+const sectorColumns = [
+  ["id", "uuid"],
+  ["slug", "text"],
+  ["name", "text"],
+] as const;
+
+const skillColumns = [...sectorColumns, ["category", "text"]] as const;
+
 const companyColumns = [
   ["id", "uuid"],
   ["slug", "text"],
@@ -137,11 +145,16 @@ const agentColumns = [
   ["updatedAt", "timestamptz"],
 ] as const;
 
+/** Empties the catalog; CASCADE takes the join tables and talent links along. */
+export async function truncateCatalog(db: Database): Promise<void> {
+  await db.sql.exec(`TRUNCATE sectors, skills, companies, jobs, talents, agents CASCADE`);
+}
+
 export async function isCatalogEmpty(db: Database): Promise<boolean> {
-  const [row] = await db.sql.query<{ n: number }>(
-    `SELECT (SELECT count(*) FROM (SELECT 1 FROM sectors LIMIT 1) s) + (SELECT count(*) FROM (SELECT 1 FROM jobs LIMIT 1) j) AS n`,
+  const [row] = await db.sql.query<{ empty: boolean }>(
+    `SELECT NOT EXISTS (SELECT 1 FROM sectors) AND NOT EXISTS (SELECT 1 FROM jobs) AS empty`,
   );
-  return Number(row?.n ?? 0) === 0;
+  return row?.empty ?? true;
 }
 
 async function inBatches(
@@ -174,27 +187,8 @@ export async function seedCatalog(db: Database, options: SeedOptions): Promise<S
   const progress = options.onProgress;
 
   await db.sql.exclusive(async (sql: SqlRunner) => {
-    await insertRows(
-      sql,
-      "sectors",
-      [
-        ["id", "uuid"],
-        ["slug", "text"],
-        ["name", "text"],
-      ],
-      taxonomy.sectors,
-    );
-    await insertRows(
-      sql,
-      "skills",
-      [
-        ["id", "uuid"],
-        ["slug", "text"],
-        ["name", "text"],
-        ["category", "text"],
-      ],
-      taxonomy.skills,
-    );
+    await insertRows(sql, "sectors", sectorColumns, taxonomy.sectors);
+    await insertRows(sql, "skills", skillColumns, taxonomy.skills);
 
     const companies: { id: string; name: string }[] = [];
     const companyRng = rng(2);
