@@ -2,6 +2,7 @@
 // real HTTP requests. Error middleware first, then health, then /graphql.
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
+import cors from "@koa/cors";
 import Router from "@koa/router";
 import Koa from "koa";
 import type { Config } from "./config/env.ts";
@@ -27,6 +28,16 @@ export function createApp({ config, db, logger }: AppDeps): Koa {
     await next();
   });
   app.use(errorMiddleware(logger));
+  // Any origin, no credentials: the catalog is public. Inside the error middleware's reach but
+  // outside everything that can fail, so errors and 429s carry the CORS headers too.
+  app.use(
+    cors({
+      origin: "*",
+      allowMethods: ["GET", "HEAD", "POST", "OPTIONS"],
+      exposeHeaders: ["ETag", "Link", "Retry-After", "RateLimit", "RateLimit-Policy", "X-Request-Id"],
+      maxAge: 86_400,
+    }),
+  );
 
   const health = new Router();
   // Liveness touches nothing: a slow database must not get the instance restarted.
