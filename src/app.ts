@@ -4,21 +4,29 @@ import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import cors from "@koa/cors";
 import Router from "@koa/router";
+import type { Redis } from "ioredis";
 import Koa from "koa";
 import type { Config } from "./config/env.ts";
 import type { Database } from "./db/database.ts";
 import { createGraphQLServer } from "./graphql/yoga.ts";
 import { errorMiddleware, HttpError } from "./http/errors.ts";
+import { createRateLimiter, rateLimitByClientIp } from "./http/rate-limit.ts";
 import type { Logger } from "./logger.ts";
+import { createDocsRouter } from "./rest/docs.ts";
+import { createRestRouter } from "./rest/routes.ts";
 
 export interface AppDeps {
   config: Config;
   db: Database;
   logger: Logger;
+  /** Shares rate limits between instances; absent or null keeps them in this instance's memory. */
+  redis?: Redis | null;
 }
 
-export function createApp({ config, db, logger }: AppDeps): Koa {
-  const app = new Koa({ proxy: true, maxIpsCount: 1 });
+export function createApp({ config, db, logger, redis = null }: AppDeps): Koa {
+  // Behind a trusted proxy, ctx.ip is the LAST X-Forwarded-For entry: the one Cloud Run's front end
+  // appends. Entries before it come from the client and are ignored.
+  const app = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
   app.silent = true;
 
   app.use(async (ctx, next) => {
@@ -37,6 +45,18 @@ export function createApp({ config, db, logger }: AppDeps): Koa {
       exposeHeaders: ["ETag", "Link", "Retry-After", "RateLimit", "RateLimit-Policy", "X-Request-Id"],
       maxAge: 86_400,
     }),
+  );
+  // Per client IP, for the service as a whole (health probes excepted); after CORS so 429s carry it.
+  app.use(
+    rateLimitByClientIp(
+      createRateLimiter({
+        name: "client-ip",
+        points: config.rateLimit.requests,
+        windowSeconds: config.rateLimit.windowSeconds,
+        redis,
+        logger,
+      }),
+    ),
   );
 
   const health = new Router();
@@ -64,6 +84,22 @@ export function createApp({ config, db, logger }: AppDeps): Koa {
     ctx.body = response.body ? Readable.from(response.body) : null;
   });
   app.use(graphql.routes());
+
+  const rest = createRestRouter({
+    prisma: db.prisma,
+    webBaseUrl: config.publicWebBaseUrl,
+    publicBaseUrl: config.publicApiBaseUrl,
+    cache: { maxAgeSeconds: config.catalogCacheMaxAge },
+  });
+  const docs = createDocsRouter({ publicBaseUrl: config.publicApiBaseUrl });
+  app.use(rest.routes());
+  app.use(docs.routes());
+  // Another method on a known path: 405 with Allow (the error middleware writes the body);
+  // OPTIONS without a CORS preflight: 200 with Allow.
+  app.use(rest.allowedMethods());
+  app.use(docs.allowedMethods());
+  app.use(graphql.allowedMethods());
+  app.use(health.allowedMethods());
 
   return app;
 }

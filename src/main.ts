@@ -5,6 +5,7 @@ import { openDatabase } from "./db/database.ts";
 import { applyMigrations } from "./db/migrate.ts";
 import { isCatalogEmpty, seedCatalog } from "./db/seed/seed.ts";
 import { createLogger } from "./logger.ts";
+import { closeRedis, createRedis } from "./redis.ts";
 
 let config;
 try {
@@ -17,6 +18,8 @@ try {
   throw error;
 }
 const logger = createLogger(config);
+// Connects in the background while the database opens; requests fail fast (503) until it is ready.
+const redis = createRedis(config, logger);
 const db = await openDatabase(config.database);
 
 if (config.database.migrateOnStart) {
@@ -29,7 +32,7 @@ if (config.database.seedDemoData && (await isCatalogEmpty(db))) {
   logger.info({ ...summary, ms: Math.round(performance.now() - started) }, "demo data seeded");
 }
 
-const app = createApp({ config, db, logger });
+const app = createApp({ config, db, logger, redis });
 const server = app.listen(config.port, config.host, () => {
   const where = config.database.kind === "pglite" ? config.database.dataDir : "PostgreSQL server";
   logger.info(`listening on http://${config.host}:${config.port} (database: ${where}); explorer at /graphql`);
@@ -45,6 +48,7 @@ async function shutdown(signal: string) {
   server.close();
   server.closeIdleConnections();
   await new Promise<void>((resolve) => server.once("close", () => resolve()));
+  await closeRedis(redis);
   await db.close();
   process.exit(0);
 }

@@ -41,4 +41,44 @@ describe("loadConfig", () => {
   it("treats empty values as unset", () => {
     expect(loadConfig({ DATABASE_URL: "", PORT: "" }).database.kind).toBe("pglite");
   });
+
+  it("limits each client IP in memory by default, trusting the proxy's X-Forwarded-For", () => {
+    const config = loadConfig({});
+    expect(config.redis).toBeNull();
+    expect(config.rateLimit).toEqual({ requests: 300, windowSeconds: 60 });
+    expect(config.trustProxy).toBe(true);
+  });
+
+  it("reads the rate limit, its Redis store and the proxy setting", () => {
+    const config = loadConfig({
+      REDIS_URL: "rediss://:secret@cache.internal:6380/2",
+      RATE_LIMIT_REQUESTS: "20",
+      RATE_LIMIT_WINDOW_SECONDS: "5",
+      TRUST_PROXY: "false",
+    });
+    expect(config.redis).toEqual({ url: "rediss://:secret@cache.internal:6380/2" });
+    expect(config.rateLimit).toEqual({ requests: 20, windowSeconds: 5 });
+    expect(config.trustProxy).toBe(false);
+    expect(loadConfig({ REDIS_URL: "redis://127.0.0.1:6379" }).redis).toEqual({ url: "redis://127.0.0.1:6379" });
+    expect(loadConfig({ REDIS_URL: "" }).redis).toBeNull();
+  });
+
+  it("refuses rate limit settings that make no sense", () => {
+    try {
+      loadConfig({
+        REDIS_URL: "http://cache:6379",
+        RATE_LIMIT_REQUESTS: "0",
+        RATE_LIMIT_WINDOW_SECONDS: "1.5",
+        TRUST_PROXY: "sometimes",
+      });
+      expect.unreachable();
+    } catch (error) {
+      expect((error as ConfigError).issues.map((i) => i.split(":")[0]).sort()).toEqual([
+        "RATE_LIMIT_REQUESTS",
+        "RATE_LIMIT_WINDOW_SECONDS",
+        "REDIS_URL",
+        "TRUST_PROXY",
+      ]);
+    }
+  });
 });

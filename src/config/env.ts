@@ -25,6 +25,11 @@ const envSchema = z.object({
 
   // Where links.html points: the public web site of the marketplace.
   PUBLIC_WEB_BASE_URL: z.url().default("https://marketplace.example.com"),
+  // The API's public origin for meta.self/next and links.self, e.g. https://api.example.com.
+  // Unset: taken from each request (X-Forwarded-Proto and Host behind Cloud Run).
+  PUBLIC_API_BASE_URL: z.url().optional(),
+  // max-age of successful catalog responses, in seconds.
+  CATALOG_CACHE_MAX_AGE: z.coerce.number().int().min(0).default(60),
 
   // GraphQL endpoint for internal teams.
   GRAPHQL_EXPLORER: bool.default(true),
@@ -32,6 +37,16 @@ const envSchema = z.object({
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(15),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(5000),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(1).default(2000),
+
+  // Rate limiting per client IP: in memory per instance, or shared by every instance through Redis.
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
+    .optional(),
+  RATE_LIMIT_REQUESTS: z.coerce.number().int().min(1).default(300),
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
+  // Behind Cloud Run's front end: the client IP is the last X-Forwarded-For entry (the one it appends).
+  TRUST_PROXY: bool.default(true),
 });
 
 export type DatabaseConfig =
@@ -45,6 +60,9 @@ export interface Config {
   logLevel: z.infer<typeof envSchema>["LOG_LEVEL"];
   database: DatabaseConfig;
   publicWebBaseUrl: string;
+  /** The API's public origin without a trailing slash; null derives it from each request. */
+  publicApiBaseUrl: string | null;
+  catalogCacheMaxAge: number;
   graphql: {
     explorer: boolean;
     maxDepth: number;
@@ -52,6 +70,11 @@ export interface Config {
     maxCost: number;
     maxTokens: number;
   };
+  /** The shared store of rate limits; null keeps them in each instance's memory. */
+  redis: { url: string } | null;
+  rateLimit: { requests: number; windowSeconds: number };
+  /** Take the client IP from the last X-Forwarded-For entry (true) or the socket (false). */
+  trustProxy: boolean;
 }
 
 export class ConfigError extends Error {
@@ -96,6 +119,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     logLevel: e.LOG_LEVEL,
     database,
     publicWebBaseUrl: e.PUBLIC_WEB_BASE_URL.replace(/\/+$/, ""),
+    publicApiBaseUrl: e.PUBLIC_API_BASE_URL?.replace(/\/+$/, "") ?? null,
+    catalogCacheMaxAge: e.CATALOG_CACHE_MAX_AGE,
     graphql: {
       explorer: e.GRAPHQL_EXPLORER,
       maxDepth: e.GRAPHQL_MAX_DEPTH,
@@ -103,5 +128,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       maxCost: e.GRAPHQL_MAX_COST,
       maxTokens: e.GRAPHQL_MAX_TOKENS,
     },
+    redis: e.REDIS_URL ? { url: e.REDIS_URL } : null,
+    rateLimit: { requests: e.RATE_LIMIT_REQUESTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS },
+    trustProxy: e.TRUST_PROXY,
   });
 }

@@ -23,11 +23,22 @@ export function errorMiddleware(logger: Logger) {
   return async (ctx: Context, next: Next) => {
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
+      if (ctx.status === 404 && ctx.body == null) {
         throw new HttpError(404, "not_found", `No route for ${ctx.method} ${ctx.path}`);
+      }
+      // A router's allowedMethods() found the path but not the method (501: a method no route
+      // knows at all): one answer for both, naming what is allowed.
+      if ((ctx.status === 405 || ctx.status === 501) && !ctx.body) {
+        const allow = ctx.response.get("Allow");
+        throw new HttpError(405, "method_not_allowed", `${ctx.method} is not allowed on ${ctx.path}; use ${allow}`, {
+          Allow: allow,
+        });
       }
     } catch (error) {
       const requestId = ctx.state["requestId"] as string | undefined;
+      // An error is about this moment: no cache may keep it.
+      ctx.set("Cache-Control", "no-store");
+      ctx.remove("ETag");
       if (error instanceof HttpError) {
         ctx.status = error.status;
         ctx.set(error.headers);

@@ -5,6 +5,7 @@ import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
 import { execute, type GraphQLError } from "graphql";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { createContext } from "../graphql/context.ts";
+import { isDatabaseUnavailable } from "../db/errors.ts";
 import { schema } from "../graphql/schema.ts";
 import { HttpError } from "../http/errors.ts";
 
@@ -13,6 +14,11 @@ function failure(error: GraphQLError): Error {
   if (error.extensions["code"] === "BAD_USER_INPUT") {
     const argument = error.extensions["argument"];
     return new HttpError(400, typeof argument === "string" ? `invalid_${argument}` : "invalid_request", error.message);
+  }
+  if (isDatabaseUnavailable(error.originalError)) {
+    return new HttpError(503, "database_unavailable", "The database is not reachable; retry shortly.", {
+      "Retry-After": "5",
+    });
   }
   // Anything else is a fault of ours: the error middleware logs it and answers a masked 500.
   return error.originalError ?? error;

@@ -1,8 +1,29 @@
-// The GraphQL operations behind the /api/v1 routes. Each is parsed and type-checked against
-// schema/schema.graphql at codegen time; `npm run generate` refreshes src/rest/gql/.
+// The GraphQL operations behind the /api/v1 routes: one query per route. Each is parsed and
+// type-checked against schema/schema.graphql at codegen time; `npm run generate` refreshes
+// src/rest/gql/, whose result types the presenters in ./present.ts consume.
 import { graphql } from "./gql/gql.ts";
 
-export const JobSummaryFields = graphql(`
+export const Fragments = graphql(`
+  fragment CompanyRefFields on Company {
+    id
+    slug
+    name
+    logoUrl
+  }
+
+  fragment SectorRefFields on Sector {
+    id
+    slug
+    name
+  }
+
+  fragment SkillRefFields on Skill {
+    id
+    slug
+    name
+    category
+  }
+
   fragment JobSummaryFields on Job {
     id
     slug
@@ -12,7 +33,6 @@ export const JobSummaryFields = graphql(`
     location {
       city
       state
-      country
     }
     salary {
       min
@@ -21,12 +41,78 @@ export const JobSummaryFields = graphql(`
       period
     }
     company {
-      id
-      slug
-      name
-      logoUrl
+      ...CompanyRefFields
     }
     publishedAt
+  }
+
+  fragment TalentSummaryFields on Talent {
+    id
+    handle
+    displayName
+    headline
+    avatarUrl
+    location {
+      city
+      state
+      country
+    }
+    availability
+    workModels
+    yearsExperience
+  }
+
+  fragment AgentSummaryFields on Agent {
+    id
+    slug
+    name
+    tagline
+    category
+    pricing {
+      model
+      amount
+      currency
+      period
+      unit
+    }
+    vendor {
+      ...CompanyRefFields
+    }
+    publishedAt
+  }
+
+  fragment CompanySummaryFields on Company {
+    id
+    slug
+    name
+    tagline
+    logoUrl
+    size
+    headquarters {
+      city
+      state
+      country
+    }
+    openJobCount
+  }
+
+  fragment SectorFields on Sector {
+    id
+    slug
+    name
+    openJobCount
+    companyCount
+    talentCount
+  }
+
+  fragment SkillFields on Skill {
+    id
+    slug
+    name
+    category
+    openJobCount
+    talentCount
+    agentCount
   }
 `);
 
@@ -34,11 +120,155 @@ export const JobsListOperation = graphql(`
   query RestJobsList($limit: Int!, $offset: Int!, $filter: JobFilter) {
     jobs(limit: $limit, offset: $offset, filter: $filter) {
       total
-      limit
-      offset
       items {
         ...JobSummaryFields
       }
+    }
+  }
+`);
+
+export const JobOperation = graphql(`
+  query RestJob($slug: String!) {
+    job(slug: $slug) {
+      ...JobSummaryFields
+      location {
+        country
+      }
+      seniority
+      descriptionHtml
+      descriptionText
+      applyUrl
+      validThrough
+      updatedAt
+      sector {
+        ...SectorRefFields
+      }
+      skills {
+        ...SkillRefFields
+      }
+    }
+  }
+`);
+
+export const TalentsListOperation = graphql(`
+  query RestTalentsList($limit: Int!, $offset: Int!, $filter: TalentFilter) {
+    talents(limit: $limit, offset: $offset, filter: $filter) {
+      total
+      items {
+        ...TalentSummaryFields
+      }
+    }
+  }
+`);
+
+export const TalentOperation = graphql(`
+  query RestTalent($handle: String!) {
+    talent(handle: $handle) {
+      ...TalentSummaryFields
+      bio
+      memberSince
+      updatedAt
+      links {
+        kind
+        url
+      }
+      skills {
+        ...SkillRefFields
+      }
+      sectors {
+        ...SectorRefFields
+      }
+    }
+  }
+`);
+
+export const AgentsListOperation = graphql(`
+  query RestAgentsList($limit: Int!, $offset: Int!, $filter: AgentFilter) {
+    agents(limit: $limit, offset: $offset, filter: $filter) {
+      total
+      items {
+        ...AgentSummaryFields
+      }
+    }
+  }
+`);
+
+export const AgentOperation = graphql(`
+  query RestAgent($slug: String!) {
+    agent(slug: $slug) {
+      ...AgentSummaryFields
+      description
+      capabilities
+      version
+      websiteUrl
+      updatedAt
+      skills {
+        ...SkillRefFields
+      }
+    }
+  }
+`);
+
+export const CompaniesListOperation = graphql(`
+  query RestCompaniesList($limit: Int!, $offset: Int!) {
+    companies(limit: $limit, offset: $offset) {
+      total
+      items {
+        ...CompanySummaryFields
+      }
+    }
+  }
+`);
+
+export const CompanyOperation = graphql(`
+  query RestCompany($slug: String!, $openJobsLimit: Int!) {
+    company(slug: $slug) {
+      ...CompanySummaryFields
+      description
+      websiteUrl
+      foundedYear
+      updatedAt
+      sectors {
+        ...SectorRefFields
+      }
+      openJobs(limit: $openJobsLimit) {
+        ...JobSummaryFields
+      }
+    }
+  }
+`);
+
+export const SectorsListOperation = graphql(`
+  query RestSectorsList {
+    sectors {
+      ...SectorFields
+    }
+  }
+`);
+
+export const SectorOperation = graphql(`
+  query RestSector($slug: String!) {
+    sector(slug: $slug) {
+      ...SectorFields
+    }
+  }
+`);
+
+export const SkillsListOperation = graphql(`
+  query RestSkillsList($limit: Int!, $offset: Int!, $category: String) {
+    skills(limit: $limit, offset: $offset, category: $category) {
+      total
+      items {
+        ...SkillFields
+      }
+    }
+  }
+`);
+
+export const SkillOperation = graphql(`
+  query RestSkill($slug: String!) {
+    skill(slug: $slug) {
+      ...SkillFields
     }
   }
 `);

@@ -1,5 +1,6 @@
 // Starts the real Koa app on an ephemeral loopback port and speaks HTTP to it.
 import type { AddressInfo } from "node:net";
+import type { Redis } from "ioredis";
 import { createApp } from "../../src/app.ts";
 import { loadConfig, type Config } from "../../src/config/env.ts";
 import type { Database } from "../../src/db/database.ts";
@@ -18,9 +19,19 @@ export interface GraphQLResponse<T> {
   errors?: { message: string; path?: string[]; extensions?: Record<string, unknown> }[];
 }
 
-export async function startServer(db: Database, env: Record<string, string> = {}): Promise<TestServer> {
-  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "silent", ...env });
-  const app = createApp({ config, db, logger: createLogger(config) });
+export interface ServerOptions {
+  /** Rate limits in this Redis (the caller creates and closes it) instead of in memory. */
+  redis?: Redis | null;
+}
+
+export async function startServer(
+  db: Database,
+  env: Record<string, string> = {},
+  options: ServerOptions = {},
+): Promise<TestServer> {
+  // Tests of other features must not hit the per-IP rate limit: all their requests come from 127.0.0.1.
+  const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "silent", RATE_LIMIT_REQUESTS: "1000000", ...env });
+  const app = createApp({ config, db, logger: createLogger(config), redis: options.redis ?? null });
   const server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -2,7 +2,8 @@ import type { Prisma } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
 import { EmploymentTypeEnum, SalaryPeriodEnum, SeniorityEnum, WorkModelEnum } from "../enums.ts";
 import { isPublicCompany, publicCompanyWhere, publicJobWhere } from "../gates.ts";
-import { definePage, pageArgs, pageRequest } from "../paging.ts";
+import type { GraphQLContext } from "../context.ts";
+import { badArgument, definePage, pageArgs, pageRequest } from "../paging.ts";
 import { Company } from "./company.ts";
 import { Location, locationOf } from "./location.ts";
 
@@ -25,6 +26,9 @@ const Salary = builder.objectRef<SalaryShape>("Salary").implement({
 
 export const Job = builder.prismaObject("Job", {
   description: "A published, open job.",
+  // Select mode: a row loads only the columns the query asks for, so a list of summaries never
+  // reads the descriptions, and the search lexemes are never read at all.
+  select: { id: true },
   fields: (t) => ({
     id: t.exposeID("id"),
     slug: t.exposeString("slug"),
@@ -37,19 +41,25 @@ export const Job = builder.prismaObject("Job", {
     location: t.field({
       type: Location,
       nullable: true,
+      select: { locationCity: true, locationState: true, locationCountry: true },
       resolve: (j) => locationOf(j.locationCity, j.locationState, j.locationCountry),
     }),
     salary: t.field({
       type: Salary,
       nullable: true,
       description: "null when the employer did not publish a salary.",
+      select: { salaryMin: true, salaryMax: true, salaryCurrency: true, salaryPeriod: true },
       resolve: (j) =>
         j.salaryCurrency && j.salaryPeriod && (j.salaryMin !== null || j.salaryMax !== null)
           ? { min: j.salaryMin, max: j.salaryMax, currency: j.salaryCurrency, period: j.salaryPeriod }
           : null,
     }),
     applyUrl: t.exposeString("applyUrl", { nullable: true }),
-    publishedAt: t.field({ type: "DateTime", resolve: (j) => j.publishedAt ?? j.createdAt }),
+    publishedAt: t.field({
+      type: "DateTime",
+      select: { publishedAt: true, createdAt: true },
+      resolve: (j) => j.publishedAt ?? j.createdAt,
+    }),
     validThrough: t.expose("validThrough", { type: "DateTime", nullable: true }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     company: t.field({
@@ -67,6 +77,10 @@ export const Job = builder.prismaObject("Job", {
 const JobFilter = builder.inputType("JobFilter", {
   description: "All given conditions must hold.",
   fields: (t) => ({
+    q: t.string({
+      description:
+        "Words that must all occur in the title or description. English stemming (developers matches developer), case-insensitive; common words are ignored.",
+    }),
     workModel: t.field({ type: [WorkModelEnum], description: "Any of these work models." }),
     employmentType: t.field({ type: [EmploymentTypeEnum], description: "Any of these employment types." }),
     sector: t.string({ description: "Slug of a sector." }),
@@ -78,9 +92,22 @@ const JobFilter = builder.inputType("JobFilter", {
 
 type JobFilterShape = typeof JobFilter.$inferInput;
 
-function jobFilterWhere(filter: JobFilterShape | null | undefined): Prisma.JobWhereInput[] {
+const SEARCH_MAX_LENGTH = 200;
+
+/** The lexemes of a search text, by the same to_tsvector configuration that fills jobs.search_terms. */
+async function searchTerms(ctx: GraphQLContext, q: string): Promise<string[]> {
+  if (q.length > SEARCH_MAX_LENGTH) throw badArgument("q", `q must be at most ${SEARCH_MAX_LENGTH} characters`);
+  const [row] = await ctx.prisma.$queryRaw<{ terms: string[] }[]>`
+    SELECT tsvector_to_array(to_tsvector('english'::regconfig, ${q})) AS terms`;
+  const terms = row?.terms ?? [];
+  if (terms.length === 0) throw badArgument("q", "q must contain at least one word that is not a common word");
+  return terms;
+}
+
+async function jobFilterWhere(ctx: GraphQLContext, filter: JobFilterShape | null | undefined) {
   if (!filter) return [];
   const where: Prisma.JobWhereInput[] = [];
+  if (filter.q != null) where.push({ searchTerms: { hasEvery: await searchTerms(ctx, filter.q) } });
   if (filter.workModel?.length) where.push({ workModel: { in: filter.workModel } });
   if (filter.employmentType?.length) where.push({ employmentType: { in: filter.employmentType } });
   if (filter.sector) where.push({ sector: { slug: filter.sector } });
@@ -115,10 +142,10 @@ builder.queryFields((t) => ({
     type: JobPage,
     description: "Public open jobs, newest first (published_at descending, then id descending).",
     args: { ...pageArgs, filter: t.arg({ type: JobFilter }) },
-    resolve: (_root, args, ctx) => ({
-      ...pageRequest(args),
-      where: { AND: [publicJobWhere(ctx.now), ...jobFilterWhere(args.filter)] },
-    }),
+    resolve: async (_root, args, ctx) => {
+      const page = pageRequest(args);
+      return { ...page, where: { AND: [publicJobWhere(ctx.now), ...(await jobFilterWhere(ctx, args.filter))] } };
+    },
   }),
   job: t.prismaField({
     type: "Job",

@@ -1,0 +1,151 @@
+// Query parameters of the list routes: one definition per parameter gives its parser, its
+// canonical spelling in meta.self/next, and its OpenAPI description.
+//
+// Decisions (README, "Parameters"): a malformed or out-of-range value is a 400 naming the
+// parameter (`invalid_<name>`), never clamped or ignored; an unknown parameter is a 400
+// `unknown_parameter`, so a typo such as `limt=10` cannot silently return the default page; a
+// single-valued parameter given twice is malformed; an empty value is malformed.
+import { HttpError } from "../http/errors.ts";
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface ParamDef<T> {
+  name: string;
+  description: string;
+  /** JSON Schema of one value, for the OpenAPI document. */
+  schema: JsonSchema;
+  /** Parses every occurrence of the parameter; throws a 400 naming it. */
+  parse(values: string[]): T;
+  /** The canonical query-string value, or undefined to leave the parameter out. */
+  format(value: T): string | undefined;
+}
+
+export const PAGE_LIMIT_DEFAULT = 50;
+export const PAGE_LIMIT_MAX = 100;
+// GraphQL's Int is 32-bit; an offset beyond it could never address a row anyway.
+export const OFFSET_MAX = 2_147_483_647;
+
+export function invalid(name: string, message: string): HttpError {
+  return new HttpError(400, `invalid_${name}`, message);
+}
+
+function single(name: string, values: string[]): string {
+  if (values.length > 1) throw invalid(name, `${name} must be given at most once`);
+  const [value = ""] = values;
+  if (value === "") throw invalid(name, `${name} must not be empty`);
+  return value;
+}
+
+function integer(name: string, min: number, max: number, fallback: number, description: string): ParamDef<number> {
+  const rule = max === OFFSET_MAX ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
+  return {
+    name,
+    description: `${description} ${rule[0]!.toUpperCase()}${rule.slice(1)}; default ${fallback}.`,
+    schema: { type: "integer", minimum: min, maximum: max, default: fallback },
+    parse(values) {
+      if (values.length === 0) return fallback;
+      const raw = single(name, values);
+      // Digits only: no sign, fraction, exponent or whitespace, so "1e2" and " 5" are refused.
+      const value = /^\d{1,10}$/.test(raw) ? Number(raw) : NaN;
+      if (!(value >= min && value <= max)) throw invalid(name, `${name} must be ${rule}; got "${raw}"`);
+      return value;
+    },
+    format: (value) => String(value),
+  };
+}
+
+export const limitParam = integer("limit", 1, PAGE_LIMIT_MAX, PAGE_LIMIT_DEFAULT, "Page size.");
+export const offsetParam = integer("offset", 0, OFFSET_MAX, 0, "Rows to skip.");
+
+export function textParam(name: string, description: string, maxLength = 200): ParamDef<string | undefined> {
+  return {
+    name,
+    description,
+    schema: { type: "string", minLength: 1, maxLength },
+    parse(values) {
+      if (values.length === 0) return undefined;
+      const value = single(name, values).trim();
+      if (value === "") throw invalid(name, `${name} must not be blank`);
+      if (value.length > maxLength) throw invalid(name, `${name} must be at most ${maxLength} characters`);
+      return value;
+    },
+    format: (value) => value,
+  };
+}
+
+/** Any of a closed set: comma-separated, repeated, or both (`a,b` = `a&x=b`). */
+export function enumListParam<V extends string>(
+  name: string,
+  allowed: readonly V[],
+  description: string,
+): ParamDef<V[] | undefined> {
+  return {
+    name,
+    description: `${description} One or more of ${allowed.join(", ")}, comma-separated or repeated; any of them matches.`,
+    schema: { type: "array", items: { type: "string", enum: [...allowed] }, minItems: 1 },
+    parse(values) {
+      if (values.length === 0) return undefined;
+      const parts = values.flatMap((v) => v.split(","));
+      const unknown = parts.find((p) => !(allowed as readonly string[]).includes(p));
+      if (unknown !== undefined) {
+        throw invalid(name, `${name} must be one or more of ${allowed.join(", ")}; got "${unknown}"`);
+      }
+      return [...new Set(parts as V[])];
+    },
+    format: (value) => value?.join(","),
+  };
+}
+
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:\d{2}))?$/;
+
+export function instantParam(name: string, description: string): ParamDef<Date | undefined> {
+  return {
+    name,
+    description: `${description} An RFC 3339 date-time with offset, or a date (midnight UTC).`,
+    schema: { type: "string", format: "date-time" },
+    parse(values) {
+      if (values.length === 0) return undefined;
+      const raw = single(name, values);
+      const date = DATE_TIME.test(raw) ? new Date(raw.length === 10 ? `${raw}T00:00:00Z` : raw) : null;
+      if (!date || Number.isNaN(date.getTime())) {
+        throw invalid(name, `${name} must be an RFC 3339 date-time such as 2026-01-31T00:00:00Z; got "${raw}"`);
+      }
+      return date;
+    },
+    format: (value) => value?.toISOString(),
+  };
+}
+
+type Defs = Record<string, ParamDef<unknown>>;
+export type ParamValues<D extends Defs> = { [K in keyof D]: D[K] extends ParamDef<infer T> ? T : never };
+
+/** Parses a query string against a route's parameters; anything else is an unknown parameter. */
+export function parseQuery<D extends Defs>(defs: D, search: URLSearchParams, path: string): ParamValues<D> {
+  const known = new Map(Object.values(defs).map((d) => [d.name, d] as const));
+  for (const key of search.keys()) {
+    if (!known.has(key)) {
+      const accepted = [...known.keys()];
+      throw new HttpError(
+        400,
+        "unknown_parameter",
+        accepted.length
+          ? `Unknown parameter "${key}"; ${path} accepts ${accepted.join(", ")}`
+          : `Unknown parameter "${key}"; ${path} takes no parameters`,
+      );
+    }
+  }
+  const values: Record<string, unknown> = {};
+  for (const [key, def] of Object.entries(defs)) values[key] = def.parse(search.getAll(def.name));
+  return values as ParamValues<D>;
+}
+
+/** The canonical query string of a page: every given parameter, in definition order. */
+export function formatQuery<D extends Defs>(defs: D, values: ParamValues<D>): string {
+  const search = new URLSearchParams();
+  for (const [key, def] of Object.entries(defs)) {
+    const value = def.format(values[key as keyof D]);
+    if (value !== undefined) search.set(def.name, value);
+  }
+  const query = search.toString();
+  return query ? `?${query}` : "";
+}

@@ -1,0 +1,65 @@
+// How every successful /api/v1 response is written: JSON with a strong ETag (304 when the
+// client's copy is current), public caching, and for lists the envelope with absolute
+// meta.self/next and the same next in an RFC 8288 Link header.
+import { createHash } from "node:crypto";
+import type { Context } from "koa";
+import type { MetaBody } from "./resources.ts";
+
+export interface CachePolicy {
+  maxAgeSeconds: number;
+}
+
+export function sendJson(ctx: Context, body: unknown, cache: CachePolicy): void {
+  const json = JSON.stringify(body);
+  // A strong validator: byte-for-byte the same representation, so it is safe for range requests
+  // and If-Match as well as If-None-Match.
+  const etag = `"${createHash("sha256").update(json).digest("base64url").slice(0, 32)}"`;
+  ctx.status = 200;
+  ctx.type = "application/json";
+  ctx.set("ETag", etag);
+  ctx.set("Cache-Control", `public, max-age=${cache.maxAgeSeconds}`);
+  if (matchesIfNoneMatch(ctx.get("If-None-Match"), etag)) {
+    ctx.status = 304;
+    ctx.body = null;
+    return;
+  }
+  ctx.body = json;
+}
+
+/**
+ * RFC 9110 13.1.2, evaluated by the origin: weak comparison against each listed tag, or "*".
+ * Not Koa's ctx.fresh, which answers 200 whenever the request says Cache-Control: no-cache, as
+ * fetch() does for every request that carries its own If-None-Match.
+ */
+function matchesIfNoneMatch(header: string, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === "*") return true;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, "");
+  return header.split(",").some((tag) => opaque(tag) === etag);
+}
+
+export interface PageResult<Item> {
+  items: Item[];
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+/** The list envelope. pageUrl(offset) is the absolute address of the page starting there. */
+export function sendList<Item>(
+  ctx: Context,
+  page: PageResult<Item>,
+  pageUrl: (offset: number) => string,
+  cache: CachePolicy,
+): void {
+  const hasNext = page.offset + page.items.length < page.total && page.items.length > 0;
+  const meta: MetaBody = {
+    total: page.total,
+    limit: page.limit,
+    offset: page.offset,
+    self: pageUrl(page.offset),
+    next: hasNext ? pageUrl(page.offset + page.limit) : null,
+  };
+  if (meta.next) ctx.set("Link", `<${meta.next}>; rel="next"`);
+  sendJson(ctx, { data: page.items, meta }, cache);
+}

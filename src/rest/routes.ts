@@ -1,0 +1,342 @@
+// The /api/v1 routes. Each runs one typed GraphQL operation against the read model and
+// presents the result; none touches the database. The table below is also what the OpenAPI
+// document (./openapi.ts) is generated from, so the description lists exactly what is served.
+import Router from "@koa/router";
+import type { Context } from "koa";
+import type { ZodType } from "zod";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import { HttpError } from "../http/errors.ts";
+import { runOperation } from "./execute.ts";
+import {
+  AgentOperation,
+  AgentsListOperation,
+  CompaniesListOperation,
+  CompanyOperation,
+  JobOperation,
+  JobsListOperation,
+  SectorOperation,
+  SectorsListOperation,
+  SkillOperation,
+  SkillsListOperation,
+  TalentOperation,
+  TalentsListOperation,
+} from "./operations.ts";
+import {
+  enumListParam,
+  formatQuery,
+  instantParam,
+  limitParam,
+  offsetParam,
+  parseQuery,
+  textParam,
+  type ParamDef,
+  type ParamValues,
+} from "./params.ts";
+import * as present from "./present.ts";
+import type { Linker } from "./present.ts";
+import * as resources from "./resources.ts";
+import { sendJson, sendList, type CachePolicy, type PageResult } from "./respond.ts";
+
+export const API_PREFIX = "/api/v1";
+/** How many open jobs GET /companies/{slug} embeds; links.open_jobs pages through all of them. */
+export const COMPANY_OPEN_JOBS = 50;
+
+export interface RouteContext {
+  prisma: PrismaClient;
+  linker: Linker;
+}
+
+type Params = Record<string, ParamDef<unknown>>;
+
+export interface ListRoute<P extends Params = Params> {
+  kind: "list";
+  path: string;
+  tag: string;
+  summary: string;
+  description: string;
+  params: P;
+  item: ZodType;
+  load(rc: RouteContext, params: ParamValues<P>): Promise<PageResult<unknown>>;
+}
+
+export interface DetailRoute {
+  kind: "detail";
+  path: string;
+  tag: string;
+  summary: string;
+  description: string;
+  /** What a 404 calls the resource. */
+  noun: string;
+  key: { name: string; description: string };
+  item: ZodType;
+  load(rc: RouteContext, key: string): Promise<unknown>;
+}
+
+export type Route = ListRoute | DetailRoute;
+
+const list = <P extends Params>(route: Omit<ListRoute<P>, "kind">) => ({ kind: "list", ...route }) as ListRoute;
+const detail = (route: Omit<DetailRoute, "kind">): DetailRoute => ({ kind: "detail", ...route });
+
+const paging = { limit: limitParam, offset: offsetParam };
+const slugKey = { name: "slug", description: "URL-safe identifier." };
+
+/** A page of the read model presented: total from the query, limit and offset as applied. */
+function pageOf<T, U>(
+  result: { total: number; items: T[] },
+  p: { limit: number; offset: number },
+  toItem: (item: T) => U,
+) {
+  return { total: result.total, limit: p.limit, offset: p.offset, items: result.items.map(toItem) };
+}
+
+const upper = <T extends string>(values: T[] | undefined) => values?.map((v) => v.toUpperCase() as Uppercase<T>);
+
+export const routes: Route[] = [
+  list({
+    path: "/jobs",
+    tag: "Jobs",
+    summary: "List published open jobs",
+    description:
+      "Published open jobs, newest first (published_at descending, then id descending). Filters combine with AND.",
+    params: {
+      ...paging,
+      q: textParam(
+        "q",
+        "Full-text search: every word must occur in the title or description. English stemming (developers matches developer), case-insensitive, common words ignored.",
+      ),
+      work_model: enumListParam("work_model", resources.WORK_MODELS, "Work model."),
+      employment_type: enumListParam("employment_type", resources.EMPLOYMENT_TYPES, "Employment type."),
+      sector: textParam("sector", "Slug of a sector."),
+      skill: textParam("skill", "Slug of a skill the job asks for."),
+      company: textParam("company", "Slug of a company with a public page."),
+      updated_since: instantParam("updated_since", "Only jobs updated at or after this instant."),
+    },
+    item: resources.JobSummary,
+    async load(rc, p) {
+      const { jobs } = await runOperation(rc.prisma, JobsListOperation, {
+        limit: p.limit,
+        offset: p.offset,
+        filter: {
+          q: p.q,
+          workModel: upper(p.work_model),
+          employmentType: upper(p.employment_type),
+          sector: p.sector,
+          skill: p.skill,
+          company: p.company,
+          updatedSince: p.updated_since,
+        },
+      });
+      return pageOf(jobs, p, (j) => present.jobSummary(rc.linker, j));
+    },
+  }),
+  detail({
+    path: "/jobs/{slug}",
+    noun: "job",
+    tag: "Jobs",
+    summary: "Get a job",
+    description: "A published open job. A job that is not public (draft, closed, filled, expired) is a 404.",
+    key: slugKey,
+    item: resources.JobDetail,
+    load: async (rc, slug) => {
+      const { job } = await runOperation(rc.prisma, JobOperation, { slug });
+      return job && present.jobDetail(rc.linker, job);
+    },
+  }),
+  list({
+    path: "/talents",
+    tag: "Talents",
+    summary: "List talents with a public profile",
+    description: "Talents whose profile is public and whose account is active, by handle.",
+    params: {
+      ...paging,
+      skill: textParam("skill", "Slug of a skill the talent has."),
+      sector: textParam("sector", "Slug of a sector the talent works in."),
+    },
+    item: resources.TalentSummary,
+    async load(rc, p) {
+      const { talents } = await runOperation(rc.prisma, TalentsListOperation, {
+        limit: p.limit,
+        offset: p.offset,
+        filter: { skill: p.skill, sector: p.sector },
+      });
+      return pageOf(talents, p, (t) => present.talentSummary(rc.linker, t));
+    },
+  }),
+  detail({
+    path: "/talents/{handle}",
+    noun: "talent",
+    tag: "Talents",
+    summary: "Get a talent",
+    description: "A talent with a public profile and an active account; anything else is a 404.",
+    key: { name: "handle", description: "The talent's handle without the leading @ (case-insensitive)." },
+    item: resources.TalentDetail,
+    load: async (rc, handle) => {
+      const { talent } = await runOperation(rc.prisma, TalentOperation, { handle });
+      return talent && present.talentDetail(rc.linker, talent);
+    },
+  }),
+  list({
+    path: "/agents",
+    tag: "Agents",
+    summary: "List published AI agents",
+    description: "Published agents, newest first (published_at descending, then id descending).",
+    params: { ...paging, category: textParam("category", "Only agents of this category, e.g. recruiting.", 100) },
+    item: resources.AgentSummary,
+    async load(rc, p) {
+      const { agents } = await runOperation(rc.prisma, AgentsListOperation, {
+        limit: p.limit,
+        offset: p.offset,
+        filter: { category: p.category?.toLowerCase() },
+      });
+      return pageOf(agents, p, (a) => present.agentSummary(rc.linker, a));
+    },
+  }),
+  detail({
+    path: "/agents/{slug}",
+    noun: "agent",
+    tag: "Agents",
+    summary: "Get an AI agent",
+    description:
+      "A published agent, or an unlisted one (reachable by its address, never listed). Draft and retired agents are a 404.",
+    key: slugKey,
+    item: resources.AgentDetail,
+    load: async (rc, slug) => {
+      const { agent } = await runOperation(rc.prisma, AgentOperation, { slug });
+      return agent && present.agentDetail(rc.linker, agent);
+    },
+  }),
+  list({
+    path: "/companies",
+    tag: "Companies",
+    summary: "List companies with a public page",
+    description: "Companies with a branded public page, by name then slug.",
+    params: paging,
+    item: resources.CompanySummary,
+    async load(rc, p) {
+      const { companies } = await runOperation(rc.prisma, CompaniesListOperation, { limit: p.limit, offset: p.offset });
+      return pageOf(companies, p, (c) => present.companySummary(rc.linker, c));
+    },
+  }),
+  detail({
+    path: "/companies/{slug}",
+    noun: "company",
+    tag: "Companies",
+    summary: "Get a company with its open jobs",
+    description: `A company with a public page, with its ${COMPANY_OPEN_JOBS} newest open jobs; links.open_jobs pages through all of them.`,
+    key: slugKey,
+    item: resources.CompanyDetail,
+    load: async (rc, slug) => {
+      const { company } = await runOperation(rc.prisma, CompanyOperation, { slug, openJobsLimit: COMPANY_OPEN_JOBS });
+      return company && present.companyDetail(rc.linker, company);
+    },
+  }),
+  list({
+    path: "/sectors",
+    tag: "Taxonomy",
+    summary: "List every sector",
+    description:
+      "Every sector, by name then slug, in one page: the list is short, so it takes no parameters and meta.limit equals meta.total.",
+    params: {},
+    item: resources.Sector,
+    async load(rc) {
+      const { sectors } = await runOperation(rc.prisma, SectorsListOperation, {});
+      return {
+        items: sectors.map((s) => present.sector(rc.linker, s)),
+        total: sectors.length,
+        limit: sectors.length,
+        offset: 0,
+      };
+    },
+  }),
+  detail({
+    path: "/sectors/{slug}",
+    noun: "sector",
+    tag: "Taxonomy",
+    summary: "Get a sector",
+    description: "A sector with its public counts (an addition to the documented endpoints: every item's links.self).",
+    key: slugKey,
+    item: resources.Sector,
+    load: async (rc, slug) => {
+      const { sector } = await runOperation(rc.prisma, SectorOperation, { slug });
+      return sector && present.sector(rc.linker, sector);
+    },
+  }),
+  list({
+    path: "/skills",
+    tag: "Taxonomy",
+    summary: "List skills",
+    description: "Skills by name then slug, optionally of one category.",
+    params: {
+      ...paging,
+      category: textParam("category", "Only skills of this category (case-insensitive), e.g. llm, mlops, cv.", 100),
+    },
+    item: resources.Skill,
+    async load(rc, p) {
+      const { skills } = await runOperation(rc.prisma, SkillsListOperation, {
+        limit: p.limit,
+        offset: p.offset,
+        category: p.category,
+      });
+      return pageOf(skills, p, (s) => present.skill(rc.linker, s));
+    },
+  }),
+  detail({
+    path: "/skills/{slug}",
+    noun: "skill",
+    tag: "Taxonomy",
+    summary: "Get a skill",
+    description: "A skill with its public counts (an addition to the documented endpoints: every item's links.self).",
+    key: slugKey,
+    item: resources.Skill,
+    load: async (rc, slug) => {
+      const { skill } = await runOperation(rc.prisma, SkillOperation, { slug });
+      return skill && present.skill(rc.linker, skill);
+    },
+  }),
+];
+
+export interface RestOptions {
+  prisma: PrismaClient;
+  /** Where links.html points. */
+  webBaseUrl: string;
+  /** The API's public origin, e.g. https://api.example.com; derived from each request when null. */
+  publicBaseUrl: string | null;
+  cache: CachePolicy;
+}
+
+/** The origin the client used: behind Cloud Run, X-Forwarded-Proto and the Host it sent. */
+function origin(ctx: Context, options: RestOptions): string {
+  return options.publicBaseUrl ?? `${ctx.protocol}://${ctx.get("host")}`;
+}
+
+const koaPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
+
+export function createRestRouter(options: RestOptions): Router {
+  const router = new Router({ prefix: API_PREFIX });
+  for (const route of routes) {
+    router.get(koaPath(route.path), async (ctx) => {
+      const apiBase = `${origin(ctx, options)}${API_PREFIX}`;
+      const rc: RouteContext = { prisma: options.prisma, linker: { apiBase, webBase: options.webBaseUrl } };
+      const search = new URLSearchParams(ctx.querystring);
+      if (route.kind === "list") {
+        const params = parseQuery(route.params, search, `${API_PREFIX}${route.path}`);
+        const page = await route.load(rc, params);
+        const pageUrl = (offset: number) =>
+          `${apiBase}${route.path}${formatQuery(route.params, { ...params, offset, limit: page.limit })}`;
+        sendList(ctx, page, pageUrl, options.cache);
+        return;
+      }
+      parseQuery({}, search, `${API_PREFIX}${route.path}`);
+      const key = ctx.params[route.key.name] ?? "";
+      const item = await route.load(rc, key);
+      if (!item) throw notFound(route, key);
+      sendJson(ctx, { data: item }, options.cache);
+    });
+  }
+  return router;
+}
+
+function notFound(route: DetailRoute, key: string): HttpError {
+  const shown = key.length > 100 ? `${key.slice(0, 100)}…` : key;
+  return new HttpError(404, "not_found", `No public ${route.noun} with ${route.key.name} "${shown}"`);
+}
