@@ -131,10 +131,16 @@ function componentSchemas(): Json {
   const { schemas } = z.toJSONSchema(z.globalRegistry, {
     target: "draft-2020-12",
     uri: (id) => `#/components/schemas/${id}`,
+    // Open objects: v1 grows by adding fields, and a client validating with these schemas must
+    // keep working when it does. (The tests close them again, to catch undocumented fields.)
+    override: (ctx) => {
+      delete ctx.jsonSchema.additionalProperties;
+    },
   }) as { schemas: Record<string, Json> };
   for (const schema of Object.values(schemas)) {
+    // Components are addressed by their place in the document, not by an $id.
     delete schema["$schema"];
-    delete schema["id"];
+    delete schema["$id"];
   }
   return schemas;
 }

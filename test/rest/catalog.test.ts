@@ -514,6 +514,7 @@ describe("the OpenAPI description", () => {
     const good = { data: [], meta: { total: 0, limit: 1, offset: 0, self: "https://a.example/x", next: null } };
     expect(api.validate("/jobs", 200, good)).toBeNull();
     expect(api.validate("/jobs", 200, { ...good, meta: { ...good.meta, next: 3 } })).not.toBeNull();
+    expect(api.validate("/jobs", 200, { ...good, undocumented: true })).not.toBeNull();
     const job = { id: "nope", slug: "s", title: "t" };
     expect(api.validate("/jobs", 200, { ...good, data: [job] })).not.toBeNull();
   });

@@ -1,5 +1,6 @@
-// The GraphQL explorer in a real headless Chromium: the page loads with no internet access
-// (no CDN), and running its default query shows jobs.
+// The two pages people read, in a real headless Chromium: the GraphQL explorer and the REST API
+// docs. Each loads with no internet access (no CDN) and no script errors, and works: the
+// explorer runs its default query, the docs page runs GET /jobs through "Try it out".
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -17,7 +18,7 @@ if (!hasBrowser) {
   );
 }
 
-describe.skipIf(!hasBrowser)("GraphQL explorer in Chromium", () => {
+describe.skipIf(!hasBrowser)("pages in Chromium", () => {
   let db: TestDatabase;
   let server: TestServer;
   let browser: Browser;
@@ -46,16 +47,45 @@ describe.skipIf(!hasBrowser)("GraphQL explorer in Chromium", () => {
     await db?.close();
   });
 
-  it("loads without external requests and runs the default query", async () => {
+  async function openPage() {
     const page = await browser.newPage();
     const external: string[] = [];
+    const errors: string[] = [];
     page.on("request", (request) => {
       if (!request.url().startsWith(server.url) && !/^(data|blob):/.test(request.url())) external.push(request.url());
     });
+    page.on("pageerror", (error) => errors.push(error.message));
+    page.on("console", (message) => {
+      if (message.type() === "error") errors.push(message.text());
+    });
+    return { page, external, errors };
+  }
+
+  it("the GraphQL explorer loads without external requests and runs the default query", async () => {
+    const { page, external } = await openPage();
     await page.goto(`${server.url}/graphql`);
     await page.locator(".graphiql-execute-button").click({ timeout: 15_000 });
     await expect.poll(() => page.locator(".result-window").innerText(), { timeout: 15_000 }).toContain("explorer-job");
     await page.screenshot({ path: path.join(tmpdir(), "explorer.png") });
     expect(external).toEqual([]);
+  }, 60_000);
+
+  it("the REST API docs load without external requests or errors and try GET /jobs", async () => {
+    const { page, external, errors } = await openPage();
+    await page.goto(`${server.url}/api/v1/docs`);
+    await expect.poll(() => page.locator(".info .title").innerText(), { timeout: 15_000 }).toContain("catalog API");
+    // Every route of the OpenAPI document is listed.
+    await expect.poll(() => page.locator(".opblock-summary-path").count(), { timeout: 15_000 }).toBe(12);
+    const listJobs = page.locator("#operations-Jobs-listJobs");
+    await listJobs.locator(".opblock-summary").click();
+    await listJobs.locator("button.execute").click({ timeout: 15_000 });
+    await expect
+      .poll(() => listJobs.locator(".responses-wrapper .live-responses-table").innerText(), { timeout: 15_000 })
+      .toContain("explorer-job");
+    await page.screenshot({ path: path.join(tmpdir(), "api-docs.png"), fullPage: true });
+    // Swagger UI lists schema problems (unresolvable references and the like) in an error box.
+    expect(await page.locator(".errors-wrapper").count()).toBe(0);
+    expect(external).toEqual([]);
+    expect(errors).toEqual([]);
   }, 60_000);
 });
