@@ -57,6 +57,9 @@ function integer(name: string, min: number, max: number, fallback: number, descr
 export const limitParam = integer("limit", 1, PAGE_LIMIT_MAX, PAGE_LIMIT_DEFAULT, "Page size.");
 export const offsetParam = integer("offset", 0, OFFSET_MAX, 0, "Rows to skip.");
 
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+export const CONTROL = /[\u0000-\u001f\u007f]/;
+
 export function textParam(name: string, description: string, maxLength = 200): ParamDef<string | undefined> {
   return {
     name,
@@ -67,6 +70,8 @@ export function textParam(name: string, description: string, maxLength = 200): P
       const value = single(name, values).trim();
       if (value === "") throw invalid(name, `${name} must not be blank`);
       if (value.length > maxLength) throw invalid(name, `${name} must be at most ${maxLength} characters`);
+      // PostgreSQL text cannot hold NUL, and no slug, category or search contains control characters.
+      if (CONTROL.test(value)) throw invalid(name, `${name} must not contain control characters`);
       return value;
     },
     format: (value) => value,

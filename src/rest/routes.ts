@@ -22,6 +22,7 @@ import {
   TalentsListOperation,
 } from "./operations.ts";
 import {
+  CONTROL,
   enumListParam,
   formatQuery,
   instantParam,
@@ -328,7 +329,8 @@ export function createRestRouter(options: RestOptions): Router {
       }
       parseQuery({}, search, `${API_PREFIX}${route.path}`);
       const key = ctx.params[route.key.name] ?? "";
-      const item = await route.load(rc, key);
+      // No identifier is that long or holds control characters: not found, without a query.
+      const item = key.length <= 200 && !CONTROL.test(key) ? await route.load(rc, key) : null;
       if (!item) throw notFound(route, key);
       sendJson(ctx, { data: item }, options.cache);
     });

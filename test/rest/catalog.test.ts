@@ -331,6 +331,14 @@ describe("talents, agents, companies, sectors, skills", () => {
     expect(one.body.data).toMatchObject({ category: "llm", open_job_count: 1, talent_count: 0, agent_count: 1 });
   });
 
+  it("answers 404 for keys no resource can have: control characters, overlong, undecodable", async () => {
+    for (const key of ["a%00b", "x".repeat(300), "%E0%A4%A"]) {
+      const { status, body } = await api.get<{ error: Body }>(`/api/v1/jobs/${key}`);
+      expect(status, key).toBe(404);
+      expect(body.error["code"]).toBe("not_found");
+    }
+  });
+
   it("answers 404 not_found for every detail route with an unknown key", async () => {
     for (const route of routes.filter((r) => r.kind === "detail")) {
       const path = `/api/v1${route.path.replace(/\{\w+\}/, "does-not-exist")}`;
@@ -363,6 +371,8 @@ describe("parameters", () => {
     ["/api/v1/jobs?q=%20%20", "invalid_q"],
     ["/api/v1/jobs?q=the%20and", "invalid_q"],
     [`/api/v1/jobs?q=${"a".repeat(201)}`, "invalid_q"],
+    ["/api/v1/jobs?q=python%00", "invalid_q"],
+    ["/api/v1/jobs?company=ac%01me", "invalid_company"],
     ["/api/v1/jobs?work_model=space", "invalid_work_model"],
     ["/api/v1/jobs?work_model=remote,", "invalid_work_model"],
     ["/api/v1/jobs?employment_type=FULL_TIME", "invalid_employment_type"],
