@@ -1,9 +1,12 @@
 // Composition root: configuration, database, application, listen. The only place that listens.
 import { createApp } from "./app.ts";
+import { accounts } from "./auth/accounts.ts";
+import { adminSocketPath, serveAccounts } from "./auth/admin-socket.ts";
 import { ConfigError, loadConfig } from "./config/env.ts";
 import { openDatabase } from "./db/database.ts";
 import { applyMigrations } from "./db/migrate.ts";
 import { isCatalogEmpty, seedCatalog } from "./db/seed/seed.ts";
+import { seedDemoSubscribers } from "./db/seed/subscribers.ts";
 import { createLogger } from "./logger.ts";
 import { closeRedis, createRedis } from "./redis.ts";
 
@@ -32,6 +35,16 @@ if (config.database.seedDemoData && (await isCatalogEmpty(db))) {
   logger.info({ ...summary, ms: Math.round(performance.now() - started) }, "demo data seeded");
 }
 
+if (config.database.seedDemoData) {
+  const created = await seedDemoSubscribers(db.prisma);
+  if (created.length) logger.info({ subscribers: created }, "demo subscribers created");
+}
+// The embedded database is this process's alone: account commands reach it through a socket.
+const accountsSocket =
+  config.database.kind === "pglite" && !config.database.dataDir.startsWith("memory://")
+    ? await serveAccounts(adminSocketPath(config.database.dataDir), accounts(db.prisma, config.apiKeyPepper))
+    : null;
+
 const app = createApp({ config, db, logger, redis });
 const server = app.listen(config.port, config.host, () => {
   const where = config.database.kind === "pglite" ? config.database.dataDir : "PostgreSQL server";
@@ -48,6 +61,7 @@ async function shutdown(signal: string) {
   server.close();
   server.closeIdleConnections();
   await new Promise<void>((resolve) => server.once("close", () => resolve()));
+  await accountsSocket?.close();
   await closeRedis(redis);
   await db.close();
   process.exit(0);

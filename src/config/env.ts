@@ -38,6 +38,10 @@ const envSchema = z.object({
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(5000),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(1).default(2000),
 
+  // Compression API keys are stored as HMAC-SHA256 under this secret when set (keep it in Secret
+  // Manager; changing it invalidates every key), else as plain SHA-256.
+  API_KEY_PEPPER: z.string().min(16, "must be at least 16 characters").optional(),
+
   // Rate limiting per client IP: in memory per instance, or shared by every instance through Redis.
   REDIS_URL: z
     .string()
@@ -70,6 +74,8 @@ export interface Config {
     maxCost: number;
     maxTokens: number;
   };
+  /** Secret for hashing API keys; null hashes with plain SHA-256. */
+  apiKeyPepper: string | null;
   /** The shared store of rate limits; null keeps them in each instance's memory. */
   redis: { url: string } | null;
   rateLimit: { requests: number; windowSeconds: number };
@@ -128,6 +134,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       maxCost: e.GRAPHQL_MAX_COST,
       maxTokens: e.GRAPHQL_MAX_TOKENS,
     },
+    apiKeyPepper: e.API_KEY_PEPPER ?? null,
     redis: e.REDIS_URL ? { url: e.REDIS_URL } : null,
     rateLimit: { requests: e.RATE_LIMIT_REQUESTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS },
     trustProxy: e.TRUST_PROXY,

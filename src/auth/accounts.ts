@@ -1,0 +1,168 @@
+// Managing the compression API's subscribers and their keys: what the command-line tool
+// (scripts/accounts.ts) does, against whichever database is configured. Results never hold a
+// key's secret, except issueKey's, which is the one time it is shown.
+import type { Plan, PrismaClient } from "../generated/prisma/client.ts";
+import { generateApiKey, hashApiKey } from "./api-keys.ts";
+import { currentMonth } from "./quota.ts";
+
+export const PLANS = ["corporate", "professional", "starter"] as const satisfies readonly Plan[];
+/** The plans whose keys work on /v1/compress. */
+export const COMPRESSION_PLANS: readonly Plan[] = ["corporate"];
+export const DEFAULT_MONTHLY_QUOTA: Record<Plan, number> = { corporate: 10_000, professional: 1_000, starter: 100 };
+
+export class AccountError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "AccountError";
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function parsePlan(plan: string): Plan {
+  if (!(PLANS as readonly string[]).includes(plan)) throw new AccountError(`plan must be one of ${PLANS.join(", ")}`);
+  return plan as Plan;
+}
+
+function parseQuota(quota: number | string): number {
+  const value = Number(quota);
+  if (!Number.isInteger(value) || value < 0) throw new AccountError("quota must be a whole number of at least 0");
+  return value;
+}
+
+export interface SubscriberView {
+  id: string;
+  name: string;
+  email: string;
+  plan: Plan;
+  monthlyQuota: number;
+  usedThisMonth: number;
+  activeKeys: number;
+}
+
+export interface KeyView {
+  id: string;
+  prefix: string;
+  name: string;
+  subscriber: string;
+  createdAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export function accounts(prisma: PrismaClient, pepper: string | null) {
+  async function findSubscriber(ref: string) {
+    const subscriber = await prisma.subscriber.findFirst({
+      where: UUID.test(ref) ? { id: ref } : { email: ref.toLowerCase() },
+    });
+    if (!subscriber) throw new AccountError(`no subscriber ${ref}`);
+    return subscriber;
+  }
+
+  async function view(id: string): Promise<SubscriberView> {
+    const s = await prisma.subscriber.findUniqueOrThrow({
+      where: { id },
+      include: {
+        usage: { where: { month: currentMonth() } },
+        _count: { select: { apiKeys: { where: { revokedAt: null } } } },
+      },
+    });
+    return {
+      id: s.id,
+      name: s.name,
+      email: s.email,
+      plan: s.plan,
+      monthlyQuota: s.monthlyQuota,
+      usedThisMonth: s.usage[0]?.used ?? 0,
+      activeKeys: s._count.apiKeys,
+    };
+  }
+
+  return {
+    createSubscriber: async (input: { name: string; email: string; plan: string; quota?: number | string }) => {
+      const plan = parsePlan(input.plan);
+      const email = input.email.trim().toLowerCase();
+      if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new AccountError("email must be an email address");
+      if (!input.name.trim()) throw new AccountError("name must not be empty");
+      if (await prisma.subscriber.findUnique({ where: { email } })) {
+        throw new AccountError(`a subscriber with email ${email} exists`);
+      }
+      const created = await prisma.subscriber.create({
+        data: {
+          name: input.name.trim(),
+          email,
+          plan,
+          monthlyQuota: input.quota === undefined ? DEFAULT_MONTHLY_QUOTA[plan] : parseQuota(input.quota),
+        },
+      });
+      return view(created.id);
+    },
+
+    updateSubscriber: async (ref: string, change: { plan?: string; quota?: number | string; name?: string }) => {
+      const subscriber = await findSubscriber(ref);
+      await prisma.subscriber.update({
+        where: { id: subscriber.id },
+        data: {
+          ...(change.plan !== undefined ? { plan: parsePlan(change.plan) } : {}),
+          ...(change.quota !== undefined ? { monthlyQuota: parseQuota(change.quota) } : {}),
+          ...(change.name !== undefined ? { name: change.name } : {}),
+        },
+      });
+      return view(subscriber.id);
+    },
+
+    listSubscribers: async (): Promise<SubscriberView[]> => {
+      const all = await prisma.subscriber.findMany({ orderBy: { email: "asc" }, select: { id: true } });
+      return Promise.all(all.map((s) => view(s.id)));
+    },
+
+    /** The only result that holds a secret: show it to the subscriber once. */
+    issueKey: async (ref: string, name = "default") => {
+      const subscriber = await findSubscriber(ref);
+      if (!COMPRESSION_PLANS.includes(subscriber.plan)) {
+        throw new AccountError(
+          `${subscriber.email} is on the ${subscriber.plan} plan; only ${COMPRESSION_PLANS.join(", ")} subscribers may hold a key`,
+        );
+      }
+      const { token, prefix } = generateApiKey();
+      const key = await prisma.apiKey.create({
+        data: { subscriberId: subscriber.id, name, prefix, hash: hashApiKey(token, pepper) },
+      });
+      return { id: key.id, prefix, name, subscriber: subscriber.email, token };
+    },
+
+    listKeys: async (ref?: string): Promise<KeyView[]> => {
+      const where = ref ? { subscriberId: (await findSubscriber(ref)).id } : {};
+      const keys = await prisma.apiKey.findMany({
+        where,
+        orderBy: { createdAt: "asc" },
+        include: { subscriber: { select: { email: true } } },
+      });
+      return keys.map((k) => ({
+        id: k.id,
+        prefix: k.prefix,
+        name: k.name,
+        subscriber: k.subscriber.email,
+        createdAt: k.createdAt,
+        lastUsedAt: k.lastUsedAt,
+        revokedAt: k.revokedAt,
+      }));
+    },
+
+    /** Revokes at once: the next request with the key is refused. */
+    revokeKey: async (ref: string): Promise<KeyView> => {
+      const matches = await prisma.apiKey.findMany({
+        where: UUID.test(ref) ? { id: ref } : { prefix: ref },
+        include: { subscriber: { select: { email: true } } },
+      });
+      if (matches.length === 0) throw new AccountError(`no key ${ref}`);
+      if (matches.length > 1) throw new AccountError(`${ref} names ${matches.length} keys; use the key id`);
+      const [key] = matches as [(typeof matches)[number]];
+      const revokedAt = key.revokedAt ?? new Date();
+      await prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt } });
+      return { ...key, subscriber: key.subscriber.email, revokedAt };
+    },
+  };
+}
+
+export type Accounts = ReturnType<typeof accounts>;
