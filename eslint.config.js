@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "src/generated/", "src/rest/gql/", ".data/", "tmp/", "coverage/"] },
+  { ignores: ["node_modules/", "src/generated/", "src/rest/gql/", ".data/", "tmp/", "coverage/", "docs/research/"] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
