@@ -6,6 +6,9 @@ import cors from "@koa/cors";
 import Router from "@koa/router";
 import type { Redis } from "ioredis";
 import Koa from "koa";
+import { expectsContinue } from "./compress/http/continue.ts";
+import { createCompressRouter, type EngineRunner } from "./compress/http/routes.ts";
+import type { ObjectStorage } from "./compress/storage/storage.ts";
 import type { Config } from "./config/env.ts";
 import type { Database } from "./db/database.ts";
 import { createGraphQLServer } from "./graphql/yoga.ts";
@@ -21,9 +24,11 @@ export interface AppDeps {
   logger: Logger;
   /** Shares rate limits between instances; absent or null keeps them in this instance's memory. */
   redis?: Redis | null;
+  /** The compression API's storage and engine; without them /v1 is not served (catalog-only tests). */
+  compress?: { storage: ObjectStorage; runner: EngineRunner } | null;
 }
 
-export function createApp({ config, db, logger, redis = null }: AppDeps): Koa {
+export function createApp({ config, db, logger, redis = null, compress = null }: AppDeps): Koa {
   // Behind a trusted proxy, ctx.ip is the LAST X-Forwarded-For entry: the one Cloud Run's front end
   // appends. Entries before it come from the client and are ignored.
   const app = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
@@ -33,6 +38,8 @@ export function createApp({ config, db, logger, redis = null }: AppDeps): Koa {
     const incoming = ctx.get("x-request-id");
     ctx.state["requestId"] = /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     ctx.set("X-Request-Id", ctx.state["requestId"] as string);
+    // Only the upload routes decide when to invite the body; everything else invites it at once.
+    if (!ctx.path.startsWith("/v1/") && expectsContinue(ctx.req)) ctx.res.writeContinue();
     await next();
   });
   app.use(errorMiddleware(logger));
@@ -42,7 +49,16 @@ export function createApp({ config, db, logger, redis = null }: AppDeps): Koa {
     cors({
       origin: "*",
       allowMethods: ["GET", "HEAD", "POST", "OPTIONS"],
-      exposeHeaders: ["ETag", "Link", "Retry-After", "RateLimit", "RateLimit-Policy", "X-Request-Id"],
+      exposeHeaders: [
+        "ETag",
+        "Link",
+        "Retry-After",
+        "RateLimit",
+        "RateLimit-Policy",
+        "X-Request-Id",
+        "X-Error-Code",
+        "X-Error-Message",
+      ],
       maxAge: 86_400,
     }),
   );
@@ -92,6 +108,11 @@ export function createApp({ config, db, logger, redis = null }: AppDeps): Koa {
     cache: { maxAgeSeconds: config.catalogCacheMaxAge },
   });
   const docs = createDocsRouter({ publicBaseUrl: config.publicApiBaseUrl });
+  if (compress) {
+    const v1 = createCompressRouter({ config, prisma: db.prisma, redis, logger, ...compress });
+    app.use(v1.routes());
+    app.use(v1.allowedMethods());
+  }
   app.use(rest.routes());
   app.use(docs.routes());
   // Another method on a known path: 405 with Allow (the error middleware writes the body);

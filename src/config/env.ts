@@ -42,6 +42,25 @@ const envSchema = z.object({
   // Manager; changing it invalidates every key), else as plain SHA-256.
   API_KEY_PEPPER: z.string().min(16, "must be at least 16 characters").optional(),
 
+  // The compression API.
+  COMPRESS_MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).default(300 * 1024 * 1024),
+  COMPRESS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
+  COMPRESS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  COMPRESS_QUEUE_LIMIT: z.coerce.number().int().min(0).default(8),
+  COMPRESS_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(120),
+  COMPRESS_MEMORY_MB: z.coerce.number().int().min(64).default(1536),
+  UPLOAD_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(30),
+  UPLOAD_TMP_DIR: z.string().min(1).optional(),
+  // Where results go: a Cloud Storage bucket when GCS_BUCKET is set, else a local directory
+  // whose download addresses this service signs and serves.
+  GCS_BUCKET: z.string().min(3).optional(),
+  GCS_API_ENDPOINT: z.url().optional(),
+  GCS_PROJECT_ID: z.string().min(1).optional(),
+  LOCAL_STORAGE_DIR: z.string().min(1).default(".data/objects"),
+  DOWNLOAD_SIGNING_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  DOWNLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),
+  RESULT_RETENTION_HOURS: z.coerce.number().int().min(1).default(24),
+
   // Rate limiting per client IP: in memory per instance, or shared by every instance through Redis.
   REDIS_URL: z
     .string()
@@ -74,6 +93,21 @@ export interface Config {
     maxCost: number;
     maxTokens: number;
   };
+  compress: {
+    maxUploadBytes: number;
+    ratePerMinute: number;
+    concurrency: number;
+    queueLimit: number;
+    timeoutMs: number;
+    memoryMb: number;
+    uploadIdleTimeoutMs: number;
+    tmpDir: string | null;
+  };
+  storage:
+    | { kind: "gcs"; bucket: string; apiEndpoint: string | null; projectId: string | null }
+    | { kind: "local"; dir: string; signingSecret: string | null };
+  downloadUrlTtlSeconds: number;
+  resultRetentionHours: number;
   /** Secret for hashing API keys; null hashes with plain SHA-256. */
   apiKeyPepper: string | null;
   /** The shared store of rate limits; null keeps them in each instance's memory. */
@@ -135,6 +169,26 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       maxTokens: e.GRAPHQL_MAX_TOKENS,
     },
     apiKeyPepper: e.API_KEY_PEPPER ?? null,
+    compress: {
+      maxUploadBytes: e.COMPRESS_MAX_UPLOAD_BYTES,
+      ratePerMinute: e.COMPRESS_RATE_LIMIT_PER_MINUTE,
+      concurrency: e.COMPRESS_CONCURRENCY,
+      queueLimit: e.COMPRESS_QUEUE_LIMIT,
+      timeoutMs: e.COMPRESS_TIMEOUT_SECONDS * 1000,
+      memoryMb: e.COMPRESS_MEMORY_MB,
+      uploadIdleTimeoutMs: e.UPLOAD_IDLE_TIMEOUT_SECONDS * 1000,
+      tmpDir: e.UPLOAD_TMP_DIR ?? null,
+    },
+    storage: e.GCS_BUCKET
+      ? {
+          kind: "gcs" as const,
+          bucket: e.GCS_BUCKET,
+          apiEndpoint: e.GCS_API_ENDPOINT ?? null,
+          projectId: e.GCS_PROJECT_ID ?? null,
+        }
+      : { kind: "local" as const, dir: e.LOCAL_STORAGE_DIR, signingSecret: e.DOWNLOAD_SIGNING_SECRET ?? null },
+    downloadUrlTtlSeconds: e.DOWNLOAD_URL_TTL_SECONDS,
+    resultRetentionHours: e.RESULT_RETENTION_HOURS,
     redis: e.REDIS_URL ? { url: e.REDIS_URL } : null,
     rateLimit: { requests: e.RATE_LIMIT_REQUESTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS },
     trustProxy: e.TRUST_PROXY,

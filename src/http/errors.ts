@@ -19,6 +19,11 @@ export function errorBody(code: string, message: string, requestId?: string) {
   return { error: { code, message, ...(requestId ? { request_id: requestId } : {}) } };
 }
 
+/** A header value must be visible ASCII: anything else is percent-encoded. */
+function headerSafe(message: string): string {
+  return message.replace(/[^\x20-\x7e]|%/g, (c) => encodeURIComponent(c)).slice(0, 512);
+}
+
 export function errorMiddleware(logger: Logger) {
   return async (ctx: Context, next: Next) => {
     try {
@@ -42,12 +47,18 @@ export function errorMiddleware(logger: Logger) {
       if (error instanceof HttpError) {
         ctx.status = error.status;
         ctx.set(error.headers);
+        // The compression API's "standardised error form carried in headers": the same code and
+        // message as the body, for clients that only look at headers (e.g. after a HEAD or a 100).
+        ctx.set("X-Error-Code", error.code);
+        ctx.set("X-Error-Message", headerSafe(error.message));
         ctx.body = errorBody(error.code, error.message, requestId);
         return;
       }
       // Unexpected: log the detail, answer without it.
       logger.error({ err: error, requestId }, "unhandled error");
       ctx.status = 500;
+      ctx.set("X-Error-Code", "internal_error");
+      ctx.set("X-Error-Message", "The server failed to answer this request.");
       ctx.body = errorBody("internal_error", "The server failed to answer this request.", requestId);
     }
   };

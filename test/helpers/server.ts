@@ -1,9 +1,10 @@
 // Starts the real Koa app on an ephemeral loopback port and speaks HTTP to it.
 import type { AddressInfo } from "node:net";
 import type { Redis } from "ioredis";
-import { createApp } from "../../src/app.ts";
+import { createApp, type AppDeps } from "../../src/app.ts";
 import { loadConfig, type Config } from "../../src/config/env.ts";
 import type { Database } from "../../src/db/database.ts";
+import { createHttpServer } from "../../src/http/server.ts";
 import { createLogger } from "../../src/logger.ts";
 
 export interface TestServer {
@@ -22,6 +23,8 @@ export interface GraphQLResponse<T> {
 export interface ServerOptions {
   /** Rate limits in this Redis (the caller creates and closes it) instead of in memory. */
   redis?: Redis | null;
+  /** Serve /v1 with this storage and engine runner. */
+  compress?: AppDeps["compress"];
 }
 
 export async function startServer(
@@ -31,8 +34,14 @@ export async function startServer(
 ): Promise<TestServer> {
   // Tests of other features must not hit the per-IP rate limit: all their requests come from 127.0.0.1.
   const config = loadConfig({ NODE_ENV: "test", LOG_LEVEL: "silent", RATE_LIMIT_REQUESTS: "1000000", ...env });
-  const app = createApp({ config, db, logger: createLogger(config), redis: options.redis ?? null });
-  const server = app.listen(0, "127.0.0.1");
+  const app = createApp({
+    config,
+    db,
+    logger: createLogger(config),
+    redis: options.redis ?? null,
+    compress: options.compress ?? null,
+  });
+  const server = createHttpServer(app).listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

@@ -1,0 +1,68 @@
+// Bearer-key authentication for the compression API, from the Authorization header alone:
+// nothing of the body is read before it passes. A malformed key (wrong shape or checksum) is
+// refused without a database query; an unknown or revoked one, or one whose subscriber is no
+// longer on a plan that includes the API, after one indexed lookup.
+import type { Context, Middleware, Next } from "koa";
+import type { Plan, PrismaClient } from "../generated/prisma/client.ts";
+import { HttpError } from "../http/errors.ts";
+import { COMPRESSION_PLANS } from "./accounts.ts";
+import { hashApiKey, isWellFormedApiKey } from "./api-keys.ts";
+
+export interface AuthenticatedKey {
+  id: string;
+  prefix: string;
+  subscriberId: string;
+  plan: Plan;
+  monthlyQuota: number;
+}
+
+// last_used_at is written at most this often per key: not one write per request.
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+const unauthorized = (code: string, message: string, error = "invalid_token") =>
+  new HttpError(401, code, message, { "WWW-Authenticate": `Bearer realm="compress", error="${error}"` });
+
+export function authenticateApiKey(options: {
+  prisma: PrismaClient;
+  pepper: string | null;
+  onBackgroundError?: (error: unknown) => void;
+}): Middleware {
+  return async (ctx: Context, next: Next) => {
+    const header = ctx.get("Authorization");
+    if (!header) {
+      throw new HttpError(401, "missing_api_key", "Send your API key as Authorization: Bearer <key>.", {
+        "WWW-Authenticate": 'Bearer realm="compress"',
+      });
+    }
+    const match = /^Bearer +(\S+) *$/i.exec(header);
+    const token = match?.[1] ?? "";
+    if (!isWellFormedApiKey(token)) {
+      throw unauthorized("malformed_api_key", "The Authorization header does not hold a well-formed API key.");
+    }
+    const key = await options.prisma.apiKey.findUnique({
+      where: { hash: hashApiKey(token, options.pepper) },
+      include: { subscriber: { select: { plan: true, monthlyQuota: true } } },
+    });
+    if (!key || key.revokedAt) throw unauthorized("invalid_api_key", "The API key is unknown or has been revoked.");
+    if (!COMPRESSION_PLANS.includes(key.subscriber.plan)) {
+      throw unauthorized(
+        "plan_not_eligible",
+        `The API is part of the corporate plan; this key's subscriber is on the ${key.subscriber.plan} plan.`,
+      );
+    }
+    const now = Date.now();
+    if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+      options.prisma.apiKey
+        .update({ where: { id: key.id }, data: { lastUsedAt: new Date(now) } })
+        .catch((error: unknown) => options.onBackgroundError?.(error));
+    }
+    ctx.state["apiKey"] = {
+      id: key.id,
+      prefix: key.prefix,
+      subscriberId: key.subscriberId,
+      plan: key.subscriber.plan,
+      monthlyQuota: key.subscriber.monthlyQuota,
+    } satisfies AuthenticatedKey;
+    await next();
+  };
+}

@@ -1,0 +1,285 @@
+// POST /v1/compress and POST /v1/unlock, and GET /v1/files/<name> for the local storage's
+// signed downloads. The order of checks is the contract: the key (401), the per-key rate limit
+// (429), the declared size (413), the monthly quota (402) all come from the headers, before a
+// byte of the body is read; only then does a client that sent `Expect: 100-continue` get its
+// 100 and the upload start. A reserved quota unit is given back on every failure.
+import { randomBytes } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import Router from "@koa/router";
+import type { Context, Next } from "koa";
+import type { Redis } from "ioredis";
+import { authenticateApiKey, type AuthenticatedKey } from "../../auth/authenticate.ts";
+import { nextMonth, releaseQuota, reserveQuota, type Reservation } from "../../auth/quota.ts";
+import type { Config } from "../../config/env.ts";
+import type { PrismaClient } from "../../generated/prisma/client.ts";
+import { HttpError } from "../../http/errors.ts";
+import { createRateLimiter, rateLimitBy } from "../../http/rate-limit.ts";
+import type { Logger } from "../../logger.ts";
+import type { LocalStorage } from "../storage/local.ts";
+import { LOCAL_DOWNLOAD_PREFIX } from "../storage/local.ts";
+import { contentDisposition as contentDispositionOf, type ObjectStorage } from "../storage/storage.ts";
+import { expectsContinue } from "./continue.ts";
+import { MULTIPART_OVERHEAD, receiveUpload, tooLarge, UploadAborted } from "./upload.ts";
+
+export const PROFILES = ["balanced", "lossless", "extreme"] as const;
+export type Profile = (typeof PROFILES)[number];
+
+export type EngineJob =
+  | { kind: "compress"; inputPath: string; outputPath: string; profile: Profile }
+  | { kind: "unlock"; inputPath: string; outputPath: string; password: string; profile: Profile };
+export type EngineResult =
+  { ok: true; outputSize: number; pages: number } | { ok: false; code: string; message: string };
+export interface EngineRunner {
+  run(job: EngineJob, options?: { signal?: AbortSignal }): Promise<EngineResult>;
+}
+
+export interface CompressDeps {
+  config: Config;
+  prisma: PrismaClient;
+  redis: Redis | null;
+  logger: Logger;
+  storage: ObjectStorage;
+  runner: EngineRunner;
+}
+
+// What the engine's refusals mean to the client. Anything else it reports is a 422 too: the
+// file made the engine fail, and it is not charged.
+const ENGINE_ERRORS: Record<string, { status: number; message?: string }> = {
+  not_a_pdf: { status: 422 },
+  corrupted_pdf: { status: 422 },
+  encrypted_pdf: { status: 422 },
+  unsupported_pdf: { status: 422 },
+  password_required: { status: 422 },
+  incorrect_password: { status: 422 },
+  not_encrypted: { status: 422 },
+  processing_timeout: {
+    status: 422,
+    message: "The file took longer to process than the time limit allows; it is too complex or hostile.",
+  },
+  processing_failed: {
+    status: 422,
+    message: "Processing the file exceeded the memory limit or failed; it is too complex or damaged.",
+  },
+};
+
+const objectName = () => `${randomBytes(18).toString("base64url")}.pdf`;
+
+// eslint-disable-next-line no-control-regex -- control characters are what is being removed
+const CONTROL_OR_SLASH = /[\u0000-\u001f\u007f/\\]/g;
+
+function downloadName(uploaded: string, suffix: string): string {
+  const stem =
+    uploaded
+      .replace(/\.pdf$/i, "")
+      .replace(CONTROL_OR_SLASH, "_")
+      .slice(0, 150) || "document";
+  return `${stem}-${suffix}.pdf`;
+}
+
+function parseProfile(value: string | undefined): Profile {
+  if (value === undefined) return "balanced";
+  if ((PROFILES as readonly string[]).includes(value)) return value as Profile;
+  throw new HttpError(
+    400,
+    "invalid_profile",
+    `profile must be one of ${PROFILES.join(", ")}; got "${value.slice(0, 40)}"`,
+  );
+}
+
+/**
+ * A client that sent the body without waiting for 100 Continue must still receive our early
+ * answer: keep reading (and discarding) what it sends, within reason, instead of closing on it.
+ */
+async function readNoMoreThanNeeded(ctx: Context, next: Next) {
+  try {
+    await next();
+  } finally {
+    const req = ctx.req;
+    if (!req.complete && !req.destroyed) {
+      const giveUp = setTimeout(() => req.destroy(), 60_000);
+      giveUp.unref();
+      req.once("end", () => clearTimeout(giveUp));
+      req.once("close", () => clearTimeout(giveUp));
+      req.resume();
+    }
+  }
+}
+
+export function createCompressRouter(deps: CompressDeps): Router {
+  const { config, prisma, logger, storage, runner } = deps;
+  const router = new Router();
+  const perKey = createRateLimiter({
+    name: "api-key",
+    points: config.compress.ratePerMinute,
+    windowSeconds: 60,
+    redis: deps.redis,
+    logger,
+  });
+  const authenticate = authenticateApiKey({
+    prisma,
+    pepper: config.apiKeyPepper,
+    onBackgroundError: (error) => logger.warn({ err: error }, "could not record an API key's last use"),
+  });
+  const tmpRoot = config.compress.tmpDir ?? path.join(tmpdir(), "marketplace-compress");
+  const origin = (ctx: Context) => config.publicApiBaseUrl ?? `${ctx.protocol}://${ctx.get("host")}`;
+
+  const handle = (kind: EngineJob["kind"]) => async (ctx: Context) => {
+    const key = ctx.state["apiKey"] as AuthenticatedKey;
+    const declared = Number(ctx.get("Content-Length"));
+    if (declared > config.compress.maxUploadBytes + MULTIPART_OVERHEAD) throw tooLarge(config.compress.maxUploadBytes);
+
+    const reservation = await reserveQuota(prisma, key.subscriberId, key.monthlyQuota);
+    const reset = nextMonth();
+    if (!reservation) {
+      throw new HttpError(
+        402,
+        "quota_exceeded",
+        `The monthly quota of ${key.monthlyQuota} compressions is used up; it renews at ${reset.toISOString()}.`,
+        {
+          "Retry-After": String(Math.ceil((reset.getTime() - Date.now()) / 1000)),
+          ...quotaHeaders(key.monthlyQuota, 0, reset),
+        },
+      );
+    }
+    const record = await prisma.compression.create({
+      data: {
+        subscriberId: key.subscriberId,
+        apiKeyId: key.id,
+        month: reservation.month,
+        profile: "balanced",
+      },
+    });
+    let succeeded = false;
+    let failure = "unknown";
+    await mkdir(tmpRoot, { recursive: true });
+    const dir = await mkdtemp(path.join(tmpRoot, "req-"));
+    // The client going away cancels the work (and so the charge).
+    const abort = new AbortController();
+    const onClose = () => {
+      if (!ctx.res.writableFinished) abort.abort();
+    };
+    ctx.res.once("close", onClose);
+    try {
+      if (expectsContinue(ctx.req)) ctx.res.writeContinue();
+      const upload = await receiveUpload(ctx.req, {
+        dir,
+        maxBytes: config.compress.maxUploadBytes,
+        idleTimeoutMs: config.compress.uploadIdleTimeoutMs,
+        fields: kind === "unlock" ? ["profile", "password"] : ["profile"],
+      });
+      const profile = parseProfile(upload.fields["profile"]);
+      const outputPath = path.join(dir, "output.pdf");
+      let job: EngineJob;
+      if (kind === "unlock") {
+        const password = upload.fields["password"];
+        if (password === undefined) {
+          throw new HttpError(400, "missing_password", "Send the document's password in a field named password.");
+        }
+        job = { kind, inputPath: upload.path, outputPath, password, profile };
+      } else {
+        job = { kind, inputPath: upload.path, outputPath, profile };
+      }
+      const result = await runJob(job, abort.signal);
+      const name = objectName();
+      const meta = {
+        contentType: "application/pdf",
+        downloadName: downloadName(upload.filename, kind === "unlock" ? "unlocked" : "compressed"),
+      };
+      await storage.put(name, outputPath, meta);
+      const url = await storage.signedUrl(name, meta, config.downloadUrlTtlSeconds, origin(ctx));
+      await prisma.compression.update({
+        where: { id: record.id },
+        data: {
+          status: "succeeded",
+          profile,
+          originalSize: upload.size,
+          compressedSize: result.outputSize,
+          objectName: name,
+          finishedAt: new Date(),
+        },
+      });
+      succeeded = true;
+      ctx.set(quotaHeaders(reservation.limit, reservation.limit - reservation.used, reset));
+      ctx.set("Cache-Control", "no-store");
+      ctx.body = {
+        success: true,
+        original_size: upload.size,
+        compressed_size: result.outputSize,
+        savings_percentage: Math.round((1 - result.outputSize / upload.size) * 10_000) / 100,
+        url,
+        expires_in: config.downloadUrlTtlSeconds,
+      };
+    } catch (error) {
+      failure =
+        error instanceof HttpError ? error.code : error instanceof UploadAborted ? "client_aborted" : "internal_error";
+      if (error instanceof UploadAborted || abort.signal.aborted) {
+        logger.info({ requestId: ctx.state["requestId"] as string }, "client went away during compression");
+      }
+      throw error;
+    } finally {
+      ctx.res.off("close", onClose);
+      await rm(dir, { recursive: true, force: true });
+      if (!succeeded) await refund(record.id, key.subscriberId, reservation, failure);
+    }
+  };
+
+  async function runJob(job: EngineJob, signal: AbortSignal): Promise<{ outputSize: number; pages: number }> {
+    let result: EngineResult;
+    try {
+      result = await runner.run(job, { signal });
+    } catch (error) {
+      if (error instanceof Error && error.name === "RunnerBusy") {
+        throw new HttpError(503, "busy", "Every compression slot is taken; retry shortly.", { "Retry-After": "10" });
+      }
+      throw error;
+    }
+    if (result.ok) return result;
+    const known = ENGINE_ERRORS[result.code] ?? { status: 422 };
+    throw new HttpError(known.status, result.code, known.message ?? result.message);
+  }
+
+  async function refund(recordId: string, subscriberId: string, reservation: Reservation, errorCode: string) {
+    try {
+      await releaseQuota(prisma, subscriberId, reservation.month);
+      await prisma.compression.update({
+        where: { id: recordId },
+        data: { status: "failed", errorCode, finishedAt: new Date() },
+      });
+    } catch (error) {
+      logger.error({ err: error, recordId }, "could not release a quota reservation");
+    }
+  }
+
+  router.post("/v1/compress", readNoMoreThanNeeded, authenticate, rateLimitBy(perKey, keyOf), handle("compress"));
+  router.post("/v1/unlock", readNoMoreThanNeeded, authenticate, rateLimitBy(perKey, keyOf), handle("unlock"));
+
+  if (storage.kind === "local") {
+    const local = storage as LocalStorage;
+    router.get(`${LOCAL_DOWNLOAD_PREFIX}:name`, async (ctx) => {
+      const verdict = await local.verify(ctx.params["name"] ?? "", new URLSearchParams(ctx.querystring));
+      if (!verdict.ok) {
+        throw verdict.reason === "expired"
+          ? new HttpError(403, "url_expired", "This download address has expired; compress the file again.")
+          : new HttpError(403, "invalid_signature", "This download address is not valid.");
+      }
+      ctx.type = "application/pdf";
+      ctx.set("Content-Disposition", contentDispositionOf(verdict.downloadName));
+      ctx.set("Cache-Control", "private, no-store");
+      ctx.body = createReadStream(verdict.file);
+    });
+  }
+  return router;
+}
+
+const keyOf = (ctx: Context) => (ctx.state["apiKey"] as AuthenticatedKey | undefined)?.id;
+
+function quotaHeaders(limit: number, remaining: number, reset: Date): Record<string, string> {
+  return {
+    "X-Quota-Limit": String(limit),
+    "X-Quota-Remaining": String(Math.max(0, remaining)),
+    "X-Quota-Reset": reset.toISOString(),
+  };
+}

@@ -1,0 +1,67 @@
+// Google Cloud Storage: the object is uploaded from the temporary file (streamed, resumable for
+// large files) with its content type and download name, and handed out as a V4 signed URL.
+// Credentials come from the environment as usual for Google's client (on Cloud Run: the service
+// account, which then signs through IAM signBlob and needs roles/iam.serviceAccountTokenCreator
+// on itself). Objects are deleted by a bucket lifecycle rule (README, deployment); the sweep
+// here is a fallback.
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
+import { pipeline } from "node:stream/promises";
+import { Storage, type StorageOptions } from "@google-cloud/storage";
+import { contentDisposition, type ObjectStorage } from "./storage.ts";
+
+export interface GcsOptions {
+  bucket: string;
+  apiEndpoint: string | null;
+  projectId: string | null;
+  /** Explicit credentials (tests); otherwise Application Default Credentials. */
+  credentials?: { client_email: string; private_key: string };
+}
+
+// Files at or under this size go up in one request; larger ones resumably.
+const SINGLE_REQUEST_MAX = 8 * 1024 * 1024;
+
+export function createGcsStorage(options: GcsOptions): ObjectStorage {
+  const storageOptions: StorageOptions = {
+    ...(options.apiEndpoint ? { apiEndpoint: options.apiEndpoint } : {}),
+    ...(options.projectId ? { projectId: options.projectId } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
+  };
+  const bucket = new Storage(storageOptions).bucket(options.bucket);
+  return {
+    kind: "gcs",
+    async put(name, file, meta) {
+      const { size } = await stat(file);
+      await pipeline(
+        createReadStream(file),
+        bucket.file(name).createWriteStream({
+          resumable: size > SINGLE_REQUEST_MAX,
+          contentType: meta.contentType,
+          metadata: { contentDisposition: contentDisposition(meta.downloadName) },
+        }),
+      );
+    },
+    async signedUrl(name, meta, expiresInSeconds) {
+      const [url] = await bucket.file(name).getSignedUrl({
+        version: "v4",
+        action: "read",
+        expires: Date.now() + expiresInSeconds * 1000,
+        responseDisposition: contentDisposition(meta.downloadName),
+        responseType: meta.contentType,
+      });
+      return url;
+    },
+    async deleteOlderThan(cutoff) {
+      const [files] = await bucket.getFiles({ prefix: "" });
+      let deleted = 0;
+      for (const file of files) {
+        const created = file.metadata.timeCreated ? new Date(file.metadata.timeCreated) : null;
+        if (created && created < cutoff) {
+          await file.delete({ ignoreNotFound: true });
+          deleted++;
+        }
+      }
+      return deleted;
+    },
+  };
+}

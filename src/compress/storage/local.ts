@@ -1,0 +1,84 @@
+// Local stand-in for Cloud Storage: objects in a directory, downloaded through this service at
+// /v1/files/<name> with an HMAC-signed, expiring query (expires, filename, signature), checked
+// in constant time. The signing secret comes from DOWNLOAD_SIGNING_SECRET or is generated once
+// and kept beside the objects, so URLs survive restarts.
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { copyFile, mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import type { ObjectStorage, StoredObject } from "./storage.ts";
+
+export const LOCAL_DOWNLOAD_PREFIX = "/v1/files/";
+const NAME = /^[A-Za-z0-9_-]{16,64}\.pdf$/;
+
+export interface LocalStorage extends ObjectStorage {
+  readonly kind: "local";
+  /** Checks a download request; the file to send, or the reason it is refused. */
+  verify(
+    name: string,
+    query: URLSearchParams,
+    now?: Date,
+  ): Promise<{ ok: true; file: string; downloadName: string } | { ok: false; reason: "invalid" | "expired" }>;
+}
+
+async function signingKey(dir: string, configured: string | null): Promise<Buffer> {
+  if (configured) return Buffer.from(configured);
+  const file = path.join(dir, ".signing-key");
+  try {
+    return await readFile(file);
+  } catch {
+    const key = randomBytes(32);
+    await writeFile(file, key, { mode: 0o600, flag: "wx" }).catch(() => undefined);
+    return readFile(file);
+  }
+}
+
+export async function createLocalStorage(dir: string, secret: string | null): Promise<LocalStorage> {
+  await mkdir(dir, { recursive: true });
+  const key = await signingKey(dir, secret);
+  const sign = (name: string, expires: string, filename: string) =>
+    createHmac("sha256", key).update(`${name}\n${expires}\n${filename}`).digest("base64url");
+
+  return {
+    kind: "local",
+    async put(name, file) {
+      if (!NAME.test(name)) throw new Error(`bad object name ${name}`);
+      await copyFile(file, path.join(dir, name));
+    },
+    signedUrl(name, meta: StoredObject, expiresInSeconds, origin) {
+      const expires = String(Math.floor(Date.now() / 1000) + expiresInSeconds);
+      const query = new URLSearchParams({ expires, filename: meta.downloadName });
+      query.set("signature", sign(name, expires, meta.downloadName));
+      return Promise.resolve(`${origin}${LOCAL_DOWNLOAD_PREFIX}${name}?${query.toString()}`);
+    },
+    async verify(name, query, now = new Date()) {
+      const expires = query.get("expires") ?? "";
+      const filename = query.get("filename") ?? "";
+      const given = Buffer.from(query.get("signature") ?? "");
+      const expected = Buffer.from(sign(name, expires, filename));
+      if (!NAME.test(name) || given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        return { ok: false, reason: "invalid" };
+      }
+      if (Number(expires) * 1000 <= now.getTime()) return { ok: false, reason: "expired" };
+      const file = path.join(dir, name);
+      try {
+        await stat(file);
+      } catch {
+        return { ok: false, reason: "expired" }; // swept: as good as expired
+      }
+      return { ok: true, file, downloadName: filename };
+    },
+    async deleteOlderThan(cutoff) {
+      let deleted = 0;
+      for (const entry of await readdir(dir)) {
+        if (!NAME.test(entry)) continue;
+        const file = path.join(dir, entry);
+        const info = await stat(file).catch(() => null);
+        if (info && info.mtime < cutoff) {
+          await rm(file, { force: true });
+          deleted++;
+        }
+      }
+      return deleted;
+    },
+  };
+}
