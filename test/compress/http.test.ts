@@ -67,7 +67,7 @@ async function compress(
   const response = await fetch(`${base}/v1/compress`, {
     method: "POST",
     headers: { "content-type": contentType, ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body,
+    body: new Uint8Array(body),
   });
   const text = await response.text();
   return { status: response.status, headers: response.headers, json: JSON.parse(text) as Record<string, unknown> };
@@ -224,7 +224,7 @@ describe("request shape", () => {
     const response = await fetch(`${server.url}/v1/compress`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/pdf" },
-      body: pdf,
+      body: new Uint8Array(pdf),
     });
     expect(response.status).toBe(415);
     expect(((await response.json()) as ErrorBody).error.code).toBe("unsupported_media_type");
