@@ -65,6 +65,9 @@ const ENGINE_ERRORS: Record<string, { status: number; message?: string }> = {
   },
 };
 
+/** Where requests write their uploads, one directory each. */
+export const temporaryRoot = (config: Config) => config.compress.tmpDir ?? path.join(tmpdir(), "marketplace-compress");
+
 const objectName = () => `${randomBytes(18).toString("base64url")}.pdf`;
 
 // eslint-disable-next-line no-control-regex -- control characters are what is being removed
@@ -123,7 +126,7 @@ export function createCompressRouter(deps: CompressDeps): Router {
     pepper: config.apiKeyPepper,
     onBackgroundError: (error) => logger.warn({ err: error }, "could not record an API key's last use"),
   });
-  const tmpRoot = config.compress.tmpDir ?? path.join(tmpdir(), "marketplace-compress");
+  const tmpRoot = temporaryRoot(config);
   const origin = (ctx: Context) => config.publicApiBaseUrl ?? `${ctx.protocol}://${ctx.get("host")}`;
 
   const handle = (kind: EngineJob["kind"]) => async (ctx: Context) => {

@@ -1,0 +1,80 @@
+// Housekeeping that keeps the compression API's promises after the unexpected: results are
+// deleted after the retention period, temporary uploads left by a crashed process are removed,
+// and a compression a crashed process never finished gives its quota unit back.
+import { readdir, rm, stat } from "node:fs/promises";
+import path from "node:path";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { Logger } from "../logger.ts";
+import { releaseQuota } from "../auth/quota.ts";
+import type { ObjectStorage } from "./storage/storage.ts";
+
+/** Removes request directories under root older than maxAgeMs; returns how many. */
+export async function sweepTemporaryUploads(root: string, maxAgeMs: number, now = Date.now()): Promise<number> {
+  let removed = 0;
+  for (const entry of await readdir(root).catch(() => [] as string[])) {
+    if (!entry.startsWith("req-")) continue;
+    const dir = path.join(root, entry);
+    const info = await stat(dir).catch(() => null);
+    if (info && now - info.mtimeMs > maxAgeMs) {
+      await rm(dir, { recursive: true, force: true });
+      removed++;
+    }
+  }
+  return removed;
+}
+
+/**
+ * Compressions still "running" long after any could (their process died) are marked failed and
+ * their quota unit released. Each row is claimed by one conditional update, so two instances
+ * reconciling at once release a unit once.
+ */
+export async function reconcileInterrupted(prisma: PrismaClient, olderThan: Date): Promise<number> {
+  const stale = await prisma.compression.findMany({
+    where: { status: "running", createdAt: { lt: olderThan } },
+    select: { id: true, subscriberId: true, month: true },
+  });
+  let released = 0;
+  for (const row of stale) {
+    const claimed = await prisma.compression.updateMany({
+      where: { id: row.id, status: "running" },
+      data: { status: "failed", errorCode: "interrupted", finishedAt: new Date() },
+    });
+    if (claimed.count === 1) {
+      await releaseQuota(prisma, row.subscriberId, row.month);
+      released++;
+    }
+  }
+  return released;
+}
+
+export function startHousekeeping(options: {
+  prisma: PrismaClient;
+  storage: ObjectStorage;
+  tmpRoot: string;
+  retentionHours: number;
+  /** Longer than any compression can take. */
+  interruptedAfterMs: number;
+  logger: Logger;
+  everyMs?: number;
+}): { stop(): void } {
+  const run = async () => {
+    try {
+      const now = Date.now();
+      const deleted = await options.storage.deleteOlderThan(new Date(now - options.retentionHours * 3_600_000));
+      const swept = await sweepTemporaryUploads(options.tmpRoot, options.interruptedAfterMs, now);
+      const released = await reconcileInterrupted(options.prisma, new Date(now - options.interruptedAfterMs));
+      if (deleted || swept || released) {
+        options.logger.info(
+          { deleted, swept, released },
+          "housekeeping: expired results, stale uploads, interrupted work",
+        );
+      }
+    } catch (error) {
+      options.logger.warn({ err: error }, "housekeeping failed; retrying at the next run");
+    }
+  };
+  void run();
+  const timer = setInterval(() => void run(), options.everyMs ?? 15 * 60_000);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
