@@ -11,6 +11,7 @@ import { createCompressRouter, type EngineRunner } from "./compress/http/routes.
 import type { ObjectStorage } from "./compress/storage/storage.ts";
 import type { Config } from "./config/env.ts";
 import type { Database } from "./db/database.ts";
+import { configureTotals } from "./graphql/totals.ts";
 import { createGraphQLServer } from "./graphql/yoga.ts";
 import { errorMiddleware, HttpError } from "./http/errors.ts";
 import { createRateLimiter, rateLimitByClientIp } from "./http/rate-limit.ts";
@@ -90,6 +91,7 @@ export function createApp({ config, db, logger, redis = null, compress = null }:
   });
   app.use(health.routes());
 
+  configureTotals(db.prisma, config.listTotalCacheSeconds);
   const yoga = createGraphQLServer({ prisma: db.prisma, config, logger });
   const graphql = new Router();
   graphql.all("/graphql", async (ctx) => {

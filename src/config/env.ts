@@ -28,6 +28,8 @@ const envSchema = z.object({
   // The API's public origin for meta.self/next and links.self, e.g. https://api.example.com.
   // Unset: taken from each request (X-Forwarded-Proto and Host behind Cloud Run).
   PUBLIC_API_BASE_URL: z.url().optional(),
+  // How long list totals are remembered (0: counted on every request).
+  LIST_TOTAL_CACHE_SECONDS: z.coerce.number().int().min(0).default(30),
   // max-age of successful catalog responses, in seconds.
   CATALOG_CACHE_MAX_AGE: z.coerce.number().int().min(0).default(60),
 
@@ -43,7 +45,11 @@ const envSchema = z.object({
   API_KEY_PEPPER: z.string().min(16, "must be at least 16 characters").optional(),
 
   // The compression API.
-  COMPRESS_MAX_UPLOAD_BYTES: z.coerce.number().int().min(1).default(300 * 1024 * 1024),
+  COMPRESS_MAX_UPLOAD_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(300 * 1024 * 1024),
   COMPRESS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   COMPRESS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   COMPRESS_QUEUE_LIMIT: z.coerce.number().int().min(0).default(8),
@@ -86,6 +92,7 @@ export interface Config {
   /** The API's public origin without a trailing slash; null derives it from each request. */
   publicApiBaseUrl: string | null;
   catalogCacheMaxAge: number;
+  listTotalCacheSeconds: number;
   graphql: {
     explorer: boolean;
     maxDepth: number;
@@ -161,6 +168,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     publicWebBaseUrl: e.PUBLIC_WEB_BASE_URL.replace(/\/+$/, ""),
     publicApiBaseUrl: e.PUBLIC_API_BASE_URL?.replace(/\/+$/, "") ?? null,
     catalogCacheMaxAge: e.CATALOG_CACHE_MAX_AGE,
+    listTotalCacheSeconds: e.LIST_TOTAL_CACHE_SECONDS,
     graphql: {
       explorer: e.GRAPHQL_EXPLORER,
       maxDepth: e.GRAPHQL_MAX_DEPTH,

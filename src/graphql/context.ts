@@ -1,11 +1,14 @@
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import { totalsFor, type TotalsCache } from "./totals.ts";
 
 export interface GraphQLContext {
   prisma: PrismaClient;
   /** One instant per operation, so every gate in a request agrees on what "expired" means. */
   now: Date;
+  /** Recent totals of paged lists, when the app keeps them. */
+  totals: TotalsCache | null;
 }
 
 export function createContext(prisma: PrismaClient, now = new Date()): GraphQLContext {
-  return { prisma, now };
+  return { prisma, now, totals: totalsFor(prisma) };
 }

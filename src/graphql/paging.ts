@@ -16,6 +16,8 @@ export interface PageRequest {
 
 export interface Page<Where> extends PageRequest {
   where: Where;
+  /** Names the list and its filter (not the request's instant): the key of its remembered total. */
+  countKey: string;
 }
 
 export function badArgument(argument: string, message: string): GraphQLError {
@@ -58,7 +60,10 @@ export function definePage<M extends Model>(model: M, name: string, load: PageLo
       }),
       total: t.int({
         description: "Rows matching the request, ignoring limit and offset.",
-        resolve: (page, _args, ctx) => load.total(ctx, page.where),
+        resolve: (page, _args, ctx) =>
+          ctx.totals
+            ? ctx.totals.count(`${name}:${page.countKey}`, () => load.total(ctx, page.where))
+            : load.total(ctx, page.where),
       }),
       limit: t.exposeInt("limit"),
       offset: t.exposeInt("offset"),

@@ -12,7 +12,13 @@ import { verifyV4SignedUrl } from "./gcs-v4.ts";
 type Meta = Record<string, unknown> & { contentType?: string; contentDisposition?: string; name?: string };
 interface StoredObject {
   data: Buffer;
-  resource: Record<string, unknown> & { contentType: string; crc32c: string; md5Hash: string; generation: string };
+  resource: Record<string, unknown> & {
+    contentType: string;
+    crc32c: string;
+    md5Hash: string;
+    generation: string;
+    contentDisposition?: string;
+  };
 }
 
 export interface FakeGcs {
@@ -175,7 +181,7 @@ export async function startFakeGcs(bucketName: string, signingKey: KeyObject): P
         res.writeHead(200, {
           "content-type": url.searchParams.get("response-content-type") ?? found.resource.contentType,
           "content-disposition":
-            url.searchParams.get("response-content-disposition") ?? found.resource["contentDisposition"] ?? "",
+            url.searchParams.get("response-content-disposition") ?? found.resource.contentDisposition ?? "",
         });
         return res.end(found.data);
       }

@@ -552,3 +552,26 @@ function rawGet(base: string, path: string, headers: Record<string, string>): Pr
       .on("error", reject);
   });
 }
+
+describe("remembered list totals", () => {
+  it("are reused for LIST_TOTAL_CACHE_SECONDS, per list and filter, then counted again", async () => {
+    const cached = await startServer(db, { LIST_TOTAL_CACHE_SECONDS: "2" });
+    try {
+      const total = async (query: string) =>
+        ((await (await fetch(`${cached.url}/api/v1/jobs?${query}`)).json()) as List).meta.total;
+      const before = await total("limit=1");
+      const remote = await total("work_model=remote");
+      const extra = await factories(db.prisma).job("late-arrival", { workModel: "remote" });
+      // Within the window the totals stand; the new job is in the items already.
+      expect(await total("limit=1")).toBe(before);
+      expect(await total("work_model=remote")).toBe(remote);
+      expect(await total("work_model=remote&limit=2")).toBe(remote);
+      await new Promise((resolve) => setTimeout(resolve, 2100));
+      expect(await total("limit=1")).toBe(before + 1);
+      expect(await total("work_model=remote")).toBe(remote + 1);
+      await db.prisma.job.delete({ where: { id: extra.id } });
+    } finally {
+      await cached.close();
+    }
+  });
+});

@@ -69,6 +69,7 @@ builder.queryFields((t) => ({
     args: { ...pageArgs, filter: t.arg({ type: AgentFilter }) },
     resolve: (_root, args) => ({
       ...pageRequest(args),
+      countKey: JSON.stringify(args.filter ?? null),
       where: args.filter?.category ? { ...listedAgentWhere, category: args.filter.category } : listedAgentWhere,
     }),
   }),

@@ -57,7 +57,7 @@ builder.queryFields((t) => ({
     type: CompanyPage,
     description: "Public companies by name then slug.",
     args: pageArgs,
-    resolve: (_root, args) => ({ ...pageRequest(args), where: publicCompanyWhere }),
+    resolve: (_root, args) => ({ ...pageRequest(args), countKey: "", where: publicCompanyWhere }),
   }),
   company: t.prismaField({
     type: "Company",

@@ -144,7 +144,12 @@ builder.queryFields((t) => ({
     args: { ...pageArgs, filter: t.arg({ type: JobFilter }) },
     resolve: async (_root, args, ctx) => {
       const page = pageRequest(args);
-      return { ...page, where: { AND: [publicJobWhere(ctx.now), ...(await jobFilterWhere(ctx, args.filter))] } };
+      const countKey = JSON.stringify(args.filter ?? null);
+      return {
+        ...page,
+        countKey,
+        where: { AND: [publicJobWhere(ctx.now), ...(await jobFilterWhere(ctx, args.filter))] },
+      };
     },
   }),
   job: t.prismaField({

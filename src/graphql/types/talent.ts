@@ -66,7 +66,7 @@ builder.queryFields((t) => ({
       const where: Prisma.TalentWhereInput[] = [publicTalentWhere];
       if (args.filter?.skill) where.push({ skills: { some: { slug: args.filter.skill } } });
       if (args.filter?.sector) where.push({ sectors: { some: { slug: args.filter.sector } } });
-      return { ...pageRequest(args), where: { AND: where } };
+      return { ...pageRequest(args), countKey: JSON.stringify(args.filter ?? null), where: { AND: where } };
     },
   }),
   talent: t.prismaField({

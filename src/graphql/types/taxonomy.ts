@@ -67,7 +67,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args) => {
       const category = args.category?.trim().toLowerCase();
       if (args.category != null && !category) throw badArgument("category", "category must not be empty");
-      return { ...pageRequest(args), where: category ? { category } : {} };
+      return { ...pageRequest(args), countKey: category ?? "", where: category ? { category } : {} };
     },
   }),
   skill: t.prismaField({
