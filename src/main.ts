@@ -1,5 +1,9 @@
 // Composition root: configuration, database, application, listen. The only place that listens.
 import { createApp } from "./app.ts";
+import { temporaryRoot } from "./compress/http/routes.ts";
+import { createRunner } from "./compress/isolation/runner.ts";
+import { startHousekeeping } from "./compress/maintenance.ts";
+import { createStorage } from "./compress/storage/index.ts";
 import { accounts } from "./auth/accounts.ts";
 import { adminSocketPath, serveAccounts } from "./auth/admin-socket.ts";
 import { ConfigError, loadConfig } from "./config/env.ts";
@@ -7,6 +11,7 @@ import { openDatabase } from "./db/database.ts";
 import { applyMigrations } from "./db/migrate.ts";
 import { isCatalogEmpty, seedCatalog } from "./db/seed/seed.ts";
 import { seedDemoSubscribers } from "./db/seed/subscribers.ts";
+import { createHttpServer } from "./http/server.ts";
 import { createLogger } from "./logger.ts";
 import { closeRedis, createRedis } from "./redis.ts";
 
@@ -45,10 +50,29 @@ const accountsSocket =
     ? await serveAccounts(adminSocketPath(config.database.dataDir), accounts(db.prisma, config.apiKeyPepper))
     : null;
 
-const app = createApp({ config, db, logger, redis });
-const server = app.listen(config.port, config.host, () => {
+const storage = await createStorage(config.storage);
+const runner = createRunner({
+  concurrency: config.compress.concurrency,
+  queueLimit: config.compress.queueLimit,
+  timeoutMs: config.compress.timeoutMs,
+  memoryMb: config.compress.memoryMb,
+  // Native memory (libvips) is outside the heap limit: cap the whole process too.
+  maxRssMb: config.compress.memoryMb * 2,
+  onChildStderr: (text) => logger.warn({ stderr: text.slice(0, 2000) }, "compression process wrote to stderr"),
+});
+const housekeeping = startHousekeeping({
+  prisma: db.prisma,
+  storage,
+  tmpRoot: temporaryRoot(config),
+  retentionHours: config.resultRetentionHours,
+  interruptedAfterMs: Math.max(3_600_000, config.compress.timeoutMs * 4),
+  logger,
+});
+
+const app = createApp({ config, db, logger, redis, compress: { storage, runner } });
+const server = createHttpServer(app).listen(config.port, config.host, () => {
   const where = config.database.kind === "pglite" ? config.database.dataDir : "PostgreSQL server";
-  logger.info(`listening on http://${config.host}:${config.port} (database: ${where}); explorer at /graphql`);
+  logger.info(`listening on http://${config.host}:${config.port} (database: ${where}); explorer at /graphql, API docs at /api/v1/docs`);
 });
 
 let stopping = false;
@@ -61,6 +85,8 @@ async function shutdown(signal: string) {
   server.close();
   server.closeIdleConnections();
   await new Promise<void>((resolve) => server.once("close", () => resolve()));
+  housekeeping.stop();
+  await runner.close();
   await accountsSocket?.close();
   await closeRedis(redis);
   await db.close();

@@ -21,6 +21,7 @@ import type { Logger } from "../../logger.ts";
 import type { LocalStorage } from "../storage/local.ts";
 import { LOCAL_DOWNLOAD_PREFIX } from "../storage/local.ts";
 import { contentDisposition as contentDispositionOf, type ObjectStorage } from "../storage/storage.ts";
+import { RunnerBusy } from "../isolation/runner.ts";
 import { expectsContinue } from "./continue.ts";
 import { MULTIPART_OVERHEAD, receiveUpload, tooLarge, UploadAborted } from "./upload.ts";
 
@@ -234,8 +235,10 @@ export function createCompressRouter(deps: CompressDeps): Router {
     try {
       result = await runner.run(job, { signal });
     } catch (error) {
-      if (error instanceof Error && error.name === "RunnerBusy") {
-        throw new HttpError(503, "busy", "Every compression slot is taken; retry shortly.", { "Retry-After": "10" });
+      if (error instanceof RunnerBusy) {
+        throw new HttpError(503, "busy", "Every compression slot is taken; retry shortly.", {
+          "Retry-After": String(Math.max(1, Math.ceil(error.retryAfterSeconds))),
+        });
       }
       throw error;
     }

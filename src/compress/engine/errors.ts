@@ -1,0 +1,26 @@
+// Why the engine refuses a file. The codes are stable: the HTTP layer answers them as they are.
+
+export const PDF_REJECTED_CODES = [
+  "not_a_pdf",
+  "encrypted_pdf",
+  "corrupted_pdf",
+  "unsupported_pdf",
+  "password_required",
+  "incorrect_password",
+  "not_encrypted",
+] as const;
+
+export type PdfRejectedCode = (typeof PDF_REJECTED_CODES)[number];
+
+/** The input cannot (or, by policy, may not) be processed. `message` is safe to show to the client. */
+export class PdfRejected extends Error {
+  readonly code: PdfRejectedCode;
+  constructor(code: PdfRejectedCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "PdfRejected";
+    this.code = code;
+  }
+}
+
+export const isPdfRejectedCode = (value: unknown): value is PdfRejectedCode =>
+  typeof value === "string" && (PDF_REJECTED_CODES as readonly string[]).includes(value);

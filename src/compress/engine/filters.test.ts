@@ -1,0 +1,44 @@
+import { deflateSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { PDFContext, PDFDict, PDFName, PDFNumber } from "@cantoo/pdf-lib";
+import { inflate, lzwDecode, runLengthDecode, unpredict } from "./filters.ts";
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+const text = (data: Uint8Array | undefined) => (data ? new TextDecoder().decode(data) : undefined);
+
+describe("stream filters", () => {
+  it("decodes LZW (the example of ISO 32000-1, 7.4.4.2) and stops at its ceiling", () => {
+    const encoded = new Uint8Array([0x80, 0x0b, 0x60, 0x50, 0x22, 0x0c, 0x0c, 0x85, 0x01]);
+    expect(text(lzwDecode(encoded, 1, 1000))).toBe("-----A---B");
+    expect(lzwDecode(encoded, 1, 5)).toBeUndefined();
+  });
+
+  it("decodes RunLength and stops at its ceiling", () => {
+    // 3 literal bytes, then "z" repeated 257 - 254 = 3 times, then end of data
+    const encoded = new Uint8Array([2, 0x61, 0x62, 0x63, 254, 0x7a, 128]);
+    expect(text(runLengthDecode(encoded, 100))).toBe("abczzz");
+    const bomb = new Uint8Array(2000).map((_, i) => (i % 2 === 0 ? 129 : 0x41)); // 1000 runs of 128
+    expect(runLengthDecode(bomb, 64 * 1024)).toBeUndefined();
+    expect(runLengthDecode(bomb, 128 * 1000)?.length).toBe(128 * 1000);
+  });
+
+  it("inflates within a ceiling, and tolerates a missing end only when asked", () => {
+    const data = bytes("x".repeat(100_000));
+    const deflated = deflateSync(data);
+    expect(inflate(deflated, 200_000)?.length).toBe(100_000);
+    expect(inflate(deflated, 50_000)).toBeUndefined();
+    const cut = deflated.subarray(0, deflated.length - 4); // no checksum
+    expect(inflate(cut, 200_000)).toBeUndefined();
+    expect(inflate(cut, 200_000, true)?.length).toBe(100_000);
+  });
+
+  it("undoes PNG predictors", () => {
+    const context = PDFContext.create();
+    const parms = PDFDict.withContext(context);
+    parms.set(PDFName.of("Predictor"), PDFNumber.of(12));
+    parms.set(PDFName.of("Columns"), PDFNumber.of(3));
+    // rows [1 2 3] (None), [+1 +1 +1] (Up), [1 +1 +1] (Sub)
+    const predicted = new Uint8Array([0, 1, 2, 3, 2, 1, 1, 1, 1, 1, 1, 1]);
+    expect([...unpredict(predicted, parms)!]).toEqual([1, 2, 3, 2, 3, 4, 1, 2, 3]);
+  });
+});

@@ -1,0 +1,49 @@
+// A child process that runs one engine job and exits. runner.ts starts it with fork(), sends the
+// job over IPC and waits for one reply; the process's own limits (heap size, a kill on timeout)
+// are the runner's business.
+import { readFile, writeFile } from "node:fs/promises";
+import sharp from "sharp";
+import { compressPdf, PdfRejected, unlockPdf } from "../engine/index.ts";
+import type { EngineOutput } from "../engine/index.ts";
+import { isEngineJob } from "./protocol.ts";
+import type { EngineJob, EngineResult } from "./protocol.ts";
+
+// One job per process: no thread pool to share, nothing worth caching.
+sharp.concurrency(1);
+sharp.cache(false);
+
+async function run(job: EngineJob): Promise<EngineResult> {
+  const input = await readFile(job.inputPath);
+  let result: EngineOutput;
+  if (job.kind === "compress") {
+    result = await compressPdf(input, job.profile);
+  } else {
+    result = await unlockPdf(input, job.password);
+    if (job.profile) result = await compressPdf(result.output, job.profile);
+  }
+  await writeFile(job.outputPath, result.output);
+  return { ok: true, outputSize: result.output.length, pages: result.pages };
+}
+
+async function handle(message: unknown): Promise<EngineResult> {
+  if (!isEngineJob(message)) return { ok: false, code: "processing_failed", message: "The job was not understood." };
+  try {
+    return await run(message);
+  } catch (error) {
+    if (error instanceof PdfRejected) return { ok: false, code: error.code, message: error.message };
+    console.error(error); // to the runner's stderr callback; the client gets a generic message
+    return { ok: false, code: "processing_failed", message: "Processing the file failed." };
+  }
+}
+
+if (!process.send) {
+  console.error("child.ts runs engine jobs for runner.ts and must be started by it (with an IPC channel).");
+  process.exit(2);
+}
+// The parent went away: nobody is waiting for the result.
+process.on("disconnect", () => process.exit(1));
+process.once("message", (message: unknown) => {
+  void handle(message).then((reply) => {
+    process.send!(reply, () => process.exit(0));
+  });
+});

@@ -1,0 +1,48 @@
+// What the runner and its child processes say to each other over IPC.
+import type { CompressionProfile, PdfRejectedCode } from "../engine/index.ts";
+import { isCompressionProfile, isPdfRejectedCode } from "../engine/index.ts";
+
+/**
+ * One job: read `inputPath`, write the result to `outputPath`. An unlock job with a `profile`
+ * also compresses the decrypted file with it.
+ */
+export type EngineJob =
+  | { kind: "compress"; inputPath: string; outputPath: string; profile: CompressionProfile }
+  | { kind: "unlock"; inputPath: string; outputPath: string; password: string; profile?: CompressionProfile };
+
+/** The runner's own failure codes (the engine's refusals are PdfRejectedCode). */
+export type RunnerFailureCode = "processing_timeout" | "processing_failed";
+
+export type EngineFailureCode = PdfRejectedCode | RunnerFailureCode;
+
+export type EngineResult =
+  { ok: true; outputSize: number; pages: number } | { ok: false; code: EngineFailureCode; message: string };
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
+
+export function isEngineJob(value: unknown): value is EngineJob {
+  if (!isObject(value) || typeof value["inputPath"] !== "string" || typeof value["outputPath"] !== "string") {
+    return false;
+  }
+  if (value["kind"] === "compress") return isCompressionProfile(value["profile"]);
+  if (value["kind"] === "unlock") {
+    return (
+      typeof value["password"] === "string" &&
+      (value["profile"] === undefined || isCompressionProfile(value["profile"]))
+    );
+  }
+  return false;
+}
+
+/** A child's reply (a child handles untrusted input: the parent checks what it says). */
+export function isEngineResult(value: unknown): value is EngineResult {
+  if (!isObject(value)) return false;
+  if (value["ok"] === true) {
+    return Number.isSafeInteger(value["outputSize"]) && Number.isSafeInteger(value["pages"]);
+  }
+  return (
+    value["ok"] === false &&
+    typeof value["message"] === "string" &&
+    (isPdfRejectedCode(value["code"]) || value["code"] === "processing_failed")
+  );
+}

@@ -1,0 +1,385 @@
+import { inflateSync } from "node:zlib";
+import sharp from "sharp";
+import { beforeAll, describe, expect, it } from "vitest";
+import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString } from "@cantoo/pdf-lib";
+import { compressPdf, PdfRejected, PROFILE_SETTINGS, unlockPdf } from "../../src/compress/engine/index.ts";
+import type { CompressionProfile, PdfRejectedCode } from "../../src/compress/engine/index.ts";
+import { findCrossReferenceProblem } from "../../src/compress/engine/xref.ts";
+import { flateImage, imageStreams, jpegOf, photoPdf, photoPixels, place, textPdf } from "./fixtures.ts";
+import type { PhotoPdf } from "./fixtures.ts";
+
+async function rejection(promise: Promise<unknown>): Promise<PdfRejected> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(PdfRejected);
+  return error as PdfRejected;
+}
+
+async function expectCode(promise: Promise<unknown>, code: PdfRejectedCode): Promise<PdfRejected> {
+  const error = await rejection(promise);
+  expect(error.code).toBe(code);
+  return error;
+}
+
+/** A plain load: no password, no ignoreEncryption (it throws on any encryption). */
+async function plainLoad(bytes: Uint8Array) {
+  const doc = await PDFDocument.load(bytes);
+  expect(findCrossReferenceProblem(bytes, doc.context, 0)).toBeUndefined();
+  return doc;
+}
+
+let photo: PhotoPdf;
+const outputs = new Map<CompressionProfile, Uint8Array>();
+
+beforeAll(async () => {
+  photo = await photoPdf();
+  for (const profile of ["lossless", "balanced", "extreme"] as const) {
+    outputs.set(profile, (await compressPdf(photo.bytes, profile)).output);
+  }
+}, 120_000);
+
+describe("compressPdf on generated photographs", () => {
+  it("balanced and extreme make the file much smaller, keep the pages, and the output loads", async () => {
+    const balanced = outputs.get("balanced")!;
+    const extreme = outputs.get("extreme")!;
+    expect(balanced.length).toBeLessThan(photo.bytes.length * 0.5);
+    expect(extreme.length).toBeLessThan(balanced.length);
+    for (const output of [balanced, extreme]) {
+      expect((await plainLoad(output)).getPageCount()).toBe(2);
+    }
+    const result = await compressPdf(photo.bytes, "balanced");
+    expect(result.pages).toBe(2);
+  });
+
+  it("downsamples to the profile's longest side and re-encodes as JPEG", async () => {
+    for (const profile of ["balanced", "extreme"] as const) {
+      const images = await imageStreams(outputs.get(profile)!);
+      const maxSide = PROFILE_SETTINGS[profile].images!.maxSide;
+      const jpeg = images.get(photo.refs.jpeg.objectNumber)!;
+      expect(jpeg.filter).toBe("/DCTDecode");
+      expect(Math.max(jpeg.width, jpeg.height)).toBe(maxSide);
+      const meta = await sharp(jpeg.data).metadata();
+      expect([meta.width, meta.height, meta.channels]).toEqual([jpeg.width, jpeg.height, 3]);
+      // The Flate photograph became a JPEG (at 1400 px it is within balanced's limit).
+      const flate = images.get(photo.refs.flate.objectNumber)!;
+      expect(flate.filter).toBe("/DCTDecode");
+      expect(Math.max(flate.width, flate.height)).toBe(Math.min(1400, maxSide));
+    }
+  });
+
+  it("keeps line art lossless and leaves soft masks alone", async () => {
+    const before = await imageStreams(photo.bytes);
+    const after = await imageStreams(outputs.get("balanced")!);
+    expect(after.get(photo.refs.lineArt.objectNumber)!.filter).toBe("/FlateDecode");
+    const mask = after.get(photo.refs.mask.objectNumber)!;
+    expect(Buffer.from(mask.data).equals(Buffer.from(before.get(photo.refs.mask.objectNumber)!.data))).toBe(true);
+    // The masked image itself is a photograph and may be recoded; its /SMask still points at the mask.
+    const doc = await PDFDocument.load(outputs.get("balanced")!);
+    const masked = doc.context.lookup(photo.refs.masked);
+    expect(masked).toBeInstanceOf(PDFRawStream);
+    expect((masked as PDFRawStream).dict.get(PDFName.of("SMask"))).toBe(photo.refs.mask);
+  });
+
+  it("lossless leaves every image byte for byte as it was", async () => {
+    const output = outputs.get("lossless")!;
+    expect(output.length).toBeLessThanOrEqual(photo.bytes.length);
+    const before = await imageStreams(photo.bytes);
+    const after = await imageStreams(output);
+    expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
+    for (const [number, image] of before) {
+      const kept = after.get(number)!;
+      expect(kept.filter).toBe(image.filter);
+      expect(Buffer.from(kept.data).equals(Buffer.from(image.data))).toBe(true);
+    }
+    expect((await plainLoad(output)).getPageCount()).toBe(2);
+  });
+
+  it("lossless Flate-compresses unfiltered image samples without changing them", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const page = doc.addPage([300, 300]);
+    const pixels = photoPixels(300, 200, 3, 9);
+    const raw = doc.context.register(
+      doc.context.stream(pixels, {
+        Type: "XObject",
+        Subtype: "Image",
+        Width: 300,
+        Height: 200,
+        ColorSpace: "DeviceRGB",
+        BitsPerComponent: 8,
+      }),
+    );
+    place(page, raw, 0, 0, 300, 200);
+    const input = await doc.save({ useObjectStreams: false });
+    const { output } = await compressPdf(input, "lossless");
+    expect(output.length).toBeLessThan(input.length);
+    const image = (await imageStreams(output)).get(raw.objectNumber)!;
+    expect(image.filter).toBe("/FlateDecode");
+    expect(Buffer.from(inflateSync(image.data)).equals(Buffer.from(pixels))).toBe(true);
+  });
+
+  it("keeps flat-colour images lossless even when their stored form is weak (RunLength)", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const page = doc.addPage([400, 400]);
+    const bars = new Uint8Array(400 * 480 * 3);
+    for (let i = 0; i < 400 * 480; i++) bars.set(i < 400 * 240 ? [255, 0, 0] : [0, 0, 255], i * 3);
+    // RunLength with literal runs only: about as large as the samples themselves
+    const runs: number[] = [];
+    for (let i = 0; i < bars.length; i += 128)
+      runs.push(Math.min(128, bars.length - i) - 1, ...bars.subarray(i, i + 128));
+    runs.push(128);
+    const raw = doc.context.register(
+      doc.context.stream(new Uint8Array(runs), {
+        Type: "XObject",
+        Subtype: "Image",
+        Width: 400,
+        Height: 480,
+        ColorSpace: "DeviceRGB",
+        BitsPerComponent: 8,
+        Filter: "RunLengthDecode",
+      }),
+    );
+    place(page, raw, 0, 0, 400, 400);
+    const { output } = await compressPdf(await doc.save({ useObjectStreams: false }), "extreme");
+    const image = (await imageStreams(output)).get(raw.objectNumber)!;
+    expect(image.filter).toBe("/FlateDecode");
+    expect(Buffer.from(inflateSync(image.data)).equals(Buffer.from(bars))).toBe(true);
+  });
+
+  it("never returns more bytes than it was given", async () => {
+    const once = outputs.get("extreme")!;
+    for (const profile of ["lossless", "balanced", "extreme"] as const) {
+      const again = await compressPdf(once, profile);
+      expect(again.output.length).toBeLessThanOrEqual(once.length);
+      expect(again.pages).toBe(2);
+    }
+    const tiny = await textPdf(1);
+    const result = await compressPdf(tiny, "lossless");
+    expect(result.output.length).toBeLessThanOrEqual(tiny.length);
+  });
+
+  it("keeps grayscale images grayscale", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const page = doc.addPage([612, 792]);
+    const gray = flateImage(doc, photoPixels(2500, 1500, 1, 5), 2500, 1500, "DeviceGray");
+    place(page, gray, 0, 0, 612, 367);
+    const grayJpeg = await doc.embedJpg(await jpegOf(photoPixels(2200, 1400, 1, 6), 2200, 1400, 1));
+    page.drawImage(grayJpeg, { x: 0, y: 400, width: 612, height: 389 });
+    const input = await doc.save();
+    const { output } = await compressPdf(input, "balanced");
+    expect(output.length).toBeLessThan(input.length / 2);
+    const images = await imageStreams(output);
+    for (const ref of [gray, grayJpeg.ref]) {
+      const image = images.get(ref.objectNumber)!;
+      expect(image.filter).toBe("/DCTDecode");
+      expect((await sharp(image.data).metadata()).channels).toBe(1);
+    }
+  });
+});
+
+describe("compressPdf structure", () => {
+  it("drops objects nothing refers to and writes object streams", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    doc.addPage([200, 200]).drawText("kept", { x: 10, y: 100 });
+    const orphan = doc.context.register(doc.context.obj({ Orphan: PDFString.of("x".repeat(5000)) }));
+    const input = await doc.save({ useObjectStreams: false });
+    const { output } = await compressPdf(input, "lossless");
+    expect(output.length).toBeLessThan(input.length);
+    const plain = await plainLoad(output);
+    const orphans = plain.context
+      .enumerateIndirectObjects()
+      .filter(([, object]) => object instanceof PDFDict && object.has(PDFName.of("Orphan")));
+    expect(orphans).toEqual([]);
+    expect(orphan.objectNumber).toBeGreaterThan(0);
+    expect(Buffer.from(output).toString("latin1")).toContain("/Type /ObjStm");
+  });
+
+  it("balanced and extreme drop other applications' private data; lossless keeps it", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const page = doc.addPage([200, 200]);
+    page.drawText("drawn", { x: 10, y: 100 });
+    const privateData = doc.context.register(doc.context.flateStream(photoPixels(300, 300, 3, 11)));
+    const pieceInfo = doc.context.obj({ Illustrator: { LastModified: PDFString.of("D:2024"), Private: privateData } });
+    page.node.set(PDFName.of("PieceInfo"), pieceInfo);
+    const input = await doc.save({ useObjectStreams: false });
+    const kept = await plainLoad((await compressPdf(input, "lossless")).output);
+    expect(kept.getPage(0).node.has(PDFName.of("PieceInfo"))).toBe(true);
+    const { output } = await compressPdf(input, "balanced");
+    expect(output.length).toBeLessThan(input.length / 4);
+    expect((await plainLoad(output)).getPage(0).node.has(PDFName.of("PieceInfo"))).toBe(false);
+  });
+
+  it("writes PDF/A-1 files without object streams (the standard forbids them)", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    doc.addPage([200, 200]).drawText("archival", { x: 10, y: 100 });
+    const xmp =
+      '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">' +
+      '<rdf:Description rdf:about="" xmlns:pdfaid="http://www.aiim.org/pdfa/ns/id/" pdfaid:part="1" pdfaid:conformance="B"/>' +
+      "</rdf:RDF></x:xmpmeta>";
+    const metadata = doc.context.stream(xmp, { Type: "Metadata", Subtype: "XML" });
+    doc.catalog.set(PDFName.of("Metadata"), doc.context.register(metadata));
+    doc.context.register(doc.context.obj({ Orphan: PDFString.of("y".repeat(5000)) }));
+    const input = await doc.save({ useObjectStreams: false });
+    const { output } = await compressPdf(input, "balanced");
+    expect(output.length).toBeLessThan(input.length);
+    const text = Buffer.from(output).toString("latin1");
+    expect(text).not.toContain("/ObjStm");
+    expect(text).toContain('pdfaid:part="1"'); // the metadata stays readable text
+    expect((await plainLoad(output)).getPageCount()).toBe(1);
+  });
+
+  it("leaves images it does not fully understand exactly as they are", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const page = doc.addPage([612, 792]);
+    const cmyk = doc.context.register(
+      doc.context.flateStream(photoPixels(1200, 1100, 3, 7).subarray(0, 1200 * 825 * 4), {
+        Type: "XObject",
+        Subtype: "Image",
+        Width: 1200,
+        Height: 825,
+        ColorSpace: "DeviceCMYK",
+        BitsPerComponent: 8,
+      }),
+    );
+    const palette = doc.context.obj(["Indexed", "DeviceRGB", 255, PDFHexString.of("00".repeat(768))]);
+    const indexed = doc.context.register(
+      doc.context.flateStream(photoPixels(2400, 1600, 1, 8), {
+        Type: "XObject",
+        Subtype: "Image",
+        Width: 2400,
+        Height: 1600,
+        ColorSpace: palette,
+        BitsPerComponent: 8,
+      }),
+    );
+    const decoded = flateImage(doc, photoPixels(2400, 1600, 1, 9), 2400, 1600, "DeviceGray");
+    (doc.context.lookup(decoded) as PDFRawStream).dict.set(PDFName.of("Decode"), doc.context.obj([1, 0]));
+    for (const [i, ref] of [cmyk, indexed, decoded].entries()) place(page, ref, 0, i * 250, 300, 200);
+    const input = await doc.save({ useObjectStreams: false });
+    const before = await imageStreams(input);
+    const after = await imageStreams((await compressPdf(input, "extreme")).output);
+    for (const ref of [cmyk, indexed, decoded]) {
+      const image = after.get(ref.objectNumber)!;
+      expect(image.width).toBe(before.get(ref.objectNumber)!.width);
+      expect(image.filter).toBe("/FlateDecode");
+      // Lossless re-deflate at most: the samples are the same.
+      expect(Buffer.from(inflateSync(image.data)).equals(inflateSync(before.get(ref.objectNumber)!.data))).toBe(true);
+    }
+  });
+});
+
+describe("compressPdf refusals", () => {
+  it("PdfRejected is an Error with a stable code", () => {
+    const error = new PdfRejected("corrupted_pdf", "broken");
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe("PdfRejected");
+    expect(error.code).toBe("corrupted_pdf");
+  });
+
+  it("refuses what is not a PDF", async () => {
+    await expectCode(compressPdf(new Uint8Array(0), "balanced"), "not_a_pdf");
+    await expectCode(compressPdf(new TextEncoder().encode("<html><body>hello</body></html>"), "balanced"), "not_a_pdf");
+    const junk = new Uint8Array(4096).map((_, i) => (i * 7919) % 256);
+    await expectCode(compressPdf(junk, "extreme"), "not_a_pdf");
+    // %PDF- must be within the first kilobyte
+    const late = new Uint8Array([...new Uint8Array(2048).fill(32), ...(await textPdf(1))]);
+    await expectCode(compressPdf(late, "balanced"), "not_a_pdf");
+  });
+
+  it("refuses truncated and damaged files as corrupted", async () => {
+    const whole = await textPdf(3);
+    await expectCode(compressPdf(whole.subarray(0, Math.floor(whole.length * 0.6)), "balanced"), "corrupted_pdf");
+    await expectCode(
+      compressPdf(new TextEncoder().encode("%PDF-1.7\nthis is prose, not objects\n"), "balanced"),
+      "corrupted_pdf",
+    );
+    // An xref entry that points at the wrong object (one digit of an offset changed)
+    const text = Buffer.from(whole).toString("latin1");
+    const table = text.lastIndexOf("\nxref");
+    const entry = /\n(\d{10}) 00000 n\s*\n/.exec(text.slice(table))!;
+    const at = table + entry.index + 1;
+    const damaged = Buffer.from(whole);
+    damaged.write(String(Number(entry[1]) + 3).padStart(10, "0"), at, "latin1");
+    const error = await expectCode(compressPdf(damaged, "lossless"), "corrupted_pdf");
+    expect(error.message).toMatch(/cross-reference/);
+  });
+
+  it("refuses encrypted files, user-password and owner-password-only alike", async () => {
+    const user = await textPdf(2, { encrypt: { userPassword: "open-me", ownerPassword: "owner-pw" } });
+    const error = await expectCode(compressPdf(user, "balanced"), "encrypted_pdf");
+    expect(error.message).toMatch(/\/v1\/unlock/);
+    const ownerOnly = await textPdf(2, {
+      encrypt: { ownerPassword: "owner-pw", permissions: { printing: "lowResolution" } },
+    });
+    const owner = await expectCode(compressPdf(ownerOnly, "lossless"), "encrypted_pdf");
+    expect(owner.message).toMatch(/owner password/);
+    expect(owner.message).toMatch(/\/v1\/unlock/);
+  });
+
+  it("rejects an unknown profile as a programming error", async () => {
+    await expect(compressPdf(await textPdf(1), "maximum" as CompressionProfile)).rejects.toThrow(TypeError);
+  });
+});
+
+describe("unlockPdf", () => {
+  let encrypted: PhotoPdf;
+  beforeAll(async () => {
+    encrypted = await photoPdf({ encrypt: { userPassword: "user-pw", ownerPassword: "owner-pw" } });
+  }, 60_000);
+
+  it("decrypts with the user or the owner password; the output needs no password", async () => {
+    await expect(PDFDocument.load(encrypted.bytes)).rejects.toThrow();
+    for (const password of ["user-pw", "owner-pw"]) {
+      const { output, pages } = await unlockPdf(encrypted.bytes, password);
+      expect(pages).toBe(2);
+      const doc = await plainLoad(output);
+      expect(doc.getPageCount()).toBe(2);
+      expect(doc.context.trailerInfo.Encrypt).toBeUndefined();
+      // Image data comes out decrypted: the JPEG is a JPEG again.
+      const jpeg = (await imageStreams(output)).get(encrypted.refs.jpeg.objectNumber)!;
+      expect((await sharp(jpeg.data).metadata()).width).toBe(2600);
+    }
+  });
+
+  it("answers a wrong or missing password, and a file that is not encrypted", async () => {
+    await expectCode(unlockPdf(encrypted.bytes, "guess"), "incorrect_password");
+    await expectCode(unlockPdf(encrypted.bytes, ""), "password_required");
+    await expectCode(unlockPdf(await textPdf(1), "anything"), "not_encrypted");
+    await expectCode(unlockPdf(new TextEncoder().encode("not a pdf"), "x"), "not_a_pdf");
+  });
+
+  it("needs the owner password for an owner-password-only file", async () => {
+    const ownerOnly = await textPdf(2, { encrypt: { ownerPassword: "owner-pw" } });
+    await expectCode(unlockPdf(ownerOnly, ""), "password_required");
+    await expectCode(unlockPdf(ownerOnly, "nope"), "incorrect_password");
+    const { output } = await unlockPdf(ownerOnly, "owner-pw");
+    expect((await plainLoad(output)).getPageCount()).toBe(2);
+  });
+
+  it("keeps decrypted literal strings intact, parentheses and backslashes included", async () => {
+    // @cantoo/pdf-lib encrypts streams but writes strings as they are: encrypt the title ourselves,
+    // as a literal string (escaped), the way other producers write them.
+    const title = "Net (gross) \\ back ( and ) done";
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    doc.addPage([100, 100]);
+    const infoRef = doc.context.nextRef();
+    doc.encrypt({ userPassword: "u", ownerPassword: "o" });
+    const encrypt = doc.context.security!.getEncryptFn(infoRef.objectNumber, 0);
+    const cipher = encrypt(new TextEncoder().encode(title));
+    const literal = Array.from(cipher, (byte) => {
+      const char = String.fromCharCode(byte);
+      if (char === "\r") return "\\r";
+      if (char === "\n") return "\\n";
+      return char === "(" || char === ")" || char === "\\" ? "\\" + char : char;
+    }).join("");
+    doc.context.assign(infoRef, doc.context.obj({ Title: PDFString.of(literal) }));
+    doc.context.trailerInfo.Info = infoRef;
+    const input = await doc.save({ useObjectStreams: false });
+    const { output } = await unlockPdf(input, "u");
+    const plain = await PDFDocument.load(output, { updateMetadata: false });
+    const read = plain.context.lookup(plain.context.trailerInfo.Info, PDFDict).lookup(PDFName.of("Title"));
+    expect(read instanceof PDFString || read instanceof PDFHexString).toBe(true);
+    expect((read as PDFString | PDFHexString).decodeText()).toBe(title);
+  });
+});

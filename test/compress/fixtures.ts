@@ -1,0 +1,180 @@
+// PDFs for the engine and runner tests, made here: @cantoo/pdf-lib for the documents, sharp for
+// the JPEGs, deterministic pixels for "photographs" and "line art".
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import sharp from "sharp";
+import {
+  concatTransformationMatrix,
+  drawObject,
+  PDFDocument,
+  PDFName,
+  PDFRawStream,
+  popGraphicsState,
+  pushGraphicsState,
+  StandardFonts,
+} from "@cantoo/pdf-lib";
+import type { PDFPage, PDFRef, SecurityOptions } from "@cantoo/pdf-lib";
+
+/** The shared corpus of real PDFs: PDF_CORPUS_DIR, else ../shared/corpus/pdf beside the repository. */
+export function corpusDir(): string | undefined {
+  const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+  const dir = process.env["PDF_CORPUS_DIR"] ?? path.resolve(repoRoot, "../shared/corpus/pdf");
+  return existsSync(path.join(dir, "MANIFEST.tsv")) ? dir : undefined;
+}
+
+function random(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const clamp = (v: number) => (v < 0 ? 0 : v > 255 ? 255 : v | 0);
+
+/** Smooth gradients, texture and sensor-like noise: compresses like a photograph. */
+export function photoPixels(width: number, height: number, channels: 1 | 3, seed = 1): Uint8Array {
+  const next = random(seed);
+  const out = new Uint8Array(width * height * channels);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const base = 120 + 60 * Math.sin(x / 97 + y / 131) + 35 * Math.sin((x * y) / 40000) + 20 * Math.cos(y / 17);
+      for (let c = 0; c < channels; c++) {
+        const tint = c === 0 ? 1 : c === 1 ? 0.8 : 0.6;
+        out[(y * width + x) * channels + c] = clamp(
+          base * tint + 30 * Math.sin(x / (11 + c * 5)) + (next() - 0.5) * 24,
+        );
+      }
+    }
+  }
+  return out;
+}
+
+/** Flat areas and hard edges: compresses like a diagram or a screenshot. */
+export function lineArtPixels(width: number, height: number): Uint8Array {
+  const out = new Uint8Array(width * height * 3).fill(255);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 3;
+      if (x % 40 < 2 || y % 40 < 2) out.fill(0, i, i + 3);
+      else if ((Math.floor(x / 80) + Math.floor(y / 80)) % 5 === 0) out.set([30, 90, 200], i);
+    }
+  }
+  return out;
+}
+
+export async function jpegOf(pixels: Uint8Array, width: number, height: number, channels: 1 | 3, quality = 95) {
+  const image = sharp(pixels, { raw: { width, height, channels } });
+  // sharp writes a 1-channel input as a 3-component JPEG unless told otherwise
+  return new Uint8Array(await (channels === 1 ? image.toColourspace("b-w") : image).jpeg({ quality }).toBuffer());
+}
+
+/** Registers an 8-bit image XObject with Flate data (no predictor) and returns its reference. */
+export function flateImage(
+  doc: PDFDocument,
+  pixels: Uint8Array,
+  width: number,
+  height: number,
+  colorSpace: "DeviceRGB" | "DeviceGray",
+  extra: Record<string, PDFRef> = {},
+): PDFRef {
+  const stream = doc.context.flateStream(pixels, {
+    Type: "XObject",
+    Subtype: "Image",
+    Width: width,
+    Height: height,
+    ColorSpace: colorSpace,
+    BitsPerComponent: 8,
+    ...extra,
+  });
+  return doc.context.register(stream);
+}
+
+/** Draws an image XObject on a page at the given box. */
+export function place(page: PDFPage, ref: PDFRef, x: number, y: number, w: number, h: number): void {
+  const name = page.node.newXObject("Im", ref);
+  page.pushOperators(
+    pushGraphicsState(),
+    concatTransformationMatrix(w, 0, 0, h, x, y),
+    drawObject(name),
+    popGraphicsState(),
+  );
+}
+
+export interface PhotoPdf {
+  bytes: Uint8Array;
+  /** Object numbers of the image XObjects, by role. */
+  refs: { jpeg: PDFRef; flate: PDFRef; lineArt: PDFRef; mask: PDFRef; masked: PDFRef };
+}
+
+/**
+ * Two pages: a big photographic JPEG (quality 95) and a Flate RGB photograph, then a line-art
+ * Flate image and a photograph with a soft mask, plus text on both.
+ */
+export async function photoPdf(
+  options: { encrypt?: SecurityOptions; objectStreams?: boolean } = {},
+): Promise<PhotoPdf> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const page1 = doc.addPage([612, 792]);
+  const page2 = doc.addPage([612, 792]);
+  page1.drawText("A photograph and a lossless photograph", { x: 50, y: 750, size: 14, font });
+  page2.drawText("Line art and a masked photograph", { x: 50, y: 750, size: 14, font });
+
+  const jpegImage = await doc.embedJpg(await jpegOf(photoPixels(2600, 1800, 3, 1), 2600, 1800, 3));
+  page1.drawImage(jpegImage, { x: 50, y: 400, width: 500, height: 346 });
+  const flate = flateImage(doc, photoPixels(1400, 1000, 3, 2), 1400, 1000, "DeviceRGB");
+  place(page1, flate, 50, 50, 500, 357);
+
+  const lineArt = flateImage(doc, lineArtPixels(1600, 1200), 1600, 1200, "DeviceRGB");
+  place(page2, lineArt, 50, 400, 500, 375);
+  const mask = flateImage(doc, photoPixels(900, 600, 1, 3), 900, 600, "DeviceGray");
+  const masked = flateImage(doc, photoPixels(900, 600, 3, 4), 900, 600, "DeviceRGB", { SMask: mask });
+  place(page2, masked, 50, 50, 500, 333);
+
+  if (options.encrypt) doc.encrypt(options.encrypt);
+  const bytes = await doc.save({ useObjectStreams: options.objectStreams ?? false });
+  return { bytes, refs: { jpeg: jpegImage.ref, flate, lineArt, mask, masked } };
+}
+
+/** A small text-only PDF with `pages` pages. */
+export async function textPdf(pages = 3, options: { encrypt?: SecurityOptions } = {}): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  const font = await doc.embedFont(StandardFonts.TimesRoman);
+  for (let i = 0; i < pages; i++) {
+    const page = doc.addPage([612, 792]);
+    for (let line = 0; line < 40; line++) {
+      page.drawText(`Page ${i + 1}, line ${line + 1}: the quick brown fox jumps over the lazy dog.`, {
+        x: 50,
+        y: 740 - line * 17,
+        size: 11,
+        font,
+      });
+    }
+  }
+  if (options.encrypt) doc.encrypt(options.encrypt);
+  return doc.save({ useObjectStreams: false });
+}
+
+/** The raw (still encoded) data of every image XObject, by object number. */
+export async function imageStreams(
+  bytes: Uint8Array,
+): Promise<Map<number, { filter: string; data: Uint8Array; width: number; height: number }>> {
+  const doc = await PDFDocument.load(bytes, { updateMetadata: false });
+  const images = new Map<number, { filter: string; data: Uint8Array; width: number; height: number }>();
+  for (const [ref, object] of doc.context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFRawStream) || object.dict.lookup(PDFName.of("Subtype")) !== PDFName.of("Image"))
+      continue;
+    images.set(ref.objectNumber, {
+      filter: String(object.dict.lookup(PDFName.of("Filter"))),
+      data: object.contents,
+      width: Number(String(object.dict.lookup(PDFName.of("Width")))),
+      height: Number(String(object.dict.lookup(PDFName.of("Height")))),
+    });
+  }
+  return images;
+}
