@@ -72,7 +72,9 @@ const housekeeping = startHousekeeping({
 const app = createApp({ config, db, logger, redis, compress: { storage, runner } });
 const server = createHttpServer(app).listen(config.port, config.host, () => {
   const where = config.database.kind === "pglite" ? config.database.dataDir : "PostgreSQL server";
-  logger.info(`listening on http://${config.host}:${config.port} (database: ${where}); explorer at /graphql, API docs at /api/v1/docs`);
+  logger.info(
+    `listening on http://${config.host}:${config.port} (database: ${where}); explorer at /graphql, API docs at /api/v1/docs`,
+  );
 });
 
 let stopping = false;
