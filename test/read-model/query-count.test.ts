@@ -67,7 +67,6 @@ describe("query count", () => {
         "COUNT jobs",
         "SELECT companies",
         "SELECT jobs",
-        "SELECT jobs",
         "SELECT sectors",
         "SELECT skills",
       ]

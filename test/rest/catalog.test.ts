@@ -178,8 +178,9 @@ describe("GET /jobs", () => {
   });
 
   it("answers an empty page past the end", async () => {
-    const { body } = await api.get<List>("/api/v1/jobs?offset=500");
-    expect(body).toMatchObject({ data: [], meta: { total: 5, offset: 500, next: null } });
+    // Past 1,000 the page is found over the list index first (a deferred join).
+    const { body } = await api.get<List>("/api/v1/jobs?offset=5000");
+    expect(body).toMatchObject({ data: [], meta: { total: 5, offset: 5000, next: null } });
   });
 
   it("filters by full text with English stemming, every word required", async () => {

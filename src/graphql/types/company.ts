@@ -6,6 +6,9 @@ import { Location, locationOf } from "./location.ts";
 
 export const Company = builder.prismaObject("Company", {
   description: "A company with a branded public page.",
+  // Select mode: a nested company (50 per page of jobs) loads only the columns asked for, never
+  // the description or the internal contact; hasPublicPage always, for the gate of to-one relations.
+  select: { id: true, hasPublicPage: true },
   fields: (t) => ({
     id: t.exposeID("id"),
     slug: t.exposeString("slug"),
@@ -19,6 +22,7 @@ export const Company = builder.prismaObject("Company", {
     headquarters: t.field({
       type: Location,
       nullable: true,
+      select: { hqCity: true, hqState: true, hqCountry: true },
       resolve: (c) => locationOf(c.hqCity, c.hqState, c.hqCountry),
     }),
     sectors: t.relation("sectors", { query: { orderBy: [{ name: "asc" }, { slug: "asc" }] } }),

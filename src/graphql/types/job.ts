@@ -95,13 +95,26 @@ type JobFilterShape = typeof JobFilter.$inferInput;
 const SEARCH_MAX_LENGTH = 200;
 
 /** The lexemes of a search text, by the same to_tsvector configuration that fills jobs.search_terms. */
+// The lexemes of a text never change: remember the most recent ones (a search box repeats).
+const lexemeCache = new Map<string, string[]>();
+const LEXEME_CACHE_SIZE = 1_000;
+
 async function searchTerms(ctx: GraphQLContext, q: string): Promise<string[]> {
   if (q.length > SEARCH_MAX_LENGTH) throw badArgument("q", `q must be at most ${SEARCH_MAX_LENGTH} characters`);
-  const [row] = await ctx.prisma.$queryRaw<{ terms: string[] }[]>`
-    SELECT tsvector_to_array(to_tsvector('english'::regconfig, ${q})) AS terms`;
-  const terms = row?.terms ?? [];
+  let terms = lexemeCache.get(q);
+  if (!terms) {
+    terms = await lexemesOf(ctx, q);
+    if (lexemeCache.size >= LEXEME_CACHE_SIZE) lexemeCache.delete(lexemeCache.keys().next().value!);
+    lexemeCache.set(q, terms);
+  }
   if (terms.length === 0) throw badArgument("q", "q must contain at least one word that is not a common word");
   return terms;
+}
+
+async function lexemesOf(ctx: GraphQLContext, q: string): Promise<string[]> {
+  const [row] = await ctx.prisma.$queryRaw<{ terms: string[] }[]>`
+    SELECT tsvector_to_array(to_tsvector('english'::regconfig, ${q})) AS terms`;
+  return row?.terms ?? [];
 }
 
 async function jobFilterWhere(ctx: GraphQLContext, filter: JobFilterShape | null | undefined) {
@@ -118,12 +131,24 @@ async function jobFilterWhere(ctx: GraphQLContext, filter: JobFilterShape | null
   return where;
 }
 
+const DEFERRED_JOIN_FROM = 1_000;
+
 const jobOrder = [{ publishedAt: "desc" }, { id: "desc" }] satisfies Prisma.JobOrderByWithRelationInput[];
 
 const JobPage = definePage("Job", "JobPage", {
   // A deferred join: skip rows over the list index alone (an index-only scan), then load the
   // page's rows. Selecting full rows while skipping would read every skipped row's heap tuple.
   items: async (ctx, query, page) => {
+    // Near the start the skipped rows are few: one query beats two round trips.
+    if (page.offset < DEFERRED_JOIN_FROM) {
+      return ctx.prisma.job.findMany({
+        ...query,
+        where: page.where,
+        orderBy: jobOrder,
+        take: page.limit,
+        skip: page.offset,
+      });
+    }
     const ids = await ctx.prisma.job.findMany({
       select: { id: true },
       where: page.where,
