@@ -406,3 +406,71 @@ function chunkedUpload(token: string, file: Buffer): Promise<{ status: number; b
     void reject;
   });
 }
+
+describe("the 300 MB limit itself", () => {
+  const LIMIT = 300 * 1024 * 1024;
+
+  /** Streams a multipart upload whose file part is `size` bytes: a PDF header, then spaces. */
+  function streamUpload(base: string, token: string, size: number, declareLength: boolean) {
+    const boundary = "----limit-test-boundary";
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\n`,
+    );
+    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+    const fill = size - 9;
+    function* body() {
+      yield head;
+      const chunk = Buffer.alloc(1024 * 1024, 0x20);
+      for (let left = fill; left > 0; left -= chunk.length)
+        yield left >= chunk.length ? chunk : chunk.subarray(0, left);
+      yield tail;
+    }
+    return new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const target = new URL(`${base}/v1/compress`);
+      const req = http.request(
+        {
+          host: target.hostname,
+          port: target.port,
+          path: target.pathname,
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${token}`,
+            "content-type": `multipart/form-data; boundary=${boundary}`,
+            ...(declareLength
+              ? { "content-length": String(head.length + fill + tail.length) }
+              : { "transfer-encoding": "chunked" }),
+          },
+        },
+        (res) => {
+          let text = "";
+          res.on("data", (c: Buffer) => (text += c.toString()));
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
+      req.on("error", () => undefined);
+      const source = Readable.from(body());
+      source.on("error", () => undefined);
+      source.pipe(req);
+      void reject;
+    });
+  }
+
+  it("accepts exactly 314,572,800 bytes and refuses one more, without holding the upload in memory", async () => {
+    const big = await start();
+    try {
+      const { token } = await subscriberWithKey(db.prisma);
+      const rssBefore = process.memoryUsage().rss;
+      const exact = await streamUpload(big.url, token, LIMIT, true);
+      expect(exact.status, exact.body).toBe(200);
+      expect(JSON.parse(exact.body)).toMatchObject({ original_size: LIMIT });
+      // The server runs in this process: 300 MB of upload must not have landed in its memory.
+      expect(process.memoryUsage().rss - rssBefore).toBeLessThan(150 * 1024 * 1024);
+      const over = await streamUpload(big.url, token, LIMIT + 1, false);
+      expect(over.status).toBe(413);
+      expect(JSON.parse(over.body)).toMatchObject({ error: { code: "file_too_large" } });
+      expect(await leftovers()).toBe(0);
+    } finally {
+      await big.close();
+    }
+  }, 180_000);
+});
