@@ -15,6 +15,7 @@ import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import {
   makePdf,
   multipart,
+  openPost,
   passThroughRunner,
   postExpectingContinue,
   subscriberWithKey,
@@ -350,25 +351,13 @@ describe("aborted uploads", () => {
       const { token, subscriber } = await subscriberWithKey(db.prisma);
       const { contentType } = multipart([]);
       const boundary = contentType.split("boundary=")[1]!;
-      const response = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const target = new URL(`${slow.url}/v1/compress`);
-        const req = http.request(
-          {
-            host: target.hostname,
-            port: target.port,
-            path: target.pathname,
-            method: "POST",
-            headers: { "content-type": contentType, authorization: `Bearer ${token}`, "transfer-encoding": "chunked" },
-          },
-          (res) => {
-            let body = "";
-            res.on("data", (c: Buffer) => (body += c.toString()));
-            res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-          },
-        );
-        req.on("error", reject);
-        req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-1.7\n`);
+      const { req, response: answer } = openPost(`${slow.url}/v1/compress`, {
+        "content-type": contentType,
+        authorization: `Bearer ${token}`,
+        "transfer-encoding": "chunked",
       });
+      req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n\r\n%PDF-1.7\n`);
+      const response = await answer;
       expect(response.status).toBe(408);
       expect(JSON.parse(response.body)).toMatchObject({ error: { code: "upload_timeout" } });
       expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(0);
@@ -382,29 +371,15 @@ describe("aborted uploads", () => {
 /** A multipart upload with Transfer-Encoding: chunked, so the server cannot know the size in advance. */
 function chunkedUpload(token: string, file: Buffer): Promise<{ status: number; body: string }> {
   const { body, contentType } = multipart([{ name: "file", value: file, filename: "big.pdf" }]);
-  return new Promise((resolve, reject) => {
-    const target = new URL(`${server.url}/v1/compress`);
-    const req = http.request(
-      {
-        host: target.hostname,
-        port: target.port,
-        path: target.pathname,
-        method: "POST",
-        headers: { "content-type": contentType, authorization: `Bearer ${token}`, "transfer-encoding": "chunked" },
-      },
-      (res) => {
-        let text = "";
-        res.on("data", (c: Buffer) => (text += c.toString()));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-      },
-    );
-    // The server answers 413 mid-stream; what this client still writes after that may fail.
-    req.on("error", () => undefined);
-    const source = Readable.from([body.subarray(0, 100_000), body.subarray(100_000)]);
-    source.on("error", () => undefined);
-    source.pipe(req);
-    void reject;
+  const { req, response } = openPost(`${server.url}/v1/compress`, {
+    "content-type": contentType,
+    authorization: `Bearer ${token}`,
+    "transfer-encoding": "chunked",
   });
+  const source = Readable.from([body.subarray(0, 100_000), body.subarray(100_000)]);
+  source.on("error", () => undefined);
+  source.pipe(req);
+  return response;
 }
 
 describe("the 300 MB limit itself", () => {
@@ -425,34 +400,17 @@ describe("the 300 MB limit itself", () => {
         yield left >= chunk.length ? chunk : chunk.subarray(0, left);
       yield tail;
     }
-    return new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const target = new URL(`${base}/v1/compress`);
-      const req = http.request(
-        {
-          host: target.hostname,
-          port: target.port,
-          path: target.pathname,
-          method: "POST",
-          headers: {
-            authorization: `Bearer ${token}`,
-            "content-type": `multipart/form-data; boundary=${boundary}`,
-            ...(declareLength
-              ? { "content-length": String(head.length + fill + tail.length) }
-              : { "transfer-encoding": "chunked" }),
-          },
-        },
-        (res) => {
-          let text = "";
-          res.on("data", (c: Buffer) => (text += c.toString()));
-          res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-        },
-      );
-      req.on("error", () => undefined);
-      const source = Readable.from(body());
-      source.on("error", () => undefined);
-      source.pipe(req);
-      void reject;
+    const { req, response } = openPost(`${base}/v1/compress`, {
+      authorization: `Bearer ${token}`,
+      "content-type": `multipart/form-data; boundary=${boundary}`,
+      ...(declareLength
+        ? { "content-length": String(head.length + fill + tail.length) }
+        : { "transfer-encoding": "chunked" }),
     });
+    const source = Readable.from(body());
+    source.on("error", () => undefined);
+    source.pipe(req);
+    return response;
   }
 
   it("accepts exactly 314,572,800 bytes and refuses one more, without holding the upload in memory", async () => {

@@ -124,3 +124,26 @@ export function postExpectingContinue(
     req.flushHeaders();
   });
 }
+
+/** Opens a POST whose body the caller writes (or never finishes); `response` settles with the answer. */
+export function openPost(
+  url: string,
+  headers: Record<string, string>,
+): { req: http.ClientRequest; response: Promise<{ status: number; body: string }> } {
+  const target = new URL(url);
+  let req!: http.ClientRequest;
+  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    req = http.request(
+      { host: target.hostname, port: target.port, path: target.pathname, method: "POST", headers },
+      (res) => {
+        let body = "";
+        res.on("data", (c: Buffer) => (body += c.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+        res.on("error", reject);
+      },
+    );
+  });
+  // What the client still writes after the server has answered may fail; the answer is what counts.
+  req.on("error", () => undefined);
+  return { req, response };
+}
