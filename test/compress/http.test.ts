@@ -8,6 +8,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { PDFDocument } from "@cantoo/pdf-lib";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usedThisMonth } from "../../src/auth/quota.ts";
 import { createLocalStorage } from "../../src/compress/storage/local.ts";
@@ -431,4 +433,30 @@ describe("the 300 MB limit itself", () => {
       await big.close();
     }
   }, 180_000);
+});
+
+describe("the OpenAPI description of /v1", () => {
+  it("documents every answer the tests provoke, in shape", async () => {
+    const doc = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as Record<string, unknown>;
+    expect(doc["openapi"]).toBe("3.1.0");
+    const ajv = new Ajv2020({ strict: false });
+    addFormats.default(ajv);
+    ajv.addSchema({ ...doc, $id: "https://v1.test/openapi.json" });
+    const check = (status: number, body: unknown) => {
+      const ref = `https://v1.test/openapi.json#/paths/~1v1~1compress/post/responses/${status}/content/application~1json/schema`;
+      const validate = ajv.getSchema(ref);
+      expect(validate, `status ${status} is documented`).toBeDefined();
+      expect(validate!(body), `${status}: ${ajv.errorsText(validate!.errors)}`).toBe(true);
+    };
+    const { token } = await subscriberWithKey(db.prisma, { quota: 1 });
+    const ok = await compress(token);
+    check(ok.status, ok.json);
+    expect(ok.status).toBe(200);
+    const quota = await compress(token);
+    expect(quota.status).toBe(402);
+    check(quota.status, quota.json);
+    for (const response of [await compress(null), await compress(token, [{ name: "profile", value: "x" }])]) {
+      check(response.status, response.json);
+    }
+  });
 });

@@ -23,6 +23,7 @@ import { LOCAL_DOWNLOAD_PREFIX } from "../storage/local.ts";
 import { contentDisposition as contentDispositionOf, type ObjectStorage } from "../storage/storage.ts";
 import { RunnerBusy } from "../isolation/runner.ts";
 import { expectsContinue } from "./continue.ts";
+import { buildCompressOpenApi } from "./openapi.ts";
 import { MULTIPART_OVERHEAD, receiveUpload, tooLarge, UploadAborted } from "./upload.ts";
 
 export const PROFILES = ["balanced", "lossless", "extreme"] as const;
@@ -259,6 +260,10 @@ export function createCompressRouter(deps: CompressDeps): Router {
     }
   }
 
+  router.get("/v1/openapi.json", (ctx) => {
+    ctx.set("Cache-Control", "public, max-age=300");
+    ctx.body = buildCompressOpenApi(origin(ctx));
+  });
   router.post("/v1/compress", readNoMoreThanNeeded, authenticate, rateLimitBy(perKey, keyOf), handle("compress"));
   router.post("/v1/unlock", readNoMoreThanNeeded, authenticate, rateLimitBy(perKey, keyOf), handle("unlock"));
 

@@ -1,0 +1,138 @@
+// The OpenAPI 3.1 description of the compression API (/v1), served at /v1/openapi.json. The
+// statuses and codes are the ones src/compress/http/routes.ts and upload.ts answer; the tests
+// validate responses against this document.
+import { PROFILES } from "./routes.ts";
+
+type Json = Record<string, unknown>;
+
+const errorHeaders = {
+  "X-Error-Code": { description: "The error code, as in the body.", schema: { type: "string" } },
+  "X-Error-Message": { description: "The message, percent-encoded where not ASCII.", schema: { type: "string" } },
+};
+
+const error = (description: string, extra: Json = {}) => ({
+  description,
+  headers: { ...errorHeaders, ...extra },
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+});
+
+const retryAfter = { "Retry-After": { schema: { type: "integer", minimum: 1 } } };
+
+const result = {
+  description: "The compressed file is stored; url downloads it until it expires.",
+  headers: {
+    "X-Quota-Limit": { schema: { type: "integer" } },
+    "X-Quota-Remaining": { schema: { type: "integer" } },
+    "X-Quota-Reset": {
+      description: "Start of the next calendar month, UTC.",
+      schema: { type: "string", format: "date-time" },
+    },
+    RateLimit: { schema: { type: "string" } },
+    "RateLimit-Policy": { schema: { type: "string" } },
+  },
+  content: { "application/json": { schema: { $ref: "#/components/schemas/CompressionResult" } } },
+};
+
+const common = {
+  "400": error(
+    "The form is not as documented: invalid_profile, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password. Not charged.",
+  ),
+  "401": error(
+    "Missing, malformed, unknown, revoked or non-corporate key: missing_api_key, malformed_api_key, invalid_api_key, plan_not_eligible.",
+    {
+      "WWW-Authenticate": { schema: { type: "string" } },
+    },
+  ),
+  "402": error("quota_exceeded: the month's quota is used up.", {
+    ...retryAfter,
+    "X-Quota-Reset": { schema: { type: "string" } },
+  }),
+  "408": error("upload_timeout: the upload stalled."),
+  "413": error("file_too_large: over 314,572,800 bytes (300 MB); exactly that is accepted."),
+  "415": error("unsupported_media_type: the body is not multipart/form-data."),
+  "422": error(
+    "The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout, processing_failed; for unlock also password_required, incorrect_password, not_encrypted.",
+  ),
+  "429": error("rate_limited: over 120 requests a minute for this key.", retryAfter),
+  "503": error("busy, rate_limit_unavailable or database_unavailable.", retryAfter),
+};
+
+const form = (fields: Json, required: string[]) => ({
+  required: true,
+  content: { "multipart/form-data": { schema: { type: "object", required, properties: fields } } },
+});
+
+const fileField = { type: "string", format: "binary", description: "The PDF, at most 300 MB." };
+export function buildCompressOpenApi(serverUrl: string): Json {
+  // Built on call: routes.ts, which defines the profiles, imports this module.
+  const profileField = { type: "string", enum: [...PROFILES], default: "balanced" };
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Marketplace document compression API",
+      version: "1.0.0",
+      description:
+        "Compresses PDFs for corporate subscribers. Authenticate with `Authorization: Bearer <key>`. Checks run from the headers before the body is read (key, per-key rate limit, declared size, monthly quota), so a client sending `Expect: 100-continue` uploads nothing that would be refused. Sizes are bytes. Errors carry `X-Error-Code` and `X-Error-Message` headers and a `{error: {code, message, request_id}}` body. The monthly quota counts compressions per calendar month in UTC; failures are not charged.",
+    },
+    servers: [{ url: serverUrl }],
+    security: [{ bearer: [] }],
+    paths: {
+      "/v1/compress": {
+        post: {
+          operationId: "compress",
+          summary: "Compress a PDF",
+          requestBody: form({ file: fileField, profile: profileField }, ["file"]),
+          responses: { "200": result, ...common },
+        },
+      },
+      "/v1/unlock": {
+        post: {
+          operationId: "unlock",
+          summary: "Decrypt a password-protected PDF with its user or owner password, then compress it",
+          requestBody: form({ file: fileField, password: { type: "string", maxLength: 1024 }, profile: profileField }, [
+            "file",
+            "password",
+          ]),
+          responses: { "200": result, ...common },
+        },
+      },
+    },
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "mkp_… personal access token" } },
+      schemas: {
+        CompressionResult: {
+          type: "object",
+          required: ["success", "original_size", "compressed_size", "savings_percentage", "url", "expires_in"],
+          properties: {
+            success: { type: "boolean", const: true },
+            original_size: { type: "integer", minimum: 1, description: "Bytes of the uploaded file." },
+            compressed_size: {
+              type: "integer",
+              minimum: 1,
+              description: "Bytes of the result; never more than original_size.",
+            },
+            savings_percentage: {
+              type: "number",
+              minimum: 0,
+              maximum: 100,
+              description: "100 × (1 − compressed/original), two decimals.",
+            },
+            url: { type: "string", format: "uri" },
+            expires_in: { type: "integer", const: 3600, description: "Seconds the url stays valid." },
+          },
+        },
+        Error: {
+          type: "object",
+          required: ["error"],
+          properties: {
+            error: {
+              type: "object",
+              required: ["code", "message"],
+              properties: { code: { type: "string" }, message: { type: "string" }, request_id: { type: "string" } },
+            },
+          },
+        },
+      },
+    },
+  };
+}
