@@ -149,14 +149,15 @@ export function createCompressRouter(deps: CompressDeps): Router {
         },
       );
     }
-    const record = await prisma.compression.create({
-      data: {
-        subscriberId: key.subscriberId,
-        apiKeyId: key.id,
-        month: reservation.month,
-        profile: "balanced",
-      },
-    });
+    const record = await prisma.compression
+      .create({
+        data: { subscriberId: key.subscriberId, apiKeyId: key.id, month: reservation.month, profile: "balanced" },
+      })
+      .catch(async (error: unknown) => {
+        // Nothing ran: the unit goes back before the error is answered.
+        await releaseQuota(prisma, key.subscriberId, reservation.month).catch(() => undefined);
+        throw error;
+      });
     let succeeded = false;
     let failure = "unknown";
     await mkdir(tmpRoot, { recursive: true });
