@@ -7,6 +7,7 @@ import path from "node:path";
 import Router from "@koa/router";
 import type { Context } from "koa";
 import { HttpError } from "../http/errors.ts";
+import { publicOrigin } from "../http/origin.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
 import { sendJson } from "./respond.ts";
 import { API_PREFIX } from "./routes.ts";
@@ -60,8 +61,7 @@ export function createDocsRouter(options: DocsOptions): Router {
   const docsCache = { maxAgeSeconds: 300 };
 
   router.get("/openapi.json", (ctx) => {
-    const origin = options.publicBaseUrl ?? `${ctx.protocol}://${ctx.get("host")}`;
-    sendJson(ctx, buildOpenApiDocument(`${origin}${API_PREFIX}`), docsCache);
+    sendJson(ctx, buildOpenApiDocument(`${publicOrigin(ctx, options.publicBaseUrl)}${API_PREFIX}`), docsCache);
   });
   const page = (ctx: Context, body: string, type: string) => {
     ctx.set("Content-Security-Policy", CSP);

@@ -2,10 +2,10 @@
 // presents the result; none touches the database. The table below is also what the OpenAPI
 // document (./openapi.ts) is generated from, so the description lists exactly what is served.
 import Router from "@koa/router";
-import type { Context } from "koa";
 import type { ZodType } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { HttpError } from "../http/errors.ts";
+import { publicOrigin } from "../http/origin.ts";
 import { runOperation } from "./execute.ts";
 import {
   AgentOperation,
@@ -305,18 +305,13 @@ export interface RestOptions {
   cache: CachePolicy;
 }
 
-/** The origin the client used: behind Cloud Run, X-Forwarded-Proto and the Host it sent. */
-function origin(ctx: Context, options: RestOptions): string {
-  return options.publicBaseUrl ?? `${ctx.protocol}://${ctx.get("host")}`;
-}
-
 const koaPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
 
 export function createRestRouter(options: RestOptions): Router {
   const router = new Router({ prefix: API_PREFIX });
   for (const route of routes) {
     router.get(koaPath(route.path), async (ctx) => {
-      const apiBase = `${origin(ctx, options)}${API_PREFIX}`;
+      const apiBase = `${publicOrigin(ctx, options.publicBaseUrl)}${API_PREFIX}`;
       const rc: RouteContext = { prisma: options.prisma, linker: { apiBase, webBase: options.webBaseUrl } };
       const search = new URLSearchParams(ctx.querystring);
       if (route.kind === "list") {

@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 description of the compression API (/v1), served at /v1/openapi.json. The
 // statuses and codes are the ones src/compress/http/routes.ts and upload.ts answer; the tests
 // validate responses against this document.
-import { PROFILES } from "./routes.ts";
+import { COMPRESSION_PROFILES } from "../engine/index.ts";
 
 type Json = Record<string, unknown>;
 
@@ -64,8 +64,7 @@ const form = (fields: Json, required: string[]) => ({
 
 const fileField = { type: "string", format: "binary", description: "The PDF, at most 300 MB." };
 export function buildCompressOpenApi(serverUrl: string): Json {
-  // Built on call: routes.ts, which defines the profiles, imports this module.
-  const profileField = { type: "string", enum: [...PROFILES], default: "balanced" };
+  const profileField = { type: "string", enum: [...COMPRESSION_PROFILES], default: "balanced" };
   return {
     openapi: "3.1.0",
     info: {

@@ -16,27 +16,21 @@ import { nextMonth, releaseQuota, reserveQuota, type Reservation } from "../../a
 import type { Config } from "../../config/env.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { HttpError } from "../../http/errors.ts";
+import { publicOrigin } from "../../http/origin.ts";
 import { createRateLimiter, rateLimitBy } from "../../http/rate-limit.ts";
 import type { Logger } from "../../logger.ts";
 import type { LocalStorage } from "../storage/local.ts";
 import { LOCAL_DOWNLOAD_PREFIX } from "../storage/local.ts";
 import { contentDisposition as contentDispositionOf, type ObjectStorage } from "../storage/storage.ts";
-import { RunnerBusy } from "../isolation/runner.ts";
+import { COMPRESSION_PROFILES, isCompressionProfile, type CompressionProfile } from "../engine/index.ts";
+import type { EngineJob, EngineResult } from "../isolation/protocol.ts";
+import { RunnerBusy, type Runner } from "../isolation/runner.ts";
 import { expectsContinue } from "./continue.ts";
 import { buildCompressOpenApi } from "./openapi.ts";
 import { MULTIPART_OVERHEAD, receiveUpload, tooLarge, UploadAborted } from "./upload.ts";
 
-export const PROFILES = ["balanced", "lossless", "extreme"] as const;
-export type Profile = (typeof PROFILES)[number];
-
-export type EngineJob =
-  | { kind: "compress"; inputPath: string; outputPath: string; profile: Profile }
-  | { kind: "unlock"; inputPath: string; outputPath: string; password: string; profile: Profile };
-export type EngineResult =
-  { ok: true; outputSize: number; pages: number } | { ok: false; code: string; message: string };
-export interface EngineRunner {
-  run(job: EngineJob, options?: { signal?: AbortSignal }): Promise<EngineResult>;
-}
+/** What the routes need of the runner (tests of the HTTP contract may hand in their own). */
+export type EngineRunner = Pick<Runner, "run">;
 
 export interface CompressDeps {
   config: Config;
@@ -47,24 +41,11 @@ export interface CompressDeps {
   runner: EngineRunner;
 }
 
-// What the engine's refusals mean to the client. Anything else it reports is a 422 too: the
-// file made the engine fail, and it is not charged.
-const ENGINE_ERRORS: Record<string, { status: number; message?: string }> = {
-  not_a_pdf: { status: 422 },
-  corrupted_pdf: { status: 422 },
-  encrypted_pdf: { status: 422 },
-  unsupported_pdf: { status: 422 },
-  password_required: { status: 422 },
-  incorrect_password: { status: 422 },
-  not_encrypted: { status: 422 },
-  processing_timeout: {
-    status: 422,
-    message: "The file took longer to process than the time limit allows; it is too complex or hostile.",
-  },
-  processing_failed: {
-    status: 422,
-    message: "Processing the file exceeded the memory limit or failed; it is too complex or damaged.",
-  },
+// Every failure the engine or its process reports is about the file: a 422 with its code, not
+// charged. The runner's own two get messages that say what happened to the file.
+const RUNNER_MESSAGES: Partial<Record<string, string>> = {
+  processing_timeout: "The file took longer to process than the time limit allows; it is too complex or hostile.",
+  processing_failed: "Processing the file exceeded the memory limit or failed; it is too complex or damaged.",
 };
 
 /** Where requests write their uploads, one directory each. */
@@ -84,13 +65,13 @@ function downloadName(uploaded: string, suffix: string): string {
   return `${stem}-${suffix}.pdf`;
 }
 
-function parseProfile(value: string | undefined): Profile {
+function parseProfile(value: string | undefined): CompressionProfile {
   if (value === undefined) return "balanced";
-  if ((PROFILES as readonly string[]).includes(value)) return value as Profile;
+  if (isCompressionProfile(value)) return value;
   throw new HttpError(
     400,
     "invalid_profile",
-    `profile must be one of ${PROFILES.join(", ")}; got "${value.slice(0, 40)}"`,
+    `profile must be one of ${COMPRESSION_PROFILES.join(", ")}; got "${value.slice(0, 40)}"`,
   );
 }
 
@@ -129,7 +110,6 @@ export function createCompressRouter(deps: CompressDeps): Router {
     onBackgroundError: (error) => logger.warn({ err: error }, "could not record an API key's last use"),
   });
   const tmpRoot = temporaryRoot(config);
-  const origin = (ctx: Context) => config.publicApiBaseUrl ?? `${ctx.protocol}://${ctx.get("host")}`;
 
   const handle = (kind: EngineJob["kind"]) => async (ctx: Context) => {
     const key = ctx.state["apiKey"] as AuthenticatedKey;
@@ -195,7 +175,12 @@ export function createCompressRouter(deps: CompressDeps): Router {
         downloadName: downloadName(upload.filename, kind === "unlock" ? "unlocked" : "compressed"),
       };
       await storage.put(name, outputPath, meta);
-      const url = await storage.signedUrl(name, meta, config.downloadUrlTtlSeconds, origin(ctx));
+      const url = await storage.signedUrl(
+        name,
+        meta,
+        config.downloadUrlTtlSeconds,
+        publicOrigin(ctx, config.publicApiBaseUrl),
+      );
       await prisma.compression.update({
         where: { id: record.id },
         data: {
@@ -245,8 +230,7 @@ export function createCompressRouter(deps: CompressDeps): Router {
       throw error;
     }
     if (result.ok) return result;
-    const known = ENGINE_ERRORS[result.code] ?? { status: 422 };
-    throw new HttpError(known.status, result.code, known.message ?? result.message);
+    throw new HttpError(422, result.code, RUNNER_MESSAGES[result.code] ?? result.message);
   }
 
   async function refund(recordId: string, subscriberId: string, reservation: Reservation, errorCode: string) {
@@ -263,7 +247,7 @@ export function createCompressRouter(deps: CompressDeps): Router {
 
   router.get("/v1/openapi.json", (ctx) => {
     ctx.set("Cache-Control", "public, max-age=300");
-    ctx.body = buildCompressOpenApi(origin(ctx));
+    ctx.body = buildCompressOpenApi(publicOrigin(ctx, config.publicApiBaseUrl));
   });
   router.post("/v1/compress", readNoMoreThanNeeded, authenticate, rateLimitBy(perKey, keyOf), handle("compress"));
   router.post("/v1/unlock", readNoMoreThanNeeded, authenticate, rateLimitBy(perKey, keyOf), handle("unlock"));

@@ -1,0 +1,7 @@
+// The API's public origin for absolute links: the configured one, or the one the client used
+// (behind Cloud Run, X-Forwarded-Proto and the Host it sent).
+import type { Context } from "koa";
+
+export function publicOrigin(ctx: Context, configured: string | null): string {
+  return configured ?? `${ctx.protocol}://${ctx.get("host")}`;
+}
