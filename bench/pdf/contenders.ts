@@ -1,0 +1,153 @@
+// The programs the benchmark compares: our engine with each profile, and, when installed,
+// Ghostscript (/ebook, /screen) and qpdf (lossless rewrite). Each runs as a process of its own
+// through GNU time, so wall time and peak memory are measured the same way for all.
+import { fileURLToPath } from "node:url";
+import type { CompressionProfile } from "../../src/compress/engine/index.ts";
+import type { EngineChildReply } from "./engine-child.ts";
+import { describeExit, findBinary, runMeasured } from "./tools.ts";
+
+export type ContenderId = `engine:${CompressionProfile}` | "gs:ebook" | "gs:screen" | "qpdf";
+
+export interface Contender {
+  id: ContenderId;
+  /** The tool family, for --tools. */
+  tool: "engine" | "gs" | "qpdf";
+  /** Printed as the table title. */
+  label: string;
+  /** Every measured page must reach this SSIM (1 means it must print as 1.000). */
+  ssimThreshold: number;
+  /** The text must come out identical (lossless tools), not only still extractable. */
+  identicalText: boolean;
+  run(input: string, output: string, timeoutMs: number): Promise<ToolRun>;
+}
+
+export type ToolStatus = "ok" | "refused" | "failed" | "timeout";
+
+export interface ToolRun {
+  status: ToolStatus;
+  /** The engine's refusal code (PdfRejected), or why the tool failed. */
+  code?: string;
+  message?: string;
+  wallMs: number;
+  peakRssKb?: number;
+  /** Engine only: time inside compressPdf, and its report. */
+  engine?: { engineMs: number; report?: unknown };
+}
+
+const ENGINE_CHILD = fileURLToPath(new URL("./engine-child.ts", import.meta.url));
+
+/** Thresholds from issue 5's targets; the peers are held to the profile they compete with. */
+const THRESHOLDS: Record<CompressionProfile, number> = { lossless: 1, balanced: 0.95, extreme: 0.9 };
+
+export interface EngineOptions {
+  /** The child's V8 heap limit, as the service sets it (COMPRESS_MEMORY_MB, default 1536). */
+  heapMb: number;
+  /** The child script to run (a snapshot's copy); default bench/pdf/engine-child.ts. */
+  childPath?: string;
+}
+
+export function engineContender(profile: CompressionProfile, options: EngineOptions): Contender {
+  return {
+    id: `engine:${profile}`,
+    tool: "engine",
+    label: `engine ${profile}`,
+    ssimThreshold: THRESHOLDS[profile],
+    identicalText: profile === "lossless",
+    async run(input, output, timeoutMs) {
+      const args = [
+        `--max-old-space-size=${options.heapMb}`,
+        "--disable-warning=ExperimentalWarning",
+        options.childPath ?? ENGINE_CHILD,
+        input,
+        output,
+        profile,
+      ];
+      // An empty environment, as the service gives its children.
+      const result = await runMeasured(process.execPath, args, { timeoutMs, env: {} });
+      const base = { wallMs: result.wallMs, ...(result.peakRssKb ? { peakRssKb: result.peakRssKb } : {}) };
+      if (result.timedOut) return { ...base, status: "timeout", message: describeExit(result, timeoutMs) };
+      const line = result.stdout.toString("utf8").trim().split("\n").pop() ?? "";
+      let reply: EngineChildReply | undefined;
+      try {
+        reply = JSON.parse(line) as EngineChildReply;
+      } catch {
+        reply = undefined;
+      }
+      if (reply?.ok) {
+        return { ...base, status: "ok", engine: { engineMs: reply.engineMs, report: reply.report } };
+      }
+      if (reply && reply.refused) return { ...base, status: "refused", code: reply.code, message: reply.message };
+      return {
+        ...base,
+        status: "failed",
+        message: reply ? `${reply.message} (${describeExit(result, timeoutMs)})` : describeExit(result, timeoutMs),
+      };
+    },
+  };
+}
+
+function externalContender(
+  id: ContenderId,
+  tool: "gs" | "qpdf",
+  label: string,
+  ssimThreshold: number,
+  identicalText: boolean,
+  binary: string,
+  args: (input: string, output: string) => string[],
+  okExitCodes: readonly number[],
+): Contender {
+  return {
+    id,
+    tool,
+    label,
+    ssimThreshold,
+    identicalText,
+    async run(input, output, timeoutMs) {
+      const result = await runMeasured(binary, args(input, output), { timeoutMs });
+      const base = { wallMs: result.wallMs, ...(result.peakRssKb ? { peakRssKb: result.peakRssKb } : {}) };
+      if (result.timedOut) return { ...base, status: "timeout", message: describeExit(result, timeoutMs) };
+      if (result.exitCode === null || !okExitCodes.includes(result.exitCode)) {
+        return { ...base, status: "failed", message: describeExit(result, timeoutMs) };
+      }
+      return { ...base, status: "ok", ...(result.exitCode !== 0 ? { code: `exit ${result.exitCode}` } : {}) };
+    },
+  };
+}
+
+const gsArgs = (setting: string) => (input: string, output: string) => [
+  "-q",
+  "-dNOPAUSE",
+  "-dBATCH",
+  "-dSAFER",
+  "-sDEVICE=pdfwrite",
+  `-dPDFSETTINGS=/${setting}`,
+  `-sOutputFile=${output}`,
+  input,
+];
+
+/** The peers that are installed, among those asked for, and a note for each one missing. */
+export function peerContenders(tools: ReadonlySet<string>): { contenders: Contender[]; missing: string[] } {
+  const contenders: Contender[] = [];
+  const missing: string[] = [];
+  if (tools.has("gs")) {
+    const gs = findBinary("gs");
+    if (gs) {
+      contenders.push(externalContender("gs:ebook", "gs", "gs /ebook", 0.95, false, gs, gsArgs("ebook"), [0]));
+      contenders.push(externalContender("gs:screen", "gs", "gs /screen", 0.9, false, gs, gsArgs("screen"), [0]));
+    } else missing.push("gs (Ghostscript) is not installed: its columns are left out (apt-get install -y ghostscript)");
+  }
+  if (tools.has("qpdf")) {
+    const qpdf = findBinary("qpdf");
+    const args = (input: string, output: string) => [
+      "--object-streams=generate",
+      "--recompress-flate",
+      "--compression-level=9",
+      input,
+      output,
+    ];
+    // qpdf exits 3 when it wrote the file but had warnings.
+    if (qpdf) contenders.push(externalContender("qpdf", "qpdf", "qpdf", 1, true, qpdf, args, [0, 3]));
+    else missing.push("qpdf is not installed: its columns are left out (apt-get install -y qpdf)");
+  }
+  return { contenders, missing };
+}
