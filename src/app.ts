@@ -13,8 +13,11 @@ import type { Config } from "./config/env.ts";
 import type { Database } from "./db/database.ts";
 import { configureTotals } from "./graphql/totals.ts";
 import { createGraphQLServer } from "./graphql/yoga.ts";
-import { errorMiddleware, HttpError } from "./http/errors.ts";
+import { errorMiddleware } from "./http/errors.ts";
+import { createHealthRouter, dependencyFaults } from "./http/health.ts";
 import { createRateLimiter, rateLimitByClientIp } from "./http/rate-limit.ts";
+import { requestLog } from "./http/request-log.ts";
+import type { Lifecycle } from "./lifecycle.ts";
 import type { Logger } from "./logger.ts";
 import { createDocsRouter } from "./rest/docs.ts";
 import { createRestRouter } from "./rest/routes.ts";
@@ -27,13 +30,16 @@ export interface AppDeps {
   redis?: Redis | null;
   /** The compression API's storage and engine; without them /v1 is not served (catalog-only tests). */
   compress?: { storage: ObjectStorage; runner: EngineRunner } | null;
+  /** Shutdown state: readiness turns 503 while draining; in-flight uploads give up at the deadline. */
+  lifecycle?: Lifecycle | null;
 }
 
-export function createApp({ config, db, logger, redis = null, compress = null }: AppDeps): Koa {
+export function createApp({ config, db, logger, redis = null, compress = null, lifecycle = null }: AppDeps): Koa {
   // Behind a trusted proxy, ctx.ip is the LAST X-Forwarded-For entry: the one Cloud Run's front end
   // appends. Entries before it come from the client and are ignored.
   const app = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
   app.silent = true;
+  app.use(requestLog(logger, config));
 
   app.use(async (ctx, next) => {
     const incoming = ctx.get("x-request-id");
@@ -63,6 +69,8 @@ export function createApp({ config, db, logger, redis = null, compress = null }:
       maxAge: 86_400,
     }),
   );
+  // A database that cannot be reached is a 503 wherever a route meets it (with the CORS headers).
+  app.use(dependencyFaults());
   // Per client IP, for the service as a whole (health probes excepted); after CORS so 429s carry it.
   app.use(
     rateLimitByClientIp(
@@ -76,19 +84,8 @@ export function createApp({ config, db, logger, redis = null, compress = null }:
     ),
   );
 
-  const health = new Router();
-  // Liveness touches nothing: a slow database must not get the instance restarted.
-  health.get("/healthz", (ctx) => {
-    ctx.body = { status: "ok" };
-  });
-  health.get("/readyz", async (ctx) => {
-    try {
-      await db.sql.query("SELECT 1");
-    } catch {
-      throw new HttpError(503, "database_unavailable", "The database is not reachable.", { "Retry-After": "5" });
-    }
-    ctx.body = { status: "ok", database: db.kind };
-  });
+  // Liveness (/healthz) touches nothing; readiness (/readyz) checks the database and Redis.
+  const health = createHealthRouter({ db, redis, lifecycle });
   app.use(health.routes());
 
   configureTotals(db.prisma, config.listTotalCacheSeconds);
@@ -111,7 +108,14 @@ export function createApp({ config, db, logger, redis = null, compress = null }:
   });
   const docs = createDocsRouter({ publicBaseUrl: config.publicApiBaseUrl });
   if (compress) {
-    const v1 = createCompressRouter({ config, prisma: db.prisma, redis, logger, ...compress });
+    const v1 = createCompressRouter({
+      config,
+      prisma: db.prisma,
+      redis,
+      logger,
+      ...compress,
+      shutdown: lifecycle?.deadline ?? null,
+    });
     app.use(v1.routes());
     app.use(v1.allowedMethods());
   }

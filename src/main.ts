@@ -1,4 +1,5 @@
-// Composition root: configuration, database, application, listen. The only place that listens.
+// Composition root: configuration, database, application, listen. The only place that listens,
+// and the one that shuts down on SIGTERM/SIGINT (the steps are in src/lifecycle.ts).
 import { createApp } from "./app.ts";
 import { temporaryRoot } from "./compress/http/routes.ts";
 import { createRunner } from "./compress/isolation/runner.ts";
@@ -6,16 +7,17 @@ import { startHousekeeping } from "./compress/maintenance.ts";
 import { createStorage } from "./compress/storage/index.ts";
 import { accounts } from "./auth/accounts.ts";
 import { adminSocketPath, serveAccounts } from "./auth/admin-socket.ts";
-import { ConfigError, loadConfig } from "./config/env.ts";
+import { ConfigError, loadConfig, type Config } from "./config/env.ts";
 import { openDatabase } from "./db/database.ts";
 import { applyMigrations } from "./db/migrate.ts";
 import { isCatalogEmpty, seedCatalog } from "./db/seed/seed.ts";
 import { seedDemoSubscribers } from "./db/seed/subscribers.ts";
-import { createHttpServer } from "./http/server.ts";
+import { createServiceServer } from "./http/server.ts";
+import { createLifecycle, shutdown } from "./lifecycle.ts";
 import { createLogger } from "./logger.ts";
 import { closeRedis, createRedis } from "./redis.ts";
 
-let config;
+let config: Config;
 try {
   config = loadConfig();
 } catch (error) {
@@ -28,7 +30,7 @@ try {
 const logger = createLogger(config);
 // Connects in the background while the database opens; requests fail fast (503) until it is ready.
 const redis = createRedis(config, logger);
-const db = await openDatabase(config.database);
+const db = await openDatabase(config.database, { timeouts: config.databaseTimeouts });
 
 if (config.database.migrateOnStart) {
   const applied = await applyMigrations(db.sql);
@@ -69,30 +71,45 @@ const housekeeping = startHousekeeping({
   logger,
 });
 
-const app = createApp({ config, db, logger, redis, compress: { storage, runner } });
-const server = createHttpServer(app).listen(config.port, config.host, () => {
+const lifecycle = createLifecycle();
+const app = createApp({ config, db, logger, redis, compress: { storage, runner }, lifecycle });
+const server = createServiceServer(app, config.httpProtocol);
+const { port } = await server.listen(config.port, config.host);
+{
   const where = config.database.kind === "pglite" ? config.database.dataDir : "PostgreSQL server";
   logger.info(
-    `listening on http://${config.host}:${config.port} (database: ${where}); explorer at /graphql, API docs at /api/v1/docs`,
+    { port, protocol: config.httpProtocol },
+    `listening on http://${config.host}:${port} (${config.httpProtocol === "h2c" ? "HTTP/1.1 and h2c" : "HTTP/1.1"}; database: ${where}); explorer at /graphql, API docs at /api/v1/docs`,
   );
-});
+}
 
 let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
+async function stop(signal: NodeJS.Signals) {
+  if (stopping) {
+    // A second Ctrl-C does not wait.
+    if (signal === "SIGINT") process.exit(130);
+    return;
+  }
   stopping = true;
-  logger.info({ signal }, "shutting down");
-  const force = setTimeout(() => process.exit(1), 9_000);
+  logger.info({ signal, graceMs: config.shutdownGraceMs }, "shutting down");
+  // Whatever happens, the process is gone before Cloud Run's SIGKILL (10 s after SIGTERM).
+  const force = setTimeout(() => process.exit(1), config.shutdownGraceMs + 1_500);
   force.unref();
-  server.close();
-  server.closeIdleConnections();
-  await new Promise<void>((resolve) => server.once("close", () => resolve()));
   housekeeping.stop();
-  await runner.close();
-  await accountsSocket?.close();
-  await closeRedis(redis);
-  await db.close();
+  await shutdown({
+    lifecycle,
+    server,
+    graceMs: config.shutdownGraceMs,
+    logger,
+    steps: [
+      { name: "compression runner", run: () => runner.close() },
+      { name: "admin socket", run: () => accountsSocket?.close() },
+      { name: "redis", run: () => closeRedis(redis) },
+      // The embedded database writes its files on close: give it longer.
+      { name: "database", run: () => db.close(), timeoutMs: 3_000 },
+    ],
+  });
   process.exit(0);
 }
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
-process.on("SIGINT", () => void shutdown("SIGINT"));
+process.on("SIGTERM", (signal) => void stop(signal));
+process.on("SIGINT", (signal) => void stop(signal));

@@ -1,12 +1,16 @@
 // The Redis client (rate limits shared by every instance). It fails fast instead of waiting for
 // Redis: no offline queue, so a command sent while disconnected fails at once; short connect and
 // command timeouts; one retry per command. It reconnects in the background by itself, forever,
-// and logs connection trouble at most once a minute rather than once per attempt.
+// and logs connection trouble at most once a minute rather than once per attempt. A connection
+// that stops answering without closing (a network that drops packets) is noticed by a heartbeat
+// and replaced, so the client recovers by itself once Redis is reachable again.
 import { Redis, type RedisOptions } from "ioredis";
 import type { Config } from "./config/env.ts";
 import type { Logger } from "./logger.ts";
 
 const ERROR_LOG_INTERVAL_MS = 60_000;
+/** How often a ready connection is checked; one unanswered PING (commandTimeout) replaces it. */
+const HEARTBEAT_MS = 2_000;
 
 export type { Redis };
 
@@ -25,6 +29,7 @@ export function createRedis(
     // Reconnect after 0.2 s, 0.4 s, … then every 2 s until Redis is back.
     retryStrategy: (times) => Math.min(times * 200, 2_000),
     connectionName: "marketplace-api",
+    ...(config.redis.keyPrefix ? { keyPrefix: config.redis.keyPrefix } : {}),
     ...options,
   });
 
@@ -51,6 +56,23 @@ export function createRedis(
     lastLoggedAt = 0;
     suppressed = 0;
   });
+
+  let beating = false;
+  const heartbeat = setInterval(() => {
+    if (redis.status !== "ready" || beating) return;
+    beating = true;
+    redis
+      .ping()
+      .catch((error: unknown) => {
+        if (redis.status !== "ready") return;
+        redis.emit("error", new Error(`redis gave no answer to a heartbeat (${String(error)}); reconnecting`));
+        // Destroyed rather than ended: a FIN may never reach a peer that is gone.
+        redis.stream.destroy();
+      })
+      .finally(() => (beating = false));
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+  redis.once("end", () => clearInterval(heartbeat));
   return redis;
 }
 

@@ -11,6 +11,11 @@ const envSchema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  // http1: HTTP/1.1 only. h2c: also cleartext HTTP/2 with prior knowledge (Cloud Run's --use-http2).
+  HTTP_PROTOCOL: z.enum(["http1", "h2c"]).default("http1"),
+  // After SIGTERM, how long requests in flight may still take before they are aborted (Cloud Run
+  // sends SIGKILL 10 s after SIGTERM).
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(8),
 
   // Database: a PostgreSQL server when DATABASE_URL is set, otherwise embedded PGlite.
   DATABASE_URL: z
@@ -18,6 +23,10 @@ const envSchema = z.object({
     .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
     .optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(100).default(10),
+  // The service's limits on a PostgreSQL server: opening a connection, and one statement (also
+  // sent as statement_timeout). A database that does not answer within them is a 503, fast.
+  DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).default(1000),
+  DATABASE_QUERY_TIMEOUT_MS: z.coerce.number().int().min(0).default(1500),
   PGLITE_DATA_DIR: z.string().min(1).default(".data/pglite"),
   DB_MIGRATE_ON_START: bool.optional(),
   SEED_DEMO_DATA: bool.optional(),
@@ -72,10 +81,19 @@ const envSchema = z.object({
     .string()
     .regex(/^rediss?:\/\//, "must be a redis:// or rediss:// URL")
     .optional(),
+  // Prepended to every Redis key, so several deployments (or test runs) can share one Redis.
+  REDIS_KEY_PREFIX: z.string().min(1).optional(),
   RATE_LIMIT_REQUESTS: z.coerce.number().int().min(1).default(300),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
   // Behind Cloud Run's front end: the client IP is the last X-Forwarded-For entry (the one it appends).
   TRUST_PROXY: bool.default(true),
+
+  // Cloud Logging: the project that trace ids belong to (unset: bare trace ids, which Cloud
+  // Logging also accepts); K_SERVICE and K_REVISION are set by Cloud Run (Error Reporting groups by them).
+  GOOGLE_CLOUD_PROJECT: z.string().min(1).optional(),
+  GCP_PROJECT: z.string().min(1).optional(),
+  K_SERVICE: z.string().min(1).optional(),
+  K_REVISION: z.string().min(1).optional(),
 });
 
 export type DatabaseConfig =
@@ -87,7 +105,12 @@ export interface Config {
   host: string;
   port: number;
   logLevel: z.infer<typeof envSchema>["LOG_LEVEL"];
+  httpProtocol: "http1" | "h2c";
+  /** After SIGTERM, how long requests in flight may still take. */
+  shutdownGraceMs: number;
   database: DatabaseConfig;
+  /** The service's connection and statement time limits on a PostgreSQL server (0: none). */
+  databaseTimeouts: { connectMs: number; queryMs: number };
   publicWebBaseUrl: string;
   /** The API's public origin without a trailing slash; null derives it from each request. */
   publicApiBaseUrl: string | null;
@@ -118,10 +141,12 @@ export interface Config {
   /** Secret for hashing API keys; null hashes with plain SHA-256. */
   apiKeyPepper: string | null;
   /** The shared store of rate limits; null keeps them in each instance's memory. */
-  redis: { url: string } | null;
+  redis: { url: string; keyPrefix?: string } | null;
   rateLimit: { requests: number; windowSeconds: number };
   /** Take the client IP from the last X-Forwarded-For entry (true) or the socket (false). */
   trustProxy: boolean;
+  /** Cloud Logging: the trace ids' project and the service and revision named in Error Reporting. */
+  logging: { projectId: string | null; service: string | null; revision: string | null };
 }
 
 export class ConfigError extends Error {
@@ -164,7 +189,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     host: e.HOST,
     port: e.PORT,
     logLevel: e.LOG_LEVEL,
+    httpProtocol: e.HTTP_PROTOCOL,
+    shutdownGraceMs: Math.round(e.SHUTDOWN_GRACE_SECONDS * 1000),
     database,
+    databaseTimeouts: { connectMs: e.DATABASE_CONNECT_TIMEOUT_MS, queryMs: e.DATABASE_QUERY_TIMEOUT_MS },
     publicWebBaseUrl: e.PUBLIC_WEB_BASE_URL.replace(/\/+$/, ""),
     publicApiBaseUrl: e.PUBLIC_API_BASE_URL?.replace(/\/+$/, "") ?? null,
     catalogCacheMaxAge: e.CATALOG_CACHE_MAX_AGE,
@@ -197,8 +225,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       : { kind: "local" as const, dir: e.LOCAL_STORAGE_DIR, signingSecret: e.DOWNLOAD_SIGNING_SECRET ?? null },
     downloadUrlTtlSeconds: e.DOWNLOAD_URL_TTL_SECONDS,
     resultRetentionHours: e.RESULT_RETENTION_HOURS,
-    redis: e.REDIS_URL ? { url: e.REDIS_URL } : null,
+    redis: e.REDIS_URL ? { url: e.REDIS_URL, ...(e.REDIS_KEY_PREFIX ? { keyPrefix: e.REDIS_KEY_PREFIX } : {}) } : null,
     rateLimit: { requests: e.RATE_LIMIT_REQUESTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS },
     trustProxy: e.TRUST_PROXY,
+    logging: {
+      projectId: e.GOOGLE_CLOUD_PROJECT ?? e.GCP_PROJECT ?? null,
+      service: e.K_SERVICE ?? null,
+      revision: e.K_REVISION ?? null,
+    },
   });
 }

@@ -28,6 +28,12 @@ export interface Database {
 export interface OpenOptions {
   /** Called with the text of every SQL statement Prisma sends (tests count them). */
   onQuery?: (sql: string) => void;
+  /**
+   * A PostgreSQL server's time limits, in ms. connectMs (default 5000) bounds opening a connection,
+   * queryMs (default none) one statement: sent as statement_timeout, and enforced by the client
+   * too, for a server that no longer answers at all. Migrations run without the statement limit.
+   */
+  timeouts?: { connectMs?: number; queryMs?: number };
 }
 
 // An arbitrary, fixed key for pg_advisory_lock, shared by every instance that migrates.
@@ -75,15 +81,39 @@ async function openPglite(dataDir: string, options: OpenOptions): Promise<Databa
   };
 }
 
+/** A failure of the connection itself (not an error the server reported about a statement). */
+function isConnectionFault(error: unknown): boolean {
+  return error instanceof Error && typeof (error as { severity?: unknown }).severity !== "string";
+}
+
 function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, options: OpenOptions): Database {
+  const queryMs = options.timeouts?.queryMs ?? 0;
   const pool = new pg.Pool({
     connectionString: config.url,
     max: config.poolSize,
-    connectionTimeoutMillis: 5_000,
+    connectionTimeoutMillis: options.timeouts?.connectMs ?? 5_000,
     idleTimeoutMillis: 30_000,
+    // The server cancels a statement past the limit; the client gives up a little later on a
+    // server that does not answer at all (the pool then drops that connection).
+    ...(queryMs > 0 ? { statement_timeout: queryMs, query_timeout: queryMs + 50 } : {}),
+    keepAlive: true,
   });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on("error", () => {});
+  // When one connection fails, the idle ones probably share its fate (same network, same server):
+  // drop them too, rather than have each of the next requests find out by waiting for a timeout.
+  const idle = new Set<pg.PoolClient>();
+  pool.on("release", (error: Error | undefined, client: pg.PoolClient) => {
+    if (!error) idle.add(client);
+    else if (isConnectionFault(error)) {
+      for (const other of idle) {
+        idle.delete(other);
+        (other as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      }
+    }
+  });
+  pool.on("acquire", (client) => idle.delete(client));
+  pool.on("remove", (client) => idle.delete(client));
   const prisma = createPrisma(new PrismaPg(pool), options);
   const sql: SqlRunner = {
     exec: async (text) => {
@@ -91,7 +121,17 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, opt
     },
     query: async <Row>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as Row[],
     exclusive: async (fn) => {
-      const client = await pool.connect();
+      // Migrations may take as long as they need: with a statement limit, on a connection of their own.
+      let client: pg.PoolClient | pg.Client;
+      if (queryMs > 0) {
+        client = new pg.Client({
+          connectionString: config.url,
+          connectionTimeoutMillis: options.timeouts?.connectMs ?? 5_000,
+        });
+        await client.connect();
+      } else {
+        client = await pool.connect();
+      }
       try {
         await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
         await client.query("BEGIN");
@@ -112,7 +152,8 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, opt
         }
       } finally {
         await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => {});
-        client.release();
+        if ("release" in client) client.release();
+        else await client.end();
       }
     },
   };

@@ -17,12 +17,28 @@ const UNAVAILABLE_ADAPTER_KINDS = new Set([
   "TransactionAlreadyClosed",
 ]);
 
+// SQLSTATEs the server answers when it cannot serve now: a statement over statement_timeout
+// (57014, an overloaded or stuck server), shutting down or starting up (57P01-57P03), too many
+// connections (53300), and connection exceptions (class 08).
+const UNAVAILABLE_SQLSTATES = /^(57014|57P0[123]|53300|08\w{3})$/;
+
+// What node-postgres itself throws (these reach us unwrapped through the driver adapter): the
+// client's query_timeout, the pool's connection timeout, a connection that ended or broke.
+const UNAVAILABLE_MESSAGES =
+  /Query read timeout|Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|is not queryable|Can't reach database server|PGlite is closed/i;
+
+const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH"]);
+
 export function isDatabaseUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  const { code, meta } = error as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown } } } };
-  if (typeof code === "string" && UNAVAILABLE_PRISMA_CODES.has(code)) return true;
-  const kind = meta?.driverAdapterError?.cause?.kind;
-  if (typeof kind === "string" && UNAVAILABLE_ADAPTER_KINDS.has(kind)) return true;
-  // The embedded database after close().
-  return /PGlite is closed/i.test(error.message);
+  const { code, meta } = error as {
+    code?: unknown;
+    meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } };
+  };
+  if (typeof code === "string" && (UNAVAILABLE_PRISMA_CODES.has(code) || SOCKET_CODES.has(code))) return true;
+  const cause = meta?.driverAdapterError?.cause;
+  if (typeof cause?.kind === "string" && UNAVAILABLE_ADAPTER_KINDS.has(cause.kind)) return true;
+  if (typeof cause?.originalCode === "string" && UNAVAILABLE_SQLSTATES.test(cause.originalCode)) return true;
+  // The embedded database after close() says "PGlite is closed".
+  return UNAVAILABLE_MESSAGES.test(error.message);
 }

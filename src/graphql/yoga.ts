@@ -4,8 +4,9 @@
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { GraphQLError } from "graphql";
-import { createYoga, type Plugin } from "graphql-yoga";
+import { createYoga, maskError, type Plugin } from "graphql-yoga";
 import type { Config } from "../config/env.ts";
+import { isDatabaseUnavailable } from "../db/errors.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import { createContext } from "./context.ts";
@@ -46,6 +47,23 @@ const stableErrorCodes: Plugin = {
     },
 };
 
+/**
+ * A database that cannot be reached is not our fault and worth retrying: the answer keeps GraphQL's
+ * shape ({errors: [...]}, code DATABASE_UNAVAILABLE) with HTTP status 503 and Retry-After, which
+ * GraphQL over HTTP allows. Every other unexpected error is masked as usual.
+ */
+function maskErrorUnlessUnavailable(error: unknown, message: string, isDev?: boolean): Error {
+  const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
+  if (!isDatabaseUnavailable(original)) return maskError(error, message, isDev);
+  const located = error instanceof GraphQLError ? error : null;
+  return new GraphQLError("The database is not reachable; retry shortly.", {
+    ...(located
+      ? { nodes: located.nodes, source: located.source, positions: located.positions, path: located.path }
+      : {}),
+    extensions: { code: "DATABASE_UNAVAILABLE", http: { status: 503, headers: { "Retry-After": "5" } } },
+  });
+}
+
 /** Armor's rejections (depth, aliases, cost, tokens, directives) share one code. */
 const limitExceeded = [(_ctx: unknown, error: GraphQLError) => void withCode(error, "QUERY_LIMIT_EXCEEDED")];
 
@@ -59,7 +77,7 @@ export function createGraphQLServer(options: { prisma: PrismaClient; config: Con
     renderGraphiQL,
     landingPage: false,
     batching: false,
-    maskedErrors: { isDev: config.env === "development" },
+    maskedErrors: { isDev: config.env === "development", maskError: maskErrorUnlessUnavailable },
     logging: {
       debug: (...args) => logger.debug(args),
       info: (...args) => logger.info(args),

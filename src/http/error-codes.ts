@@ -10,4 +10,5 @@ export const ERROR_CODES = {
   internal_error: "500: an unexpected fault; quote request_id when reporting it.",
   database_unavailable: "503: the database cannot be reached; retry after Retry-After seconds.",
   rate_limit_unavailable: "503: the shared rate-limit store cannot be reached; retry after Retry-After seconds.",
+  shutting_down: "503: this instance is shutting down; retry the request (another instance answers it).",
 } as const;

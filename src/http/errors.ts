@@ -54,8 +54,11 @@ export function errorMiddleware(logger: Logger) {
         ctx.body = errorBody(error.code, error.message, requestId);
         return;
       }
-      // Unexpected: log the detail, answer without it.
-      logger.error({ err: error, requestId }, "unhandled error");
+      // Unexpected: log the detail, answer without it. A client that went away mid-request (an
+      // aborted upload) is no fault of the service and nothing for Error Reporting: the request
+      // log already records it as closed by the client.
+      if (!ctx.writable || ctx.req.aborted) logger.debug({ err: error, requestId }, "client went away");
+      else logger.error({ err: error, requestId }, "unhandled error");
       ctx.status = 500;
       ctx.set("X-Error-Code", "internal_error");
       ctx.set("X-Error-Message", "The server failed to answer this request.");

@@ -3,5 +3,6 @@
 import type { Context } from "koa";
 
 export function publicOrigin(ctx: Context, configured: string | null): string {
-  return configured ?? `${ctx.protocol}://${ctx.get("host")}`;
+  // HTTP/2 carries the host in the :authority pseudo-header; a Host header may come along too.
+  return configured ?? `${ctx.protocol}://${ctx.get("host") || ctx.get(":authority")}`;
 }

@@ -1,21 +1,217 @@
-// The HTTP server around the Koa app, shared by src/main.ts and the tests: `Expect:
-// 100-continue` is left to the routes (see src/compress/http/continue.ts), and the timeouts suit
-// long uploads (each upload has its own idle timeout instead of one deadline for the request).
+// The HTTP server around the Koa app, shared by src/main.ts and the tests.
+//
+// Two protocols (HTTP_PROTOCOL):
+// - `http1`: HTTP/1.1 only (the default; what Cloud Run speaks to a container unless told otherwise).
+// - `h2c`: cleartext HTTP/2 with prior knowledge, which Cloud Run speaks to the container with
+//   `--use-http2` (and then puts no 32 MiB limit on request bodies). Node's cleartext
+//   `http2.createServer` cannot answer HTTP/1.1 on the same port (`allowHTTP1` is for TLS only), so
+//   this listener looks at the first bytes of each connection: the HTTP/2 connection preface goes
+//   to the HTTP/2 server, anything else to the HTTP/1.1 one. Local tools and probes that speak
+//   HTTP/1.1 keep working.
+//
+// `Expect: 100-continue` is left to the routes in both (see src/compress/http/continue.ts), and the
+// timeouts suit long uploads: each upload has its own idle timeout instead of one deadline.
+//
+// Shutdown (see src/lifecycle.ts) is in two steps: drain() stops accepting connections, makes every
+// HTTP/1.1 response the last of its connection (`Connection: close`), closes idle keep-alive
+// connections and sends GOAWAY on every HTTP/2 session, which then close once their streams have;
+// destroy() ends whatever is still open.
 import http from "node:http";
+import http2 from "node:http2";
+import net from "node:net";
 import type Koa from "koa";
 import { markExpectsContinue } from "../compress/http/continue.ts";
 
-export function createHttpServer(app: Koa): http.Server {
-  const handler = app.callback();
-  const server = http.createServer((req, res) => void handler(req, res));
-  server.on("checkContinue", (req, res) => {
+export type HttpProtocol = "http1" | "h2c";
+
+/** Every HTTP/2 connection starts with these 24 octets (RFC 9113, section 3.4). */
+const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
+const HEADERS_TIMEOUT_MS = 30_000;
+// Longer than the idle timeout of Google's front end (600 s), so it never reuses a closed connection.
+const IDLE_TIMEOUT_MS = 620_000;
+// HTTP/2 flow control: windows large enough for a fast upload, small enough that a stalled reader
+// buffers little (the upload's backpressure holds the window closed).
+const STREAM_WINDOW_BYTES = 1024 * 1024;
+const SESSION_WINDOW_BYTES = 4 * 1024 * 1024;
+
+type Request = http.IncomingMessage | http2.Http2ServerRequest;
+type Response = http.ServerResponse | http2.Http2ServerResponse;
+type Handler = (req: Request, res: Response) => unknown;
+
+function configureHttp1(server: http.Server, handler: Handler): http.Server {
+  server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => void handler(req, res));
+  server.on("checkContinue", (req: http.IncomingMessage, res: http.ServerResponse) => {
     markExpectsContinue(req);
     void handler(req, res);
   });
   // A 300 MB upload on a slow line takes longer than Node's 5 minute default.
   server.requestTimeout = 0;
-  server.headersTimeout = 30_000;
-  // Longer than the idle timeout of Google's front end (600 s), so it never reuses a closed socket.
-  server.keepAliveTimeout = 620_000;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.keepAliveTimeout = IDLE_TIMEOUT_MS;
   return server;
+}
+
+/** An HTTP/1.1 server for the app (tests listen on it themselves). */
+export function createHttpServer(app: Koa): http.Server {
+  const handler = app.callback();
+  return configureHttp1(http.createServer(), (req, res) => handler(req, res));
+}
+
+export interface ServiceServer {
+  readonly protocol: HttpProtocol;
+  /** The server that owns the listening socket. */
+  readonly listener: net.Server;
+  listen(port: number, host: string): Promise<net.AddressInfo>;
+  /** Requests whose response has not finished yet. */
+  inFlight(): number;
+  /** Resolves once no request is in flight (at once if none is). */
+  whenIdle(): Promise<void>;
+  /** Open connections (HTTP/1.1 sockets and HTTP/2 sessions). */
+  connections(): number;
+  /** Stops accepting; last responses close their HTTP/1.1 connections; idle ones close; GOAWAY on HTTP/2. */
+  drain(): void;
+  /** Destroys every connection still open; resolves when the listener has closed. */
+  destroy(): Promise<void>;
+}
+
+export function createServiceServer(app: Koa, protocol: HttpProtocol = "http1"): ServiceServer {
+  const callback = app.callback();
+  const inFlight = new Set<Response>();
+  const sockets = new Set<net.Socket>();
+  const sessions = new Set<http2.ServerHttp2Session>();
+  let draining = false;
+  let idleWaiters: (() => void)[] = [];
+
+  const settle = () => {
+    if (inFlight.size > 0) return;
+    for (const resolve of idleWaiters.splice(0)) resolve();
+  };
+
+  const handler: Handler = (req, res) => {
+    inFlight.add(res);
+    res.once("close", () => {
+      inFlight.delete(res);
+      // The connection of an HTTP/1.1 response that just finished is idle now: close it.
+      if (draining) setImmediate(() => http1.closeIdleConnections());
+      settle();
+    });
+    if (draining && res instanceof http.ServerResponse) res.shouldKeepAlive = false;
+    return callback(req, res);
+  };
+
+  const http1 = configureHttp1(http.createServer(), handler);
+  http1.on("connection", (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
+
+  let h2: http2.Http2Server | null = null;
+  if (protocol === "h2c") {
+    h2 = http2.createServer({ settings: { initialWindowSize: STREAM_WINDOW_BYTES } });
+    h2.on("request", (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void handler(req, res));
+    h2.on("checkContinue", (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => {
+      markExpectsContinue(req);
+      void handler(req, res);
+    });
+    h2.on("session", (session: http2.ServerHttp2Session) => {
+      sessions.add(session);
+      session.once("close", () => sessions.delete(session));
+      // A session that stays silent this long is closed (GOAWAY), like an idle keep-alive connection.
+      session.setTimeout(IDLE_TIMEOUT_MS, () => session.close());
+      session.on("error", () => undefined);
+      // The connection-level window starts at 64 KiB; widen it to match the streams'.
+      if (session.socket) session.setLocalWindowSize(SESSION_WINDOW_BYTES);
+      else session.once("connect", () => session.setLocalWindowSize(SESSION_WINDOW_BYTES));
+    });
+    h2.on("sessionError", () => undefined);
+  }
+
+  // In h2c mode, every connection the listener took (including those still being looked at).
+  const accepted = new Set<net.Socket>();
+  const listener: net.Server = h2
+    ? net.createServer((socket) => {
+        accepted.add(socket);
+        socket.once("close", () => accepted.delete(socket));
+        route(socket, h2, http1);
+      })
+    : http1;
+  let closed = false;
+  listener.once("close", () => (closed = true));
+  // Node tracks an HTTP/1.1 server's connections (headersTimeout, closeIdleConnections()) from its
+  // "listening" event on; in h2c mode the HTTP/1.1 server gets its connections from the listener.
+  if (listener !== http1) {
+    listener.once("listening", () => http1.emit("listening"));
+    listener.once("close", () => http1.close());
+  }
+
+  return {
+    protocol,
+    listener,
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        listener.once("error", reject);
+        listener.listen(port, host, () => {
+          listener.off("error", reject);
+          resolve(listener.address() as net.AddressInfo);
+        });
+      });
+    },
+    inFlight: () => inFlight.size,
+    whenIdle() {
+      return inFlight.size === 0 ? Promise.resolve() : new Promise((resolve) => idleWaiters.push(resolve));
+    },
+    connections: () => sockets.size + sessions.size,
+    drain() {
+      draining = true;
+      if (listener.listening) listener.close();
+      for (const res of inFlight) {
+        if (res instanceof http.ServerResponse && !res.headersSent) res.shouldKeepAlive = false;
+      }
+      http1.closeIdleConnections();
+      // GOAWAY naming the last stream received: those finish, the client opens no new ones.
+      for (const session of sessions) session.close();
+    },
+    async destroy() {
+      draining = true;
+      for (const session of sessions) session.destroy();
+      for (const socket of [...sockets, ...accepted]) socket.destroy();
+      if (listener.listening) listener.close();
+      idleWaiters = [];
+      // net.Server emits "close" once it stopped listening and its last connection has gone.
+      if (closed) return;
+      await new Promise<void>((resolve) => {
+        listener.once("close", () => resolve());
+        setTimeout(resolve, 500).unref();
+      });
+    },
+  };
+}
+
+/** Hands a new connection to the HTTP/2 server if it opens with the preface, else to HTTP/1.1. */
+function route(socket: net.Socket, h2: http2.Http2Server, http1: http.Server): void {
+  let head = Buffer.alloc(0);
+  const give = (server: net.Server) => {
+    socket.off("data", onData);
+    socket.off("error", onError);
+    socket.setTimeout(0);
+    socket.pause();
+    // The servers read what was already received before anything new.
+    socket.unshift(head);
+    server.emit("connection", socket);
+    // The HTTP/1.1 parser reads through the socket's stream, which must flow again; an HTTP/2
+    // session reads the socket natively and takes what is buffered by itself.
+    if (server === http1) socket.resume();
+  };
+  const onData = (chunk: Buffer) => {
+    head = Buffer.concat([head, chunk]);
+    const n = Math.min(head.length, PREFACE.length);
+    const couldBeH2 = head.subarray(0, n).equals(PREFACE.subarray(0, n));
+    if (!couldBeH2) give(http1);
+    else if (head.length >= PREFACE.length) give(h2);
+  };
+  const onError = () => socket.destroy();
+  socket.on("data", onData);
+  socket.on("error", onError);
+  // A connection that says nothing is closed like one that never finishes its headers.
+  socket.setTimeout(HEADERS_TIMEOUT_MS, () => socket.destroy());
 }

@@ -54,7 +54,7 @@ const common = {
     "The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout, processing_failed; for unlock also password_required, incorrect_password, not_encrypted.",
   ),
   "429": error("rate_limited: over 120 requests a minute for this key.", retryAfter),
-  "503": error("busy, rate_limit_unavailable or database_unavailable.", retryAfter),
+  "503": error("busy, rate_limit_unavailable, database_unavailable or shutting_down.", retryAfter),
 };
 
 const form = (fields: Json, required: string[]) => ({

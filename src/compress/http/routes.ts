@@ -5,6 +5,7 @@
 // 100 and the upload start. A reserved quota unit is given back on every failure.
 import { randomBytes } from "node:crypto";
 import { createReadStream } from "node:fs";
+import http2, { type Http2ServerRequest } from "node:http2";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -16,6 +17,7 @@ import { nextMonth, releaseQuota, reserveQuota, type Reservation } from "../../a
 import type { Config } from "../../config/env.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { HttpError } from "../../http/errors.ts";
+import { shuttingDown } from "../../http/health.ts";
 import { publicOrigin } from "../../http/origin.ts";
 import { createRateLimiter, rateLimitBy } from "../../http/rate-limit.ts";
 import type { Logger } from "../../logger.ts";
@@ -39,6 +41,11 @@ export interface CompressDeps {
   logger: Logger;
   storage: ObjectStorage;
   runner: EngineRunner;
+  /**
+   * Aborted when the service shuts down and in-flight work must give up: an upload or compression
+   * still running is answered 503 `shutting_down` (not charged, its files removed).
+   */
+  shutdown?: AbortSignal | null;
 }
 
 // Every failure the engine or its process reports is about the file: a 422 with its code, not
@@ -84,7 +91,16 @@ async function readNoMoreThanNeeded(ctx: Context, next: Next) {
     await next();
   } finally {
     const req = ctx.req;
-    if (!req.complete && !req.destroyed) {
+    if (req.httpVersionMajor >= 2) {
+      // HTTP/2 has a way to say it: once the answer is out, RST_STREAM with NO_ERROR tells the
+      // client to stop sending the body (RFC 9113, section 8.1) while the connection carries on.
+      const { stream } = req as unknown as Http2ServerRequest;
+      const stop = () => {
+        if (!req.complete && !stream.destroyed) setImmediate(() => stream.close(http2.constants.NGHTTP2_NO_ERROR));
+      };
+      if (ctx.res.writableFinished) stop();
+      else ctx.res.once("finish", stop);
+    } else if (!req.complete && !req.destroyed) {
       const giveUp = setTimeout(() => req.destroy(), 60_000);
       giveUp.unref();
       req.once("end", () => clearTimeout(giveUp));
@@ -142,8 +158,9 @@ export function createCompressRouter(deps: CompressDeps): Router {
     let failure = "unknown";
     await mkdir(tmpRoot, { recursive: true });
     const dir = await mkdtemp(path.join(tmpRoot, "req-"));
-    // The client going away cancels the work (and so the charge).
+    // The client going away cancels the work (and so the charge), as does the service shutting down.
     const abort = new AbortController();
+    const cancel = deps.shutdown ? AbortSignal.any([abort.signal, deps.shutdown]) : abort.signal;
     const onClose = () => {
       if (!ctx.res.writableFinished) abort.abort();
     };
@@ -155,6 +172,7 @@ export function createCompressRouter(deps: CompressDeps): Router {
         maxBytes: config.compress.maxUploadBytes,
         idleTimeoutMs: config.compress.uploadIdleTimeoutMs,
         fields: kind === "unlock" ? ["profile", "password"] : ["profile"],
+        signal: deps.shutdown ?? undefined,
       });
       const profile = parseProfile(upload.fields["profile"]);
       const outputPath = path.join(dir, "output.pdf");
@@ -168,7 +186,7 @@ export function createCompressRouter(deps: CompressDeps): Router {
       } else {
         job = { kind, inputPath: upload.path, outputPath, profile };
       }
-      const result = await runJob(job, abort.signal);
+      const result = await runJob(job, cancel);
       const name = objectName();
       const meta = {
         contentType: "application/pdf",
@@ -203,11 +221,14 @@ export function createCompressRouter(deps: CompressDeps): Router {
         url,
         expires_in: config.downloadUrlTtlSeconds,
       };
-    } catch (error) {
+    } catch (caught) {
+      const error = deps.shutdown?.aborted && !abort.signal.aborted ? shuttingDown() : caught;
       failure =
         error instanceof HttpError ? error.code : error instanceof UploadAborted ? "client_aborted" : "internal_error";
       if (error instanceof UploadAborted || abort.signal.aborted) {
         logger.info({ requestId: ctx.state["requestId"] as string }, "client went away during compression");
+      } else if (failure === "shutting_down") {
+        logger.warn({ requestId: ctx.state["requestId"] as string }, "compression cut off by the shutdown");
       }
       throw error;
     } finally {

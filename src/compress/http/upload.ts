@@ -5,6 +5,7 @@
 import { createWriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import type { IncomingMessage } from "node:http";
+import type { Http2ServerRequest } from "node:http2";
 import path from "node:path";
 import busboy from "busboy";
 import { HttpError } from "../../http/errors.ts";
@@ -25,6 +26,8 @@ export interface UploadOptions {
   idleTimeoutMs: number;
   /** Names of the text fields allowed besides `file`. */
   fields: readonly string[];
+  /** Gives up the upload, rejecting with the signal's reason (the service shutting down). */
+  signal?: AbortSignal;
 }
 
 /** Thrown when the client went away mid-upload: there is no one to answer. */
@@ -95,15 +98,25 @@ export function receiveUpload(req: IncomingMessage, options: UploadOptions): Pro
       );
     const onData = () => idle.refresh();
     const onAborted = () => fail(new UploadAborted());
+    // What closes when the client goes away: the connection (HTTP/1.1) or the request's stream
+    // (HTTP/2, where the connection carries other requests).
+    const transport: NodeJS.EventEmitter = "stream" in req ? (req as unknown as Http2ServerRequest).stream : req.socket;
+    const onSignal = () => {
+      const reason: unknown = options.signal?.reason;
+      fail(reason instanceof Error ? reason : new UploadAborted());
+    };
     req.on("data", onData);
     req.on("aborted", onAborted);
-    req.socket.on("close", onAborted);
+    transport.on("close", onAborted);
+    options.signal?.addEventListener("abort", onSignal, { once: true });
+    if (options.signal?.aborted) queueMicrotask(onSignal);
 
     const cleanup = () => {
       clearTimeout(idle);
       req.off("data", onData);
       req.off("aborted", onAborted);
-      req.socket.off("close", onAborted);
+      transport.off("close", onAborted);
+      options.signal?.removeEventListener("abort", onSignal);
       req.unpipe(parser);
     };
 

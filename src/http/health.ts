@@ -1,0 +1,77 @@
+// Health probes and dependency faults.
+// - Liveness, GET /healthz, touches nothing: a slow database must not get the instance restarted.
+// - Readiness, GET /readyz, checks the database and Redis (when configured) at once, each within a
+//   time limit, and answers 503 in the error shape with Retry-After when one is down or the
+//   service is shutting down.
+// - dependencyFaults() turns a database that cannot be reached, wherever a route meets it, into
+//   503 `database_unavailable` with Retry-After instead of a 500.
+import Router from "@koa/router";
+import type { Redis } from "ioredis";
+import type { Context, Next } from "koa";
+import type { Database } from "../db/database.ts";
+import { isDatabaseUnavailable } from "../db/errors.ts";
+import type { Lifecycle } from "../lifecycle.ts";
+import { HttpError } from "./errors.ts";
+
+/** A readiness check that takes longer than this counts as failed. */
+const CHECK_TIMEOUT_MS = 1_500;
+export const RETRY_AFTER_SECONDS = "5";
+
+export const databaseUnavailable = () =>
+  new HttpError(503, "database_unavailable", "The database is not reachable; retry shortly.", {
+    "Retry-After": RETRY_AFTER_SECONDS,
+  });
+
+export const shuttingDown = () =>
+  new HttpError(503, "shutting_down", "This instance is shutting down; retry the request.", {
+    "Retry-After": "1",
+  });
+
+async function check(probe: () => Promise<unknown>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS)));
+  try {
+    return await Promise.race([probe().then(() => true), timeout]);
+  } catch {
+    return false;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function createHealthRouter(deps: { db: Database; redis: Redis | null; lifecycle: Lifecycle | null }): Router {
+  const { db, redis, lifecycle } = deps;
+  const router = new Router();
+  router.get("/healthz", (ctx) => {
+    ctx.body = { status: "ok" };
+  });
+  router.get("/readyz", async (ctx) => {
+    if (lifecycle?.draining) throw shuttingDown();
+    const [database, store] = await Promise.all([
+      check(() => db.sql.query("SELECT 1")),
+      redis ? check(() => redis.ping()) : Promise.resolve(true),
+    ]);
+    if (lifecycle?.draining) throw shuttingDown();
+    if (!database) throw databaseUnavailable();
+    if (!store) {
+      throw new HttpError(503, "rate_limit_unavailable", "Redis, the shared rate-limit store, is not reachable.", {
+        "Retry-After": RETRY_AFTER_SECONDS,
+      });
+    }
+    ctx.set("Cache-Control", "no-store");
+    ctx.body = { status: "ok", database: db.kind, redis: redis ? "ok" : "not configured" };
+  });
+  return router;
+}
+
+/** Inside the error middleware: a database fault anywhere below becomes a 503, not a 500. */
+export function dependencyFaults() {
+  return async (_ctx: Context, next: Next) => {
+    try {
+      await next();
+    } catch (error) {
+      if (!(error instanceof HttpError) && isDatabaseUnavailable(error)) throw databaseUnavailable();
+      throw error;
+    }
+  };
+}

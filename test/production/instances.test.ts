@@ -1,0 +1,205 @@
+// Several instances: three processes of the real service on loopback, sharing one PostgreSQL
+// database (fresh for this file) and one Redis (under a key prefix of this run's own), with small
+// limits. Concurrent requests spread round-robin over the three show that every limit is one limit
+// for the whole service, exactly: the per-client-IP rate limit (the client IP being the last
+// X-Forwarded-For entry, which Cloud Run's front end appends), the per-key rate limit, and the
+// monthly quota. PGlite cannot be shared by processes: without DATABASE_URL this file is skipped.
+import { randomUUID } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Redis } from "ioredis";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { accounts } from "../../src/auth/accounts.ts";
+import { usedThisMonth } from "../../src/auth/quota.ts";
+import { testDatabaseKind } from "../helpers/database.ts";
+import { makePdf, multipart } from "../helpers/compress.ts";
+import { factories } from "../helpers/factories.ts";
+import {
+  createServiceDatabase,
+  startService,
+  type ServiceDatabase,
+  type ServiceProcess,
+} from "../helpers/service-process.ts";
+
+const REDIS_URL = process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379";
+const PREFIX = `test:instances:${randomUUID()}:`;
+const IP_LIMIT = 30;
+const KEY_LIMIT = 10;
+const QUOTA = 7;
+
+async function redisReachable(url: string): Promise<boolean> {
+  const probe = new Redis(url, { lazyConnect: true, connectTimeout: 1_000, retryStrategy: () => null });
+  probe.on("error", () => {});
+  try {
+    await probe.connect();
+    return (await probe.ping()) === "PONG";
+  } catch {
+    return false;
+  } finally {
+    probe.disconnect();
+  }
+}
+
+const skipReason =
+  testDatabaseKind() !== "postgres"
+    ? "No DATABASE_URL: PGlite is one process's own database, so instances cannot share it; this runs on the PostgreSQL pass."
+    : !(await redisReachable(REDIS_URL))
+      ? `Redis is not reachable at ${REDIS_URL} (set TEST_REDIS_URL): instances share their limits through it.`
+      : null;
+if (skipReason) console.warn(`test/production/instances.test.ts skipped: ${skipReason}`);
+
+describe.skipIf(skipReason !== null)("three instances sharing PostgreSQL and Redis", () => {
+  let work: string;
+  let database: ServiceDatabase;
+  let instances: ServiceProcess[] = [];
+  let limited: { token: string };
+  let quota: { subscriberId: string; tokens: string[] };
+  let pdf: Buffer;
+
+  beforeAll(async () => {
+    work = await mkdtemp(path.join(tmpdir(), "instances-"));
+    database = await createServiceDatabase(work);
+    const db = await database.open();
+    try {
+      await factories(db.prisma).job("instances-job");
+      const admin = accounts(db.prisma, null);
+      await admin.createSubscriber({ name: "limited", email: "limited@example.com", plan: "corporate", quota: 1000 });
+      limited = { token: (await admin.issueKey("limited@example.com", "one")).token };
+      // Two keys, so the per-key limit (10 a minute) stays out of the quota's way (7 a month).
+      const subscriber = await admin.createSubscriber({
+        name: "quota",
+        email: "quota@example.com",
+        plan: "corporate",
+        quota: QUOTA,
+      });
+      quota = {
+        subscriberId: subscriber.id,
+        tokens: [
+          (await admin.issueKey("quota@example.com", "a")).token,
+          (await admin.issueKey("quota@example.com", "b")).token,
+        ],
+      };
+    } finally {
+      await db.close();
+    }
+    pdf = await makePdf(1);
+    instances = await Promise.all(
+      [0, 1, 2].map((i) =>
+        startService(
+          {
+            ...database.env,
+            DATABASE_POOL_SIZE: "4",
+            REDIS_URL,
+            REDIS_KEY_PREFIX: PREFIX,
+            RATE_LIMIT_REQUESTS: String(IP_LIMIT),
+            RATE_LIMIT_WINDOW_SECONDS: "60",
+            COMPRESS_RATE_LIMIT_PER_MINUTE: String(KEY_LIMIT),
+            UPLOAD_TMP_DIR: path.join(work, `uploads-${i}`),
+            LOCAL_STORAGE_DIR: path.join(work, `objects-${i}`),
+            DOWNLOAD_SIGNING_SECRET: "instances-test-signing-secret-32-chars-x",
+          },
+          { name: `instance ${i}` },
+        ),
+      ),
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(instances.map((instance) => instance.stop(5_000)));
+    await database?.drop();
+    if (work) await rm(work, { recursive: true, force: true });
+    const redis = new Redis(REDIS_URL);
+    const keys = await redis.keys(`${PREFIX}*`);
+    if (keys.length) await redis.del(...keys);
+    redis.disconnect();
+  });
+
+  /** As Cloud Run's front end forwards it: whatever the client claimed, then the client's address. */
+  const forwardedFor = (clientIp: string, i: number) => ({
+    "x-forwarded-for": `10.0.${i % 250}.${i % 7}, ${clientIp}`,
+  });
+
+  const tally = (statuses: number[]) => {
+    const counts: Record<number, number> = {};
+    for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
+    return counts;
+  };
+
+  it("holds the per-client-IP limit exactly across the three", async () => {
+    const answers = await Promise.all(
+      Array.from({ length: IP_LIMIT * 3 }, async (_, i) => {
+        const response = await fetch(`${instances[i % 3]!.url}/api/v1/jobs?limit=1`, {
+          headers: forwardedFor("203.0.113.50", i),
+        });
+        await response.arrayBuffer();
+        return { status: response.status, rateLimit: response.headers.get("ratelimit") ?? "" };
+      }),
+    );
+    expect(tally(answers.map((a) => a.status))).toEqual({ 200: IP_LIMIT, 429: IP_LIMIT * 2 });
+    // One counter: the 30 admitted saw every remaining count from 29 down to 0 exactly once.
+    const remaining = answers
+      .filter((a) => a.status === 200)
+      .map((a) => Number(/r=(\d+)/.exec(a.rateLimit)?.[1]))
+      .sort((a, b) => a - b);
+    expect(remaining).toEqual(Array.from({ length: IP_LIMIT }, (_, i) => i));
+    // Another client IP behind the same proxy has a budget of its own.
+    const other = await fetch(`${instances[0]!.url}/api/v1/jobs?limit=1`, { headers: forwardedFor("203.0.113.51", 0) });
+    expect(other.status).toBe(200);
+  });
+
+  it("holds the per-key limit exactly across the three", async () => {
+    const noFile = multipart([{ name: "profile", value: "balanced" }]);
+    const answers = await Promise.all(
+      Array.from({ length: KEY_LIMIT * 3 }, async (_, i) => {
+        const response = await fetch(`${instances[i % 3]!.url}/v1/compress`, {
+          method: "POST",
+          // A client IP per request: only the key's limit applies here.
+          headers: {
+            authorization: `Bearer ${limited.token}`,
+            "content-type": noFile.contentType,
+            ...forwardedFor(`198.51.100.${i + 1}`, i),
+          },
+          body: new Uint8Array(noFile.body),
+        });
+        const body = (await response.json()) as { error: { code: string } };
+        return `${response.status} ${body.error.code}`;
+      }),
+    );
+    expect(tally(answers.map((a) => Number(a.split(" ")[0])))).toEqual({ 400: KEY_LIMIT, 429: KEY_LIMIT * 2 });
+    expect(new Set(answers)).toEqual(new Set(["400 missing_file", "429 rate_limited"]));
+  });
+
+  it("holds the monthly quota exactly across the three: 12 concurrent compressions, quota 7", async () => {
+    const { body, contentType } = multipart([{ name: "file", value: pdf, filename: "a.pdf" }]);
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => {
+        const response = await fetch(`${instances[i % 3]!.url}/v1/compress`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${quota.tokens[i % 2]!}`,
+            "content-type": contentType,
+            ...forwardedFor(`192.0.2.${i + 1}`, i),
+          },
+          body: new Uint8Array(body),
+        });
+        const json = (await response.json()) as { error?: { code: string } };
+        return { status: response.status, code: json.error?.code };
+      }),
+    );
+    expect(tally(answers.map((a) => a.status)), JSON.stringify(answers)).toEqual({ 200: QUOTA, 402: 12 - QUOTA });
+    expect(answers.filter((a) => a.status === 402).every((a) => a.code === "quota_exceeded")).toBe(true);
+    const db = await database.open();
+    try {
+      expect(await usedThisMonth(db.prisma, quota.subscriberId)).toBe(QUOTA);
+      const rows = await db.prisma.compression.groupBy({
+        by: ["status"],
+        where: { subscriberId: quota.subscriberId },
+        _count: true,
+      });
+      expect(rows.map((r) => [r.status, r._count])).toEqual([["succeeded", QUOTA]]);
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+});
