@@ -12,8 +12,9 @@
 //  4. once no request is in flight (or shortly after the deadline), the connections still open
 //     are destroyed and the dependencies closed one by one, each within a time limit: the
 //     compression runner (its children are killed), the admin socket, Redis, the database;
-//  5. the log is flushed. main.ts then exits 0 (1 if a step failed or the hard limit hit).
-import type { Logger } from "./logger.ts";
+//  5. the log is flushed. main.ts then exits 0 (a failed step is logged), or 1 if its hard limit
+//     (graceMs + 1.5 s) hits first.
+import { flushLogger, type Logger } from "./logger.ts";
 import type { ServiceServer } from "./http/server.ts";
 
 /** How long connections already on their way are still accepted after the signal. */
@@ -144,18 +145,4 @@ export async function shutdown(options: ShutdownOptions): Promise<ShutdownReport
   logger.info({ ms, aborted, failed }, "shut down");
   await flushLogger(logger);
   return { aborted, failed, ms };
-}
-
-/** Writes out whatever the logger still buffers (pino with an asynchronous destination). */
-export async function flushLogger(logger: Logger): Promise<void> {
-  await within(
-    new Promise<void>((resolve) => {
-      try {
-        logger.flush(() => resolve());
-      } catch {
-        resolve();
-      }
-    }),
-    500,
-  );
 }

@@ -14,7 +14,7 @@ import { isCatalogEmpty, seedCatalog } from "./db/seed/seed.ts";
 import { seedDemoSubscribers } from "./db/seed/subscribers.ts";
 import { createServiceServer } from "./http/server.ts";
 import { createLifecycle, shutdown } from "./lifecycle.ts";
-import { createLogger } from "./logger.ts";
+import { createLogger, flushLogger } from "./logger.ts";
 import { closeRedis, createRedis } from "./redis.ts";
 
 let config: Config;
@@ -28,60 +28,75 @@ try {
   throw error;
 }
 const logger = createLogger(config);
-// Connects in the background while the database opens; requests fail fast (503) until it is ready.
-const redis = createRedis(config, logger);
-const db = await openDatabase(config.database, { timeouts: config.databaseTimeouts });
+// Anything that fails from here until the service listens (the database, migrations, the seed,
+// storage, the port) is one JSON line at CRITICAL and exit 1, not a bare stack on stderr.
+async function start() {
+  // Connects in the background while the database opens; requests fail fast (503) until it is ready.
+  const redis = createRedis(config, logger);
+  const db = await openDatabase(config.database, { timeouts: config.databaseTimeouts });
 
-if (config.database.migrateOnStart) {
-  const applied = await applyMigrations(db.sql);
-  if (applied.length) logger.info({ applied }, "migrations applied");
-}
-if (config.database.seedDemoData && (await isCatalogEmpty(db))) {
-  const started = performance.now();
-  const summary = await seedCatalog(db, { seed: config.database.seed });
-  logger.info({ ...summary, ms: Math.round(performance.now() - started) }, "demo data seeded");
+  if (config.database.migrateOnStart) {
+    const applied = await applyMigrations(db.sql);
+    if (applied.length) logger.info({ applied }, "migrations applied");
+  }
+  if (config.database.seedDemoData && (await isCatalogEmpty(db))) {
+    const started = performance.now();
+    const summary = await seedCatalog(db, { seed: config.database.seed });
+    logger.info({ ...summary, ms: Math.round(performance.now() - started) }, "demo data seeded");
+  }
+
+  if (config.database.seedDemoData) {
+    const created = await seedDemoSubscribers(db.prisma);
+    if (created.length) logger.info({ subscribers: created }, "demo subscribers created");
+  }
+  // The embedded database is this process's alone: account commands reach it through a socket.
+  const accountsSocket =
+    config.database.kind === "pglite" && !config.database.dataDir.startsWith("memory://")
+      ? await serveAccounts(adminSocketPath(config.database.dataDir), accounts(db.prisma, config.apiKeyPepper))
+      : null;
+
+  const storage = await createStorage(config.storage);
+  const runner = createRunner({
+    concurrency: config.compress.concurrency,
+    queueLimit: config.compress.queueLimit,
+    timeoutMs: config.compress.timeoutMs,
+    memoryMb: config.compress.memoryMb,
+    // Native memory (libvips) is outside the heap limit: cap the whole process too.
+    maxRssMb: config.compress.memoryMb * 2,
+    onChildStderr: (text) => logger.warn({ stderr: text.slice(0, 2000) }, "compression process wrote to stderr"),
+  });
+  const housekeeping = startHousekeeping({
+    prisma: db.prisma,
+    storage,
+    tmpRoot: temporaryRoot(config),
+    retentionHours: config.resultRetentionHours,
+    interruptedAfterMs: Math.max(3_600_000, config.compress.timeoutMs * 4),
+    logger,
+  });
+
+  const lifecycle = createLifecycle();
+  const app = createApp({ config, db, logger, redis, compress: { storage, runner }, lifecycle });
+  const server = createServiceServer(app, config.httpProtocol);
+  const { port } = await server.listen(config.port, config.host);
+  {
+    const where = config.database.kind === "pglite" ? config.database.dataDir : "PostgreSQL server";
+    logger.info(
+      { port, protocol: config.httpProtocol },
+      `listening on http://${config.host}:${port} (${config.httpProtocol === "h2c" ? "HTTP/1.1 and h2c" : "HTTP/1.1"}; database: ${where}); explorer at /graphql, API docs at /api/v1/docs`,
+    );
+  }
+  return { redis, db, accountsSocket, runner, housekeeping, lifecycle, server };
 }
 
-if (config.database.seedDemoData) {
-  const created = await seedDemoSubscribers(db.prisma);
-  if (created.length) logger.info({ subscribers: created }, "demo subscribers created");
+let service: Awaited<ReturnType<typeof start>>;
+try {
+  service = await start();
+} catch (error) {
+  logger.fatal({ err: error }, "startup failed");
+  await flushLogger(logger);
+  process.exit(1);
 }
-// The embedded database is this process's alone: account commands reach it through a socket.
-const accountsSocket =
-  config.database.kind === "pglite" && !config.database.dataDir.startsWith("memory://")
-    ? await serveAccounts(adminSocketPath(config.database.dataDir), accounts(db.prisma, config.apiKeyPepper))
-    : null;
-
-const storage = await createStorage(config.storage);
-const runner = createRunner({
-  concurrency: config.compress.concurrency,
-  queueLimit: config.compress.queueLimit,
-  timeoutMs: config.compress.timeoutMs,
-  memoryMb: config.compress.memoryMb,
-  // Native memory (libvips) is outside the heap limit: cap the whole process too.
-  maxRssMb: config.compress.memoryMb * 2,
-  onChildStderr: (text) => logger.warn({ stderr: text.slice(0, 2000) }, "compression process wrote to stderr"),
-});
-const housekeeping = startHousekeeping({
-  prisma: db.prisma,
-  storage,
-  tmpRoot: temporaryRoot(config),
-  retentionHours: config.resultRetentionHours,
-  interruptedAfterMs: Math.max(3_600_000, config.compress.timeoutMs * 4),
-  logger,
-});
-
-const lifecycle = createLifecycle();
-const app = createApp({ config, db, logger, redis, compress: { storage, runner }, lifecycle });
-const server = createServiceServer(app, config.httpProtocol);
-const { port } = await server.listen(config.port, config.host);
-{
-  const where = config.database.kind === "pglite" ? config.database.dataDir : "PostgreSQL server";
-  logger.info(
-    { port, protocol: config.httpProtocol },
-    `listening on http://${config.host}:${port} (${config.httpProtocol === "h2c" ? "HTTP/1.1 and h2c" : "HTTP/1.1"}; database: ${where}); explorer at /graphql, API docs at /api/v1/docs`,
-  );
-}
+const { redis, db, accountsSocket, runner, housekeeping, lifecycle, server } = service;
 
 let stopping = false;
 async function stop(signal: NodeJS.Signals) {

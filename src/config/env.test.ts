@@ -81,4 +81,53 @@ describe("loadConfig", () => {
       ]);
     }
   });
+
+  it("requires a PostgreSQL server in production unless the embedded database is chosen on purpose", () => {
+    const issues = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+        return [];
+      } catch (error) {
+        return (error as ConfigError).issues;
+      }
+    };
+    expect(issues({ NODE_ENV: "production" })).toEqual([
+      expect.stringMatching(/^DATABASE_URL: required with NODE_ENV=production/),
+    ]);
+    expect(issues({ NODE_ENV: "production", DATABASE_URL: "" })).toHaveLength(1);
+    expect(loadConfig({ NODE_ENV: "production", DATABASE_URL: "postgresql://u@db/app" }).database.kind).toBe(
+      "postgres",
+    );
+    expect(loadConfig({ NODE_ENV: "production", PGLITE_DATA_DIR: "/srv/pglite" }).database).toMatchObject({
+      kind: "pglite",
+      dataDir: "/srv/pglite",
+    });
+    // Development and tests keep running on embedded defaults.
+    expect(issues({ NODE_ENV: "development" })).toEqual([]);
+    expect(issues({ NODE_ENV: "test" })).toEqual([]);
+  });
+
+  it("requires a database server and a Cloud Storage bucket on Cloud Run, whatever NODE_ENV says", () => {
+    try {
+      loadConfig({ K_SERVICE: "marketplace-api", NODE_ENV: "development", PORT: "http" });
+      expect.unreachable();
+    } catch (error) {
+      const issues = (error as ConfigError).issues;
+      // Listed beside the invalid values, all at once.
+      expect(issues.map((i) => i.split(":")[0]).sort()).toEqual(["DATABASE_URL", "GCS_BUCKET", "PORT"]);
+      expect(issues.find((i) => i.startsWith("DATABASE_URL"))).toMatch(/on Cloud Run \(K_SERVICE is set\)/);
+      expect(issues.find((i) => i.startsWith("GCS_BUCKET"))).toMatch(/instance's memory/);
+      expect((error as ConfigError).message).toContain("GCS_BUCKET: required on Cloud Run");
+    }
+    // An embedded database on purpose still needs the bucket.
+    expect(() => loadConfig({ K_SERVICE: "api", PGLITE_DATA_DIR: "memory://" })).toThrow(/GCS_BUCKET/);
+    const config = loadConfig({
+      K_SERVICE: "marketplace-api",
+      NODE_ENV: "production",
+      DATABASE_URL: "postgresql://u@db/app",
+      GCS_BUCKET: "acme-results",
+    });
+    expect(config.database.kind).toBe("postgres");
+    expect(config.storage).toMatchObject({ kind: "gcs", bucket: "acme-results" });
+  });
 });

@@ -158,13 +158,38 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * What production needs beyond valid values. The embedded database and local result storage are
+ * for development: in production (NODE_ENV=production) or on Cloud Run (K_SERVICE, which Cloud Run
+ * sets) they would live on one instance's disk, or in its memory on Cloud Run, and vanish with it.
+ * Judged on the raw values, so these are listed beside any invalid value.
+ */
+function deploymentIssues(env: Record<string, string | undefined>): string[] {
+  const issues: string[] = [];
+  const onCloudRun = env["K_SERVICE"] !== undefined;
+  const where = onCloudRun ? "on Cloud Run (K_SERVICE is set)" : "with NODE_ENV=production";
+  if ((onCloudRun || env["NODE_ENV"] === "production") && !env["DATABASE_URL"] && !env["PGLITE_DATA_DIR"]) {
+    issues.push(
+      `DATABASE_URL: required ${where}; without it the service would use an embedded database on this ` +
+        "instance alone (set PGLITE_DATA_DIR to choose that on purpose)",
+    );
+  }
+  if (onCloudRun && !env["GCS_BUCKET"]) {
+    issues.push(
+      "GCS_BUCKET: required on Cloud Run (K_SERVICE is set); without it results would be stored in the " +
+        "instance's memory, lost when it stops and unreachable from the other instances",
+    );
+  }
+  return issues;
+}
+
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   // Empty strings mean "unset", as in most deployment tools' UIs.
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = envSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`));
-  }
+  const issues = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+  issues.push(...deploymentIssues(cleaned));
+  if (!parsed.success || issues.length) throw new ConfigError(issues);
   const e = parsed.data;
   // An embedded database belongs to this process: migrate and seed it by default. A server is
   // shared: migrations run as their own step (npm run db:migrate, a Cloud Run job).

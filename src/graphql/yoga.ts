@@ -67,6 +67,19 @@ function maskErrorUnlessUnavailable(error: unknown, message: string, isDev?: boo
 /** Armor's rejections (depth, aliases, cost, tokens, directives) share one code. */
 const limitExceeded = [(_ctx: unknown, error: GraphQLError) => void withCode(error, "QUERY_LIMIT_EXCEEDED")];
 
+/**
+ * graphql-yoga logs `(message)`, `(error)` or a mix: the error goes under `err` (pino serializes it,
+ * src/logger.ts adds its `stack_trace`) and the strings become the line's message.
+ */
+function yogaLog(logger: Logger, level: "debug" | "info" | "warn" | "error") {
+  return (...args: unknown[]) => {
+    const err = args.find((arg): arg is Error => arg instanceof Error);
+    const text = args.filter((arg) => typeof arg === "string").join(" ");
+    const message = text || (err ? `graphql-yoga: ${err.message}` : "graphql-yoga");
+    logger[level](err ? { err } : {}, message);
+  };
+}
+
 export function createGraphQLServer(options: { prisma: PrismaClient; config: Config; logger: Logger }) {
   const { config, prisma, logger } = options;
   return createYoga({
@@ -79,10 +92,10 @@ export function createGraphQLServer(options: { prisma: PrismaClient; config: Con
     batching: false,
     maskedErrors: { isDev: config.env === "development", maskError: maskErrorUnlessUnavailable },
     logging: {
-      debug: (...args) => logger.debug(args),
-      info: (...args) => logger.info(args),
-      warn: (...args) => logger.warn(args),
-      error: (...args) => logger.error(args),
+      debug: yogaLog(logger, "debug"),
+      info: yogaLog(logger, "info"),
+      warn: yogaLog(logger, "warn"),
+      error: yogaLog(logger, "error"),
     },
     plugins: [
       EnvelopArmorPlugin({

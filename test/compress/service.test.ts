@@ -89,7 +89,7 @@ describe("compression with the real engine", () => {
     }
     expect(sizes["balanced"]).toBeLessThan(bytes.length);
     expect(sizes["extreme"]).toBeLessThanOrEqual(sizes["balanced"]!);
-  });
+  }, 120_000); // three compressions in child processes: 15 s alone, far more on a loaded 2-core CI
 
   it("refuses an encrypted file (not charged) and unlocks it with its password", async () => {
     const server = await serve();

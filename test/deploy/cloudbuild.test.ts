@@ -176,6 +176,8 @@ describe("cloudbuild.yaml", () => {
     for (const [name] of env) expect(secretNames, `${name} is not a plain variable`).not.toContain(name);
     expect(text).not.toMatch(/postgres(ql)?:\/\/|rediss?:\/\/|GOOGLE_APPLICATION_CREDENTIALS/);
     expect(Object.fromEntries(env)["GCS_BUCKET"]).toBe("${_BUCKET}");
+    // Cloud Run does not set it; the request log needs it for \`logging.googleapis.com/trace\`.
+    expect(Object.fromEntries(env)["GOOGLE_CLOUD_PROJECT"]).toBe("$PROJECT_ID");
 
     // Every name is one src/config/env.ts reads.
     const envSource = readFileSync(path.join(repoRoot, "src/config/env.ts"), "utf8");
@@ -194,14 +196,16 @@ describe("cloudbuild.yaml", () => {
     values["DATABASE_URL"] = "postgresql://app:pw@localhost/marketplace?host=/cloudsql/acme-prod:europe-west1:db";
     values["REDIS_URL"] = "redis://:auth@10.0.0.3:6379";
     values["API_KEY_PEPPER"] = "0123456789abcdef0123456789abcdef";
-    const dockerEnv = { NODE_ENV: "production" };
-    const config = loadConfig({ ...dockerEnv, ...values });
+    // The image's NODE_ENV, and K_SERVICE as Cloud Run sets it (so a bucket and a database are required).
+    const runtimeEnv = { NODE_ENV: "production", K_SERVICE: "marketplace-api" };
+    const config = loadConfig({ ...runtimeEnv, ...values });
     expect(config.database.kind).toBe("postgres");
     expect(config.storage).toMatchObject({ kind: "gcs", bucket: "acme-prod-results" });
     expect(config.redis).not.toBeNull();
     expect(config.apiKeyPepper).not.toBeNull();
     expect(config.port).toBe(8080);
     expect(config.httpProtocol).toBe("h2c");
+    expect(config.logging.projectId).toBe("acme-prod");
   });
 
   it("declares every substitution it uses and uses every one it declares", () => {

@@ -128,10 +128,13 @@ describe("Dockerfile", () => {
   it("listens where Cloud Run expects: 0.0.0.0 and $PORT, exposing the port it defaults to", () => {
     const exposed = all(final, "EXPOSE").map((e) => e.rest);
     expect(exposed).toEqual([finalEnv["PORT"]]);
-    const config = loadConfig({ ...finalEnv });
+    // The image alone is not enough: production needs a database server (src/config/env.ts).
+    expect(() => loadConfig({ ...finalEnv })).toThrow(/DATABASE_URL: required/);
+    const database = { DATABASE_URL: "postgresql://app@db:5432/marketplace" };
+    const config = loadConfig({ ...finalEnv, ...database });
     expect(config.port).toBe(Number(finalEnv["PORT"]));
     expect(config.host).toBe("0.0.0.0");
-    expect(loadConfig({ ...finalEnv, PORT: "9123" }).port).toBe(9123);
+    expect(loadConfig({ ...finalEnv, ...database, PORT: "9123" }).port).toBe(9123);
   });
 
   it("copies only what the build context holds, and every file its commands start is in the image", () => {

@@ -39,6 +39,9 @@ export async function startServer(
     RATE_LIMIT_REQUESTS: "1000000",
     // Tests add rows between requests: count every time unless a test is about the cache.
     LIST_TOTAL_CACHE_SECONDS: "0",
+    // The app gets the test's database (db above); this only keeps NODE_ENV=production from asking
+    // for a DATABASE_URL.
+    PGLITE_DATA_DIR: "memory://",
     ...env,
   });
   const app = createApp({

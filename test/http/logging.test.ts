@@ -78,6 +78,8 @@ beforeAll(async () => {
     LOCAL_STORAGE_DIR: path.join(work, "objects"),
     DOWNLOAD_SIGNING_SECRET: SIGNING_SECRET,
     GOOGLE_CLOUD_PROJECT: PROJECT,
+    // On Cloud Run (K_SERVICE) a bucket is required; the app below gets local storage of its own.
+    GCS_BUCKET: "results-bucket",
     K_SERVICE: "marketplace-api",
     K_REVISION: "marketplace-api-00042-abc",
   });
