@@ -1,15 +1,22 @@
-// compressPdf: bytes in, smaller bytes out (never larger), same pages.
-import { ParseSpeeds, PDFDocument, PDFRawStream } from "@cantoo/pdf-lib";
-import { discardPrivateData } from "./cleanup.ts";
-import { decodeStreamData, N } from "./filters.ts";
+// compressPdf: bytes in, smaller bytes out, same pages. The passes, in order: active content out
+// (every profile), private data and metadata out (as the profile says), unreferenced objects and
+// duplicates out, images (images.ts), lossless stream re-encoding (streams.ts), duplicates again,
+// and the writer (object streams, objects renumbered). The input comes back unchanged when the
+// output would not be smaller, except when active content was removed: a file is never handed
+// back with its JavaScript for the sake of a few bytes.
+import { ParseSpeeds, PDFDocument } from "@cantoo/pdf-lib";
+import { removeActiveContent } from "./active-content.ts";
+import type { ActiveContentReport } from "./active-content.ts";
+import { catalogXmp, discardMetadata, discardPrivateData, pdfAPart } from "./cleanup.ts";
+import { mergeDuplicates } from "./dedup.ts";
 import { optimiseImages } from "./images.ts";
 import type { ImageReport } from "./images.ts";
 import { openPdf } from "./load.ts";
 import { isCompressionProfile, PROFILE_SETTINGS } from "./profiles.ts";
-import type { CompressionProfile } from "./profiles.ts";
+import type { CompressionProfile, ProfileSettings } from "./profiles.ts";
 import { removeUnreachableObjects } from "./prune.ts";
 import { recompressStreams } from "./streams.ts";
-import { writeClassic, writeWithObjectStreams } from "./writer.ts";
+import { renumberObjects, writeClassic, writeWithObjectStreams } from "./writer.ts";
 import { findCrossReferenceProblem } from "./xref.ts";
 import type { StreamReport } from "./streams.ts";
 
@@ -21,26 +28,26 @@ export interface EngineOutput {
 export interface CompressionReport {
   images?: ImageReport;
   streams: StreamReport;
-  /** /PieceInfo and /Thumb entries dropped. */
+  activeContent: ActiveContentReport;
+  /** /PieceInfo, /Thumb and (extreme) metadata entries dropped. */
   discardedEntries: number;
+  /** Objects nothing referred to, dropped. */
   removedObjects: number;
-  /** Why the input came back unchanged, if it did. */
+  /** Objects replaced by an identical copy. */
+  mergedObjects: number;
+  /**
+   * Why the input came back unchanged, if it did. A file from which active content was removed
+   * is never given back unchanged for being no smaller: it comes back cleaned, and then
+   * `larger` says it grew.
+   */
   unchanged?: "not_smaller" | "write_failed" | "output_invalid";
+  larger?: true;
 }
 
-const latin1 = new TextDecoder("latin1");
-
-/** PDF/A-1 forbids object streams: such files are written the classic way. */
-function isPdfA1(doc: PDFDocument): boolean {
-  const metadata = doc.catalog.lookup(N.Metadata);
-  if (!(metadata instanceof PDFRawStream)) return false;
-  const xmp = decodeStreamData(metadata, 16 * 1024 * 1024);
-  return xmp !== undefined && /pdfaid:part(?:="|>)\s*1\b/.test(latin1.decode(xmp));
-}
-
-/** Writes the document, with object streams unless it is PDF/A-1. */
+/** Writes the document, with object streams unless it is PDF/A-1 (which forbids them). */
 export async function saveDocument(doc: PDFDocument): Promise<Uint8Array> {
-  return isPdfA1(doc) ? writeClassic(doc.context) : writeWithObjectStreams(doc.context);
+  renumberObjects(doc.context);
+  return pdfAPart(catalogXmp(doc.context)) === 1 ? writeClassic(doc.context) : writeWithObjectStreams(doc.context);
 }
 
 /**
@@ -56,9 +63,50 @@ export async function readsBack(output: Uint8Array, pages: number): Promise<bool
   }
 }
 
+/** The passes of a profile over the document; the output is undefined when writing failed. */
+async function rewrite(
+  input: Uint8Array,
+  settings: ProfileSettings,
+): Promise<{ output: Uint8Array | undefined; pages: number; report: CompressionReport }> {
+  const { doc, pages } = await openPdf(input);
+  const { context } = doc;
+  const activeContent = removeActiveContent(context);
+  let discarded = settings.discardPrivateData ? discardPrivateData(context) : 0;
+  if (settings.discardMetadata) discarded += discardMetadata(context);
+  // Dead objects and copies go first, so that the expensive passes do not work on them.
+  let removedObjects = removeUnreachableObjects(context);
+  let mergedObjects = mergeDuplicates(context).merged;
+  const images = settings.images ? await optimiseImages(context, settings.images) : undefined;
+  const streams = recompressStreams(context, {
+    ...(images ? { skip: images.replaced } : {}),
+    plainMetadata: pdfAPart(catalogXmp(context)) !== undefined,
+    // What one stream may decode to: within the memory budget of 3 x the input + 200 MB.
+    maxDecoded: 32 * 1024 * 1024 + input.length,
+  });
+  // Streams that were stored differently may have become the same.
+  mergedObjects += mergeDuplicates(context).merged;
+  removedObjects += removeUnreachableObjects(context);
+  const report: CompressionReport = {
+    ...(images ? { images: images.report } : {}),
+    streams,
+    activeContent,
+    discardedEntries: discarded,
+    removedObjects,
+    mergedObjects,
+  };
+  let output: Uint8Array | undefined;
+  try {
+    output = await saveDocument(doc);
+  } catch {
+    output = undefined;
+  }
+  return { output, pages, report };
+}
+
 /**
- * Compresses a PDF with a profile. Resolves with the input itself when nothing smaller came out;
- * rejects with PdfRejected when the input is not a PDF, is encrypted, or is damaged.
+ * Compresses a PDF with a profile. Resolves with the input itself when nothing smaller came out
+ * (unless active content had to be removed); rejects with PdfRejected when the input is not a
+ * PDF, is encrypted, or is damaged.
  */
 export async function compressPdf(
   input: Uint8Array,
@@ -66,31 +114,14 @@ export async function compressPdf(
   onReport?: (report: CompressionReport) => void,
 ): Promise<EngineOutput> {
   if (!isCompressionProfile(profile)) throw new TypeError(`unknown compression profile: ${String(profile)}`);
-  const { doc, pages } = await openPdf(input);
-  const settings = PROFILE_SETTINGS[profile];
-
-  const discarded = settings.discardPrivateData ? discardPrivateData(doc.context) : 0;
-  const images = settings.images ? await optimiseImages(doc.context, settings.images) : undefined;
-  const streams = recompressStreams(doc.context, {
-    ...(images ? { skip: images.replaced } : {}),
-    keepEncodedImages: !settings.images,
-  });
-  const removedObjects = removeUnreachableObjects(doc.context);
-  const report: CompressionReport = {
-    ...(images ? { images: images.report } : {}),
-    streams,
-    discardedEntries: discarded,
-    removedObjects,
-  };
-
-  let output: Uint8Array;
-  try {
-    output = await saveDocument(doc);
-  } catch {
+  // The document is out of scope once written: reading the output back does not hold both.
+  const { output, pages, report } = await rewrite(input, PROFILE_SETTINGS[profile]);
+  if (!output) {
     onReport?.({ ...report, unchanged: "write_failed" });
     return { output: input, pages };
   }
-  if (output.length >= input.length) {
+  const cleaned = report.activeContent.actions + report.activeContent.xfaScripts > 0;
+  if (output.length >= input.length && !cleaned) {
     onReport?.({ ...report, unchanged: "not_smaller" });
     return { output: input, pages };
   }
@@ -98,6 +129,6 @@ export async function compressPdf(
     onReport?.({ ...report, unchanged: "output_invalid" });
     return { output: input, pages };
   }
-  onReport?.(report);
+  onReport?.(output.length > input.length ? { ...report, larger: true } : report);
   return { output, pages };
 }

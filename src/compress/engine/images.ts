@@ -1,37 +1,77 @@
-// Image XObjects: downsample and re-encode what we understand exactly, leave everything else.
+// Image XObjects: downsample to the resolution at which the pages draw them, and re-encode as JPEG
+// (photographs) or PNG-predicted Flate (line art, flat colour, soft masks), keeping whichever of the
+// old and the new data is smaller.
 //
-// Recoded: 8-bit DeviceGray, DeviceRGB and ICCBased (N = 1 or 3) images whose data is a JPEG
-// (DCTDecode, possibly wrapped in lossless filters) or plain samples behind lossless filters
-// without predictors. Left alone: masks (used as /SMask or /Mask of another image, stencil masks),
-// color-key masking, /Decode arrays, Indexed, CMYK, Lab, Separation and DeviceN, other bit depths,
-// JBIG2, CCITT and JPEG 2000, and any image whose data does not agree with its dictionary.
-import sharp from "sharp";
-import type { Sharp } from "sharp";
-import { PDFArray, PDFBool, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
-import type { PDFContext, PDFDict, PDFName, PDFObject } from "@cantoo/pdf-lib";
+// Recoded: 8-bit images (16-bit ones are reduced to 8) in DeviceGray/RGB/CMYK, CalGray/CalRGB, Lab,
+// ICCBased (N = 1, 3, 4), Separation and DeviceN of 1, 3 or 4 components, behind JPEG (DCTDecode,
+// possibly wrapped in lossless filters) or lossless filters with or without predictors; Indexed
+// images of any depth (expanded to their base space when that wins); soft masks (lossless, resized
+// with their image); /Decode arrays kept in force. Left alone: stencil masks, colour-key masking,
+// 1-, 2- and 4-bit non-Indexed images, JBIG2, CCITT and JPEG 2000, and any image whose data does not
+// agree with its dictionary.
+import { Readable } from "node:stream";
+import { createInflate } from "node:zlib";
+import { PDFArray, PDFBool, PDFName, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
+import type { PDFContext, PDFObject, PDFDict } from "@cantoo/pdf-lib";
 import {
-  decodeFilters,
-  decodeParmsOf,
-  deflate,
-  filtersOf,
-  hasNoPredictor,
-  isGeneralFilter,
-  N,
-  numberOf,
-} from "./filters.ts";
+  adobeInverts,
+  decodeJpeg,
+  encodeJpeg,
+  encodeLossless,
+  MAX_IMAGE_PIXELS,
+  readJpegHeader,
+  resample,
+} from "./codecs.ts";
+import type { Components, JpegHeader, Pixels, Size } from "./codecs.ts";
+import { colourOf } from "./colour.ts";
+import type { Colour, DirectColour } from "./colour.ts";
+import { decodeFilters, decodeParmsOf, deflate, filtersOf, isGeneralFilter, N, numberOf } from "./filters.ts";
+import { convertInlineImages, MIN_INLINE_BYTES } from "./inline.ts";
+import { findImagePlacements } from "./placement.ts";
+import type { Placement, Placements } from "./placement.ts";
 import type { ImageSettings } from "./profiles.ts";
+import { QualityCheck } from "./quality.ts";
 
-/** sharp refuses inputs above this many pixels; we skip such images before decoding them. */
-export const MAX_IMAGE_PIXELS = 100_000_000;
+export { MAX_IMAGE_PIXELS };
+
+const ColorTransform = PDFName.of("ColorTransform");
+
 /** Below this, an image is not worth the work. */
-const MIN_PIXELS = 64 * 64;
-const MIN_JPEG_BYTES = 8 * 1024;
-/** zlib level for candidate lossless encodings of image samples (9 is much slower on photos). */
-const IMAGE_DEFLATE_LEVEL = 6;
+const MIN_PIXELS = 32 * 32;
+/** A JPEG kept at its size is not re-encoded below this. */
+const MIN_JPEG_BYTES = 4 * 1024;
+/** Images stored in fewer bytes are not worth the work. */
+const MIN_STORED_BYTES = 512;
+/**
+ * A JPEG kept at its size is not re-encoded when it was made at a quality at most ours plus this
+ * (mozjpeg still takes some 20 % off a JPEG of about our quality, and the quality check guards).
+ */
+const JPEG_QUALITY_MARGIN = -10;
+/** Decoded samples held in memory at once, at most; larger Flate images are reduced as they inflate. */
+const MAX_DECODED_BYTES = 48 * 1024 * 1024;
+/** zlib level of lossless candidates (9 is much slower on photographs for little gain). */
+const LOSSLESS_LEVEL = 6;
+/** Images larger than four times this are told photograph or line art on a copy of this size. */
+const PROBE_PIXELS = 1_000_000;
+/** When an image fails the quality check at one size, the next size tried is this much larger. */
+const SIZE_STEP = 1.25;
+/**
+ * A JPEG is first decoded to at most this resolution where it is drawn (or twice its target),
+ * saving time and memory; its own size is tried after, only if no size up to that would do.
+ */
+const JPEG_MAX_PPI = 250;
+/** Downsampled sizes tried at most (then the image's own). */
+const MAX_SIZES = 8;
+/** An RGB image whose channels differ by at most this is stored as gray. */
+const GRAY_TOLERANCE = 2;
 
 export interface ImageReport {
   images: number;
   recoded: number;
+  /** Of the recoded: how many were downsampled. */
+  downsampled: number;
+  /** Inline images turned into image XObjects (then treated like the others). */
+  inlineConverted: number;
   bytesBefore: number;
   bytesAfter: number;
 }
@@ -39,160 +79,624 @@ export interface ImageReport {
 interface ImageInfo {
   width: number;
   height: number;
-  channels: 1 | 3;
+  bpc: number;
+  colour: Colour;
+  /** The /Decode array, when there is one. */
+  decode: number[] | undefined;
 }
 
-/** `deflated`: the stored data is plain Flate, so its size is a fair measure of a lossless encoding. */
-type Source = { kind: "jpeg"; data: Uint8Array } | { kind: "samples"; data: Uint8Array; deflated: boolean };
+type Replacement = {
+  data: Uint8Array;
+  filter: PDFName;
+  size: Size;
+  /** Columns and colours of PNG predictors on the data, when it has them. */
+  predictor?: { colors: number; columns: number };
+  /** The colour space to write (an Indexed image expanded to its base space). */
+  colour?: DirectColour;
+  /** The /Decode to write; null removes it. */
+  decode?: number[] | null;
+};
 
-const sharpOptions = { limitInputPixels: MAX_IMAGE_PIXELS, ignoreIcc: true } as const;
-
-function channelsOf(colorSpace: PDFObject | undefined, context: PDFContext): 1 | 3 | undefined {
-  const cs = colorSpace === undefined ? undefined : context.lookup(colorSpace);
-  if (cs === N.DeviceGray) return 1;
-  if (cs === N.DeviceRGB) return 3;
-  if (cs instanceof PDFArray && cs.size() === 2 && cs.lookup(0) === N.ICCBased) {
-    const profile = cs.lookup(1);
-    if (profile instanceof PDFRawStream) {
-      const n = numberOf(profile.dict.lookup(N.N));
-      if (n === 1 || n === 3) return n;
-    }
+const numbersIn = (object: PDFObject | undefined): number[] | undefined => {
+  if (!(object instanceof PDFArray)) return undefined;
+  const values: number[] = [];
+  for (let i = 0; i < object.size(); i++) {
+    const item = object.lookup(i);
+    if (!(item instanceof PDFNumber)) return undefined;
+    values.push(item.asNumber());
   }
-  return undefined;
-}
+  return values;
+};
 
-/** The image's geometry when we may recode it, else undefined. */
+const componentsOf = (colour: Colour): number => (colour.kind === "indexed" ? 1 : colour.components);
+const pixelComponents = (colour: Colour): number =>
+  colour.kind === "indexed" ? colour.base.components : colour.components;
+const isSupported = (n: number): n is Components => n === 1 || n === 3 || n === 4;
+
+/** The image's geometry and colour when we may recode it, else undefined. */
 function describe(dict: PDFDict, context: PDFContext): ImageInfo | undefined {
   if (dict.lookup(N.ImageMask) === PDFBool.True) return undefined;
-  if (dict.has(N.Decode) || dict.lookup(N.Mask) instanceof PDFArray || dict.has(N.SMaskInData)) return undefined;
-  if (numberOf(dict.lookup(N.BitsPerComponent)) !== 8) return undefined;
+  if (dict.lookup(N.Mask) instanceof PDFArray || dict.has(N.SMaskInData)) return undefined;
   const width = numberOf(dict.lookup(N.Width));
   const height = numberOf(dict.lookup(N.Height));
+  const bpc = numberOf(dict.lookup(N.BitsPerComponent));
   if (!width || !height || !Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
     return undefined;
   }
   if (width * height < MIN_PIXELS || width * height > MAX_IMAGE_PIXELS) return undefined;
-  const channels = channelsOf(dict.get(N.ColorSpace), context);
-  return channels ? { width, height, channels } : undefined;
+  const colour = colourOf(dict.get(N.ColorSpace), context);
+  if (!colour || !isSupported(pixelComponents(colour))) return undefined;
+  if (colour.kind === "indexed" ? ![1, 2, 4, 8].includes(bpc ?? 0) : bpc !== 8 && bpc !== 16) return undefined;
+  const decode = dict.has(N.Decode) ? numbersIn(dict.lookup(N.Decode)) : undefined;
+  if (dict.has(N.Decode) && decode?.length !== 2 * componentsOf(colour)) return undefined;
+  return { width, height, bpc: bpc!, colour, decode };
 }
 
-/** The image's data as a JPEG file or as plain samples, when we can get at it. */
-function sourceOf(stream: PDFRawStream, info: ImageInfo): Source | undefined {
-  const filters = filtersOf(stream.dict);
-  const parms = filters && decodeParmsOf(stream.dict, filters.length);
-  if (!filters || !parms || stream.dict.has(N.F)) return undefined;
-  const expected = info.width * info.height * info.channels;
-  if (filters.at(-1) === "DCTDecode") {
-    const outer = filters.slice(0, -1);
-    // /ColorTransform overrides the JPEG's own markers; we would have to reproduce that.
-    if (parms.at(-1) !== undefined || outer.some((name) => !isGeneralFilter(name))) return undefined;
-    const data = decodeFilters(stream.contents, outer, parms.slice(0, -1), stream.dict, expected + 1024 * 1024);
-    return data && data.length >= MIN_JPEG_BYTES ? { kind: "jpeg", data } : undefined;
+/** Where the pixels should go: the target size, or undefined to keep the image's own. */
+function targetSize(info: Size, placement: Placement | undefined, settings: ImageSettings): Size | undefined {
+  let scale: number;
+  const wantWidth = placement ? (placement.width / 72) * settings.targetPpi : 0;
+  const wantHeight = placement ? (placement.height / 72) * settings.targetPpi : 0;
+  if (placement && (wantWidth >= 1 || wantHeight >= 1)) {
+    // How much finer than needed the image is, along its less oversampled axis.
+    const ratio = Math.min(info.width / Math.max(wantWidth, 1e-9), info.height / Math.max(wantHeight, 1e-9));
+    if (!(ratio > settings.downsampleThreshold)) return undefined;
+    scale = 1 / ratio;
+  } else {
+    const longest = Math.max(info.width, info.height);
+    if (longest <= settings.maxSide) return undefined;
+    scale = settings.maxSide / longest;
   }
-  if (filters.some((name) => !isGeneralFilter(name)) || !parms.every(hasNoPredictor)) return undefined;
-  const data = decodeFilters(stream.contents, filters, parms, stream.dict, expected + 4096, { tolerant: true });
-  if (!data || data.length < expected) return undefined;
-  const deflated = filters.length === 1 && filters[0] === "FlateDecode";
-  return { kind: "samples", data: data.subarray(0, expected), deflated };
-}
-
-function targetSize(info: ImageInfo, maxSide: number): { width: number; height: number } | undefined {
-  const longest = Math.max(info.width, info.height);
-  if (longest <= maxSide) return undefined;
-  const scale = maxSide / longest;
   return {
     width: Math.max(1, Math.round(info.width * scale)),
     height: Math.max(1, Math.round(info.height * scale)),
   };
 }
 
-async function encodeJpeg(image: Sharp, channels: 1 | 3, quality: number): Promise<Uint8Array> {
-  return (channels === 1 ? image.toColourspace("b-w") : image.toColourspace("srgb"))
-    .jpeg({ quality, mozjpeg: true })
-    .toBuffer();
-}
+/** What a Decode array reads as when samples are stored inverted (255 - v). */
+const flipped = (decode: number[]) => decode.flatMap((_, i) => (i % 2 === 0 ? [decode[i + 1]!, decode[i]!] : []));
 
-type Replacement = { data: Uint8Array; filter: PDFName; width: number; height: number };
-
-async function recodeJpeg(jpeg: Uint8Array, info: ImageInfo, stored: number, settings: ImageSettings) {
-  const meta = await sharp(jpeg, sharpOptions).metadata();
-  // The JPEG must be what the dictionary says it is (sizes and number of components).
-  if (meta.width !== info.width || meta.height !== info.height || meta.channels !== info.channels) return undefined;
-  const target = targetSize(info, settings.maxSide);
-  let image = sharp(jpeg, sharpOptions);
-  if (target) image = image.resize(target.width, target.height, { fit: "fill" });
-  const data = await encodeJpeg(image, info.channels, settings.jpegQuality);
-  const limit = target ? stored : stored * (1 - settings.minJpegSaving);
-  if (data.length >= limit) return undefined;
-  const size = target ?? info;
-  return { data, filter: N.DCTDecode, width: size.width, height: size.height } satisfies Replacement;
-}
-
-async function recodeSamples(
-  samples: Uint8Array,
-  deflated: boolean,
-  info: ImageInfo,
-  stored: number,
-  settings: ImageSettings,
-) {
-  const raw = (width: number, height: number) => ({ raw: { width, height, channels: info.channels } }) as const;
-  const target = targetSize(info, settings.maxSide);
-  let pixels = samples;
-  let size: { width: number; height: number } = info;
-  if (target) {
-    pixels = await sharp(samples, { ...sharpOptions, ...raw(info.width, info.height) })
-      .resize(target.width, target.height, { fit: "fill" })
-      .raw()
-      .toBuffer();
-    size = target;
+/** Unpacks 1-, 2-, 4- or 8-bit indices, maps them through /Decode, and looks them up in the palette. */
+function expandIndexed(samples: Uint8Array, info: ImageInfo): Pixels | undefined {
+  const colour = info.colour;
+  if (colour.kind !== "indexed") return undefined;
+  const n = colour.base.components as Components;
+  const { width, height, bpc } = info;
+  const rowBytes = Math.ceil((width * bpc) / 8);
+  if (samples.length < rowBytes * height) return undefined;
+  const max = (1 << bpc) - 1;
+  const table = new Uint8Array(256);
+  for (let v = 0; v <= max; v++) {
+    const mapped = info.decode ? info.decode[0]! + (v * (info.decode[1]! - info.decode[0]!)) / max : v;
+    table[v] = Math.min(colour.hival, Math.max(0, Math.round(mapped)));
   }
-  const jpeg = await encodeJpeg(
-    sharp(pixels, { ...sharpOptions, ...raw(size.width, size.height) }),
-    info.channels,
-    settings.jpegQuality,
+  const out = new Uint8Array(width * height * n);
+  const palette = colour.palette;
+  const perByte = 8 / bpc;
+  for (let y = 0; y < height; y++) {
+    const row = y * rowBytes;
+    for (let x = 0; x < width; x++) {
+      let index: number;
+      if (bpc === 8) index = samples[row + x]!;
+      else {
+        const byte = samples[row + Math.floor(x / perByte)]!;
+        index = (byte >> (8 - bpc * ((x % perByte) + 1))) & max;
+      }
+      const entry = table[index]! * n;
+      const at = (y * width + x) * n;
+      for (let c = 0; c < n; c++) out[at + c] = palette[entry + c]!;
+    }
+  }
+  return { data: out, width, height, components: n };
+}
+
+/** 16-bit samples to 8 (their high bytes); /Decode keeps its meaning. */
+function to8Bit(samples: Uint8Array, count: number): Uint8Array {
+  const out = new Uint8Array(count);
+  for (let i = 0; i < count; i++) out[i] = samples[2 * i]!;
+  return out;
+}
+
+/** The PNG/TIFF predictor parameters of a single Flate filter, or undefined for none. */
+function predictorOf(parms: PDFDict | undefined): { predictor: number; colors: number; columns: number; bpc: number } {
+  return {
+    predictor: numberOf(parms?.lookup(N.Predictor)) ?? 1,
+    colors: numberOf(parms?.lookup(N.Colors)) ?? 1,
+    columns: numberOf(parms?.lookup(N.Columns)) ?? 1,
+    bpc: numberOf(parms?.lookup(N.BitsPerComponent)) ?? 8,
+  };
+}
+
+/** Adds a row's samples into the sums of their column blocks (`blockOf`: a sample's sum). */
+function accumulate(row: Uint8Array, sums: Uint32Array, blockOf: Int32Array): void {
+  for (let i = 0; i < blockOf.length; i++) {
+    const b = blockOf[i]!;
+    sums[b] = sums[b]! + row[i]!;
+  }
+}
+
+/**
+ * Inflates a large 8-bit Flate image row by row and averages `factor` x `factor` blocks as it
+ * goes, so that only the reduced image is ever held. Undefined when the data is short or damaged.
+ */
+async function reduceWhileInflating(
+  contents: Uint8Array,
+  parms: PDFDict | undefined,
+  width: number,
+  height: number,
+  n: Components,
+  factor: number,
+): Promise<Pixels | undefined> {
+  const p = predictorOf(parms);
+  const png = p.predictor >= 10;
+  if (png || p.predictor === 2) {
+    if (p.colors !== n || p.columns !== width || p.bpc !== 8) return undefined;
+  } else if (p.predictor !== 1) return undefined;
+  const rowBytes = width * n;
+  const stride = rowBytes + (png ? 1 : 0);
+  const outWidth = Math.ceil(width / factor);
+  const outHeight = Math.ceil(height / factor);
+  const out = new Uint8Array(outWidth * outHeight * n);
+  const sums = new Uint32Array(outWidth * n);
+  const pending = new Uint8Array(stride);
+  let previous = new Uint8Array(rowBytes);
+  let current = new Uint8Array(rowBytes);
+  let filled = 0;
+  let y = 0;
+  let rowsInBlock = 0;
+
+  /** Undoes the row's predictor into `current`; a row without one is used as it is. */
+  const unfilter = (row: Uint8Array): Uint8Array | undefined => {
+    if (!png) {
+      if (p.predictor !== 2) return row;
+      current.set(row.subarray(0, rowBytes));
+      for (let i = n; i < rowBytes; i++) current[i] = (current[i]! + current[i - n]!) & 0xff;
+      return current;
+    }
+    const type = row[0]!;
+    for (let i = 0; i < rowBytes; i++) {
+      const raw = row[i + 1]!;
+      const left = i >= n ? current[i - n]! : 0;
+      const up = previous[i]!;
+      const upLeft = i >= n ? previous[i - n]! : 0;
+      let value: number;
+      if (type === 0) value = raw;
+      else if (type === 1) value = raw + left;
+      else if (type === 2) value = raw + up;
+      else if (type === 3) value = raw + ((left + up) >> 1);
+      else if (type === 4) {
+        const q = left + up - upLeft;
+        const pa = Math.abs(q - left);
+        const pb = Math.abs(q - up);
+        const pc = Math.abs(q - upLeft);
+        value = raw + (pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft);
+      } else return undefined;
+      current[i] = value & 0xff;
+    }
+    return current;
+  };
+  const blockOf = new Int32Array(rowBytes);
+  for (let i = 0; i < rowBytes; i++) blockOf[i] = Math.floor(i / n / factor) * n + (i % n);
+  const flush = () => {
+    const at = Math.floor((y - 1) / factor) * outWidth * n;
+    const full = 1 / (factor * rowsInBlock);
+    const lastColumns = width - (outWidth - 1) * factor;
+    for (let i = 0, end = outWidth * n; i < end; i++) {
+      const scale = i < end - n ? full : 1 / (lastColumns * rowsInBlock);
+      out[at + i] = Math.round(sums[i]! * scale);
+    }
+    sums.fill(0);
+    rowsInBlock = 0;
+  };
+
+  const inflater = Readable.from([contents]).pipe(
+    createInflate({
+      finishFlush: 2 /* Z_SYNC_FLUSH */,
+      chunkSize: Math.min(4 * 1024 * 1024, Math.max(64 * 1024, stride * 16)),
+    }),
   );
-  // The lossless encoding of the same pixels, to tell photographs (JPEG far smaller) from line art
-  // and flat colour (Flate as small or smaller). Stored Flate data of the same pixels is one already.
-  const lossless = target || !deflated ? deflate(pixels, IMAGE_DEFLATE_LEVEL) : undefined;
-  const losslessSize = Math.min(lossless?.length ?? stored, target ? Infinity : stored);
-  if (jpeg.length <= losslessSize * settings.losslessToJpegRatio && jpeg.length < stored) {
-    return { data: jpeg, filter: N.DCTDecode, ...size } satisfies Replacement;
+  try {
+    for await (const chunk of inflater as AsyncIterable<Buffer>) {
+      let offset = 0;
+      while (offset < chunk.length && y < height) {
+        let row: Uint8Array;
+        if (filled === 0 && chunk.length - offset >= stride) {
+          row = chunk.subarray(offset, offset + stride);
+          offset += stride;
+        } else {
+          const take = Math.min(stride - filled, chunk.length - offset);
+          pending.set(chunk.subarray(offset, offset + take), filled);
+          filled += take;
+          offset += take;
+          if (filled < stride) break;
+          filled = 0;
+          row = pending;
+        }
+        const samples = unfilter(row);
+        if (!samples) return undefined;
+        accumulate(samples, sums, blockOf);
+        if (samples === current) [previous, current] = [current, previous];
+        y++;
+        rowsInBlock++;
+        if (rowsInBlock === factor || y === height) flush();
+      }
+      if (y >= height) break;
+    }
+  } catch {
+    return undefined;
+  } finally {
+    inflater.destroy();
   }
-  if (lossless && lossless.length < stored) {
-    return { data: lossless, filter: N.FlateDecode, ...size } satisfies Replacement;
+  return y >= height ? { data: out, width: outWidth, height: outHeight, components: n } : undefined;
+}
+
+type Source =
+  | { kind: "jpeg"; data: Uint8Array; header: JpegHeader }
+  | { kind: "samples"; data: Uint8Array; flate: boolean }
+  | { kind: "large-flate"; parms: PDFDict | undefined };
+
+/** The image's data as a JPEG or as samples (filters and predictors undone), when we can get at it. */
+function sourceOf(stream: PDFRawStream, info: ImageInfo): Source | undefined {
+  const filters = filtersOf(stream.dict);
+  const parms = filters && decodeParmsOf(stream.dict, filters.length);
+  if (!filters || !parms || stream.dict.has(N.F)) return undefined;
+  const n = pixelComponents(info.colour);
+  if (filters.at(-1) === "DCTDecode") {
+    const outer = filters.slice(0, -1);
+    if (info.colour.kind === "indexed" || info.bpc !== 8) return undefined;
+    if (outer.some((name) => !isGeneralFilter(name))) return undefined;
+    const limit = info.width * info.height * n + 1024 * 1024;
+    const data = decodeFilters(stream.contents, outer, parms.slice(0, -1), stream.dict, limit, { predictors: true });
+    const header = data && readJpegHeader(data);
+    if (!header || header.precision !== 8 || header.components !== n) return undefined;
+    // /ColorTransform overrides the JPEG's own choice, unless an Adobe marker makes it (then the
+    // marker rules, for readers and for libjpeg alike); we would have to reproduce it.
+    const dct = parms.at(-1);
+    if (dct?.has(ColorTransform) && !header.adobe && n !== 1) return undefined;
+    if (header.width !== info.width || header.height !== info.height) return undefined;
+    return { kind: "jpeg", data, header };
+  }
+  if (filters.some((name) => !isGeneralFilter(name))) return undefined;
+  const expected = Math.ceil((info.width * componentsOf(info.colour) * info.bpc) / 8) * info.height;
+  if (expected > MAX_DECODED_BYTES) {
+    const single = filters.length === 1 && filters[0] === "FlateDecode";
+    return single && info.bpc === 8 && info.colour.kind === "direct"
+      ? { kind: "large-flate", parms: parms[0] }
+      : undefined;
+  }
+  const data = decodeFilters(stream.contents, filters, parms, stream.dict, expected + 4096, {
+    predictors: true,
+    tolerant: true,
+  });
+  if (!data || data.length < expected) return undefined;
+  return {
+    kind: "samples",
+    data: data.subarray(0, expected),
+    flate: filters.length === 1 && filters[0] === "FlateDecode",
+  };
+}
+
+/** The image's pixels, 8-bit, in its own (or, for Indexed, its base) colour space. */
+function pixelsOf(samples: Uint8Array, info: ImageInfo): Pixels | undefined {
+  if (info.colour.kind === "indexed") return expandIndexed(samples, info);
+  const n = info.colour.components as Components;
+  const count = info.width * info.height * n;
+  const data = info.bpc === 16 ? to8Bit(samples, count) : samples.subarray(0, count);
+  return { data, width: info.width, height: info.height, components: n };
+}
+
+interface Job {
+  stream: PDFRawStream;
+  info: ImageInfo;
+  /** A soft mask: lossless unless it already was a JPEG. */
+  mask: boolean;
+  /** Where the pages draw it largest, when known. */
+  placement: Placement | undefined;
+  /** The size to downsample to, when it is to be downsampled. */
+  target: Size | undefined;
+  settings: ImageSettings;
+}
+
+const scaled = (size: Size, factor: number): Size => ({
+  width: Math.round(size.width * factor),
+  height: Math.round(size.height * factor),
+});
+
+/** `size` scaled to about `pixels` pixels. */
+function scaledTo(size: Size, pixels: number): Size {
+  const scale = Math.sqrt(pixels / (size.width * size.height));
+  return { width: Math.max(1, Math.round(size.width * scale)), height: Math.max(1, Math.round(size.height * scale)) };
+}
+
+const DEVICE_GRAY: DirectColour = {
+  kind: "direct",
+  components: 1,
+  ranges: [0, 1],
+  object: N.DeviceGray,
+  rgbLike: true,
+};
+
+/** One channel of an RGB image whose three channels differ nowhere by more than `tolerance`. */
+function grayOf(pixels: Pixels, tolerance: number): Pixels | undefined {
+  if (pixels.components !== 3) return undefined;
+  const { data } = pixels;
+  const count = pixels.width * pixels.height;
+  for (let i = 0; i < data.length; i += 3) {
+    const g = data[i + 1]!;
+    if (Math.abs(data[i]! - g) > tolerance || Math.abs(data[i + 2]! - g) > tolerance) return undefined;
+  }
+  const gray = new Uint8Array(count);
+  for (let p = 0, i = 0; p < count; p++, i += 3) gray[p] = Math.round((data[i]! + data[i + 1]! + data[i + 2]!) / 3);
+  return { data: gray, width: pixels.width, height: pixels.height, components: 1 };
+}
+
+/** The pixels the recoding starts from: the image's own, or a reduced copy of a very large one. */
+interface Working {
+  pixels: Pixels;
+  /** The pixels are a reduced copy (any output from them is a downsampling). */
+  reduced: boolean;
+  /** The colour space and /Decode to write when they change (Indexed expanded, RGB of grays). */
+  recoloured: Pick<Replacement, "colour" | "decode">;
+  /** The source was a JPEG (its recodings stay JPEG). */
+  jpeg: JpegHeader | undefined;
+  /** What the stored data costs as a lossless encoding of these pixels, when it is one. */
+  storedLossless: number | undefined;
+}
+
+/** Decodes the image, reducing very large ones on the way. */
+async function workingPixels(job: Job, source: Source): Promise<Working | undefined> {
+  const { info, target, stream } = job;
+  const n = pixelComponents(info.colour) as Components;
+  const large = info.width * info.height * n > MAX_DECODED_BYTES;
+  let reduceTo: Size | undefined;
+  if (large) {
+    // Reduced by a whole factor (at least halved), to no less than a step above the target.
+    if (!target) return undefined;
+    const ratio = Math.min(info.width / target.width, info.height / target.height);
+    const factor = Math.max(2, Math.floor(ratio / SIZE_STEP));
+    reduceTo = { width: Math.ceil(info.width / factor), height: Math.ceil(info.height / factor) };
+    if (reduceTo.width * reduceTo.height * n > 2 * MAX_DECODED_BYTES) return undefined;
+  }
+  if (source.kind === "jpeg") {
+    // A JPEG is decoded straight to the largest size the recoding will try (shrinking while it
+    // decodes, libvips streaming): no time or memory spent on pixels that would be thrown away.
+    // (Its own size, when worth trying, is decoded only if no smaller one will do: see `recode`.)
+    const cap = job.placement && Math.max(2 * (target?.width ?? 0), (job.placement.width / 72) * JPEG_MAX_PPI);
+    const ladder = ladderOf(job).filter((size) => !cap || size.width <= cap);
+    const largest = ladder.at(-1);
+    if (!reduceTo && largest && largest.width < info.width && largest.height < info.height) reduceTo = largest;
+    const pixels = await decodeJpeg(source.data, n, reduceTo);
+    return { pixels, reduced: reduceTo !== undefined, recoloured: {}, jpeg: source.header, storedLossless: undefined };
+  }
+  let pixels: Pixels | undefined;
+  if (source.kind === "large-flate") {
+    if (!reduceTo) return undefined;
+    const factor = Math.floor(Math.min(info.width / reduceTo.width, info.height / reduceTo.height));
+    if (factor < 2) return undefined;
+    pixels = await reduceWhileInflating(stream.contents, source.parms, info.width, info.height, n, factor);
+  } else {
+    pixels = pixelsOf(source.data, info);
+  }
+  if (!pixels) return undefined;
+  const indexed = info.colour.kind === "indexed";
+  const base = info.colour.kind === "indexed" ? info.colour.base : info.colour;
+  let recoloured: Working["recoloured"] = indexed ? { colour: base, decode: null } : {};
+  if (base.rgbLike && base.components === 3 && !info.decode) {
+    const gray = grayOf(pixels, GRAY_TOLERANCE);
+    if (gray) {
+      pixels = gray;
+      recoloured = { colour: DEVICE_GRAY, decode: null };
+    }
+  }
+  let storedLossless: number | undefined;
+  if (source.kind === "samples") {
+    storedLossless = source.flate ? stream.contents.length : deflate(source.data, LOSSLESS_LEVEL).length;
+  }
+  return { pixels, reduced: source.kind === "large-flate", recoloured, jpeg: undefined, storedLossless };
+}
+
+/** A candidate encoding, with the pixels a reader will decode from it. */
+interface Candidate {
+  replacement: Replacement;
+  decoded: Pixels;
+  /** The decoded pixels are exactly the image's (lossless, not resampled). */
+  exact: boolean;
+}
+
+async function jpegCandidate(job: Job, working: Working, output: Pixels): Promise<Candidate> {
+  const { info, settings } = job;
+  const quality = job.mask ? Math.max(settings.jpegQuality, 85) : settings.jpegQuality;
+  const data = await encodeJpeg(output, { quality });
+  const n = output.components;
+  // libvips writes 4-component JPEGs Adobe-inverted; so does the stored JPEG when it has the marker.
+  const inverted = n === 4 && adobeInverts(working.jpeg?.adobe ?? false);
+  const ranges = working.recoloured.colour?.ranges ?? (info.colour as DirectColour).ranges;
+  const decode = inverted ? flipped(working.recoloured.decode === null ? ranges : (info.decode ?? ranges)) : undefined;
+  return {
+    replacement: {
+      data,
+      filter: N.DCTDecode,
+      size: { width: output.width, height: output.height },
+      ...working.recoloured,
+      ...(decode ? { decode } : {}),
+    },
+    decoded: await decodeJpeg(data, n),
+    exact: false,
+  };
+}
+
+async function losslessCandidate(working: Working, output: Pixels, exact: boolean): Promise<Candidate> {
+  const lossless = await encodeLossless(output, LOSSLESS_LEVEL);
+  return {
+    replacement: {
+      data: lossless.data,
+      filter: N.FlateDecode,
+      size: { width: output.width, height: output.height },
+      ...(lossless.predicted ? { predictor: { colors: output.components, columns: output.width } } : {}),
+      ...working.recoloured,
+    },
+    decoded: output,
+    exact,
+  };
+}
+
+/**
+ * The encoding of `output` (the working pixels at one size) that the profile wants: JPEG for
+ * photographs, lossless for line art, flat colour and masks. Photographs are told apart by how
+ * JPEG compares with a lossless encoding of the same pixels (on a smaller copy of very large
+ * ones), once per image: `kind` remembers the answer for the other sizes.
+ */
+async function candidateAt(
+  job: Job,
+  working: Working,
+  output: Pixels,
+  atOwnSize: boolean,
+  kind: { photo?: boolean },
+): Promise<Candidate | undefined> {
+  const { settings, info } = job;
+  const exact = atOwnSize && !working.reduced;
+  if (working.jpeg) return jpegCandidate(job, working, output);
+  // Indexed images keep their indices (already lossless) unless they are downsampled.
+  const indexedKept = info.colour.kind === "indexed" && exact;
+  if (job.mask || output.width * output.height < MIN_PIXELS) kind.photo = false;
+  if (kind.photo === false) return indexedKept ? undefined : losslessCandidate(working, output, exact);
+  if (kind.photo === true) return jpegCandidate(job, working, output);
+  const large = output.width * output.height > PROBE_PIXELS * 4;
+  const probe = large ? await resample(output, scaledTo(output, PROBE_PIXELS)) : output;
+  const probeJpeg = await encodeJpeg(probe, { quality: settings.jpegQuality });
+  const probeLossless = await losslessCandidate(working, probe, exact && !large);
+  let reference = probeLossless.replacement.data.length;
+  if (exact && !large && working.storedLossless !== undefined) reference = Math.min(reference, working.storedLossless);
+  kind.photo = probeJpeg.length <= reference * settings.losslessToJpegRatio;
+  if (kind.photo) return jpegCandidate(job, working, output);
+  if (indexedKept) return undefined;
+  return large ? losslessCandidate(working, output, exact) : probeLossless;
+}
+
+/**
+ * The downsampled sizes to try, smallest first: the target, then steps of SIZE_STEP while the
+ * image stays finer than a step by the profile's threshold. Images the pages were not seen to
+ * draw have only their target (there is nothing to check a larger one against).
+ */
+function ladderOf(job: Job): Size[] {
+  if (!job.target || !job.placement) return job.target ? [job.target] : [];
+  const sizes: Size[] = [];
+  const limit = job.info.width / job.settings.downsampleThreshold;
+  for (let size = job.target; size.width <= limit && sizes.length < MAX_SIZES; size = scaled(size, SIZE_STEP)) {
+    sizes.push(size);
+  }
+  return sizes;
+}
+
+/** Whether re-encoding a JPEG at its own size is worth trying (it was made at a higher quality). */
+function reencodesAtOwnSize(job: Job, header: JpegHeader): boolean {
+  if (job.stream.contents.length < MIN_JPEG_BYTES) return false;
+  return header.quality === undefined || header.quality > job.settings.jpegQuality + JPEG_QUALITY_MARGIN;
+}
+
+/** Sizes to try, as resample targets (undefined: the working pixels as they are). */
+function sizesToTry(job: Job, working: Working): (Size | undefined)[] {
+  const { width, height } = working.pixels;
+  const sizes: (Size | undefined)[] = ladderOf(job).filter((s) => s.width < width && s.height <= height);
+  // The working pixels themselves: the image's own size, or the largest reduction decoded.
+  if (working.reduced || !working.jpeg || reencodesAtOwnSize(job, working.jpeg)) sizes.push(undefined);
+  return sizes;
+}
+
+/** Tries the sizes in turn; the first candidate that is smaller and passes the check wins. */
+async function firstAcceptable(
+  job: Job,
+  working: Working,
+  sizes: (Size | undefined)[],
+  check: QualityCheck | undefined,
+  kind: { photo?: boolean },
+): Promise<Replacement | null | undefined> {
+  const stored = job.stream.contents.length;
+  for (const size of sizes) {
+    const own = size === undefined;
+    const output = await resample(working.pixels, size);
+    const candidate = await candidateAt(job, working, output, own, kind);
+    if (!candidate) continue;
+    const downsampled = !own || working.reduced;
+    const limit = !downsampled && working.jpeg ? stored * (1 - job.settings.minJpegSaving) : stored;
+    // A larger size will not be smaller: give up (null).
+    if (candidate.replacement.data.length >= limit) return null;
+    if (process.env["IMG_DEBUG"]) console.error("try", working.pixels.width, size?.width, candidate.replacement.data.length, check?.similarity(candidate.decoded).toFixed(4));
+    if (candidate.exact || !check || check.passes(candidate.decoded)) return candidate.replacement;
   }
   return undefined;
 }
 
-function replace(stream: PDFRawStream, replacement: Replacement): void {
+async function recode(job: Job, source: Source): Promise<Replacement | undefined> {
+  const { settings, stream, placement } = job;
+  if (stream.contents.length < MIN_STORED_BYTES) return undefined;
+  // Re-encoding a JPEG at its size gains little, and loses quality, unless it was made finer.
+  if (source.kind === "jpeg" && !job.target && !reencodesAtOwnSize(job, source.header)) return undefined;
+  const working = await workingPixels(job, source);
+  if (!working) return undefined;
+  const check = placement && new QualityCheck(working.pixels, placement, imageFloor(settings, placement));
+  const kind: { photo?: boolean } = {};
+  const found = await firstAcceptable(job, working, sizesToTry(job, working), check, kind);
+  if (
+    found !== undefined ||
+    source.kind !== "jpeg" ||
+    !working.reduced ||
+    job.info.width * job.info.height * 3 > MAX_DECODED_BYTES
+  ) {
+    return found ?? undefined;
+  }
+  // A JPEG decoded reduced that no reduction would do: at its own size, when that is worth trying.
+  if (!reencodesAtOwnSize(job, source.header)) return undefined;
+  const own: Working = { ...working, pixels: await decodeJpeg(source.data, working.pixels.components), reduced: false };
+  return (await firstAcceptable(job, own, [undefined], check, kind)) ?? undefined;
+}
+
+function replace(stream: PDFRawStream, replacement: Replacement, context: PDFContext): void {
   const { dict } = stream;
   dict.set(N.Filter, replacement.filter);
-  dict.delete(N.DecodeParms);
+  if (replacement.predictor) {
+    dict.set(
+      N.DecodeParms,
+      context.obj({
+        Predictor: 15,
+        Colors: replacement.predictor.colors,
+        BitsPerComponent: 8,
+        Columns: replacement.predictor.columns,
+      }),
+    );
+  } else dict.delete(N.DecodeParms);
   dict.delete(N.DL);
-  dict.set(N.Width, PDFNumber.of(replacement.width));
-  dict.set(N.Height, PDFNumber.of(replacement.height));
+  dict.set(N.Width, PDFNumber.of(replacement.size.width));
+  dict.set(N.Height, PDFNumber.of(replacement.size.height));
   dict.set(N.BitsPerComponent, PDFNumber.of(8));
+  if (replacement.colour) dict.set(N.ColorSpace, replacement.colour.object);
+  if (replacement.decode === null) dict.delete(N.Decode);
+  else if (replacement.decode) dict.set(N.Decode, context.obj(replacement.decode));
   dict.set(N.Length, PDFNumber.of(replacement.data.length));
   stream.updateContents(replacement.data);
 }
 
-/** A soft mask with /Matte (pre-multiplied colours) must keep the image's exact size. */
-function hasMatte(image: PDFRawStream, context: PDFContext): boolean {
-  const smask = image.dict.get(N.SMask);
-  const mask = smask === undefined ? undefined : context.lookup(smask);
-  return mask instanceof PDFRawStream && mask.dict.has(N.Matte);
-}
+const lookupStream = (context: PDFContext, value: PDFObject | undefined) => {
+  const object = value === undefined ? undefined : context.lookup(value);
+  return object instanceof PDFRawStream ? object : undefined;
+};
 
-/** The streams other images use as masks: recoding those would change what they reveal. */
-function masksIn(images: PDFRawStream[], context: PDFContext): Set<PDFObject> {
-  const masks = new Set<PDFObject>();
-  for (const image of images) {
-    for (const key of [N.SMask, N.Mask]) {
-      const value = image.dict.get(key);
-      if (value) masks.add(context.lookup(value) ?? value);
-    }
-  }
-  return masks;
+const union = (a: Placement | undefined, b: Placement | undefined): Placement | undefined =>
+  a && b
+    ? {
+        width: Math.max(a.width, b.width),
+        height: Math.max(a.height, b.height),
+        pageShare: Math.max(a.pageShare, b.pageShare),
+      }
+    : (a ?? b);
+
+/**
+ * The similarity an image must keep so that its page keeps `settings.minSsim`: a page's SSIM is
+ * about the area-weighted mean of its parts, and parts without images do not change.
+ */
+function imageFloor(settings: ImageSettings, placement: Placement): number {
+  const share = Math.min(1, Math.max(placement.pageShare, 1e-6));
+  return Math.max(settings.minImageSsim, 1 - (1 - settings.minSsim) / share);
 }
 
 /**
@@ -203,35 +707,88 @@ export async function optimiseImages(
   context: PDFContext,
   settings: ImageSettings,
 ): Promise<{ replaced: Set<PDFRawStream>; report: ImageReport }> {
+  let placements: Placements;
+  let inlineConverted = 0;
+  try {
+    placements = findImagePlacements(context, MIN_INLINE_BYTES);
+    inlineConverted = convertInlineImages(context, placements);
+  } catch {
+    // Content we could not follow: no placements (images keep the longest-side rule), no inline conversion.
+    placements = { images: new Map(), inline: new Map(), inlinePlaced: new Map(), complete: false };
+  }
   const images = context
     .enumerateIndirectObjects()
     .map(([, object]) => object)
     .filter((o): o is PDFRawStream => o instanceof PDFRawStream && o.dict.lookup(N.Subtype) === N.Image);
-  const masks = masksIn(images, context);
   const replaced = new Set<PDFRawStream>();
-  const report: ImageReport = { images: images.length, recoded: 0, bytesBefore: 0, bytesAfter: 0 };
-  for (const stream of images) {
-    if (masks.has(stream) || hasMatte(stream, context)) continue;
-    const info = describe(stream.dict, context);
-    const source = info && sourceOf(stream, info);
-    if (!info || !source) continue;
-    const stored = stream.contents.length;
+  const report: ImageReport = {
+    images: images.length,
+    recoded: 0,
+    downsampled: 0,
+    inlineConverted,
+    bytesBefore: 0,
+    bytesAfter: 0,
+  };
+  if (images.length === 0) return { replaced, report };
+
+  // When some content could not be read, an image's largest placement may be missing: use none.
+  const placed = placements.complete ? placements.images : new Map<PDFRawStream, Placement>();
+
+  // Soft masks follow their images' placement; stencil masks and colour keys are left alone.
+  const softMasks = new Map<
+    PDFRawStream,
+    { placement: Placement | undefined; matte: boolean; unplacedParent: boolean }
+  >();
+  const stencils = new Set<PDFRawStream>();
+  const matteParents = new Set<PDFRawStream>();
+  for (const image of images) {
+    const smask = lookupStream(context, image.dict.get(N.SMask));
+    if (smask) {
+      const entry = softMasks.get(smask) ?? { placement: undefined, matte: false, unplacedParent: false };
+      const placement = placed.get(image);
+      entry.placement = union(entry.placement, placement);
+      entry.unplacedParent ||= !placement;
+      entry.matte ||= smask.dict.has(N.Matte);
+      softMasks.set(smask, entry);
+      if (smask.dict.has(N.Matte)) matteParents.add(image);
+    }
+    const mask = lookupStream(context, image.dict.get(N.Mask));
+    if (mask) stencils.add(mask);
+  }
+
+  const process = async (stream: PDFRawStream, mask: boolean, placement: Placement | undefined, fixedSize: boolean) => {
+    let info: ImageInfo | undefined;
     let replacement: Replacement | undefined;
     try {
-      replacement =
-        source.kind === "jpeg"
-          ? await recodeJpeg(source.data, info, stored, settings)
-          : await recodeSamples(source.data, source.deflated, info, stored, settings);
+      info = describe(stream.dict, context);
+      const source = info && sourceOf(stream, info);
+      if (!info || !source) return;
+      const target = fixedSize ? undefined : targetSize(info, placement, settings);
+      replacement = await recode({ stream, info, mask, placement, target, settings }, source);
     } catch {
-      // sharp could not read it (damaged data, unusual JPEG): the image stays as it is.
-      continue;
+      // sharp could not read it (damaged data, unusual JPEG), or the dictionary is not what it
+      // seems: the image stays as it is.
+      return;
     }
-    if (!replacement) continue;
+    if (!replacement) return;
     report.recoded++;
-    report.bytesBefore += stored;
+    if (replacement.size.width !== info.width || replacement.size.height !== info.height) report.downsampled++;
+    report.bytesBefore += stream.contents.length;
     report.bytesAfter += replacement.data.length;
-    replace(stream, replacement);
+    replace(stream, replacement, context);
     replaced.add(stream);
+  };
+
+  for (const stream of images) {
+    if (softMasks.has(stream) || stencils.has(stream)) continue;
+    await process(stream, false, placed.get(stream), matteParents.has(stream));
+  }
+  for (const [stream, entry] of softMasks) {
+    if (stencils.has(stream)) continue;
+    // A mask whose image is drawn somewhere we did not see keeps the longest-side rule; one also
+    // drawn on its own counts that placement too.
+    const placement = entry.unplacedParent ? undefined : union(entry.placement, placed.get(stream));
+    await process(stream, true, placement, entry.matte);
   }
   return { replaced, report };
 }

@@ -4,7 +4,23 @@ export const COMPRESSION_PROFILES = ["lossless", "balanced", "extreme"] as const
 export type CompressionProfile = (typeof COMPRESSION_PROFILES)[number];
 
 export interface ImageSettings {
-  /** Longest side in pixels; larger images are downsampled to it. */
+  /** Resolution, in pixels per inch of the page, that images are downsampled to. */
+  targetPpi: number;
+  /**
+   * An image is downsampled only when it is at least this many times finer than `targetPpi`
+   * where the pages draw it largest (smaller gains are not worth a resampling).
+   */
+  downsampleThreshold: number;
+  /**
+   * The least structural similarity (SSIM) a page must keep with the original, both drawn at
+   * 100 dpi, as far as its images' changes go (images covering part of a page may lose more: see
+   * `minImageSsim`). An image that would fall below is tried at larger sizes (sharp text and line
+   * art need more pixels than photographs), else left as it was.
+   */
+  minSsim: number;
+  /** However little of its page an image covers, it keeps at least this similarity. */
+  minImageSsim: number;
+  /** Longest side in pixels for images the pages were not seen to draw; larger ones are downsampled to it. */
   maxSide: number;
   /** mozjpeg quality of re-encoded images. */
   jpegQuality: number;
@@ -23,18 +39,45 @@ export interface ProfileSettings {
   images?: ImageSettings;
   /** Drop other applications' private data (/PieceInfo) and page thumbnails (/Thumb). */
   discardPrivateData: boolean;
+  /**
+   * Drop XMP metadata (a PDF/A or PDF/UA catalog's excepted) and trim the document information
+   * dictionary to Title, Author, Subject, Keywords and the dates. JavaScript and other active
+   * content is removed in every profile, and identical objects are merged in every profile.
+   */
+  discardMetadata: boolean;
 }
 
 export const PROFILE_SETTINGS: Record<CompressionProfile, ProfileSettings> = {
-  // Everything decodes to exactly what it was; nothing is dropped but unreferenced objects.
-  lossless: { discardPrivateData: false },
+  // Everything decodes to exactly what it was; nothing is dropped but unreferenced objects,
+  // duplicates and active content.
+  lossless: { discardPrivateData: false, discardMetadata: false },
   balanced: {
-    images: { maxSide: 2000, jpegQuality: 75, losslessToJpegRatio: 0.5, minJpegSaving: 0.1 },
+    images: {
+      targetPpi: 150,
+      downsampleThreshold: 1.5,
+      minSsim: 0.96,
+      minImageSsim: 0.92,
+      maxSide: 2000,
+      jpegQuality: 75,
+      losslessToJpegRatio: 0.5,
+      minJpegSaving: 0.1,
+    },
     discardPrivateData: true,
+    discardMetadata: false,
   },
   extreme: {
-    images: { maxSide: 1200, jpegQuality: 55, losslessToJpegRatio: 0.7, minJpegSaving: 0.05 },
+    images: {
+      targetPpi: 72,
+      downsampleThreshold: 1.1,
+      minSsim: 0.915,
+      minImageSsim: 0.85,
+      maxSide: 1200,
+      jpegQuality: 40,
+      losslessToJpegRatio: 0.7,
+      minJpegSaving: 0.05,
+    },
     discardPrivateData: true,
+    discardMetadata: true,
   },
 };
 

@@ -3,16 +3,44 @@
 // - unfiltered streams get Flate;
 // - chains of general filters without parameters (ASCIIHex, ASCII85, LZW, RunLength, Flate) become
 //   one Flate at the highest level;
-// - a Flate stream with a predictor is re-deflated, its predicted data and /DecodeParms kept.
+// - a Flate stream with a predictor is re-deflated, its predicted data and /DecodeParms kept;
+// - the samples of 8- and 16-bit images behind general filters are also tried with a PNG
+//   predictor chosen row by row (as PNG encoders do): photographs, scans and gradients stored
+//   as plain Flate often shrink by a quarter. The samples, and so the pixels, stay the same.
+// - JPEGs (DCTDecode, possibly behind general filters) get Huffman tables made for them (jpeg.ts):
+//   the same coefficients, so the same pixels, in 5 to 20 % fewer bytes.
 // A result replaces the stream only when it is smaller. Streams we cannot decode in full (damaged
-// data, more than MAX_DECODED bytes) are left as they are.
-import { PDFRawStream } from "@cantoo/pdf-lib";
-import type { PDFContext } from "@cantoo/pdf-lib";
-import { decodeFilters, decodeParmsOf, deflate, filtersOf, hasNoPredictor, inflate, N } from "./filters.ts";
+// data, more than `maxDecoded` bytes) are left as they are. XMP metadata is compressed too, except
+// in PDF/A files (the standard wants it readable as it is).
+import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
+import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
+import {
+  decodeFilters,
+  decodeParmsOf,
+  deflate,
+  filtersOf,
+  hasNoPredictor,
+  inflate,
+  isGeneralFilter,
+  N,
+  numberOf,
+  unpredict,
+} from "./filters.ts";
+import { optimiseJpeg } from "./jpeg.ts";
 
+/** Default ceiling on what one stream may decode to (the caller sets one from the input's size). */
 const MAX_DECODED = 128 * 1024 * 1024;
 /** What a /Filter /FlateDecode entry costs in the dictionary. */
 const FILTER_ENTRY_BYTES = 20;
+/** What /DecodeParms << /Predictor 15 /Colors 3 /BitsPerComponent 8 /Columns 1234 >> costs. */
+const PREDICTOR_ENTRY_BYTES = 80;
+/** Images with fewer sample bytes than this are not worth a predictor. */
+const MIN_PREDICTOR_BYTES = 4096;
+/** JPEGs smaller than this are not worth new Huffman tables. */
+const MIN_JPEG_BYTES = 2048;
+/** Data above this size is probed before it is deflated (see `deflateBest`). */
+const PROBE_ABOVE = 512 * 1024;
+const PROBE_BYTES = 256 * 1024;
 
 export interface StreamReport {
   streams: number;
@@ -24,24 +52,241 @@ export interface StreamReport {
 export interface StreamOptions {
   /** Streams to leave alone (images just re-encoded). */
   skip?: ReadonlySet<PDFRawStream>;
-  /** Leave images that already have a filter byte-for-byte as they are (lossless profile). */
-  keepEncodedImages?: boolean;
+  /** Leave XMP metadata unfiltered (PDF/A). */
+  plainMetadata?: boolean;
+  /** Streams that would decode to more bytes than this are left as they are. */
+  maxDecoded?: number;
 }
 
-function recompress(stream: PDFRawStream, options: StreamOptions): Uint8Array | undefined {
+/** How an image's samples are laid out, when a PNG predictor can be applied to them. */
+interface Layout {
+  colors: number;
+  bitsPerComponent: 8 | 16;
+  columns: number;
+  rowBytes: number;
+  rows: number;
+}
+
+const COLORS: Record<string, number> = {
+  DeviceGray: 1,
+  CalGray: 1,
+  Indexed: 1,
+  Separation: 1,
+  DeviceRGB: 3,
+  CalRGB: 3,
+  Lab: 3,
+  DeviceCMYK: 4,
+};
+
+function colorsOf(space: PDFObject | undefined, context: PDFContext): number | undefined {
+  const cs = space === undefined ? undefined : context.lookup(space);
+  if (cs instanceof PDFName) return COLORS[cs.decodeText()];
+  if (!(cs instanceof PDFArray) || cs.size() < 1) return undefined;
+  const family = cs.lookup(0);
+  if (!(family instanceof PDFName)) return undefined;
+  const name = family.decodeText();
+  if (name === "ICCBased") {
+    const profile = cs.lookup(1);
+    const n = profile instanceof PDFRawStream ? numberOf(profile.dict.lookup(N.N)) : undefined;
+    return n !== undefined && Number.isInteger(n) && n >= 1 && n <= 32 ? n : undefined;
+  }
+  if (name === "DeviceN") {
+    const names = cs.lookup(1);
+    return names instanceof PDFArray && names.size() >= 1 && names.size() <= 32 ? names.size() : undefined;
+  }
+  return COLORS[name];
+}
+
+/** The bytes an image's samples take, when its dictionary says (undefined: not an image, or unknown). */
+function sampleBytes(dict: PDFDict): number | undefined {
+  if (dict.lookup(N.Subtype) !== N.Image) return undefined;
+  const bpc = dict.has(N.ImageMask) ? 1 : numberOf(dict.lookup(N.BitsPerComponent));
+  const width = numberOf(dict.lookup(N.Width));
+  const height = numberOf(dict.lookup(N.Height));
+  const colors = dict.has(N.ImageMask) ? 1 : colorsOf(dict.get(N.ColorSpace), dict.context);
+  if (!bpc || !width || !height || !colors) return undefined;
+  return Math.ceil((width * colors * bpc) / 8) * height;
+}
+
+function layoutOf(stream: PDFRawStream): Layout | undefined {
+  const { dict } = stream;
+  if (dict.lookup(N.Subtype) !== N.Image || dict.has(N.ImageMask)) return undefined;
+  const bpc = numberOf(dict.lookup(N.BitsPerComponent));
+  const width = numberOf(dict.lookup(N.Width));
+  const height = numberOf(dict.lookup(N.Height));
+  if ((bpc !== 8 && bpc !== 16) || !width || !height || !Number.isInteger(width) || !Number.isInteger(height)) {
+    return undefined;
+  }
+  if (width < 1 || height < 1) return undefined;
+  const colors = colorsOf(dict.get(N.ColorSpace), dict.context);
+  if (!colors) return undefined;
+  const rowBytes = (width * colors * bpc) / 8;
+  return { colors, bitsPerComponent: bpc, columns: width, rowBytes, rows: height };
+}
+
+/**
+ * PNG prediction, the filter of each row chosen by the smallest sum of absolute differences
+ * (the heuristic of libpng): `rows` rows of `rowBytes` bytes become rows of 1 + rowBytes.
+ */
+export function pngPredict(samples: Uint8Array, layout: Layout): Uint8Array {
+  const { rowBytes, rows } = layout;
+  const bpp = Math.max(1, (layout.colors * layout.bitsPerComponent) / 8);
+  const out = new Uint8Array(rows * (rowBytes + 1));
+  const trial = [1, 2, 3, 4].map(() => new Uint8Array(rowBytes));
+  const zero = new Uint8Array(rowBytes);
+  for (let r = 0; r < rows; r++) {
+    const row = samples.subarray(r * rowBytes, (r + 1) * rowBytes);
+    const up = r > 0 ? samples.subarray((r - 1) * rowBytes, r * rowBytes) : zero;
+    // 0: None
+    let best = 0;
+    let bestRow = row;
+    let bestSum = 0;
+    for (let i = 0; i < rowBytes; i++) {
+      const v = row[i]!;
+      bestSum += v < 128 ? v : 256 - v;
+    }
+    const sub = trial[0]!;
+    const upRow = trial[1]!;
+    const average = trial[2]!;
+    const paeth = trial[3]!;
+    let sumSub = 0;
+    let sumUp = 0;
+    let sumAverage = 0;
+    let sumPaeth = 0;
+    for (let i = 0; i < rowBytes; i++) {
+      const x = row[i]!;
+      const a = i >= bpp ? row[i - bpp]! : 0;
+      const b = up[i]!;
+      const c = i >= bpp ? up[i - bpp]! : 0;
+      const p = a + b - c;
+      const pa = p > a ? p - a : a - p;
+      const pb = p > b ? p - b : b - p;
+      const pc = p > c ? p - c : c - p;
+      const predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      const s = (x - a) & 0xff;
+      const u = (x - b) & 0xff;
+      const v = (x - ((a + b) >> 1)) & 0xff;
+      const w = (x - predictor) & 0xff;
+      sub[i] = s;
+      upRow[i] = u;
+      average[i] = v;
+      paeth[i] = w;
+      sumSub += s < 128 ? s : 256 - s;
+      sumUp += u < 128 ? u : 256 - u;
+      sumAverage += v < 128 ? v : 256 - v;
+      sumPaeth += w < 128 ? w : 256 - w;
+    }
+    if (sumSub < bestSum) [best, bestRow, bestSum] = [1, sub, sumSub];
+    if (sumUp < bestSum) [best, bestRow, bestSum] = [2, upRow, sumUp];
+    if (sumAverage < bestSum) [best, bestRow, bestSum] = [3, average, sumAverage];
+    if (sumPaeth < bestSum) [best, bestRow] = [4, paeth];
+    out[r * (rowBytes + 1)] = best;
+    out.set(bestRow, r * (rowBytes + 1) + 1);
+  }
+  return out;
+}
+
+function predictorParms(context: PDFContext, layout: Layout): PDFDict {
+  const parms = PDFDict.withContext(context);
+  parms.set(N.Predictor, PDFNumber.of(15));
+  parms.set(N.Colors, PDFNumber.of(layout.colors));
+  parms.set(N.BitsPerComponent, PDFNumber.of(layout.bitsPerComponent));
+  parms.set(N.Columns, PDFNumber.of(layout.columns));
+  return parms;
+}
+
+/** How well a sample from the middle of the data deflates at the default level (compressed / raw). */
+function sampleRatio(data: Uint8Array): number {
+  const start = Math.max(0, Math.floor((data.length - PROBE_BYTES) / 2));
+  const sample = data.subarray(start, start + PROBE_BYTES);
+  return sample.length === 0 ? 1 : deflate(sample, 6).length / sample.length;
+}
+
+/** A new encoding: data, its filter, and the /DecodeParms to go with it ("keep": the stream's own). */
+interface Encoding {
+  data: Uint8Array;
+  filter: PDFName;
+  parms: PDFDict | "keep" | undefined;
+}
+
+const costOf = (encoding: Encoding) =>
+  encoding.data.length + (encoding.parms instanceof PDFDict ? PREDICTOR_ENTRY_BYTES : 0);
+
+/** Data to deflate, with the /DecodeParms that go with it ("keep": the stream's own). */
+interface Candidate {
+  bytes: Uint8Array;
+  parms: PDFDict | "keep" | undefined;
+}
+
+/** The image's samples, PNG-predicted, when it is an image we can lay out. */
+function predicted(samples: Uint8Array, stream: PDFRawStream): Candidate | undefined {
+  const layout = layoutOf(stream);
+  if (!layout || samples.length !== layout.rowBytes * layout.rows || samples.length < MIN_PREDICTOR_BYTES) {
+    return undefined;
+  }
+  return { bytes: pngPredict(samples, layout), parms: predictorParms(stream.dict.context, layout) };
+}
+
+/**
+ * The smallest Flate encoding of the candidates. Large data is probed first: a sample of each
+ * is deflated at the default level, only the best is deflated in full, and nothing when even
+ * that sample does not shrink (noise, or data compressed some other way).
+ */
+function deflateBest(candidates: (Candidate | undefined)[]): Encoding | undefined {
+  let pool = candidates.filter((candidate): candidate is Candidate => candidate !== undefined);
+  if (pool.some((candidate) => candidate.bytes.length > PROBE_ABOVE)) {
+    const ratios = pool.map((candidate) => sampleRatio(candidate.bytes));
+    const best = ratios.indexOf(Math.min(...ratios));
+    if (ratios[best]! > 0.995) return undefined;
+    pool = [pool[best]!];
+  }
+  let result: Encoding | undefined;
+  for (const { bytes, parms } of pool) {
+    const encoding: Encoding = { data: deflate(bytes), filter: N.FlateDecode, parms };
+    if (!result || costOf(encoding) < costOf(result)) result = encoding;
+  }
+  return result;
+}
+
+/** A JPEG (behind general filters or not) with optimal Huffman tables, as a plain DCTDecode stream. */
+function optimisedJpeg(
+  stream: PDFRawStream,
+  filters: string[],
+  parms: (PDFDict | undefined)[],
+  maxDecoded: number,
+): Encoding | undefined {
+  const outer = filters.slice(0, -1);
+  if (parms.slice(0, -1).some((parm) => parm !== undefined)) return undefined;
+  const jpeg =
+    outer.length === 0 ? stream.contents : decodeFilters(stream.contents, outer, [], stream.dict, maxDecoded);
+  if (!jpeg || jpeg.length < MIN_JPEG_BYTES) return undefined;
+  const optimised = optimiseJpeg(jpeg);
+  if (!optimised) return undefined;
+  const parm = parms.at(-1);
+  return { data: optimised, filter: N.DCTDecode, parms: outer.length === 0 ? "keep" : parm };
+}
+
+function recompress(stream: PDFRawStream, maxDecoded: number): Encoding | undefined {
   const { dict, contents } = stream;
   const filters = filtersOf(dict);
   const parms = filters && decodeParmsOf(dict, filters.length);
   if (!filters || !parms) return undefined;
-  if (filters.length > 0 && options.keepEncodedImages && dict.lookup(N.Subtype) === N.Image) return undefined;
+  if (filters.at(-1) === "DCTDecode" && filters.slice(0, -1).every(isGeneralFilter)) {
+    return optimisedJpeg(stream, filters, parms, maxDecoded);
+  }
+  // An image too large to decode within the ceiling is not even tried.
+  if ((sampleBytes(dict) ?? 0) > maxDecoded) return undefined;
   if (filters.length === 1 && filters[0] === "FlateDecode" && !hasNoPredictor(parms[0])) {
-    const data = inflate(contents, MAX_DECODED);
-    return data && deflate(data);
+    const data = inflate(contents, maxDecoded);
+    if (!data) return undefined;
+    const samples = unpredict(data, parms[0]!);
+    return deflateBest([{ bytes: data, parms: "keep" }, samples && predicted(samples, stream)]);
   }
   if (!parms.every((parm) => parm === undefined)) return undefined;
   if (filters.length === 0 && dict.has(N.DecodeParms)) return undefined;
-  const data = filters.length === 0 ? contents : decodeFilters(contents, filters, parms, dict, MAX_DECODED);
-  return data && deflate(data);
+  const data = filters.length === 0 ? contents : decodeFilters(contents, filters, parms, dict, maxDecoded);
+  if (!data) return undefined;
+  return deflateBest([{ bytes: data, parms: undefined }, predicted(data, stream)]);
 }
 
 /** Re-encodes the document's streams losslessly where that makes them smaller. */
@@ -50,24 +295,28 @@ export function recompressStreams(context: PDFContext, options: StreamOptions = 
   for (const [, stream] of context.enumerateIndirectObjects()) {
     if (!(stream instanceof PDFRawStream) || options.skip?.has(stream)) continue;
     const type = stream.dict.lookup(N.Type);
-    // Cross-reference and object streams are rewritten by the writer; XMP metadata stays
-    // readable as text (PDF/A asks for it unfiltered); /F streams live in another file.
-    if (type === N.XRef || type === N.ObjStm || type === N.Metadata || stream.dict.has(N.F)) continue;
+    // Cross-reference and object streams are rewritten by the writer; /F streams live in another file.
+    if (type === N.XRef || type === N.ObjStm || stream.dict.has(N.F)) continue;
+    if (type === N.Metadata && options.plainMetadata) continue;
     report.streams++;
-    const encoded = recompress(stream, options);
+    const encoded = recompress(stream, options.maxDecoded ?? MAX_DECODED);
     const before = stream.contents.length;
     const hadFilter = stream.dict.has(N.Filter);
-    if (!encoded || encoded.length + (hadFilter ? 0 : FILTER_ENTRY_BYTES) >= before) continue;
-    const filters = filtersOf(stream.dict) ?? [];
-    const keepsParms = filters.length === 1 && filters[0] === "FlateDecode";
-    if (!keepsParms) {
-      stream.dict.set(N.Filter, N.FlateDecode);
-      stream.dict.delete(N.DecodeParms);
+    const hadParms = stream.dict.has(N.DecodeParms);
+    if (!encoded) continue;
+    const overhead =
+      (hadFilter ? 0 : FILTER_ENTRY_BYTES) +
+      (encoded.parms instanceof PDFDict && !hadParms ? PREDICTOR_ENTRY_BYTES : 0);
+    if (encoded.data.length + overhead >= before) continue;
+    stream.dict.set(N.Filter, encoded.filter);
+    if (encoded.parms !== "keep") {
+      if (encoded.parms) stream.dict.set(N.DecodeParms, encoded.parms);
+      else stream.dict.delete(N.DecodeParms);
     }
-    stream.updateContents(encoded);
+    stream.updateContents(encoded.data);
     report.recompressed++;
     report.bytesBefore += before;
-    report.bytesAfter += encoded.length;
+    report.bytesAfter += encoded.data.length;
   }
   return report;
 }

@@ -1,0 +1,625 @@
+// The image pass: where images are drawn, downsampling to the resolution the pages need, the image
+// forms it recodes (checked by rendering before and after with pdftoppm), and what it must leave
+// alone. Every PDF here is generated in code.
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { deflateSync } from "node:zlib";
+import sharp from "sharp";
+import { afterAll, describe, expect, it } from "vitest";
+import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream } from "@cantoo/pdf-lib";
+import type { PDFRef } from "@cantoo/pdf-lib";
+import { scanContent, Op } from "../../src/compress/engine/content.ts";
+import type { InlineImage } from "../../src/compress/engine/content.ts";
+import { compressPdf, PROFILE_SETTINGS } from "../../src/compress/engine/index.ts";
+import type { CompressionProfile } from "../../src/compress/engine/index.ts";
+import { decodeStreamData } from "../../src/compress/engine/filters.ts";
+import { findImagePlacements } from "../../src/compress/engine/placement.ts";
+import { drawAt, luminance, ssim } from "../../src/compress/engine/quality.ts";
+import { imageStreams, jpegOf, lineArtPixels, photoPixels } from "./fixtures.ts";
+
+const encoder = new TextEncoder();
+const hasPdftoppm = spawnSync("pdftoppm", ["-v"]).status === 0;
+const work = mkdtempSync(path.join(os.tmpdir(), "engine-images-"));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+// ---------------------------------------------------------------------------------------------
+// Building PDFs by hand: content streams written out, images registered with exact dictionaries.
+
+type ImageDict = Record<string, unknown>;
+
+function image(doc: PDFDocument, data: Uint8Array, dict: ImageDict, deflate = true): PDFRef {
+  const stream = deflate
+    ? doc.context.flateStream(data, { Type: "XObject", Subtype: "Image", ...dict })
+    : doc.context.stream(data, { Type: "XObject", Subtype: "Image", ...dict });
+  return doc.context.register(stream);
+}
+
+/** A page whose content is `content`, with the given XObjects as resources. */
+function pageWith(doc: PDFDocument, content: string | Uint8Array, xobjects: Record<string, PDFRef>, size = [612, 792]) {
+  const page = doc.addPage(size as [number, number]);
+  const bytes = typeof content === "string" ? encoder.encode(content) : content;
+  const stream = doc.context.register(doc.context.flateStream(bytes));
+  page.node.set(PDFName.of("Contents"), stream);
+  page.node.set(PDFName.of("Resources"), doc.context.obj({ XObject: xobjects }));
+  return page;
+}
+
+const draw = (name: string, w: number, h: number, x = 0, y = 0) => `q ${w} 0 0 ${h} ${x} ${y} cm /${name} Do Q\n`;
+
+async function compressed(doc: PDFDocument, profile: CompressionProfile = "balanced") {
+  const input = await doc.save({ useObjectStreams: false });
+  const { output } = await compressPdf(input, profile);
+  return { input, output };
+}
+
+async function imageDict(bytes: Uint8Array, ref: PDFRef): Promise<PDFRawStream> {
+  const doc = await PDFDocument.load(bytes, { updateMetadata: false });
+  const stream = doc.context.lookup(ref);
+  expect(stream).toBeInstanceOf(PDFRawStream);
+  return stream as PDFRawStream;
+}
+
+const text = (object: unknown) => String(object).replace(/\s+/g, " ");
+
+// ---------------------------------------------------------------------------------------------
+// Rendering with pdftoppm.
+
+interface Raster {
+  width: number;
+  height: number;
+  data: Uint8Array;
+}
+
+let renders = 0;
+function render(bytes: Uint8Array, page = 1, dpi = 72): Raster {
+  const file = path.join(work, `r${renders++}.pdf`);
+  writeFileSync(file, bytes);
+  const ppm = execFileSync("pdftoppm", ["-r", String(dpi), "-f", String(page), "-l", String(page), file], {
+    maxBuffer: 1 << 28,
+  });
+  const header = ppm.toString("latin1", 0, 64).split(/\s+/);
+  const [width, height] = [Number(header[1]), Number(header[2])];
+  const data = ppm.subarray(ppm.length - width * height * 3);
+  return { width, height, data };
+}
+
+/** SSIM of the two renderings' luminance, and the largest difference of any channel's mean. */
+function compare(a: Raster, b: Raster): { ssim: number; meanShift: number } {
+  expect([b.width, b.height]).toEqual([a.width, a.height]);
+  const gray = (r: Raster) => luminance({ data: r.data, width: r.width, height: r.height, components: 3 });
+  const means = (r: Raster) => {
+    const sums = [0, 0, 0];
+    for (let i = 0; i < r.data.length; i++) sums[i % 3]! += r.data[i]!;
+    return sums.map((s) => s / (r.width * r.height));
+  };
+  const [ma, mb] = [means(a), means(b)];
+  return {
+    ssim: ssim(gray(a), gray(b), a.width, a.height),
+    meanShift: Math.max(...ma.map((m, i) => Math.abs(m - mb[i]!))),
+  };
+}
+
+/** Renders page 1 of both and expects them to look alike (same colours, similar structure). */
+function expectLooksAlike(before: Uint8Array, after: Uint8Array, minSsim = 0.9) {
+  const result = compare(render(before), render(after));
+  expect(result.meanShift).toBeLessThan(4);
+  expect(result.ssim).toBeGreaterThan(minSsim);
+}
+
+const rendering = it.skipIf(!hasPdftoppm);
+if (!hasPdftoppm) console.warn("engine-images: pdftoppm (poppler-utils) not found; the rendering tests are skipped");
+
+// ---------------------------------------------------------------------------------------------
+// Pixels.
+
+/**
+ * A photograph without the fixtures' heavy sensor noise: recoding noise costs more SSIM than a
+ * real photograph loses, and the quality check would rightly refuse it.
+ */
+async function smoothPhoto(width: number, height: number, channels: 1 | 3, seed: number): Promise<Uint8Array> {
+  const image = sharp(photoPixels(width, height, channels, seed), { raw: { width, height, channels } }).blur(1.5);
+  return new Uint8Array(await (channels === 1 ? image.toColourspace("b-w") : image).raw().toBuffer());
+}
+
+function cmykOf(rgb: Uint8Array): Uint8Array {
+  const out = new Uint8Array((rgb.length / 3) * 4);
+  for (let p = 0, i = 0; i < rgb.length; p += 4, i += 3) {
+    const [c, m, y] = [255 - rgb[i]!, 255 - rgb[i + 1]!, 255 - rgb[i + 2]!];
+    const k = Math.min(c, m, y);
+    out.set([c - k, m - k, y - k, k], p);
+  }
+  return out;
+}
+
+/** A photograph reduced to a 6 x 6 x 6 palette: [indices, palette]. */
+function indexedPhoto(width: number, height: number): [Uint8Array, Uint8Array] {
+  const rgb = photoPixels(width, height, 3, 21);
+  const palette = new Uint8Array(216 * 3);
+  for (let i = 0; i < 216; i++)
+    palette.set([Math.floor(i / 36) * 51, (Math.floor(i / 6) % 6) * 51, (i % 6) * 51], i * 3);
+  const indices = new Uint8Array(width * height);
+  for (let p = 0; p < indices.length; p++) {
+    const [r, g, b] = [rgb[p * 3]!, rgb[p * 3 + 1]!, rgb[p * 3 + 2]!].map((v) => Math.round(v / 51));
+    indices[p] = r! * 36 + g! * 6 + b!;
+  }
+  return [indices, palette];
+}
+
+/** PNG "Up" predictor rows (type 2) over 8-bit samples. */
+function pngUp(samples: Uint8Array, rowLength: number): Uint8Array {
+  const rows = samples.length / rowLength;
+  const out = new Uint8Array(rows * (rowLength + 1));
+  for (let r = 0; r < rows; r++) {
+    out[r * (rowLength + 1)] = 2;
+    for (let i = 0; i < rowLength; i++) {
+      const up = r > 0 ? samples[(r - 1) * rowLength + i]! : 0;
+      out[r * (rowLength + 1) + 1 + i] = (samples[r * rowLength + i]! - up) & 0xff;
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe("content streams", () => {
+  it("reports q, Q, cm, Do and gs with their operands, and nothing from strings or comments", () => {
+    const seen: string[] = [];
+    const content = encoder.encode(
+      "% a comment with 1 0 0 1 0 0 cm\n" +
+        "q 2 0 0 3 4 5 cm BT (text with \\( cm and \\) Do (inside)) Tj <414243> Tj ET\n" +
+        "/Span <</ActualText (x) /MCID 3>> BDC [(a) 1 (b)] TJ EMC /GS1 gs /Im1 Do Q",
+    );
+    expect(
+      scanContent(content, {
+        operator: (op, operands) => {
+          if ([Op.q, Op.Q, Op.cm, Op.Do, Op.gs].includes(op)) seen.push(`${op}:${operands.join(",")}`);
+        },
+      }),
+    ).toBe(true);
+    expect(seen).toEqual([`${Op.q}:`, `${Op.cm}:2,0,0,3,4,5`, `${Op.gs}:GS1`, `${Op.Do}:Im1`, `${Op.Q}:`]);
+  });
+
+  it("skips inline images whole, binary data with EI, Q and cm bytes inside included", () => {
+    // 4 x 4 gray samples that spell out operators and an early "EI".
+    const samples = encoder.encode(" EI Q 1 0 0 cm  ");
+    const head = encoder.encode("q 10 0 0 10 0 0 cm BI /W 4 /H 4 /BPC 8 /CS /G ID ");
+    const tail = encoder.encode("\nEI Q q 5 0 0 5 0 0 cm /Im Do Q");
+    const content = new Uint8Array([...head, ...samples, ...tail]);
+    const inline: InlineImage[] = [];
+    const ops: number[] = [];
+    scanContent(content, { inlineImage: (image) => inline.push(image), operator: (op) => ops.push(op) });
+    expect(inline).toHaveLength(1);
+    expect(Buffer.from(inline[0]!.data).equals(Buffer.from(samples))).toBe(true);
+    expect(inline[0]!.dict.get("W")).toBe(4);
+    expect(ops.filter((op) => op === Op.Do)).toHaveLength(1);
+    expect(ops.filter((op) => op === Op.cm)).toHaveLength(2);
+  });
+
+  it("finds where images are drawn: nested q/Q, forms with their matrix, the largest placement", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const im = image(doc, new Uint8Array(100 * 50), {
+      Width: 100,
+      Height: 50,
+      ColorSpace: "DeviceGray",
+      BitsPerComponent: 8,
+    });
+    const other = image(doc, new Uint8Array(64 * 64), {
+      Width: 64,
+      Height: 64,
+      ColorSpace: "DeviceGray",
+      BitsPerComponent: 8,
+    });
+    // A form that draws `im` at its unit square scaled by its own matrix (x3).
+    const form = doc.context.register(
+      doc.context.flateStream(encoder.encode("q 10 0 0 20 0 0 cm /Im Do Q"), {
+        Type: "XObject",
+        Subtype: "Form",
+        BBox: [0, 0, 100, 100],
+        Matrix: [3, 0, 0, 3, 0, 0],
+        Resources: { XObject: { Im: im } },
+      }),
+    );
+    // Page 1: `im` at 72 x 36 inside two levels of q; the form drawn scaled by 2 (im: 60 x 120 at x2 = 120 x 240... see below).
+    pageWith(
+      doc,
+      "q 2 0 0 2 0 0 cm q 36 0 0 18 0 0 cm /Im Do Q Q\n" + // 72 x 36
+        "q 2 0 0 2 100 100 cm /Fm Do Q\n" + // form: 10x20 x3 x2 = 60 x 120
+        "BI /W 2 /H 2 /BPC 8 /CS /G ID \x00EI\x00\x00\nEI\n" +
+        "q 0 50 -25 0 300 300 cm /Other Do Q", // rotated: width edge 50, height edge 25
+      { Im: im, Fm: form, Other: other },
+    );
+    // Page 2: `im` small.
+    pageWith(doc, draw("Im", 10, 5), { Im: im });
+    const { images, complete } = findImagePlacements(doc.context);
+    expect(complete).toBe(true);
+    const placed = (ref: PDFRef) => images.get(doc.context.lookup(ref) as PDFRawStream);
+    expect(placed(im)).toMatchObject({ width: 72, height: 120 });
+    expect(placed(other)!.width).toBeCloseTo(50);
+    expect(placed(other)!.height).toBeCloseTo(25);
+  });
+
+  it("counts annotation appearances, fitted to their rectangle", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const im = image(doc, new Uint8Array(64 * 64), {
+      Width: 64,
+      Height: 64,
+      ColorSpace: "DeviceGray",
+      BitsPerComponent: 8,
+    });
+    const appearance = doc.context.register(
+      doc.context.flateStream(encoder.encode(draw("Im", 10, 10)), {
+        Type: "XObject",
+        Subtype: "Form",
+        BBox: [0, 0, 10, 10],
+        Resources: { XObject: { Im: im } },
+      }),
+    );
+    const page = pageWith(doc, "", {});
+    const annot = doc.context.obj({
+      Type: "Annot",
+      Subtype: "Stamp",
+      Rect: [100, 100, 300, 150],
+      AP: { N: appearance },
+    });
+    page.node.set(PDFName.of("Annots"), doc.context.obj([doc.context.register(annot)]));
+    const { images } = findImagePlacements(doc.context);
+    expect(images.get(doc.context.lookup(im) as PDFRawStream)).toMatchObject({ width: 200, height: 50 });
+  });
+});
+
+describe("the quality check's rendering model", () => {
+  it("draws as pdftoppm does: box averages when shrinking", () => {
+    const src = new Uint8Array([0, 100, 200, 0, 100, 200, 50, 50, 50]);
+    // 3 x 3 to 2 x 2: columns in runs of 1 and 2 (Splash's whole-pixel steps)
+    const out = drawAt(src, 3, 3, 2, 2);
+    expect(out).toHaveLength(4);
+    expect(out[0]).toBe(0);
+    expect(out[1]).toBe(150);
+  });
+
+  it("scores identical images 1 and different ones less", () => {
+    const a = photoPixels(64, 64, 1, 3);
+    const b = photoPixels(64, 64, 1, 4);
+    expect(ssim(a, a, 64, 64)).toBeCloseTo(1, 6);
+    expect(ssim(a, b, 64, 64)).toBeLessThan(0.9);
+  });
+});
+
+describe("downsampling to the resolution the pages need", () => {
+  it("brings a photograph drawn small down to the profile's resolution, as a JPEG", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    // 2400 x 1600 drawn at 240 x 160 pt: 720 ppi.
+    const ref = image(doc, await smoothPhoto(2400, 1600, 3, 5), {
+      Width: 2400,
+      Height: 1600,
+      ColorSpace: "DeviceRGB",
+      BitsPerComponent: 8,
+    });
+    pageWith(doc, draw("Im", 240, 160, 100, 400), { Im: ref });
+    for (const profile of ["balanced", "extreme"] as const) {
+      const { output } = await compressed(doc, profile);
+      const stream = await imageDict(output, ref);
+      const ppi = PROFILE_SETTINGS[profile].images!.targetPpi;
+      const width = Number(text(stream.dict.get(PDFName.of("Width"))));
+      // The target, or a step or two above it when the quality check asked for more.
+      expect(width).toBeGreaterThanOrEqual(Math.round((240 / 72) * ppi));
+      expect(width).toBeLessThanOrEqual(Math.round((240 / 72) * ppi * 1.25 ** 2) + 1);
+      expect(text(stream.dict.get(PDFName.of("Filter")))).toBe("/DCTDecode");
+      expect((await sharp(stream.contents).metadata()).width).toBe(width);
+    }
+  });
+
+  it("keeps the size of an image drawn large enough to need its pixels", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    // 1400 x 1000 drawn at 500 x 357 pt: 202 ppi, under balanced's 150 ppi x 1.5.
+    const ref = image(doc, await smoothPhoto(1400, 1000, 3, 6), {
+      Width: 1400,
+      Height: 1000,
+      ColorSpace: "DeviceRGB",
+      BitsPerComponent: 8,
+    });
+    pageWith(doc, draw("Im", 500, 357, 50, 50), { Im: ref });
+    const { output } = await compressed(doc, "balanced");
+    const stream = await imageDict(output, ref);
+    expect(text(stream.dict.get(PDFName.of("Width")))).toBe("1400");
+  });
+
+  it("goes by the largest placement of an image drawn on several pages", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const ref = image(doc, await smoothPhoto(1800, 1200, 3, 7), {
+      Width: 1800,
+      Height: 1200,
+      ColorSpace: "DeviceRGB",
+      BitsPerComponent: 8,
+    });
+    pageWith(doc, draw("Im", 90, 60), { Im: ref }); // 1440 ppi
+    pageWith(doc, draw("Im", 540, 360), { Im: ref }); // 240 ppi
+    const { output } = await compressed(doc, "balanced");
+    const width = Number(text((await imageDict(output, ref)).dict.get(PDFName.of("Width"))));
+    expect(width).toBeGreaterThanOrEqual(1125); // 150 ppi over 540 pt
+  });
+
+  rendering("keeps scanned text sharp enough: fine strokes are not brought to the photo resolution", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    // One-pixel strokes at 600 ppi (text-like), drawn over the whole page.
+    const [w, h] = [1700, 1100];
+    const strokes = new Uint8Array(w * h).fill(255);
+    for (let y = 0; y < h; y++)
+      for (let x = 0; x < w; x++) if (x % 9 === 0 || (y % 13 === 0 && x % 50 < 30)) strokes[y * w + x] = 0;
+    const ref = image(doc, strokes, { Width: w, Height: h, ColorSpace: "DeviceGray", BitsPerComponent: 8 });
+    pageWith(doc, draw("Im", 204, 132, 100, 400), { Im: ref });
+    const { input, output } = await compressed(doc, "balanced");
+    expect(output.length).toBeLessThanOrEqual(input.length);
+    const result = compare(render(input, 1, 100), render(output, 1, 100));
+    expect(result.ssim).toBeGreaterThan(0.95);
+  });
+});
+
+describe("image forms recoded with the right pixels", () => {
+  rendering("CMYK samples become a CMYK JPEG that renders in the same colours", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const ref = image(doc, cmykOf(await smoothPhoto(1200, 900, 3, 8)), {
+      Width: 1200,
+      Height: 900,
+      ColorSpace: "DeviceCMYK",
+      BitsPerComponent: 8,
+    });
+    pageWith(doc, draw("Im", 400, 300, 100, 300), { Im: ref });
+    const { input, output } = await compressed(doc, "balanced");
+    const stream = await imageDict(output, ref);
+    expect(text(stream.dict.get(PDFName.of("Filter")))).toBe("/DCTDecode");
+    expect((await sharp(stream.contents).metadata()).channels).toBe(4);
+    expect(output.length).toBeLessThan(input.length / 4);
+    expectLooksAlike(input, output);
+  });
+
+  rendering("a CMYK JPEG with an Adobe marker and an inverting /Decode keeps its colours", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    // sharp writes Adobe-inverted CMYK; PDF producers pair such JPEGs with /Decode [1 0 ...].
+    const jpeg = await sharp(await smoothPhoto(1600, 1200, 3, 9), { raw: { width: 1600, height: 1200, channels: 3 } })
+      .toColourspace("cmyk")
+      .jpeg({ quality: 95 })
+      .toBuffer();
+    const ref = image(
+      doc,
+      jpeg,
+      {
+        Width: 1600,
+        Height: 1200,
+        ColorSpace: "DeviceCMYK",
+        BitsPerComponent: 8,
+        Filter: "DCTDecode",
+        Decode: [1, 0, 1, 0, 1, 0, 1, 0],
+      },
+      false,
+    );
+    pageWith(doc, draw("Im", 300, 225, 100, 300), { Im: ref });
+    const { input, output } = await compressed(doc, "balanced");
+    const stream = await imageDict(output, ref);
+    expect(Number(text(stream.dict.get(PDFName.of("Width"))))).toBeLessThan(1600);
+    expectLooksAlike(input, output);
+  });
+
+  rendering(
+    "an Indexed photograph is expanded to its base space when JPEG wins; flat Indexed art stays Indexed",
+    async () => {
+      const doc = await PDFDocument.create({ updateMetadata: false });
+      const [indices, palette] = indexedPhoto(1000, 700);
+      const photoRef = image(doc, indices, {
+        Width: 1000,
+        Height: 700,
+        ColorSpace: ["Indexed", "DeviceRGB", 215, PDFHexString.of(Buffer.from(palette).toString("hex"))],
+        BitsPerComponent: 8,
+      });
+      // Four colours, 2 bits per index, big flat areas.
+      const [aw, ah] = [800, 600];
+      const art = new Uint8Array((aw / 4) * ah);
+      for (let y = 0; y < ah; y++)
+        for (let b = 0; b < aw / 4; b++) art[y * (aw / 4) + b] = ((Math.floor(y / 60) + Math.floor(b / 25)) % 4) * 0x55;
+      const artRef = image(doc, art, {
+        Width: aw,
+        Height: ah,
+        ColorSpace: ["Indexed", "DeviceRGB", 3, PDFHexString.of("ff0000" + "00ff00" + "0000ff" + "ffffff")],
+        BitsPerComponent: 2,
+      });
+      pageWith(doc, draw("Photo", 400, 280, 50, 450) + draw("Art", 400, 300, 50, 50), { Photo: photoRef, Art: artRef });
+      const { input, output } = await compressed(doc, "balanced");
+      const photo = await imageDict(output, photoRef);
+      expect(text(photo.dict.get(PDFName.of("Filter")))).toBe("/DCTDecode");
+      expect(text(photo.dict.get(PDFName.of("ColorSpace")))).toBe("/DeviceRGB");
+      const kept = await imageDict(output, artRef);
+      expect(text(kept.dict.get(PDFName.of("ColorSpace")))).toContain("/Indexed");
+      expectLooksAlike(input, output);
+    },
+  );
+
+  rendering("Flate with PNG predictors, 16-bit samples and gray /Decode [1 0] come out right", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const rgb = await smoothPhoto(900, 600, 3, 11);
+    const predicted = image(doc, pngUp(rgb, 900 * 3), {
+      Width: 900,
+      Height: 600,
+      ColorSpace: "DeviceRGB",
+      BitsPerComponent: 8,
+      DecodeParms: { Predictor: 12, Colors: 3, Columns: 900, BitsPerComponent: 8 },
+    });
+    const wide = new Uint8Array(600 * 400 * 3 * 2);
+    const narrow = await smoothPhoto(600, 400, 3, 12);
+    for (let i = 0; i < narrow.length; i++) wide.set([narrow[i]!, 0x80], i * 2);
+    const sixteen = image(doc, wide, { Width: 600, Height: 400, ColorSpace: "DeviceRGB", BitsPerComponent: 16 });
+    const inverted = image(doc, await smoothPhoto(800, 500, 1, 13), {
+      Width: 800,
+      Height: 500,
+      ColorSpace: "DeviceGray",
+      BitsPerComponent: 8,
+      Decode: [1, 0],
+    });
+    pageWith(doc, draw("P", 300, 200, 20, 550) + draw("S", 300, 200, 20, 300) + draw("D", 300, 187, 20, 50), {
+      P: predicted,
+      S: sixteen,
+      D: inverted,
+    });
+    const { input, output } = await compressed(doc, "balanced");
+    for (const ref of [predicted, sixteen, inverted]) {
+      const stream = await imageDict(output, ref);
+      expect(text(stream.dict.get(PDFName.of("BitsPerComponent")))).toBe("8");
+    }
+    expect(text((await imageDict(output, inverted)).dict.get(PDFName.of("Decode")))).toBe("[ 1 0 ]");
+    expectLooksAlike(input, output);
+  });
+
+  rendering("a soft-masked image and its mask are downsampled together; the mask stays lossless", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const [w, h] = [2000, 1400];
+    const alpha = new Uint8Array(w * h);
+    for (let y = 0; y < h; y++)
+      for (let x = 0; x < w; x++) alpha[y * w + x] = Math.hypot(x - w / 2, y - h / 2) < 600 ? 255 : 0;
+    const mask = image(doc, alpha, { Width: w, Height: h, ColorSpace: "DeviceGray", BitsPerComponent: 8 });
+    const ref = image(doc, await smoothPhoto(w, h, 3, 14), {
+      Width: w,
+      Height: h,
+      ColorSpace: "DeviceRGB",
+      BitsPerComponent: 8,
+      SMask: mask,
+    });
+    pageWith(doc, "0 0.5 0 rg 0 0 612 792 re f\n" + draw("Im", 300, 210, 150, 300), { Im: ref });
+    const { input, output } = await compressed(doc, "balanced");
+    const image2 = await imageDict(output, ref);
+    const mask2 = await imageDict(output, mask);
+    expect(Number(text(image2.dict.get(PDFName.of("Width"))))).toBeLessThan(w);
+    expect(Number(text(mask2.dict.get(PDFName.of("Width"))))).toBeLessThan(w);
+    expect(text(mask2.dict.get(PDFName.of("Filter")))).toBe("/FlateDecode");
+    expect(image2.dict.get(PDFName.of("SMask"))).toBe(mask);
+    expectLooksAlike(input, output);
+  });
+
+  rendering("a large inline image becomes an image XObject; a small one stays inline", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const big = await smoothPhoto(600, 400, 3, 15);
+    const small = new Uint8Array(8 * 8).fill(90);
+    const content = new Uint8Array([
+      ...encoder.encode("q 300 0 0 200 50 400 cm BI /W 600 /H 400 /BPC 8 /CS /RGB /F /Fl ID "),
+      ...deflateSync(big),
+      ...encoder.encode("\nEI Q q 50 0 0 50 400 100 cm BI /W 8 /H 8 /BPC 8 /CS /G ID "),
+      ...small,
+      ...encoder.encode("\nEI Q"),
+    ]);
+    pageWith(doc, content, {});
+    const { input, output } = await compressed(doc, "balanced");
+    expect(output.length).toBeLessThan(input.length / 2);
+    const after = await PDFDocument.load(output, { updateMetadata: false });
+    const resources = after.getPage(0).node.lookup(PDFName.of("Resources"), PDFDict);
+    expect(resources.lookup(PDFName.of("XObject"), PDFDict).keys()).toHaveLength(1);
+    const images = [...(await imageStreams(output)).values()];
+    expect(images.map((i) => i.width)).toEqual([600]);
+    expectLooksAlike(input, output);
+  });
+
+  it("stores an RGB image of grays as DeviceGray", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const gray = await smoothPhoto(1000, 800, 1, 16);
+    const rgb = new Uint8Array(gray.length * 3);
+    for (let i = 0; i < gray.length; i++) rgb.fill(gray[i]!, i * 3, i * 3 + 3);
+    const ref = image(doc, rgb, { Width: 1000, Height: 800, ColorSpace: "DeviceRGB", BitsPerComponent: 8 });
+    pageWith(doc, draw("Im", 500, 400, 50, 50), { Im: ref });
+    const { output } = await compressed(doc, "balanced");
+    const stream = await imageDict(output, ref);
+    expect(text(stream.dict.get(PDFName.of("ColorSpace")))).toBe("/DeviceGray");
+  });
+});
+
+describe("what the image pass leaves alone", () => {
+  async function mixedPdf() {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const jpeg = await jpegOf(photoPixels(1600, 1200, 3, 17), 1600, 1200, 3);
+    const refs = [
+      image(
+        doc,
+        jpeg,
+        { Width: 1600, Height: 1200, ColorSpace: "DeviceRGB", BitsPerComponent: 8, Filter: "DCTDecode" },
+        false,
+      ),
+      image(doc, lineArtPixels(800, 600), { Width: 800, Height: 600, ColorSpace: "DeviceRGB", BitsPerComponent: 8 }),
+      image(doc, cmykOf(photoPixels(700, 500, 3, 18)), {
+        Width: 700,
+        Height: 500,
+        ColorSpace: "DeviceCMYK",
+        BitsPerComponent: 8,
+      }),
+    ];
+    const content =
+      draw("A", 200, 150, 10, 10) +
+      draw("B", 200, 150, 220, 10) +
+      draw("C", 200, 143, 10, 200) +
+      "q 100 0 0 100 300 300 cm BI /W 80 /H 80 /BPC 8 /CS /G ID " +
+      "x".repeat(6400) +
+      "\nEI Q";
+    pageWith(doc, content, { A: refs[0]!, B: refs[1]!, C: refs[2]! });
+    return doc.save({ useObjectStreams: false });
+  }
+
+  it("lossless keeps every image's samples and pixels, and inline images inline", async () => {
+    const input = await mixedPdf();
+    const { output } = await compressPdf(input, "lossless");
+    expect(output.length).toBeLessThanOrEqual(input.length);
+    const samples = async (bytes: Uint8Array) => {
+      const doc = await PDFDocument.load(bytes, { updateMetadata: false });
+      const found = new Map<number, { filter: string; data: Uint8Array }>();
+      for (const [ref, object] of doc.context.enumerateIndirectObjects()) {
+        if (!(object instanceof PDFRawStream) || object.dict.lookup(PDFName.of("Subtype")) !== PDFName.of("Image"))
+          continue;
+        const filter = text(object.dict.lookup(PDFName.of("Filter")));
+        const data =
+          filter === "/DCTDecode" ? object.contents : decodeStreamData(object, 1 << 26, { predictors: true });
+        found.set(ref.objectNumber, { filter, data: data! });
+      }
+      return found;
+    };
+    const before = await samples(input);
+    const after = await samples(output);
+    expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
+    // The image pass does not run in lossless; the stream pass may re-code a JPEG's Huffman
+    // tables (same coefficients), so JPEGs are compared by their pixels.
+    const pixels = async (jpeg: Uint8Array) => sharp(jpeg).raw().toBuffer();
+    for (const [number, image] of before) {
+      const kept = after.get(number)!;
+      if (image.filter === "/DCTDecode") {
+        expect(kept.filter).toBe("/DCTDecode");
+        expect((await pixels(kept.data)).equals(await pixels(image.data))).toBe(true);
+      } else {
+        expect(Buffer.from(kept.data).equals(Buffer.from(image.data))).toBe(true);
+      }
+    }
+    const doc = await PDFDocument.load(output, { updateMetadata: false });
+    const contents = doc.context.lookup(doc.getPage(0).node.get(PDFName.of("Contents")));
+    expect(contents).toBeInstanceOf(PDFRawStream);
+    expect(Buffer.from(decodeStreamData(contents as PDFRawStream, 1 << 20)!).includes("BI /W 80")).toBe(true);
+  });
+
+  it("never returns more bytes than it was given, run after run", async () => {
+    let bytes: Uint8Array = await mixedPdf();
+    for (const profile of ["balanced", "extreme", "extreme", "balanced"] as const) {
+      const { output } = await compressPdf(bytes, profile);
+      expect(output.length).toBeLessThanOrEqual(bytes.length);
+      bytes = output;
+    }
+  });
+
+  it("does not re-encode a JPEG already at the profile's quality", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const jpeg = await sharp(photoPixels(800, 600, 3, 19), { raw: { width: 800, height: 600, channels: 3 } })
+      .jpeg({ quality: 60 })
+      .toBuffer();
+    const ref = image(
+      doc,
+      jpeg,
+      { Width: 800, Height: 600, ColorSpace: "DeviceRGB", BitsPerComponent: 8, Filter: "DCTDecode" },
+      false,
+    );
+    pageWith(doc, draw("Im", 500, 375, 50, 50), { Im: ref });
+    const { output } = await compressed(doc, "balanced");
+    expect(Buffer.from((await imageDict(output, ref)).contents).equals(jpeg)).toBe(true);
+  });
+});
