@@ -4,6 +4,7 @@
 import { fileURLToPath } from "node:url";
 import type { CompressionProfile } from "../../src/compress/engine/index.ts";
 import type { EngineChildReply } from "./engine-child.ts";
+import { ENGINE_CHILD_ENV, engineExecArgv } from "../../src/compress/isolation/runner.ts";
 import { describeExit, findBinary, runMeasured } from "./tools.ts";
 
 export type ContenderId = `engine:${CompressionProfile}` | "gs:ebook" | "gs:screen" | "qpdf";
@@ -54,16 +55,9 @@ export function engineContender(profile: CompressionProfile, options: EngineOpti
     ssimThreshold: THRESHOLDS[profile],
     identicalText: profile === "lossless",
     async run(input, output, timeoutMs) {
-      const args = [
-        `--max-old-space-size=${options.heapMb}`,
-        "--disable-warning=ExperimentalWarning",
-        options.childPath ?? ENGINE_CHILD,
-        input,
-        output,
-        profile,
-      ];
-      // An empty environment, as the service gives its children.
-      const result = await runMeasured(process.execPath, args, { timeoutMs, env: {} });
+      const args = [...engineExecArgv(options.heapMb), options.childPath ?? ENGINE_CHILD, input, output, profile];
+      // The flags and environment the service gives its children.
+      const result = await runMeasured(process.execPath, args, { timeoutMs, env: { ...ENGINE_CHILD_ENV } });
       const base = { wallMs: result.wallMs, ...(result.peakRssKb ? { peakRssKb: result.peakRssKb } : {}) };
       if (result.timedOut) return { ...base, status: "timeout", message: describeExit(result, timeoutMs) };
       const line = result.stdout.toString("utf8").trim().split("\n").pop() ?? "";

@@ -240,6 +240,27 @@ describe("content streams", () => {
     expect(placed(other)!.height).toBeCloseTo(25);
   });
 
+  it("tells how much of its page images cover", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const a = image(doc, new Uint8Array(64 * 64), {
+      Width: 64,
+      Height: 64,
+      ColorSpace: "DeviceGray",
+      BitsPerComponent: 8,
+    });
+    const b = image(doc, new Uint8Array(64 * 64), {
+      Width: 64,
+      Height: 64,
+      ColorSpace: "DeviceGray",
+      BitsPerComponent: 8,
+    });
+    pageWith(doc, draw("A", 300, 396) + draw("B", 100, 100, 400, 400), { A: a, B: b }, [600, 792]);
+    const { images } = findImagePlacements(doc.context);
+    const share = (300 * 396 + 100 * 100) / (600 * 792);
+    expect(images.get(doc.context.lookup(a) as PDFRawStream)!.pageShare).toBeCloseTo(share, 6);
+    expect(images.get(doc.context.lookup(b) as PDFRawStream)!.pageShare).toBeCloseTo(share, 6);
+  });
+
   it("counts annotation appearances, fitted to their rectangle", async () => {
     const doc = await PDFDocument.create({ updateMetadata: false });
     const im = image(doc, new Uint8Array(64 * 64), {
@@ -339,6 +360,20 @@ describe("downsampling to the resolution the pages need", () => {
     const { output } = await compressed(doc, "balanced");
     const width = Number(text((await imageDict(output, ref)).dict.get(PDFName.of("Width"))));
     expect(width).toBeGreaterThanOrEqual(1125); // 150 ppi over 540 pt
+  });
+
+  it("keeps the longest-side rule for an image the pages were not seen to draw", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const ref = image(doc, await smoothPhoto(2600, 1300, 3, 20), {
+      Width: 2600,
+      Height: 1300,
+      ColorSpace: "DeviceRGB",
+      BitsPerComponent: 8,
+    });
+    pageWith(doc, "", { Unused: ref }); // in the resources, never drawn
+    const { output } = await compressed(doc, "balanced");
+    const width = Number(text((await imageDict(output, ref)).dict.get(PDFName.of("Width"))));
+    expect(width).toBe(PROFILE_SETTINGS.balanced.images!.maxSide);
   });
 
   rendering("keeps scanned text sharp enough: fine strokes are not brought to the photo resolution", async () => {

@@ -187,6 +187,30 @@ export async function decodeJpeg(jpeg: Uint8Array, components: Components, size?
   return { data, width: info.width, height: info.height, components };
 }
 
+/**
+ * A JPEG's luminance at full size, without holding its colour samples: three components weighed
+ * as `luminance` (quality.ts) weighs them; one component as it is. Undefined for four.
+ */
+export async function jpegLuminance(
+  jpeg: Uint8Array,
+  components: Components,
+): Promise<{ data: Uint8Array; width: number; height: number } | undefined> {
+  if (components === 4) return undefined;
+  let image = sharp(jpeg, inputOptions);
+  if (components === 3) {
+    const [r, g, b] = [77 / 256, 151 / 256, 28 / 256];
+    image = image.toColourspace("srgb").recomb([
+      [r, g, b],
+      [r, g, b],
+      [r, g, b],
+    ]);
+    image = image.extractChannel(0);
+  }
+  const { data, info } = await image.toColourspace("b-w").raw().toBuffer({ resolveWithObject: true });
+  if (info.channels !== 1) return undefined;
+  return { data, width: info.width, height: info.height };
+}
+
 export interface JpegOptions {
   quality: number;
   /** "4:2:0" (default) or "4:4:4". */

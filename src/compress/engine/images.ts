@@ -2,13 +2,21 @@
 // (photographs) or PNG-predicted Flate (line art, flat colour, soft masks), keeping whichever of the
 // old and the new data is smaller.
 //
-// Recoded: 8-bit images (16-bit ones are reduced to 8) in DeviceGray/RGB/CMYK, CalGray/CalRGB, Lab,
-// ICCBased (N = 1, 3, 4), Separation and DeviceN of 1, 3 or 4 components, behind JPEG (DCTDecode,
-// possibly wrapped in lossless filters) or lossless filters with or without predictors; Indexed
-// images of any depth (expanded to their base space when that wins); soft masks (lossless, resized
-// with their image); /Decode arrays kept in force. Left alone: stencil masks, colour-key masking,
-// 1-, 2- and 4-bit non-Indexed images, JBIG2, CCITT and JPEG 2000, and any image whose data does not
-// agree with its dictionary.
+// - Where each image is drawn comes from the content streams (placement.ts); large inline images
+//   become XObjects first (inline.ts). An image the pages were not seen to draw keeps the old
+//   longest-side rule.
+// - Every lossy result is drawn as a renderer would draw it at 100 dpi and compared with the
+//   original (quality.ts): below the profile's floor, the next larger size is tried, and failing
+//   all, the image stays as it is. Sharp text and line art so keep the pixels they need, and
+//   photographs go down to the profile's resolution.
+// - Recoded: 8-bit images (16-bit ones are reduced to 8) in DeviceGray/RGB/CMYK, CalGray/CalRGB,
+//   Lab, ICCBased (N = 1, 3, 4), Separation and DeviceN of 1, 3 or 4 components, behind JPEG
+//   (DCTDecode, possibly wrapped in lossless filters) or lossless filters with or without
+//   predictors; Indexed images of any depth (expanded to their base space when that wins); soft
+//   masks (lossless, resized by their images' placement); /Decode arrays kept in force; RGB images
+//   of grays stored as gray. Left alone: stencil masks, colour-key masking, 1-, 2- and 4-bit
+//   non-Indexed images, JBIG2, CCITT and JPEG 2000, and any image whose data does not agree with
+//   its dictionary.
 import { Readable } from "node:stream";
 import { createInflate } from "node:zlib";
 import { PDFArray, PDFBool, PDFName, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
@@ -18,6 +26,7 @@ import {
   decodeJpeg,
   encodeJpeg,
   encodeLossless,
+  jpegLuminance,
   MAX_IMAGE_PIXELS,
   readJpegHeader,
   resample,
@@ -31,6 +40,7 @@ import { findImagePlacements } from "./placement.ts";
 import type { Placement, Placements } from "./placement.ts";
 import type { ImageSettings } from "./profiles.ts";
 import { QualityCheck } from "./quality.ts";
+import type { Gray } from "./quality.ts";
 
 export { MAX_IMAGE_PIXELS };
 
@@ -55,11 +65,6 @@ const LOSSLESS_LEVEL = 6;
 const PROBE_PIXELS = 1_000_000;
 /** When an image fails the quality check at one size, the next size tried is this much larger. */
 const SIZE_STEP = 1.25;
-/**
- * A JPEG is first decoded to at most this resolution where it is drawn (or twice its target),
- * saving time and memory; its own size is tried after, only if no size up to that would do.
- */
-const JPEG_MAX_PPI = 250;
 /** Downsampled sizes tried at most (then the image's own). */
 const MAX_SIZES = 8;
 /** An RGB image whose channels differ by at most this is stored as gray. */
@@ -441,6 +446,8 @@ interface Working {
   jpeg: JpegHeader | undefined;
   /** What the stored data costs as a lossless encoding of these pixels, when it is one. */
   storedLossless: number | undefined;
+  /** The luminance of the whole image, when the pixels are a reduced copy of a JPEG. */
+  reference?: Gray;
 }
 
 /** Decodes the image, reducing very large ones on the way. */
@@ -458,15 +465,24 @@ async function workingPixels(job: Job, source: Source): Promise<Working | undefi
     if (reduceTo.width * reduceTo.height * n > 2 * MAX_DECODED_BYTES) return undefined;
   }
   if (source.kind === "jpeg") {
-    // A JPEG is decoded straight to the largest size the recoding will try (shrinking while it
-    // decodes, libvips streaming): no time or memory spent on pixels that would be thrown away.
-    // (Its own size, when worth trying, is decoded only if no smaller one will do: see `recode`.)
-    const cap = job.placement && Math.max(2 * (target?.width ?? 0), (job.placement.width / 72) * JPEG_MAX_PPI);
-    const ladder = ladderOf(job).filter((size) => !cap || size.width <= cap);
-    const largest = ladder.at(-1);
-    if (!reduceTo && largest && largest.width < info.width && largest.height < info.height) reduceTo = largest;
+    // A JPEG is decoded straight to the largest size the recoding will try (libvips shrinks while
+    // decoding), the quality check getting the luminance of the whole image; its own size is
+    // decoded later, only if it comes to that (see `recode`).
+    let reference: Gray | undefined;
+    const largest = ladderOf(job).at(-1);
+    if (!reduceTo && largest && largest.width < info.width && largest.height < info.height) {
+      reference = job.placement && (await jpegLuminance(source.data, n));
+      if (reference || !job.placement) reduceTo = largest;
+    }
     const pixels = await decodeJpeg(source.data, n, reduceTo);
-    return { pixels, reduced: reduceTo !== undefined, recoloured: {}, jpeg: source.header, storedLossless: undefined };
+    return {
+      pixels,
+      reduced: reduceTo !== undefined,
+      recoloured: {},
+      jpeg: source.header,
+      storedLossless: undefined,
+      ...(reference ? { reference } : {}),
+    };
   }
   let pixels: Pixels | undefined;
   if (source.kind === "large-flate") {
@@ -621,7 +637,6 @@ async function firstAcceptable(
     const limit = !downsampled && working.jpeg ? stored * (1 - job.settings.minJpegSaving) : stored;
     // A larger size will not be smaller: give up (null).
     if (candidate.replacement.data.length >= limit) return null;
-    if (process.env["IMG_DEBUG"]) console.error("try", working.pixels.width, size?.width, candidate.replacement.data.length, check?.similarity(candidate.decoded).toFixed(4));
     if (candidate.exact || !check || check.passes(candidate.decoded)) return candidate.replacement;
   }
   return undefined;
@@ -634,21 +649,17 @@ async function recode(job: Job, source: Source): Promise<Replacement | undefined
   if (source.kind === "jpeg" && !job.target && !reencodesAtOwnSize(job, source.header)) return undefined;
   const working = await workingPixels(job, source);
   if (!working) return undefined;
-  const check = placement && new QualityCheck(working.pixels, placement, imageFloor(settings, placement));
+  const reference = working.reference ?? working.pixels;
+  const check = placement && new QualityCheck(reference, placement, imageFloor(settings, placement));
   const kind: { photo?: boolean } = {};
   const found = await firstAcceptable(job, working, sizesToTry(job, working), check, kind);
-  if (
-    found !== undefined ||
-    source.kind !== "jpeg" ||
-    !working.reduced ||
-    job.info.width * job.info.height * 3 > MAX_DECODED_BYTES
-  ) {
-    return found ?? undefined;
-  }
-  // A JPEG decoded reduced that no reduction would do: at its own size, when that is worth trying.
+  if (found !== undefined || !working.reference || source.kind !== "jpeg") return found ?? undefined;
+  // A JPEG decoded reduced, that no reduction would do: its own size, when worth trying.
   if (!reencodesAtOwnSize(job, source.header)) return undefined;
-  const own: Working = { ...working, pixels: await decodeJpeg(source.data, working.pixels.components), reduced: false };
-  return (await firstAcceptable(job, own, [undefined], check, kind)) ?? undefined;
+  const whole = await decodeJpeg(source.data, working.pixels.components);
+  return (
+    (await firstAcceptable(job, { ...working, pixels: whole, reduced: false }, [undefined], check, kind)) ?? undefined
+  );
 }
 
 function replace(stream: PDFRawStream, replacement: Replacement, context: PDFContext): void {

@@ -196,6 +196,13 @@ export function ssim(a: Uint8Array, b: Uint8Array, width: number, height: number
   return total / count;
 }
 
+/** Gray samples, one per pixel. */
+export interface Gray {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
 /** Compares recoded versions of one image with the original, as drawn at `placement`. */
 export class QualityCheck {
   private readonly original: Uint8Array;
@@ -205,9 +212,12 @@ export class QualityCheck {
   private readonly floor: number;
   private readonly references = new Map<number, Uint8Array>();
 
-  /** `original`: the image as it is now (or a version of it finer than any device size). */
-  constructor(original: Pixels, placement: Placement, floor: number) {
-    this.original = luminance(original);
+  /**
+   * `original`: the image as it is now, as pixels or as its luminance (one sample per pixel, as
+   * `luminance` computes it).
+   */
+  constructor(original: Pixels | Gray, placement: Placement, floor: number) {
+    this.original = "components" in original ? luminance(original) : original.data;
     this.width = original.width;
     this.height = original.height;
     this.placement = placement;
