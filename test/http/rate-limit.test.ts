@@ -4,29 +4,18 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { once } from "node:events";
 import net from "node:net";
-import { Redis } from "ioredis";
+import type { Redis } from "ioredis";
 import { afterAll, afterEach, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { createLogger } from "../../src/logger.ts";
 import { closeRedis, createRedis } from "../../src/redis.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
+import { redisReachable, TEST_REDIS_URL } from "../helpers/redis.ts";
 
 const QUERY = "/graphql?query=%7B__typename%7D";
-const REDIS_URL = process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379";
+const REDIS_URL = TEST_REDIS_URL;
 const logger = createLogger({ logLevel: "silent" });
 
-async function redisReachable(url: string): Promise<boolean> {
-  const probe = new Redis(url, { lazyConnect: true, connectTimeout: 1_000, retryStrategy: () => null });
-  probe.on("error", () => {});
-  try {
-    await probe.connect();
-    return (await probe.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
 const redisUp = await redisReachable(REDIS_URL);
 const redisMissing = `Redis is not reachable at ${REDIS_URL} (set TEST_REDIS_URL): skipping the shared-limit cases.`;
 if (!redisUp) console.warn(redisMissing);

@@ -21,23 +21,11 @@ import {
   type ServiceProcess,
 } from "../helpers/service-process.ts";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.ts";
+import { redisReachable, TEST_REDIS_URL } from "../helpers/redis.ts";
 
-const REDIS_URL = process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379";
+const REDIS_URL = TEST_REDIS_URL;
 const BUDGET_MS = 2_000;
 const REDIS_PREFIX = `test:faults:${randomUUID()}:`;
-
-async function redisReachable(url: string): Promise<boolean> {
-  const probe = new Redis(url, { lazyConnect: true, connectTimeout: 1_000, retryStrategy: () => null });
-  probe.on("error", () => {});
-  try {
-    await probe.connect();
-    return (await probe.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
 
 const redisUp = await redisReachable(REDIS_URL);
 const redisMissing = `Redis is not reachable at ${REDIS_URL} (set TEST_REDIS_URL): skipping the Redis faults.`;

@@ -21,25 +21,13 @@ import {
   type ServiceDatabase,
   type ServiceProcess,
 } from "../helpers/service-process.ts";
+import { redisReachable, TEST_REDIS_URL } from "../helpers/redis.ts";
 
-const REDIS_URL = process.env["TEST_REDIS_URL"] ?? "redis://127.0.0.1:6379";
+const REDIS_URL = TEST_REDIS_URL;
 const PREFIX = `test:instances:${randomUUID()}:`;
 const IP_LIMIT = 30;
 const KEY_LIMIT = 10;
 const QUOTA = 7;
-
-async function redisReachable(url: string): Promise<boolean> {
-  const probe = new Redis(url, { lazyConnect: true, connectTimeout: 1_000, retryStrategy: () => null });
-  probe.on("error", () => {});
-  try {
-    await probe.connect();
-    return (await probe.ping()) === "PONG";
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
-  }
-}
 
 const skipReason =
   testDatabaseKind() !== "postgres"
