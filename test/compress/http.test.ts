@@ -15,6 +15,7 @@ import { usedThisMonth } from "../../src/auth/quota.ts";
 import { createLocalStorage } from "../../src/compress/storage/local.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import {
+  largePdfUpload,
   makePdf,
   multipart,
   openPost,
@@ -389,27 +390,13 @@ describe("the 300 MB limit itself", () => {
 
   /** Streams a multipart upload whose file part is `size` bytes: a PDF header, then spaces. */
   function streamUpload(base: string, token: string, size: number, declareLength: boolean) {
-    const boundary = "----limit-test-boundary";
-    const head = Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\n`,
-    );
-    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-    const fill = size - 9;
-    function* body() {
-      yield head;
-      const chunk = Buffer.alloc(1024 * 1024, 0x20);
-      for (let left = fill; left > 0; left -= chunk.length)
-        yield left >= chunk.length ? chunk : chunk.subarray(0, left);
-      yield tail;
-    }
+    const upload = largePdfUpload(size);
     const { req, response } = openPost(`${base}/v1/compress`, {
       authorization: `Bearer ${token}`,
-      "content-type": `multipart/form-data; boundary=${boundary}`,
-      ...(declareLength
-        ? { "content-length": String(head.length + fill + tail.length) }
-        : { "transfer-encoding": "chunked" }),
+      "content-type": upload.contentType,
+      ...(declareLength ? { "content-length": String(upload.length) } : { "transfer-encoding": "chunked" }),
     });
-    const source = Readable.from(body());
+    const source = upload.body();
     source.on("error", () => undefined);
     source.pipe(req);
     return response;

@@ -1,5 +1,6 @@
 // Helpers for the compression API's tests: subscribers with keys, generated PDFs, and
 // multipart requests built by hand, so a test controls every byte, header and timing.
+import { Readable } from "node:stream";
 import { randomBytes } from "node:crypto";
 import { copyFile, stat } from "node:fs/promises";
 import http from "node:http";
@@ -146,4 +147,27 @@ export function openPost(
   // What the client still writes after the server has answered may fail; the answer is what counts.
   req.on("error", () => undefined);
   return { req, response };
+}
+
+/**
+ * A multipart upload whose file part is `size` bytes (a PDF header, then spaces), generated as it
+ * is sent so that a 300 MB upload never sits in the test's memory.
+ */
+export function largePdfUpload(size: number, boundary = "----large-upload-boundary") {
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\n`,
+  );
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const fill = size - 9;
+  function* chunks() {
+    yield head;
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    for (let left = fill; left > 0; left -= chunk.length) yield left >= chunk.length ? chunk : chunk.subarray(0, left);
+    yield tail;
+  }
+  return {
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    length: head.length + fill + tail.length,
+    body: () => Readable.from(chunks()),
+  };
 }

@@ -11,6 +11,32 @@ export interface TestDatabase extends Database {
   queries: string[];
 }
 
+/** Creates an empty database `<prefix>_<pid>_<random>` on the server of `serverUrl`; returns its URL. */
+export async function createServerDatabase(serverUrl: string, prefix: string): Promise<{ name: string; url: string }> {
+  const name = `${prefix}_${process.pid}_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { name, url: url.toString() };
+}
+
+/** Drops a database made by createServerDatabase, connections and all. */
+export async function dropServerDatabase(serverUrl: string, name: string): Promise<void> {
+  const dropper = new pg.Client({ connectionString: serverUrl });
+  await dropper.connect();
+  try {
+    await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await dropper.end();
+  }
+}
+
 export function testDatabaseKind(): "pglite" | "postgres" {
   return loadConfig().database.kind;
 }
@@ -27,24 +53,15 @@ export async function createTestDatabase(options: OpenOptions = {}): Promise<Tes
     await applyMigrations(db.sql);
     return Object.assign(db, { queries });
   }
-  const name = `test_${process.pid}_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: config.url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(config.url);
-  url.pathname = `/${name}`;
-  const db = await openDatabase({ ...config, url: url.toString(), poolSize: 5 }, { onQuery });
+  const { name, url } = await createServerDatabase(config.url, "test");
+  const db = await openDatabase({ ...config, url, poolSize: 5 }, { onQuery });
   await applyMigrations(db.sql);
   const close = db.close.bind(db);
   return Object.assign(db, {
     queries,
     close: async () => {
       await close();
-      const dropper = new pg.Client({ connectionString: config.url });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await dropper.end();
+      await dropServerDatabase(config.url, name);
     },
   });
 }

@@ -4,13 +4,12 @@
 // database for it: a PGlite data directory in a temporary folder, or a fresh database on the
 // PostgreSQL server of DATABASE_URL, migrated, that the test can also open itself.
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import pg from "pg";
 import { loadConfig } from "../../src/config/env.ts";
 import { openDatabase, type Database } from "../../src/db/database.ts";
 import { applyMigrations } from "../../src/db/migrate.ts";
+import { createServerDatabase, dropServerDatabase } from "./database.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const MAIN = path.join(ROOT, "src/main.ts");
@@ -179,26 +178,15 @@ export async function createServiceDatabase(dir: string): Promise<ServiceDatabas
       drop: () => Promise.resolve(),
     };
   }
-  const name = `service_${process.pid}_${randomBytes(4).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: config.url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE "${name}"`);
-  await admin.end();
-  const url = new URL(config.url);
-  url.pathname = `/${name}`;
-  const settings = { ...config, url: url.toString(), poolSize: 5 };
+  const { name, url } = await createServerDatabase(config.url, "service");
+  const settings = { ...config, url, poolSize: 5 };
   const db = await openDatabase(settings);
   await applyMigrations(db.sql);
   await db.close();
   return {
     kind: "postgres",
-    env: { DATABASE_URL: url.toString() },
+    env: { DATABASE_URL: url },
     open: () => openDatabase(settings),
-    drop: async () => {
-      const dropper = new pg.Client({ connectionString: config.url });
-      await dropper.connect();
-      await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-      await dropper.end();
-    },
+    drop: () => dropServerDatabase(config.url, name),
   };
 }

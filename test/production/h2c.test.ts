@@ -16,7 +16,7 @@ import { createLocalStorage } from "../../src/compress/storage/local.ts";
 import { loadConfig } from "../../src/config/env.ts";
 import { createServiceServer, type ServiceServer } from "../../src/http/server.ts";
 import { createLogger } from "../../src/logger.ts";
-import { makePdf, multipart, passThroughRunner, subscriberWithKey } from "../helpers/compress.ts";
+import { largePdfUpload, makePdf, multipart, passThroughRunner, subscriberWithKey } from "../helpers/compress.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { factories } from "../helpers/factories.ts";
 import { h2connect, h2request } from "../helpers/h2.ts";
@@ -194,19 +194,7 @@ describe("uploads over h2c", () => {
 
   it("accepts exactly 314,572,800 bytes streamed over one h2c stream, without holding it in memory", async () => {
     const { token, subscriber } = await subscriberWithKey(db.prisma);
-    const boundary = "----h2c-limit-boundary";
-    const head = Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.7\n`,
-    );
-    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-    const fill = LIMIT - 9;
-    function* body() {
-      yield head;
-      const chunk = Buffer.alloc(1024 * 1024, 0x20);
-      for (let left = fill; left > 0; left -= chunk.length)
-        yield left >= chunk.length ? chunk : chunk.subarray(0, left);
-      yield tail;
-    }
+    const upload = largePdfUpload(LIMIT, "----h2c-limit-boundary");
     const rssBefore = process.memoryUsage().rss;
     let peak = rssBefore;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
@@ -216,11 +204,11 @@ describe("uploads over h2c", () => {
       {
         ":method": "POST",
         ":path": "/v1/compress",
-        "content-type": `multipart/form-data; boundary=${boundary}`,
-        "content-length": String(head.length + fill + tail.length),
+        "content-type": upload.contentType,
+        "content-length": String(upload.length),
         authorization: `Bearer ${token}`,
       },
-      { body: Readable.from(body()), timeoutMs: 170_000 },
+      { body: upload.body(), timeoutMs: 170_000 },
     );
     clearInterval(sampler);
     expect(response.status, response.body).toBe(200);
