@@ -3,9 +3,11 @@
 // duplicates out, images (images.ts), lossless stream re-encoding (streams.ts), duplicates again,
 // and the writer (object streams, objects renumbered). The input comes back unchanged when the
 // output would not be smaller, except when active content was removed: a file is never handed
-// back with its JavaScript for the sake of a few bytes.
+// back with its JavaScript for the sake of a few bytes, and refused (unsupported_pdf) when the
+// cleaned document cannot be written back.
 import { ParseSpeeds, PDFDocument } from "@cantoo/pdf-lib";
 import { removeActiveContent } from "./active-content.ts";
+import { PdfRejected } from "./errors.ts";
 import type { ActiveContentReport } from "./active-content.ts";
 import { catalogXmp, discardMetadata, discardPrivateData, pdfAPart } from "./cleanup.ts";
 import { mergeDuplicates } from "./dedup.ts";
@@ -43,6 +45,9 @@ export interface CompressionReport {
   unchanged?: "not_smaller" | "write_failed" | "output_invalid";
   larger?: true;
 }
+
+const ACTIVE_CONTENT_STUCK =
+  "The PDF contains active content (JavaScript or launch actions), and it could not be written back without it.";
 
 /** Writes the document, with object streams unless it is PDF/A-1 (which forbids them). */
 export async function saveDocument(doc: PDFDocument): Promise<Uint8Array> {
@@ -116,19 +121,19 @@ export async function compressPdf(
   if (!isCompressionProfile(profile)) throw new TypeError(`unknown compression profile: ${String(profile)}`);
   // The document is out of scope once written: reading the output back does not hold both.
   const { output, pages, report } = await rewrite(input, PROFILE_SETTINGS[profile]);
-  if (!output) {
-    onReport?.({ ...report, unchanged: "write_failed" });
-    return { output: input, pages };
-  }
   const cleaned = report.activeContent.actions + report.activeContent.xfaScripts > 0;
+  const unchanged = (why: "write_failed" | "output_invalid"): EngineOutput => {
+    // The input still holds the JavaScript we must not hand back: refuse rather than return it.
+    if (cleaned) throw new PdfRejected("unsupported_pdf", ACTIVE_CONTENT_STUCK);
+    onReport?.({ ...report, unchanged: why });
+    return { output: input, pages };
+  };
+  if (!output) return unchanged("write_failed");
   if (output.length >= input.length && !cleaned) {
     onReport?.({ ...report, unchanged: "not_smaller" });
     return { output: input, pages };
   }
-  if (!(await readsBack(output, pages))) {
-    onReport?.({ ...report, unchanged: "output_invalid" });
-    return { output: input, pages };
-  }
+  if (!(await readsBack(output, pages))) return unchanged("output_invalid");
   onReport?.(output.length > input.length ? { ...report, larger: true } : report);
   return { output, pages };
 }
