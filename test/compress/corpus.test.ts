@@ -57,7 +57,7 @@ const MAX_RSS_MB = 2 * MEMORY_MB;
 /** Engine children at once, and qpdf / Poppler processes at once (a render can take 100s of MB). */
 const PARALLEL = 2;
 const TOOL_TIMEOUT_MS = 120_000;
-/** Everything (engine jobs and measures) runs in beforeAll: about 4 min alone on 2 cores. */
+/** Everything (engine jobs and measures) runs in beforeAll: 3-4 min on a busy 2-core machine. */
 const SUITE_TIMEOUT_MS = 540_000;
 
 /** The rendered pages (first, middle, last at 100 dpi): lossless must not change a pixel. */
@@ -74,27 +74,35 @@ const TEXT_SIMILARITY_FLOOR = 0.99;
 
 /**
  * Savings floors in % (1 - sum of outputs / sum of inputs over a category's files; "all" is the 37
- * files). Left: the floors; right: what the benchmark measured. Each floor is the measured figure
- * minus 2 points, rounded down (0 where that is negative: never larger is tested apart). The "all"
- * floors must also stay above the peers on the same files (qpdf 10.9 %, gs /ebook 34.7 %,
- * gs /screen 44.7 %): where the measured figure is less than 2 points above, the floor is the peer's.
- * From `npm run bench:compress -- /work/shared/corpus/pdf --json /tmp/bench-final.json`,
- * 2026-11-21, engine at commit d7296be; this test measured the same figures.
+ * files). Left: the floors; right: what the benchmark measured, and this test measures the same.
+ * Each floor is the measured figure minus 2 points, rounded down (0 where that is negative: never
+ * larger is tested apart). The "all" floors also stay above the peers' figures (PEER_SAVINGS);
+ * where the measured figure leaves less than 2 points above a peer, the floor is the peer's figure
+ * (none does today).
+ * Measured by `npm run bench:compress -- /work/shared/corpus/pdf --json /tmp/bench-final.json`
+ * on 2026-11-21, engine at commit d7296be (no uncommitted engine files), 2 cores, Node 22.
  */
 const SAVINGS_FLOORS_TABLE = `
 category       files  lossless balanced extreme  |  measured: lossless balanced extreme
-scanned           10         0       30      41  |                0.93    32.90   43.07
-photo              6        36       67      79  |               38.45    69.84   81.61
-text               9        16       27      28  |               18.04    29.22   30.86
-vector             1        27       67      69  |               29.30    69.02   71.21
-form               4        57       57      58  |               59.05    59.29   60.06
-optimised          2         7       13      14  |                9.81    15.20   16.72
-objstm             1        43       44      44  |               45.34    46.20   46.90
-incremental        2        21       21      22  |               23.08    23.97   24.50
-embedded           1         0        0       0  |                0.88     0.88    1.22
-derived-large      1         4       27      41  |                6.11    29.36   43.37
-all               37        15     34.7    44.7  |               17.04    36.67   44.54
+scanned           10         6       30      45  |                8.42    32.86   47.15
+photo              6        37       69      82  |               39.63    71.80   84.60
+text               9        17       27      30  |               19.85    29.86   32.28
+vector             1        27       67      69  |               29.30    69.02   71.22
+form               4        57       57      58  |               59.49    59.74   60.51
+optimised          2         9       14      16  |               11.47    16.29   18.24
+objstm             1        43       44      45  |               45.52    46.57   47.30
+incremental        2        21       24      26  |               23.36    26.66   28.74
+embedded           1         0        0       0  |                0.92     0.92    1.35
+derived-large      1        10       29      44  |               12.21    31.13   46.51
+all               37        18       35      45  |               20.38    37.76   47.03
 `;
+
+/**
+ * What the engine's aggregate savings must beat, in %: qpdf (lossless), gs /ebook (balanced),
+ * gs /screen (extreme). The project's target figures; the same benchmark run measured gs at 34.2 %
+ * and 44.2 %.
+ */
+const PEER_SAVINGS: Record<CompressionProfile, number> = { lossless: 10.9, balanced: 34.7, extreme: 44.7 };
 
 interface Floor {
   files: number;
@@ -381,9 +389,9 @@ describe.skipIf(!CORPUS || POSTGRES_PASS)("the shared PDF corpus through the run
   });
 
   it("ran every job without a timeout, a memory kill, a crash or a runner error", () => {
-    expect(runs.filter((run) => run.error !== undefined).map((run) => `${run.row.file}: ${message(run.error)}`)).toEqual(
-      [],
-    );
+    expect(
+      runs.filter((run) => run.error !== undefined).map((run) => `${run.row.file}: ${message(run.error)}`),
+    ).toEqual([]);
     const unclean = runs.filter((run) => run.result && !run.result.ok && !isPdfRejectedCode(run.result.code));
     expect(
       unclean.map((run) => `${run.row.file} ${run.label}: ${JSON.stringify(run.result)}`),
@@ -440,11 +448,41 @@ describe.skipIf(!CORPUS || POSTGRES_PASS)("the shared PDF corpus through the run
     });
   }
 
-  describe.skipIf(!MEASURE)("measured as bench:compress measures it (qpdf, Poppler)", () => {
-    it("covers the 37 files the benchmark covers", () => {
-      expect(accepted.length).toBe(SAVINGS_FLOORS.get("all")!.files);
-    });
+  it("covers the 37 files the benchmark covers", () => {
+    expect(accepted.length).toBe(SAVINGS_FLOORS.get("all")!.files);
+  });
 
+  it("saves at least the floors of SAVINGS_FLOORS per category and profile, and overall", () => {
+    const saved = savings(runs);
+    const below: string[] = [];
+    for (const [category, { files, floor, measured }] of SAVINGS_FLOORS) {
+      for (const profile of PROFILES) {
+        const entry = saved.get(`${category}|${profile}`);
+        if (!entry) {
+          below.push(`${category} ${profile}: no outputs`);
+          continue;
+        }
+        if (entry.files !== files) below.push(`${category} ${profile}: ${entry.files} files, the table says ${files}`);
+        const percent = 100 * entry.saving;
+        if (!(percent >= floor[profile])) {
+          below.push(
+            `${category} ${profile}: saved ${percent.toFixed(2)} %, floor ${floor[profile]} % ` +
+              `(bench measured ${measured[profile]} %)`,
+          );
+        }
+      }
+    }
+    expect(below, "savings below the floors of SAVINGS_FLOORS").toEqual([]);
+    // The floors themselves: never lowered to a peer's figure or below.
+    const all = SAVINGS_FLOORS.get("all")!.floor;
+    for (const profile of PROFILES) {
+      expect(all[profile], `the "all" ${profile} floor must not be below the peer`).toBeGreaterThanOrEqual(
+        PEER_SAVINGS[profile],
+      );
+    }
+  });
+
+  describe.skipIf(!MEASURE)("measured as bench:compress measures it (qpdf, Poppler)", () => {
     for (const row of accepted) {
       it(`${row.file}: qpdf --check, pages, text, structure, rendered pages`, () => {
         const problems: string[] = [];
@@ -454,29 +492,6 @@ describe.skipIf(!CORPUS || POSTGRES_PASS)("the shared PDF corpus through the run
         expect(problems).toEqual([]);
       });
     }
-
-    it("saves at least the floors of SAVINGS_FLOORS per category and profile, and overall", () => {
-      const saved = savings(runs);
-      const below: string[] = [];
-      for (const [category, { files, floor, measured }] of SAVINGS_FLOORS) {
-        for (const profile of PROFILES) {
-          const entry = saved.get(`${category}|${profile}`);
-          if (!entry) {
-            below.push(`${category} ${profile}: no outputs`);
-            continue;
-          }
-          if (entry.files !== files) below.push(`${category} ${profile}: ${entry.files} files, the table says ${files}`);
-          const percent = 100 * entry.saving;
-          if (!(percent >= floor[profile])) {
-            below.push(
-              `${category} ${profile}: saved ${percent.toFixed(2)} %, floor ${floor[profile]} % ` +
-                `(bench measured ${measured[profile]} %)`,
-            );
-          }
-        }
-      }
-      expect(below, "savings below the floors of SAVINGS_FLOORS").toEqual([]);
-    });
   });
 });
 
