@@ -35,16 +35,27 @@ export async function reconcileInterrupted(prisma: PrismaClient, olderThan: Date
   });
   let released = 0;
   for (const row of stale) {
-    const claimed = await prisma.compression.updateMany({
-      where: { id: row.id, status: "running" },
-      data: { status: "failed", errorCode: "interrupted", finishedAt: new Date() },
-    });
-    if (claimed.count === 1) {
-      await releaseQuota(prisma, row.subscriberId, row.month);
-      released++;
-    }
+    if (await failAndRelease(prisma, row, "interrupted")) released++;
   }
   return released;
+}
+
+/**
+ * Marks a running compression failed and gives its quota unit back, once: only the caller whose
+ * update claimed the record (the request itself, or housekeeping after a crash) releases the unit.
+ */
+export async function failAndRelease(
+  prisma: PrismaClient,
+  record: { id: string; subscriberId: string; month: Date },
+  errorCode: string,
+): Promise<boolean> {
+  const claimed = await prisma.compression.updateMany({
+    where: { id: record.id, status: "running" },
+    data: { status: "failed", errorCode, finishedAt: new Date() },
+  });
+  if (claimed.count !== 1) return false;
+  await releaseQuota(prisma, record.subscriberId, record.month);
+  return true;
 }
 
 export function startHousekeeping(options: {

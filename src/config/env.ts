@@ -15,7 +15,8 @@ const envSchema = z.object({
   HTTP_PROTOCOL: z.enum(["http1", "h2c"]).default("http1"),
   // After SIGTERM, how long requests in flight may still take before they are aborted (Cloud Run
   // sends SIGKILL 10 s after SIGTERM).
-  SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(3600).default(8),
+  // Cloud Run kills 10 s after SIGTERM; the process exits at most 1.5 s after the grace period.
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(8.5).default(8),
 
   // Database: a PostgreSQL server when DATABASE_URL is set, otherwise embedded PGlite.
   DATABASE_URL: z

@@ -128,6 +128,8 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, opt
           connectionString: config.url,
           connectionTimeoutMillis: options.timeouts?.connectMs ?? 5_000,
         });
+        // A connection lost between statements: the statement running rejects; no uncaught 'error'.
+        client.on("error", () => undefined);
         await client.connect();
       } else {
         client = await pool.connect();

@@ -299,6 +299,8 @@ export function unpredict(data: Uint8Array, parms: PDFDict): Uint8Array | undefi
     return out;
   }
   if (predictor < 10 || predictor > 15) return undefined;
+  // /Columns comes from the file: a row longer than the data is damage, not an allocation to try.
+  if (rowLength + 1 > data.length) return undefined;
   const rows = Math.floor(data.length / (rowLength + 1));
   const out = new Uint8Array(rows * rowLength);
   let prev = new Uint8Array(rowLength);

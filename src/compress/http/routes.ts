@@ -14,6 +14,7 @@ import type { Context, Next } from "koa";
 import type { Redis } from "ioredis";
 import { authenticateApiKey, type AuthenticatedKey } from "../../auth/authenticate.ts";
 import { nextMonth, releaseQuota, reserveQuota, type Reservation } from "../../auth/quota.ts";
+import { failAndRelease } from "../maintenance.ts";
 import type { Config } from "../../config/env.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { HttpError } from "../../http/errors.ts";
@@ -156,8 +157,7 @@ export function createCompressRouter(deps: CompressDeps): Router {
       });
     let succeeded = false;
     let failure = "unknown";
-    await mkdir(tmpRoot, { recursive: true });
-    const dir = await mkdtemp(path.join(tmpRoot, "req-"));
+    let dir: string | undefined;
     // The client going away cancels the work (and so the charge), as does the service shutting down.
     const abort = new AbortController();
     const cancel = deps.shutdown ? AbortSignal.any([abort.signal, deps.shutdown]) : abort.signal;
@@ -166,6 +166,9 @@ export function createCompressRouter(deps: CompressDeps): Router {
     };
     ctx.res.once("close", onClose);
     try {
+      // Inside the try: a full disk is a failure like any other, and the unit goes back.
+      await mkdir(tmpRoot, { recursive: true });
+      dir = await mkdtemp(path.join(tmpRoot, "req-"));
       if (expectsContinue(ctx.req)) ctx.res.writeContinue();
       const upload = await receiveUpload(ctx.req, {
         dir,
@@ -233,7 +236,7 @@ export function createCompressRouter(deps: CompressDeps): Router {
       throw error;
     } finally {
       ctx.res.off("close", onClose);
-      await rm(dir, { recursive: true, force: true });
+      if (dir) await rm(dir, { recursive: true, force: true });
       if (!succeeded) await refund(record.id, key.subscriberId, reservation, failure);
     }
   };
@@ -256,11 +259,7 @@ export function createCompressRouter(deps: CompressDeps): Router {
 
   async function refund(recordId: string, subscriberId: string, reservation: Reservation, errorCode: string) {
     try {
-      await releaseQuota(prisma, subscriberId, reservation.month);
-      await prisma.compression.update({
-        where: { id: recordId },
-        data: { status: "failed", errorCode, finishedAt: new Date() },
-      });
+      await failAndRelease(prisma, { id: recordId, subscriberId, month: reservation.month }, errorCode);
     } catch (error) {
       logger.error({ err: error, recordId }, "could not release a quota reservation");
     }
