@@ -20,7 +20,11 @@ import type { CheckResult, GrayImage, StructureCounts } from "./quality.ts";
 export interface EvaluateOptions {
   /** Limit for each qpdf / pdftotext / pdftoppm call. */
   timeoutMs: number;
+  /** Runs each of those calls: a caller measuring several files at once caps the processes here. */
+  limit?: <T>(task: () => Promise<T>) => Promise<T>;
 }
+
+const unlimited = <T>(task: () => Promise<T>) => task();
 
 export interface InputFacts {
   bytes: Uint8Array;
@@ -35,12 +39,12 @@ export interface InputFacts {
 
 export async function inspectInput(pdf: string, options: EvaluateOptions): Promise<InputFacts> {
   const bytes = await readFile(pdf);
-  const { timeoutMs } = options;
+  const { timeoutMs, limit = unlimited } = options;
   const [pages, check, text, structure] = await Promise.all([
-    pageCount(pdf, { timeoutMs }),
-    qpdfCheck(pdf, { timeoutMs }),
-    extractText(pdf, { timeoutMs }),
-    structureCounts(pdf, { timeoutMs }),
+    limit(() => pageCount(pdf, { timeoutMs })),
+    limit(() => qpdfCheck(pdf, { timeoutMs })),
+    limit(() => extractText(pdf, { timeoutMs })),
+    limit(() => structureCounts(pdf, { timeoutMs })),
   ]);
   const renders = new Map<number, Promise<GrayImage>>();
   return {
@@ -53,7 +57,7 @@ export async function inspectInput(pdf: string, options: EvaluateOptions): Promi
     render(page) {
       let render = renders.get(page);
       if (!render) {
-        render = renderPage(pdf, page, { timeoutMs });
+        render = limit(() => renderPage(pdf, page, { timeoutMs }));
         render.catch(() => undefined); // reported by whoever awaits it
         renders.set(page, render);
       }
@@ -66,6 +70,8 @@ export interface PageQuality {
   page: number;
   /** null: the input page itself could not be rendered, so nothing was measured. */
   ssim: number | null;
+  /** The renders are the same pixel for pixel. */
+  identical: boolean;
   /** Why the page got 0 or null. */
   note?: string;
 }
@@ -96,27 +102,35 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 const message = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-async function pageQuality(input: InputFacts, output: string, page: number, timeoutMs: number): Promise<PageQuality> {
+async function pageQuality(
+  input: InputFacts,
+  output: string,
+  page: number,
+  options: EvaluateOptions,
+): Promise<PageQuality> {
+  const { timeoutMs, limit = unlimited } = options;
   let before: GrayImage;
   try {
     before = await input.render(page);
   } catch (error) {
-    return { page, ssim: null, note: `input page not rendered: ${message(error)}` };
+    return { page, ssim: null, identical: false, note: `input page not rendered: ${message(error)}` };
   }
   let after: GrayImage;
   try {
-    after = await renderPage(output, page, { timeoutMs });
+    after = await limit(() => renderPage(output, page, { timeoutMs }));
   } catch (error) {
-    return { page, ssim: 0, note: `output page not rendered: ${message(error)}` };
+    return { page, ssim: 0, identical: false, note: `output page not rendered: ${message(error)}` };
   }
   if (before.width !== after.width || before.height !== after.height) {
     return {
       page,
       ssim: 0,
+      identical: false,
       note: `page size changed: ${before.width}x${before.height} → ${after.width}x${after.height} px`,
     };
   }
-  return { page, ssim: ssim(before, after) };
+  const identical = Buffer.compare(before.data, after.data) === 0;
+  return { page, ssim: identical ? 1 : ssim(before, after), identical };
 }
 
 /**
@@ -129,7 +143,7 @@ export async function evaluateOutput(
   identicalText: boolean,
   options: EvaluateOptions,
 ): Promise<OutputEvaluation> {
-  const { timeoutMs } = options;
+  const { timeoutMs, limit = unlimited } = options;
   const bytes = await readFile(output);
   if (equalBytes(bytes, input.bytes)) {
     return {
@@ -142,7 +156,7 @@ export async function evaluateOutput(
       textExtractable: hasText(input.text),
       structure: input.structure,
       structureLosses: [],
-      pageQuality: input.measuredPages.map((page) => ({ page, ssim: 1 })),
+      pageQuality: input.measuredPages.map((page) => ({ page, ssim: 1, identical: true })),
       minSsim: input.measuredPages.length ? 1 : null,
       valid: input.check.status !== "errors",
       problems: input.check.status === "errors" ? ["qpdf --check: errors (as the input)"] : [],
@@ -150,15 +164,15 @@ export async function evaluateOutput(
   }
 
   const problems: string[] = [];
-  const check = await qpdfCheck(output, { timeoutMs });
+  const check = await limit(() => qpdfCheck(output, { timeoutMs }));
   if (check.status === "errors") problems.push(`qpdf --check: ${check.message ?? "errors"}`);
-  const pages = await pageCount(output, { timeoutMs }).catch((error: unknown) => {
+  const pages = await limit(() => pageCount(output, { timeoutMs })).catch((error: unknown) => {
     problems.push(message(error));
     return null;
   });
   if (pages !== null && pages !== input.pages) problems.push(`pages ${input.pages}→${pages}`);
 
-  const text = await extractText(output, { timeoutMs }).catch((error: unknown) => {
+  const text = await limit(() => extractText(output, { timeoutMs })).catch((error: unknown) => {
     problems.push(message(error));
     return "";
   });
@@ -167,7 +181,7 @@ export async function evaluateOutput(
   if (identicalText && !textIdentical) problems.push("text differs");
   if (!identicalText && hasText(input.text) && !extractable) problems.push("text no longer extractable");
 
-  const structure = await structureCounts(output, { timeoutMs }).catch((error: unknown) => {
+  const structure = await limit(() => structureCounts(output, { timeoutMs })).catch((error: unknown) => {
     problems.push(`structure not readable: ${message(error)}`);
     return null;
   });
@@ -175,7 +189,7 @@ export async function evaluateOutput(
 
   // Pages one at a time: a render can take a few hundred MB on a large page.
   const quality: PageQuality[] = [];
-  for (const page of input.measuredPages) quality.push(await pageQuality(input, output, page, timeoutMs));
+  for (const page of input.measuredPages) quality.push(await pageQuality(input, output, page, options));
   const measured = quality.map((q) => q.ssim).filter((s): s is number => s !== null);
 
   return {

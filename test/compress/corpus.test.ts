@@ -20,7 +20,7 @@
 // database: it ran in the embedded pass). The qpdf/Poppler measures are skipped, with a message,
 // when those programs are missing (.ci/run installs them).
 import { readFileSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,19 +31,9 @@ import { findCrossReferenceProblem } from "../../src/compress/engine/xref.ts";
 import type { EngineJob, EngineResult } from "../../src/compress/isolation/protocol.ts";
 import { createRunner } from "../../src/compress/isolation/runner.ts";
 import type { Runner } from "../../src/compress/isolation/runner.ts";
-import {
-  extractText,
-  hasText,
-  measuredPages,
-  pageCount,
-  qpdfCheck,
-  renderPage,
-  ssim,
-  structureCounts,
-  structureLosses,
-  textSimilarity,
-} from "../../bench/pdf/quality.ts";
-import type { CheckResult, GrayImage, StructureCounts } from "../../bench/pdf/quality.ts";
+import { evaluateOutput, inspectInput } from "../../bench/pdf/evaluate.ts";
+import type { InputFacts, OutputEvaluation } from "../../bench/pdf/evaluate.ts";
+import { hasText } from "../../bench/pdf/quality.ts";
 import { findBinary } from "../../bench/pdf/tools.ts";
 import { corpusDir } from "./fixtures.ts";
 
@@ -139,32 +129,10 @@ interface Row {
   size: number;
 }
 
-interface InputFacts {
-  pages: number;
-  check: CheckResult;
-  text: string;
-  structure: StructureCounts;
-  render(page: number): Promise<GrayImage>;
-}
-
-interface PageComparison {
-  page: number;
-  identical: boolean;
-  ssim: number;
-  note?: string;
-}
-
-/** An output as the benchmark sees it (bench/pdf/evaluate.ts), with pixel equality besides SSIM. */
+/** An output as the benchmark sees it (bench/pdf/evaluate.ts), beside its input's side. */
 interface Measurement {
-  identicalToInput: boolean;
   input: InputFacts;
-  check: CheckResult;
-  pages: number;
-  textIdentical: boolean;
-  textSimilarity: number;
-  textExtractable: boolean;
-  structureLosses: string[];
-  compared: PageComparison[];
+  output: OutputEvaluation;
 }
 
 interface Run {
@@ -243,88 +211,17 @@ describe.skipIf(!CORPUS || POSTGRES_PASS)("the shared PDF corpus through the run
   let out: string;
   let wallMs = 0;
 
-  const tool = limiter(PARALLEL);
-  const options = { timeoutMs: TOOL_TIMEOUT_MS };
+  // qpdf / Poppler processes at once, for every output measured alongside the engine jobs.
+  const options = { timeoutMs: TOOL_TIMEOUT_MS, limit: limiter(PARALLEL) };
   const inputs = new Map<string, Promise<InputFacts>>();
 
-  /** The input's side, measured once and shared by its profiles. */
-  function inspect(pdf: string): Promise<InputFacts> {
-    let facts = inputs.get(pdf);
-    if (!facts) {
-      facts = (async () => {
-        const [pages, check, text, structure] = await Promise.all([
-          tool(() => pageCount(pdf, options)),
-          tool(() => qpdfCheck(pdf, options)),
-          tool(() => extractText(pdf, options)),
-          tool(() => structureCounts(pdf, options)),
-        ]);
-        const renders = new Map<number, Promise<GrayImage>>();
-        const render = (page: number) => {
-          let image = renders.get(page);
-          if (!image) {
-            image = tool(() => renderPage(pdf, page, options));
-            image.catch(() => undefined); // reported by whoever awaits it
-            renders.set(page, image);
-          }
-          return image;
-        };
-        return { pages, check, text, structure, render };
-      })();
-      inputs.set(pdf, facts);
-    }
-    return facts;
-  }
-
-  /** As bench/pdf/evaluate.ts does, one process at a time per output, PARALLEL at most overall. */
+  /** Measured as the benchmark measures; the input's side once, shared by its profiles. */
   async function measure(run: Run): Promise<Measurement> {
     const { inputPath, outputPath } = run.job;
-    const input = await inspect(inputPath);
-    const [before, after] = await Promise.all([readFile(inputPath), readFile(outputPath)]);
-    if (before.equals(after)) {
-      // The engine hands the input back when it cannot make it smaller.
-      return {
-        identicalToInput: true,
-        input,
-        check: input.check,
-        pages: input.pages,
-        textIdentical: true,
-        textSimilarity: 1,
-        textExtractable: hasText(input.text),
-        structureLosses: [],
-        compared: measuredPages(input.pages).map((page) => ({ page, identical: true, ssim: 1 })),
-      };
-    }
-    const check = await tool(() => qpdfCheck(outputPath, options));
-    const pages = await tool(() => pageCount(outputPath, options));
-    const text = await tool(() => extractText(outputPath, options));
-    const structure = await tool(() => structureCounts(outputPath, options));
-    const compared: PageComparison[] = [];
-    for (const page of measuredPages(input.pages)) {
-      const original = await input.render(page).catch((error: unknown) => {
-        throw new Error(`input page ${page} could not be rendered: ${message(error)}`);
-      });
-      const image = await tool(() => renderPage(outputPath, page, options)).catch((error: unknown) => message(error));
-      if (typeof image === "string") {
-        compared.push({ page, identical: false, ssim: 0, note: `not rendered: ${image}` });
-      } else if (image.width !== original.width || image.height !== original.height) {
-        const note = `page size ${original.width}x${original.height} → ${image.width}x${image.height} px`;
-        compared.push({ page, identical: false, ssim: 0, note });
-      } else {
-        const identical = Buffer.compare(image.data, original.data) === 0;
-        compared.push({ page, identical, ssim: identical ? 1 : ssim(original, image) });
-      }
-    }
-    return {
-      identicalToInput: false,
-      input,
-      check,
-      pages,
-      textIdentical: text === input.text,
-      textSimilarity: textSimilarity(input.text, text),
-      textExtractable: hasText(text),
-      structureLosses: structureLosses(input.structure, structure),
-      compared,
-    };
+    let facts = inputs.get(inputPath);
+    if (!facts) inputs.set(inputPath, (facts = inspectInput(inputPath, options)));
+    const input = await facts;
+    return { input, output: await evaluateOutput(input, outputPath, run.label === "lossless", options) };
   }
 
   beforeAll(async () => {
@@ -501,26 +398,29 @@ function measurementProblems(run: Run): string[] {
   if (run.measureError) return [`${at} not measured: ${run.measureError}`];
   const m = run.measurement;
   if (!m) return [`${at} no output to measure (${JSON.stringify(run.result)})`];
+  const { input, output } = m;
   const problems: string[] = [];
   // Exit 3 (warnings) only where the input warned too: the engine must not add problems.
-  if (m.check.status === "errors" || (m.check.status === "warnings" && m.input.check.status === "ok")) {
-    problems.push(`${at} qpdf --check ${m.check.status} (input: ${m.input.check.status}): ${m.check.message}`);
+  if (output.check.status === "errors" || (output.check.status === "warnings" && input.check.status === "ok")) {
+    problems.push(`${at} qpdf --check ${output.check.status} (input: ${input.check.status}): ${output.check.message}`);
   }
-  if (m.pages !== m.input.pages) problems.push(`${at} ${m.input.pages} pages → ${m.pages}`);
+  if (output.pages !== input.pages) problems.push(`${at} ${input.pages} pages → ${output.pages}`);
   if (run.label === "lossless") {
-    if (!m.textIdentical) problems.push(`${at} text differs (similarity ${m.textSimilarity.toFixed(4)})`);
+    if (!output.textIdentical) problems.push(`${at} text differs (similarity ${output.textSimilarity.toFixed(4)})`);
   } else {
-    if (!(m.textSimilarity >= TEXT_SIMILARITY_FLOOR)) {
-      problems.push(`${at} text similarity ${m.textSimilarity.toFixed(4)} < ${TEXT_SIMILARITY_FLOOR}`);
+    if (!(output.textSimilarity >= TEXT_SIMILARITY_FLOOR)) {
+      problems.push(`${at} text similarity ${output.textSimilarity.toFixed(4)} < ${TEXT_SIMILARITY_FLOOR}`);
     }
-    if (hasText(m.input.text) && !m.textExtractable) problems.push(`${at} text no longer extractable`);
+    if (hasText(input.text) && !output.textExtractable) problems.push(`${at} text no longer extractable`);
   }
-  if (m.structureLosses.length) problems.push(`${at} lost ${m.structureLosses.join(", ")}`);
+  if (output.structureLosses.length) problems.push(`${at} lost ${output.structureLosses.join(", ")}`);
   const floor = SSIM_FLOORS[run.label as CompressionProfile];
-  if (m.compared.length === 0) problems.push(`${at} no page compared`);
-  for (const page of m.compared) {
+  if (output.pageQuality.length === 0) problems.push(`${at} no page compared`);
+  for (const page of output.pageQuality) {
     const note = page.note ? ` (${page.note})` : "";
-    if (floor === "identical" && !page.identical) {
+    if (page.ssim === null) {
+      problems.push(`${at} page ${page.page} not measured${note}`);
+    } else if (floor === "identical" && !page.identical) {
       problems.push(`${at} page ${page.page} not pixel-identical at 100 dpi, SSIM ${page.ssim.toFixed(5)}${note}`);
     } else if (floor !== "identical" && !(page.ssim >= floor)) {
       problems.push(`${at} page ${page.page} SSIM ${page.ssim.toFixed(4)} < ${floor}${note}`);
@@ -594,9 +494,11 @@ function printSummary(runs: Run[], wallMs: number): void {
     );
   }
   const ssims = PROFILES.map((profile) => {
-    const pages = runs.filter((run) => run.label === profile).flatMap((run) => run.measurement?.compared ?? []);
+    const pages = runs
+      .filter((run) => run.label === profile)
+      .flatMap((run) => run.measurement?.output.pageQuality ?? []);
     if (!pages.length) return `${profile} -`;
-    const worst = Math.min(...pages.map((p) => p.ssim));
+    const worst = Math.min(...pages.map((p) => p.ssim ?? 0));
     return `${profile} ${pages.length} pages, ${pages.filter((p) => p.identical).length} identical, worst SSIM ${worst.toFixed(4)}`;
   });
   lines.push(`rendered at 100 dpi: ${ssims.join("; ")}`);
