@@ -2,10 +2,10 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PDFDocument } from "@cantoo/pdf-lib";
-import { createRunner, RunnerBusy, RunnerClosed } from "../../src/compress/isolation/runner.ts";
-import type { Runner, RunnerOptions } from "../../src/compress/isolation/runner.ts";
+import { createRunner, jobTimeoutMs, RunnerBusy, RunnerClosed } from "../../src/compress/isolation/runner.ts";
+import type { Runner, RunnerEvent, RunnerOptions } from "../../src/compress/isolation/runner.ts";
 import type { EngineJob } from "../../src/compress/isolation/protocol.ts";
 import { photoPdf, textPdf } from "./fixtures.ts";
 
@@ -196,5 +196,151 @@ describe("runner", () => {
     await expect(r.run(compress(text))).rejects.toBeInstanceOf(RunnerClosed);
     expect(existsSync(runningJob.outputPath)).toBe(false);
     expect(r.stats()).toMatchObject({ running: 0, queued: 0 });
+  });
+});
+
+/** Whether a process is still there (signal 0 only checks). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A runner whose process and job events are recorded. */
+function observed(options: Partial<RunnerOptions> = {}) {
+  const events: RunnerEvent[] = [];
+  const r = runner({ ...options, onEvent: (event) => events.push(event) });
+  const of = <T extends RunnerEvent["type"]>(type: T) =>
+    events.filter((event): event is Extract<RunnerEvent, { type: T }> => event.type === type);
+  /** Waits (bounded) until every warm process has loaded the engine. */
+  const warmedUp = (count = options.warmProcesses ?? options.concurrency ?? 2) =>
+    vi.waitFor(() => expect(r.stats().warm).toBe(count), { timeout: 30_000, interval: 50 });
+  return { r, events, of, warmedUp };
+}
+
+describe("warm processes", () => {
+  it("runs a job in a process forked and loaded before the job was submitted", async () => {
+    const { r, of, warmedUp } = observed();
+    await warmedUp();
+    const before = new Set(of("ready").map((event) => event.pid));
+    expect(before.size).toBe(2);
+    const result = await r.run(compress(text));
+    expect(result).toMatchObject({ ok: true, pages: 4 });
+    const [job] = of("job");
+    expect(job).toMatchObject({ warm: true, ready: true });
+    expect(before.has(job!.pid)).toBe(true);
+    // The process ran one job and is gone; another was forked in its place.
+    expect(of("job-exited")).toEqual([{ type: "job-exited", pid: job!.pid, killed: null }]);
+    expect(alive(job!.pid!)).toBe(false);
+    await warmedUp();
+    expect(of("spawned")).toHaveLength(3);
+  });
+
+  it("never runs two jobs in one process, and every process that ran a job has exited", async () => {
+    const { r, of, warmedUp } = observed({ concurrency: 2, queueLimit: 8 });
+    await warmedUp();
+    const results = await Promise.all([text, photo, text, notPdf, text].map((file) => r.run(compress(file))));
+    expect(results.filter((result) => result.ok)).toHaveLength(4);
+    const jobPids = of("job").map((event) => event.pid);
+    expect(jobPids).toHaveLength(5);
+    expect(new Set(jobPids).size).toBe(5);
+    for (const pid of jobPids) expect(alive(pid!)).toBe(false);
+    expect(
+      of("job-exited")
+        .map((event) => event.pid)
+        .sort(),
+    ).toEqual([...jobPids].sort());
+  });
+
+  it("replaces a warm process that was killed or crashed while idle", async () => {
+    const { r, of, warmedUp } = observed();
+    await warmedUp();
+    const victim = of("ready")[0]!.pid!;
+    process.kill(victim, "SIGKILL");
+    await vi.waitFor(() => expect(of("exited").map((event) => event.pid)).toContain(victim), { timeout: 10_000 });
+    expect(of("exited")[0]).toMatchObject({ idle: true, signal: "SIGKILL" });
+    await warmedUp();
+    expect(of("spawned")).toHaveLength(3);
+    expect(await r.run(compress(text))).toMatchObject({ ok: true });
+    expect(of("job")[0]!.pid).not.toBe(victim);
+  });
+
+  it("does not reuse the process of a job killed for time; the next job gets a fresh one", async () => {
+    const { r, of, warmedUp } = observed({ timeoutMs: 150, concurrency: 1 });
+    await warmedUp();
+    expect(await r.run(compress(photo, "extreme"))).toMatchObject({ ok: false, code: "processing_timeout" });
+    const [killed] = of("job-exited");
+    expect(killed).toMatchObject({ killed: "timeout" });
+    expect(alive(killed!.pid!)).toBe(false);
+    await warmedUp(1);
+    await r.run(compress(notPdf));
+    const [, next] = of("job");
+    expect(next!.pid).not.toBe(killed!.pid);
+    expect(next).toMatchObject({ warm: true, ready: true });
+  });
+
+  it("applies the heap limit and the resident-memory limit to warm processes", async () => {
+    const small = observed({ memoryMb: 24 });
+    await small.warmedUp();
+    expect(await small.r.run(compress(manyObjects, "lossless"))).toMatchObject({
+      ok: false,
+      code: "processing_failed",
+    });
+    expect(small.of("job")[0]).toMatchObject({ ready: true });
+    const capped = observed({ maxRssMb: 40 });
+    await capped.warmedUp();
+    expect(await capped.r.run(compress(photo))).toMatchObject({ ok: false, code: "processing_failed" });
+    expect(capped.of("job-exited")[0]).toMatchObject({ killed: "memory" });
+  });
+
+  it("without warm processes forks one per job, as before", async () => {
+    const { r, of } = observed({ warmProcesses: 0 });
+    expect(await r.run(compress(text))).toMatchObject({ ok: true });
+    expect(of("job")[0]).toMatchObject({ warm: false });
+    expect(r.stats()).toMatchObject({ warm: 0, warming: 0 });
+  });
+
+  it("close() also ends the warm processes", async () => {
+    const { r, of, warmedUp } = observed();
+    await warmedUp();
+    const pids = of("ready").map((event) => event.pid!);
+    await r.close();
+    for (const pid of pids) expect(alive(pid)).toBe(false);
+    expect(r.stats()).toMatchObject({ warm: 0, warming: 0 });
+  });
+});
+
+describe("time limit", () => {
+  it.each([
+    [0, 30_000],
+    [1024 * 1024, 31_000],
+    [300 * 1024 * 1024, 330_000],
+  ])("grows with the input: %i bytes get %i ms on a 30 s base and 1 s per MB", (bytes, limit) => {
+    expect(jobTimeoutMs({ timeoutMs: 30_000, timeoutMsPerMb: 1000 }, bytes)).toBe(limit);
+  });
+
+  it("is flat without a rate", () => {
+    expect(jobTimeoutMs({ timeoutMs: 120_000 }, 300 * 1024 * 1024)).toBe(120_000);
+  });
+
+  it("is the one each job runs under, from the size of its input", async () => {
+    const { r, of } = observed({ timeoutMs: 20_000, timeoutMsPerMb: 1_000_000 });
+    await r.run(compress(photo));
+    const { size } = await stat(photo);
+    expect(of("job")[0]!.timeoutMs).toBe(Math.ceil(20_000 + (1_000_000 * size) / (1024 * 1024)));
+    expect(r.timeoutFor(size)).toBe(of("job")[0]!.timeoutMs);
+  });
+
+  it("says a timed-out file took longer than the limit for its size, not that it is hostile", async () => {
+    const r = runner({ timeoutMs: 150 });
+    const result = await r.run(compress(photo, "extreme"));
+    expect(result).toMatchObject({ ok: false, code: "processing_timeout" });
+    expect(!result.ok && result.message).toMatch(
+      /^Processing took longer than the limit for a file of this size \(0\.\d s for [\d.]+ [KM]B\)\.$/,
+    );
+    expect(!result.ok && result.message).not.toMatch(/hostile|complex/);
   });
 });

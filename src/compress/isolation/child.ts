@@ -1,11 +1,13 @@
-// A child process that runs one engine job and exits. runner.ts starts it with fork(), sends the
-// job over IPC and waits for one reply; the process's own limits (heap size, a kill on timeout)
-// are the runner's business.
+// A child process that runs one engine job and exits. The runner's pool (pool.ts) forks it ahead
+// of demand; once its modules are loaded (the static imports below: the engine, pdf-lib, sharp and
+// libvips) it says so (CHILD_READY) and waits, idle, for one job over IPC, replies once and exits,
+// so no job ever runs in a process that ran another. The process's own limits (heap size, a kill
+// on timeout or for resident memory) are the runner's business.
 import { readFile, writeFile } from "node:fs/promises";
 import sharp from "sharp";
 import { compressPdf, PdfRejected, unlockPdf } from "../engine/index.ts";
 import type { EngineOutput } from "../engine/index.ts";
-import { isEngineJob } from "./protocol.ts";
+import { CHILD_READY, isEngineJob } from "./protocol.ts";
 import type { EngineJob, EngineResult } from "./protocol.ts";
 
 // One job per process: no thread pool to share, nothing worth caching.
@@ -47,3 +49,4 @@ process.once("message", (message: unknown) => {
     process.send!(reply, () => process.exit(0));
   });
 });
+process.send(CHILD_READY);

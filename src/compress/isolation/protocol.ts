@@ -20,6 +20,18 @@ export type EngineResult =
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
 
+/**
+ * What a child sends once it has loaded the engine and waits for its one job: a warm process. The
+ * runner sends the job only after it, so no message is sent before the child listens for it.
+ */
+export interface ChildReady {
+  ready: true;
+}
+
+export const CHILD_READY: ChildReady = { ready: true };
+
+export const isChildReady = (value: unknown): value is ChildReady => isObject(value) && value["ready"] === true;
+
 export function isEngineJob(value: unknown): value is EngineJob {
   if (!isObject(value) || typeof value["inputPath"] !== "string" || typeof value["outputPath"] !== "string") {
     return false;

@@ -1,24 +1,34 @@
 // Runs engine jobs in child processes, outside the caller's event loop, with hard limits: a
-// fixed number of children at once, a bounded queue, a wall-clock timeout (SIGKILL), a V8 heap
-// limit and optionally a resident-memory limit. A child handles one job and exits, so nothing
-// one upload did (a leak, a native crash, a hang) can reach the next.
-import { fork } from "node:child_process";
-import type { ChildProcess } from "node:child_process";
+// fixed number of jobs at once, a bounded queue, a wall-clock timeout that grows with the input
+// (SIGKILL), a V8 heap limit and optionally a resident-memory limit. A process handles one job and
+// exits, so nothing one upload did (a leak, a native crash, a hang) can reach the next. The
+// processes come from a pool of warm ones (pool.ts), forked ahead so that a job does not wait for
+// Node and the engine's modules to load.
+import { statSync } from "node:fs";
 import { readFile, rm, stat } from "node:fs/promises";
-import { fileURLToPath } from "node:url";
-import { isEngineResult } from "./protocol.ts";
+import { createProcessPool } from "./pool.ts";
+import type { EngineProcess, PoolEvent, ProcessPool } from "./pool.ts";
+import { isChildReady, isEngineResult } from "./protocol.ts";
 import type { EngineJob, EngineResult } from "./protocol.ts";
 
-const CHILD = fileURLToPath(new URL("./child.ts", import.meta.url));
 const RSS_POLL_MS = 200;
+/** The megabyte of the time limit's rate: 2^20 bytes, the unit of the 300 MB upload limit. */
+const MB = 1024 * 1024;
 
 export interface RunnerOptions {
   /** Children running at once. */
   concurrency: number;
   /** Jobs waiting for a child; beyond that, run() rejects with RunnerBusy. */
   queueLimit: number;
-  /** Wall-clock limit of one job from the child's start; past it the child is killed. */
+  /**
+   * Wall-clock limit of one job, from the moment it gets its process; past it the process is
+   * killed. With timeoutMsPerMb, the base of the limit: timeoutMs + timeoutMsPerMb x input MB.
+   */
   timeoutMs: number;
+  /** How much the time limit grows per MB (2^20 bytes) of input. Default 0: a flat limit. */
+  timeoutMsPerMb?: number;
+  /** Warm processes kept ready (pool.ts). Default: concurrency. 0: each job forks its own. */
+  warmProcesses?: number;
   /** The child's V8 heap limit (--max-old-space-size). */
   memoryMb: number;
   /**
@@ -30,11 +40,23 @@ export interface RunnerOptions {
   onChildStderr?: (text: string) => void;
   /** The children's environment. Default: empty (they handle untrusted files and need nothing). */
   env?: Record<string, string>;
+  /** The life of every process and job, for logs and tests (which process ran which job). */
+  onEvent?: (event: RunnerEvent) => void;
 }
+
+export type RunnerEvent =
+  | PoolEvent
+  /** A job got its process; `ready`: it had already loaded the engine (a warm start). */
+  | { type: "job"; pid: number | undefined; warm: boolean; ready: boolean; timeoutMs: number }
+  /** A job's process ended (always after one job); `killed`: why the runner killed it. */
+  | { type: "job-exited"; pid: number | undefined; killed: KillReason | null };
 
 export interface RunnerStats {
   running: number;
   queued: number;
+  /** Warm processes ready for a job, and those still starting. */
+  warm: number;
+  warming: number;
   concurrency: number;
   queueLimit: number;
   /** Jobs finished since the runner started, by outcome. */
@@ -56,7 +78,9 @@ export interface Runner {
    */
   run(job: EngineJob, options?: { signal?: AbortSignal }): Promise<EngineResult>;
   stats(): RunnerStats;
-  /** Rejects queued jobs, kills running children and resolves when they are gone. */
+  /** The time limit of a job on an input of this many bytes. */
+  timeoutFor(inputBytes: number): number;
+  /** Rejects queued jobs, kills running children and warm processes, resolves when they are gone. */
   close(): Promise<void>;
 }
 
@@ -88,12 +112,11 @@ interface Pending {
 }
 
 interface Active {
-  child: ChildProcess;
   kill: (reason: KillReason) => void;
   exited: Promise<void>;
 }
 
-type KillReason = "timeout" | "abort" | "memory" | "closed";
+export type KillReason = "timeout" | "abort" | "memory" | "closed";
 
 function abortError(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
@@ -126,15 +149,166 @@ export const engineExecArgv = (memoryMb: number) => [
  */
 export const ENGINE_CHILD_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "1" };
 
+/** The time limit of one job: a base, plus a rate per MB of input (see RunnerOptions). */
+export function jobTimeoutMs(limits: { timeoutMs: number; timeoutMsPerMb?: number }, inputBytes: number): number {
+  return Math.ceil(limits.timeoutMs + (limits.timeoutMsPerMb ?? 0) * (Math.max(0, inputBytes) / MB));
+}
+
+function inputBytesOf(job: EngineJob): number {
+  try {
+    return statSync(job.inputPath).size;
+  } catch {
+    return 0; // the child will say the file cannot be read
+  }
+}
+
+function timeoutMessage(limitMs: number, inputBytes: number): string {
+  const seconds = limitMs < 10_000 ? (limitMs / 1000).toFixed(1) : String(Math.round(limitMs / 1000));
+  const size = inputBytes >= MB ? `${(inputBytes / MB).toFixed(1)} MB` : `${Math.ceil(inputBytes / 1024)} KB`;
+  return `Processing took longer than the limit for a file of this size (${seconds} s for ${size}).`;
+}
+
+interface JobHooks {
+  maxRssMb: number | undefined;
+  counts: Record<"succeeded" | "refused" | "failed" | "timedOut" | "aborted", number>;
+  onEvent: ((event: RunnerEvent) => void) | undefined;
+}
+
+type Outcome = { result: EngineResult } | { error: unknown };
+
+/**
+ * Runs one job in the process taken for it; `outcome` settles when the process is gone. The
+ * process is never given back: it exits after replying, or is killed.
+ */
+function runInProcess(
+  engine: EngineProcess,
+  pending: Pending,
+  limitMs: number,
+  inputBytes: number,
+  hooks: JobHooks,
+): { kill: (reason: KillReason) => void; outcome: Promise<Outcome> } {
+  const { job, signal } = pending;
+  const { child, pid } = engine;
+  let reply: unknown;
+  let killedFor: KillReason | undefined;
+  const kill = (reason: KillReason) => {
+    killedFor ??= reason;
+    child.kill("SIGKILL");
+  };
+  hooks.onEvent?.({ type: "job", pid, warm: engine.warm, ready: engine.isReady(), timeoutMs: limitMs });
+  const timer = setTimeout(() => kill("timeout"), limitMs);
+  const onAbort = () => kill("abort");
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const { maxRssMb } = hooks;
+  const watchdog =
+    maxRssMb === undefined || pid === undefined
+      ? undefined
+      : setInterval(() => {
+          void residentMb(pid).then((mb) => {
+            if (mb !== undefined && mb > maxRssMb) kill("memory");
+          });
+        }, RSS_POLL_MS);
+
+  const onMessage = (message: unknown) => {
+    if (!isChildReady(message)) reply ??= message;
+  };
+  child.on("message", onMessage);
+  // The job goes out once the process listens for it (at once when it was ready).
+  void engine.ready.then((ready) => {
+    if (!ready || killedFor) return; // it ended first: its exit reports processing_failed
+    child.send(job, (error) => {
+      // The process could not take the job (it died first): its exit reports processing_failed.
+      if (error) child.kill("SIGKILL");
+    });
+  });
+
+  const conclude = async (): Promise<Outcome> => {
+    const { counts } = hooks;
+    const removeOutput = () => rm(job.outputPath, { force: true });
+    if (killedFor === "abort" || killedFor === "closed") {
+      await removeOutput();
+      if (killedFor === "abort") counts.aborted++;
+      return { error: killedFor === "abort" && signal ? abortError(signal) : new RunnerClosed() };
+    }
+    // A process that replied has done its work, even if it was slow to exit.
+    if (isEngineResult(reply)) {
+      if (!reply.ok) {
+        await removeOutput();
+        if (reply.code === "processing_failed") counts.failed++;
+        else counts.refused++;
+        return { result: reply };
+      }
+      const size = await stat(job.outputPath).then(
+        (s) => s.size,
+        () => -1,
+      );
+      if (size === reply.outputSize) {
+        counts.succeeded++;
+        return { result: reply };
+      }
+    }
+    await removeOutput();
+    if (killedFor === "timeout") {
+      counts.timedOut++;
+      return { result: { ok: false, code: "processing_timeout", message: timeoutMessage(limitMs, inputBytes) } };
+    }
+    counts.failed++;
+    return {
+      result: {
+        ok: false,
+        code: "processing_failed",
+        message:
+          killedFor === "memory"
+            ? "Processing the file exceeded the memory limit."
+            : "Processing the file failed (the worker process ended unexpectedly).",
+      },
+    };
+  };
+
+  const outcome = engine.closed.then(async () => {
+    clearTimeout(timer);
+    if (watchdog) clearInterval(watchdog);
+    signal?.removeEventListener("abort", onAbort);
+    child.off("message", onMessage);
+    hooks.onEvent?.({ type: "job-exited", pid, killed: killedFor ?? null });
+    try {
+      return await conclude();
+    } catch (error) {
+      return { error }; // the output file could not be examined or removed
+    }
+  });
+  return { kill, outcome };
+}
+
 export function createRunner(options: RunnerOptions): Runner {
   const { concurrency, queueLimit, timeoutMs, memoryMb } = options;
-  if (!(concurrency >= 1 && queueLimit >= 0 && timeoutMs > 0 && memoryMb >= 16)) {
-    throw new RangeError("createRunner: concurrency >= 1, queueLimit >= 0, timeoutMs > 0, memoryMb >= 16");
+  const timeoutMsPerMb = options.timeoutMsPerMb ?? 0;
+  const warmProcesses = options.warmProcesses ?? concurrency;
+  if (!(
+    concurrency >= 1 &&
+    queueLimit >= 0 &&
+    timeoutMs > 0 &&
+    timeoutMsPerMb >= 0 &&
+    memoryMb >= 16 &&
+    warmProcesses >= 0
+  )) {
+    throw new RangeError(
+      "createRunner: concurrency >= 1, queueLimit >= 0, timeoutMs > 0, timeoutMsPerMb >= 0, memoryMb >= 16, warmProcesses >= 0",
+    );
   }
   const queue: Pending[] = [];
   const active = new Set<Active>();
   const durations: number[] = [];
   const counts = { succeeded: 0, refused: 0, failed: 0, timedOut: 0, aborted: 0, busy: 0 };
+  const hooks: JobHooks = { maxRssMb: options.maxRssMb, counts, onEvent: options.onEvent };
+  const pool: ProcessPool = createProcessPool({
+    size: warmProcesses,
+    execArgv: engineExecArgv(memoryMb),
+    env: { ...ENGINE_CHILD_ENV, ...options.env },
+    onStderr: options.onChildStderr,
+    onEvent: options.onEvent,
+  });
+  const timeoutFor = (inputBytes: number) => jobTimeoutMs({ timeoutMs, timeoutMsPerMb }, inputBytes);
   let closed = false;
 
   function retryAfterSeconds(): number {
@@ -159,127 +333,22 @@ export function createRunner(options: RunnerOptions): Runner {
 
   function start(pending: Pending): void {
     pending.detach?.();
-    const { job, signal } = pending;
     const began = Date.now();
-    const child = fork(CHILD, [], {
-      execArgv: engineExecArgv(memoryMb),
-      stdio: ["ignore", "ignore", options.onChildStderr ? "pipe" : "ignore", "ipc"],
-      env: { ...ENGINE_CHILD_ENV, ...options.env },
-      serialization: "json",
-    });
-    if (options.onChildStderr && child.stderr) {
-      child.stderr.setEncoding("utf8");
-      child.stderr.on("data", (text: string) => options.onChildStderr?.(text));
-    }
-
-    let reply: unknown;
-    let killedFor: KillReason | undefined;
-    const kill = (reason: KillReason) => {
-      killedFor ??= reason;
-      child.kill("SIGKILL");
-    };
-    const timer = setTimeout(() => kill("timeout"), timeoutMs);
-    const onAbort = () => kill("abort");
-    signal?.addEventListener("abort", onAbort, { once: true });
-    const watchdog =
-      options.maxRssMb === undefined || child.pid === undefined
-        ? undefined
-        : setInterval(() => {
-            void residentMb(child.pid!).then((mb) => {
-              if (mb !== undefined && mb > options.maxRssMb!) kill("memory");
-            });
-          }, RSS_POLL_MS);
-
-    let settle!: () => void;
-    const exited = new Promise<void>((resolve) => (settle = resolve));
-    const entry: Active = { child, kill, exited };
-    active.add(entry);
-
-    let finished = false;
-    const finish = async (): Promise<void> => {
-      if (finished) return;
-      finished = true;
-      clearTimeout(timer);
-      if (watchdog) clearInterval(watchdog);
-      signal?.removeEventListener("abort", onAbort);
-      try {
-        const outcome = await conclude();
-        if ("error" in outcome) pending.reject(outcome.error);
-        else pending.resolve(outcome.result);
-      } catch (error) {
-        pending.reject(error); // the output file could not be examined or removed
-      } finally {
+    const inputBytes = inputBytesOf(pending.job);
+    const { kill, outcome } = runInProcess(pool.take(), pending, timeoutFor(inputBytes), inputBytes, hooks);
+    const entry: Active = {
+      kill,
+      // The slot is free before the caller hears the outcome, so its next run() finds it free.
+      exited: outcome.then((settled) => {
         durations.push(Date.now() - began);
         if (durations.length > 20) durations.shift();
         active.delete(entry);
-        settle();
+        if ("error" in settled) pending.reject(settled.error);
+        else pending.resolve(settled.result);
         startNext();
-      }
+      }),
     };
-
-    const conclude = async (): Promise<{ result: EngineResult } | { error: unknown }> => {
-      const removeOutput = () => rm(job.outputPath, { force: true });
-      if (killedFor === "abort" || killedFor === "closed") {
-        await removeOutput();
-        if (killedFor === "abort") counts.aborted++;
-        return { error: killedFor === "abort" && signal ? abortError(signal) : new RunnerClosed() };
-      }
-      // A child that replied has done its work, even if it was slow to exit.
-      if (isEngineResult(reply)) {
-        if (!reply.ok) {
-          await removeOutput();
-          if (reply.code === "processing_failed") counts.failed++;
-          else counts.refused++;
-          return { result: reply };
-        }
-        const size = await stat(job.outputPath).then(
-          (s) => s.size,
-          () => -1,
-        );
-        if (size === reply.outputSize) {
-          counts.succeeded++;
-          return { result: reply };
-        }
-      }
-      await removeOutput();
-      if (killedFor === "timeout") {
-        counts.timedOut++;
-        return {
-          result: {
-            ok: false,
-            code: "processing_timeout",
-            message: `Processing took longer than the limit of ${timeoutMs / 1000} s.`,
-          },
-        };
-      }
-      counts.failed++;
-      return {
-        result: {
-          ok: false,
-          code: "processing_failed",
-          message:
-            killedFor === "memory"
-              ? "Processing the file exceeded the memory limit."
-              : "Processing the file failed (the worker process ended unexpectedly).",
-        },
-      };
-    };
-
-    child.on("message", (message: unknown) => {
-      reply ??= message;
-    });
-    // "close", not "exit": it comes after the IPC channel closed, so a reply sent just before the
-    // child exited has been received.
-    child.once("close", () => void finish());
-    child.once("error", () => {
-      // Spawning failed or the child could not be signalled; "exit" may not follow.
-      if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) child.kill("SIGKILL");
-      else void finish();
-    });
-    child.send(job, (error) => {
-      // The child could not take the job (it died first): its exit reports processing_failed.
-      if (error) child.kill("SIGKILL");
-    });
+    active.add(entry);
   }
 
   return {
@@ -310,8 +379,18 @@ export function createRunner(options: RunnerOptions): Runner {
       });
     },
     stats() {
-      return { running: active.size, queued: queue.length, concurrency, queueLimit, ...counts };
+      const warm = pool.readyCount();
+      return {
+        running: active.size,
+        queued: queue.length,
+        warm,
+        warming: pool.size() - warm,
+        concurrency,
+        queueLimit,
+        ...counts,
+      };
     },
+    timeoutFor,
     async close() {
       closed = true;
       for (const pending of queue.splice(0)) {
@@ -322,7 +401,7 @@ export function createRunner(options: RunnerOptions): Runner {
         entry.kill("closed");
         return entry.exited;
       });
-      await Promise.all(exits);
+      await Promise.all([...exits, pool.close()]);
     },
   };
 }

@@ -1,0 +1,188 @@
+// Warm engine processes: forked ahead of demand, so that a job does not wait for Node to start
+// and load the engine (about half a second per process, most of a small file's time). Each
+// process is still used for one job only: take() hands it over and removes it from the pool, the
+// runner kills or lets it exit after that job, and the pool forks a fresh one in its place. A warm
+// process holds nothing of any job (no input, no environment but the engine's own), so keeping it
+// ready weakens no boundary; the heap limit is set when it is forked, the time and resident-memory
+// limits are applied by the runner from the moment it takes the process.
+import { fork } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { isChildReady } from "./protocol.ts";
+
+const CHILD = fileURLToPath(new URL("./child.ts", import.meta.url));
+
+/** Restart delays after processes that died idle (a broken install must not become a fork loop). */
+const BACKOFF_FIRST_MS = 100;
+const BACKOFF_MAX_MS = 30_000;
+
+export interface EngineProcess {
+  readonly child: ChildProcess;
+  readonly pid: number | undefined;
+  /** Forked ahead of demand (true), or for a job that found no process in the pool (false). */
+  readonly warm: boolean;
+  readonly spawnedAt: number;
+  /** Whether it has loaded the engine and waits for its job. */
+  isReady(): boolean;
+  /** Resolves true once ready, false when the process ended first. */
+  readonly ready: Promise<boolean>;
+  /** Resolves when the process has exited and its stdio and IPC channel are closed. */
+  readonly closed: Promise<void>;
+  /** Whether the process has already exited. */
+  hasExited(): boolean;
+}
+
+/** What happens to the pool's processes, for logs and for tests that check the one-job rule. */
+export type PoolEvent =
+  | { type: "spawned"; pid: number | undefined; warm: boolean }
+  | { type: "ready"; pid: number | undefined; startupMs: number }
+  | { type: "exited"; pid: number | undefined; idle: boolean; code: number | null; signal: NodeJS.Signals | null };
+
+export interface PoolOptions {
+  /** Processes kept ready. 0: none (every job forks its process, as before the pool). */
+  size: number;
+  execArgv: string[];
+  env: Record<string, string>;
+  onStderr?: ((text: string) => void) | undefined;
+  onEvent?: ((event: PoolEvent) => void) | undefined;
+}
+
+export interface ProcessPool {
+  /**
+   * A process for one job: a ready one if there is one, else one still starting, else a new one.
+   * It leaves the pool at once and a replacement is forked; the caller owns it from here.
+   */
+  take(): EngineProcess;
+  /** Ready processes waiting in the pool. */
+  readyCount(): number;
+  /** Processes in the pool, ready or starting. */
+  size(): number;
+  /** Kills the pool's idle processes, forks no more, and resolves when they are gone. */
+  close(): Promise<void>;
+}
+
+function forkEngine(options: PoolOptions, warm: boolean): EngineProcess {
+  const spawnedAt = performance.now();
+  const child = fork(CHILD, [], {
+    execArgv: options.execArgv,
+    stdio: ["ignore", "ignore", options.onStderr ? "pipe" : "ignore", "ipc"],
+    env: options.env,
+    serialization: "json",
+  });
+  const pid = child.pid;
+  if (options.onStderr && child.stderr) {
+    const onStderr = options.onStderr;
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (text: string) => onStderr(text));
+  }
+  let isReady = false;
+  let exited = false;
+  let markReady!: (ready: boolean) => void;
+  const ready = new Promise<boolean>((resolve) => (markReady = resolve));
+  const onMessage = (message: unknown) => {
+    if (!isChildReady(message)) return;
+    isReady = true;
+    child.off("message", onMessage);
+    options.onEvent?.({ type: "ready", pid, startupMs: performance.now() - spawnedAt });
+    markReady(true);
+  };
+  child.on("message", onMessage);
+  // "close", not "exit": it comes after the IPC channel closed, so a reply sent just before the
+  // process exited has been received by whoever listens for it.
+  let markClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (markClosed = resolve));
+  const onClose = () => {
+    exited = true;
+    child.off("message", onMessage);
+    markReady(false);
+    markClosed();
+  };
+  child.once("close", onClose);
+  child.once("error", () => {
+    // Spawning failed (no pid: "close" will not follow), or the process could not be signalled.
+    if (pid === undefined) onClose();
+    else if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  });
+  options.onEvent?.({ type: "spawned", pid, warm });
+  return {
+    child,
+    pid,
+    warm,
+    spawnedAt,
+    isReady: () => isReady,
+    ready,
+    closed,
+    hasExited: () => exited,
+  };
+}
+
+export function createProcessPool(options: PoolOptions): ProcessPool {
+  const idle: EngineProcess[] = [];
+  let closed = false;
+  let failures = 0;
+  let backoff: NodeJS.Timeout | undefined;
+
+  function spawnIdle(): void {
+    const engine = forkEngine(options, true);
+    idle.push(engine);
+    void engine.ready.then((ready) => {
+      if (ready) failures = 0;
+    });
+    void engine.closed.then(() => {
+      const index = idle.indexOf(engine);
+      if (index < 0) return; // taken for a job: the runner reports on it
+      idle.splice(index, 1);
+      options.onEvent?.({
+        type: "exited",
+        pid: engine.pid,
+        idle: true,
+        code: engine.child.exitCode,
+        signal: engine.child.signalCode,
+      });
+      if (closed) return;
+      // Killed from outside, crashed, or failed to start: replace it, later each time in a row.
+      failures += 1;
+      scheduleRefill(Math.min(BACKOFF_MAX_MS, BACKOFF_FIRST_MS * 2 ** (failures - 1)));
+    });
+  }
+
+  function scheduleRefill(delayMs: number): void {
+    if (backoff) return;
+    backoff = setTimeout(() => {
+      backoff = undefined;
+      refill();
+    }, delayMs);
+    // An idle pool waiting to be refilled must not keep a finished script alive.
+    backoff.unref();
+  }
+
+  function refill(): void {
+    if (closed || backoff) return;
+    while (idle.length < options.size) spawnIdle();
+  }
+
+  refill();
+
+  return {
+    take() {
+      if (closed) throw new Error("the process pool is closed");
+      const readyAt = idle.findIndex((engine) => engine.isReady());
+      const [engine] = readyAt >= 0 ? idle.splice(readyAt, 1) : idle.splice(0, 1);
+      const taken = engine ?? forkEngine(options, false);
+      refill();
+      return taken;
+    },
+    readyCount: () => idle.filter((engine) => engine.isReady()).length,
+    size: () => idle.length,
+    async close() {
+      closed = true;
+      if (backoff) clearTimeout(backoff);
+      backoff = undefined;
+      const gone = idle.splice(0).map((engine) => {
+        engine.child.kill("SIGKILL");
+        return engine.closed;
+      });
+      await Promise.all(gone);
+    },
+  };
+}
