@@ -39,7 +39,8 @@ afterAll(async () => {
 function statementLog(queries: string[]): string[] {
   return queries
     .map((sql) => {
-      const table = /FROM "public"\."(\w+)"/.exec(sql)?.[1] ?? "?";
+      // Prisma's own statements name "public"."table"; raw ones (the counters) the bare table.
+      const table = /FROM (?:"public"\.)?"?(\w+)"?/.exec(sql)?.[1] ?? "?";
       return `${/COUNT\(/.test(sql) ? "COUNT" : "SELECT"} ${table}`;
     })
     .sort();
@@ -64,11 +65,8 @@ describe("query count", () => {
     expect(large).toEqual(small);
     expect(large).toMatchInlineSnapshot(`
       [
-        "COUNT jobs",
-        "SELECT companies",
+        "SELECT catalog_counters",
         "SELECT jobs",
-        "SELECT sectors",
-        "SELECT skills",
       ]
     `);
   });
@@ -79,12 +77,8 @@ describe("query count", () => {
     expect(large).toEqual(small);
     expect(large).toMatchInlineSnapshot(`
       [
-        "COUNT companies",
+        "SELECT catalog_counters",
         "SELECT companies",
-        "SELECT jobs",
-        "SELECT sectors",
-        "SELECT sectors",
-        "SELECT skills",
       ]
     `);
   });

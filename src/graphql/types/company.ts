@@ -1,4 +1,5 @@
 import { builder } from "../builder.ts";
+import { countsOf } from "../counters.ts";
 import { CompanySizeEnum } from "../enums.ts";
 import { publicCompanyWhere, publicJobWhere } from "../gates.ts";
 import { definePage, pageArgs, pageRequest } from "../paging.ts";
@@ -39,7 +40,10 @@ export const Company = builder.prismaObject("Company", {
         };
       },
     }),
-    openJobCount: t.relationCount("jobs", { where: (_args, ctx) => publicJobWhere(ctx.now) }),
+    openJobCount: t.int({
+      description: "The company's public open jobs.",
+      resolve: async (c, _args, ctx) => (await countsOf(ctx, c.id)).openJobs,
+    }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
   }),
 });

@@ -3,6 +3,7 @@ import { builder } from "../builder.ts";
 import { EmploymentTypeEnum, SalaryPeriodEnum, SeniorityEnum, WorkModelEnum } from "../enums.ts";
 import { isPublicCompany, publicCompanyWhere, publicJobWhere } from "../gates.ts";
 import type { GraphQLContext } from "../context.ts";
+import { countJobs } from "../counters.ts";
 import { badArgument, definePage, pageArgs, pageRequest } from "../paging.ts";
 import { Company } from "./company.ts";
 import { Location, locationOf } from "./location.ts";
@@ -159,7 +160,7 @@ const JobPage = definePage("Job", "JobPage", {
     if (ids.length === 0) return [];
     return ctx.prisma.job.findMany({ ...query, where: { id: { in: ids.map((j) => j.id) } }, orderBy: jobOrder });
   },
-  total: (ctx, where) => ctx.prisma.job.count({ where }),
+  total: countJobs,
 });
 
 builder.queryFields((t) => ({

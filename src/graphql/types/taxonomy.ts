@@ -1,8 +1,16 @@
 // Sectors and skills: the taxonomy jobs, talents, companies and agents are tagged with.
-// Their counts go through the gates, so a hidden row never shows up even as a number.
+// Their counts are the gated counters the database keeps (src/graphql/counters.ts), so a hidden
+// row never shows up even as a number, and a count costs no scan of the rows behind it.
 import { builder } from "../builder.ts";
-import { listedAgentWhere, publicCompanyWhere, publicJobWhere, publicTalentWhere } from "../gates.ts";
+import type { GraphQLContext } from "../context.ts";
+import { countsOf, type Counts } from "../counters.ts";
 import { badArgument, definePage, pageArgs, pageRequest } from "../paging.ts";
+
+/** An Int field answering one of a sector's or skill's counters. */
+const counted = (key: keyof Counts, description: string) => ({
+  description,
+  resolve: async (row: { id: string }, _args: object, ctx: GraphQLContext) => (await countsOf(ctx, row.id))[key],
+});
 
 export const Sector = builder.prismaObject("Sector", {
   description: "An industry sector.",
@@ -10,12 +18,9 @@ export const Sector = builder.prismaObject("Sector", {
     id: t.exposeID("id"),
     slug: t.exposeString("slug"),
     name: t.exposeString("name"),
-    openJobCount: t.relationCount("jobs", {
-      description: "Public open jobs in this sector.",
-      where: (_args, ctx) => publicJobWhere(ctx.now),
-    }),
-    companyCount: t.relationCount("companies", { where: publicCompanyWhere }),
-    talentCount: t.relationCount("talents", { where: publicTalentWhere }),
+    openJobCount: t.int(counted("openJobs", "Public open jobs in this sector.")),
+    companyCount: t.int(counted("companies", "Public companies in this sector.")),
+    talentCount: t.int(counted("talents", "Public talents in this sector.")),
   }),
 });
 
@@ -26,12 +31,9 @@ export const Skill = builder.prismaObject("Skill", {
     slug: t.exposeString("slug"),
     name: t.exposeString("name"),
     category: t.exposeString("category"),
-    openJobCount: t.relationCount("jobs", {
-      description: "Public open jobs asking for this skill.",
-      where: (_args, ctx) => publicJobWhere(ctx.now),
-    }),
-    talentCount: t.relationCount("talents", { where: publicTalentWhere }),
-    agentCount: t.relationCount("agents", { where: listedAgentWhere }),
+    openJobCount: t.int(counted("openJobs", "Public open jobs asking for this skill.")),
+    talentCount: t.int(counted("talents", "Public talents with this skill.")),
+    agentCount: t.int(counted("agents", "Listed agents with this skill.")),
   }),
 });
 
