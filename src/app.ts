@@ -88,7 +88,7 @@ export function createApp({ config, db, logger, redis = null, compress = null, l
   const health = createHealthRouter({ db, redis, lifecycle });
   app.use(health.routes());
 
-  configureTotals(db.prisma, config.listTotalCacheSeconds);
+  configureTotals(db.prisma, config.listTotalCacheSeconds, db.counting);
   const yoga = createGraphQLServer({ prisma: db.prisma, config, logger });
   const graphql = new Router();
   graphql.all("/graphql", async (ctx) => {

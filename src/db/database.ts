@@ -21,6 +21,12 @@ export interface SqlRunner {
 export interface Database {
   kind: DatabaseConfig["kind"];
   prisma: PrismaClient;
+  /**
+   * For work off the request path that may take longer than a request's statement limit (list
+   * totals recounted in the background): on a server, a small pool of its own with timeouts.countMs;
+   * otherwise the same client as prisma.
+   */
+  counting: PrismaClient;
   sql: SqlRunner;
   close(): Promise<void>;
 }
@@ -32,8 +38,9 @@ export interface OpenOptions {
    * A PostgreSQL server's time limits, in ms. connectMs (default 5000) bounds opening a connection,
    * queryMs (default none) one statement: sent as statement_timeout, and enforced by the client
    * too, for a server that no longer answers at all. Migrations run without the statement limit.
+   * countMs (default 5000) is the statement limit of the `counting` client, when queryMs is set.
    */
-  timeouts?: { connectMs?: number; queryMs?: number };
+  timeouts?: { connectMs?: number; queryMs?: number; countMs?: number };
 }
 
 // An arbitrary, fixed key for pg_advisory_lock, shared by every instance that migrates.
@@ -73,6 +80,8 @@ async function openPglite(dataDir: string, options: OpenOptions): Promise<Databa
   return {
     kind: "pglite",
     prisma,
+    // One in-process connection: there is no other pool, and no statement limit to escape.
+    counting: prisma,
     sql: runner(client),
     close: async () => {
       await prisma.$disconnect();
@@ -86,12 +95,11 @@ function isConnectionFault(error: unknown): boolean {
   return error instanceof Error && typeof (error as { severity?: unknown }).severity !== "string";
 }
 
-function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, options: OpenOptions): Database {
-  const queryMs = options.timeouts?.queryMs ?? 0;
+function createPool(url: string, max: number, connectMs: number, queryMs: number): pg.Pool {
   const pool = new pg.Pool({
-    connectionString: config.url,
-    max: config.poolSize,
-    connectionTimeoutMillis: options.timeouts?.connectMs ?? 5_000,
+    connectionString: url,
+    max,
+    connectionTimeoutMillis: connectMs,
     idleTimeoutMillis: 30_000,
     // The server cancels a statement past the limit; the client gives up a little later on a
     // server that does not answer at all (the pool then drops that connection).
@@ -100,6 +108,19 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, opt
   });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on("error", () => {});
+  return pool;
+}
+
+// Connections of the counting pool: as many as totals.ts counts at once.
+const COUNTING_POOL_SIZE = 2;
+
+function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, options: OpenOptions): Database {
+  const queryMs = options.timeouts?.queryMs ?? 0;
+  const connectMs = options.timeouts?.connectMs ?? 5_000;
+  const pool = createPool(config.url, config.poolSize, connectMs, queryMs);
+  // Without a statement limit there is nothing to escape: counts share the one pool.
+  const countingPool =
+    queryMs > 0 ? createPool(config.url, COUNTING_POOL_SIZE, connectMs, options.timeouts?.countMs ?? 5_000) : null;
   // When one connection fails, the idle ones probably share its fate (same network, same server):
   // drop them too, rather than have each of the next requests find out by waiting for a timeout.
   const idle = new Set<pg.PoolClient>();
@@ -115,6 +136,7 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, opt
   pool.on("acquire", (client) => idle.delete(client));
   pool.on("remove", (client) => idle.delete(client));
   const prisma = createPrisma(new PrismaPg(pool), options);
+  const counting = countingPool ? createPrisma(new PrismaPg(countingPool), options) : prisma;
   const sql: SqlRunner = {
     exec: async (text) => {
       await pool.query(text);
@@ -162,10 +184,15 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, opt
   return {
     kind: "postgres",
     prisma,
+    counting,
     sql,
     close: async () => {
       await prisma.$disconnect();
       await pool.end();
+      if (countingPool) {
+        await counting.$disconnect();
+        await countingPool.end();
+      }
     },
   };
 }

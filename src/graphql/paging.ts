@@ -62,7 +62,7 @@ export function definePage<M extends Model>(model: M, name: string, load: PageLo
         description: "Rows matching the request, ignoring limit and offset.",
         resolve: (page, _args, ctx) =>
           ctx.totals
-            ? ctx.totals.count(`${name}:${page.countKey}`, () => load.total(ctx, page.where))
+            ? ctx.totals.count(`${name}:${page.countKey}`, (prisma) => load.total({ ...ctx, prisma }, page.where))
             : load.total(ctx, page.where),
       }),
       limit: t.exposeInt("limit"),

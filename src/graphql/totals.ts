@@ -1,41 +1,124 @@
-// Totals of paged lists, remembered for a few seconds. Counting every public job of a million
-// costs more than loading a page of them (an index-only scan of the whole list, ~140 ms on the
-// server), and a total a few seconds old is as good to a client paging through results. Keyed
-// by the list and its filter; concurrent requests for the same total share one count. One cache
-// per database client, configured once by the app (configureTotals) and found by the context.
+// Totals of paged lists, counted off the request path and served stale while they are recounted.
+// Counting every public job matching a filter can cost more than loading a page of them (up to
+// a scan of the table for a common search word at a million jobs), and a total a few seconds old
+// is as good to a client paging through results. So, per list and filter (the key):
+//   - a total younger than ttl is answered as it is;
+//   - an older one is answered as it is too, and recounted in the background (one count per key,
+//     however many requests ask); a recount that fails or times out keeps the last value;
+//   - a total never counted yet is waited for: that first count is the only one a request waits
+//     on, and concurrent requests for it share it. Its worst case is the counting client's time
+//     limit (then the request fails like any statement over its limit: 503 with Retry-After).
+// Counts run on their own client (`counting`: on a server, a small pool with a longer statement
+// limit than requests have), at most MAX_CONCURRENT_COUNTS at a time, so recounts never take the
+// connections requests need. One cache per database client, configured once by the app
+// (configureTotals) and found by the context.
 import type { PrismaClient } from "../generated/prisma/client.ts";
 
+/** Counts a total with the client it is given (the cache's counting client). */
+export type CountTotal = (prisma: PrismaClient) => Promise<number>;
+
 export interface TotalsCache {
-  count(key: string, load: () => Promise<number>): Promise<number>;
+  count(key: string, load: CountTotal): Promise<number>;
+}
+
+export interface TotalsOptions {
+  ttlSeconds: number;
+  /** The client counts run on; by default the request's own. */
+  counting: PrismaClient;
+  maxEntries?: number;
+  /** How long after a failed recount the next one may start. */
+  retryAfterFailureMs?: number;
+  maxConcurrentCounts?: number;
+  /** The clock, for tests. */
+  now?: () => number;
+}
+
+interface Entry {
+  value?: number;
+  /** When value was counted (ms). */
+  countedAt: number;
+  /** The count under way, shared by every request that waits for it. */
+  counting?: Promise<number>;
 }
 
 const MAX_ENTRIES = 10_000;
+const MAX_CONCURRENT_COUNTS = 2;
+const RETRY_AFTER_FAILURE_MS = 5_000;
 
-export function createTotalsCache(ttlSeconds: number): TotalsCache {
-  const entries = new Map<string, { expires: number; value: Promise<number> }>();
+export function createTotalsCache(options: TotalsOptions): TotalsCache {
+  const ttlMs = options.ttlSeconds * 1000;
+  const maxEntries = options.maxEntries ?? MAX_ENTRIES;
+  const retryMs = options.retryAfterFailureMs ?? RETRY_AFTER_FAILURE_MS;
+  const clock = options.now ?? Date.now;
+  const limit = createLimiter(options.maxConcurrentCounts ?? MAX_CONCURRENT_COUNTS);
+  // Insertion order is recency order: a hit moves its key to the end, eviction takes the front.
+  const entries = new Map<string, Entry>();
+
+  function remember(key: string, entry: Entry) {
+    entries.delete(key);
+    entries.set(key, entry);
+    while (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
+  }
+
+  function recount(key: string, entry: Entry, load: CountTotal): Promise<number> {
+    const counting = limit(() => load(options.counting));
+    entry.counting = counting;
+    counting.then(
+      (value) => {
+        entry.counting = undefined;
+        entry.value = value;
+        entry.countedAt = clock();
+      },
+      () => {
+        entry.counting = undefined;
+        // Keep the last value (if any) and try again after a pause, not on the next request.
+        entry.countedAt = clock() - ttlMs + retryMs;
+        if (entry.value === undefined && entries.get(key) === entry) entries.delete(key);
+      },
+    );
+    return counting;
+  }
+
   return {
     count(key, load) {
-      const now = Date.now();
-      const hit = entries.get(key);
-      if (hit && hit.expires > now) return hit.value;
-      if (entries.size >= MAX_ENTRIES) {
-        for (const [k, e] of entries) if (e.expires <= now) entries.delete(k);
-        if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
+      const entry = entries.get(key) ?? { countedAt: 0 };
+      remember(key, entry);
+      if (entry.value === undefined) return entry.counting ?? recount(key, entry, load);
+      if (!entry.counting && clock() - entry.countedAt >= ttlMs) {
+        // Stale: answer the last value; the recount's failure is handled in recount.
+        recount(key, entry, load).catch(() => undefined);
       }
-      const value = load();
-      entries.set(key, { expires: now + ttlSeconds * 1000, value });
-      // A failed count is not remembered.
-      value.catch(() => entries.delete(key));
-      return value;
+      return Promise.resolve(entry.value);
     },
+  };
+}
+
+/** Runs at most `max` tasks at once; the others wait their turn in order. */
+function createLimiter(max: number) {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async <T>(task: () => Promise<T>): Promise<T> => {
+    // A finishing task hands its slot straight to the next in line, so `running` never overshoots.
+    if (running >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running++;
+    try {
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
   };
 }
 
 const caches = new WeakMap<PrismaClient, TotalsCache>();
 
-/** Remember totals for ttlSeconds for this client's lists; 0 counts every time. */
-export function configureTotals(prisma: PrismaClient, ttlSeconds: number): void {
-  if (ttlSeconds > 0) caches.set(prisma, createTotalsCache(ttlSeconds));
+/**
+ * Serve this client's list totals from a cache for ttlSeconds, recounting stale ones in the
+ * background on `counting` (default: the same client); 0 counts every time, on the request.
+ */
+export function configureTotals(prisma: PrismaClient, ttlSeconds: number, counting: PrismaClient = prisma): void {
+  if (ttlSeconds > 0) caches.set(prisma, createTotalsCache({ ttlSeconds, counting }));
   else caches.delete(prisma);
 }
 

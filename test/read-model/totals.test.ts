@@ -1,0 +1,130 @@
+// List totals: stale-while-revalidate, one count per key, a failed recount keeps the last value,
+// counts on the counting client and at most two at a time. No database: the counts are stubs
+// and the clock is the test's.
+import { describe, expect, it } from "vitest";
+import type { PrismaClient } from "../../src/generated/prisma/client.ts";
+import { createTotalsCache, type CountTotal } from "../../src/graphql/totals.ts";
+
+const counting = { name: "counting client" } as unknown as PrismaClient;
+
+/** A count the test resolves or rejects by hand, recording the client it was given. */
+function deferredCounts() {
+  const calls: { client: PrismaClient; resolve: (n: number) => void; reject: (e: Error) => void }[] = [];
+  const load: CountTotal = (client) =>
+    new Promise<number>((resolve, reject) => {
+      calls.push({ client, resolve, reject });
+    });
+  return { calls, load };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+function setup(options: { maxEntries?: number } = {}) {
+  let now = 1_000_000;
+  const cache = createTotalsCache({ ttlSeconds: 30, counting, now: () => now, retryAfterFailureMs: 5_000, ...options });
+  return { cache, advance: (ms: number) => (now += ms) };
+}
+
+describe("list totals", () => {
+  it("wait for the first count of a key, shared by concurrent requests, run on the counting client", async () => {
+    const { cache } = setup();
+    const { calls, load } = deferredCounts();
+    const first = cache.count("jobs:q=rust", load);
+    const second = cache.count("jobs:q=rust", load);
+    await tick();
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.client).toBe(counting);
+    calls[0]!.resolve(42);
+    expect(await Promise.all([first, second])).toEqual([42, 42]);
+  });
+
+  it("answer a fresh total without counting, and a stale one at once while one recount runs", async () => {
+    const { cache, advance } = setup();
+    const { calls, load } = deferredCounts();
+    const first = cache.count("k", load);
+    await tick();
+    calls[0]!.resolve(10);
+    await first;
+    advance(29_000);
+    expect(await cache.count("k", load)).toBe(10);
+    expect(calls).toHaveLength(1);
+    advance(2_000);
+    // Stale: three requests get the last value immediately; one recount starts.
+    expect(await Promise.all([cache.count("k", load), cache.count("k", load), cache.count("k", load)])).toEqual([
+      10, 10, 10,
+    ]);
+    await tick();
+    expect(calls).toHaveLength(2);
+    calls[1]!.resolve(11);
+    await tick();
+    expect(await cache.count("k", load)).toBe(11);
+    expect(calls).toHaveLength(2);
+  });
+
+  it("keep the last value when a recount fails, and retry only after a pause", async () => {
+    const { cache, advance } = setup();
+    const { calls, load } = deferredCounts();
+    const first = cache.count("k", load);
+    await tick();
+    calls[0]!.resolve(7);
+    await first;
+    advance(31_000);
+    expect(await cache.count("k", load)).toBe(7);
+    await tick();
+    calls[1]!.reject(new Error("canceling statement due to statement timeout"));
+    await tick();
+    expect(await cache.count("k", load)).toBe(7);
+    advance(4_000);
+    expect(await cache.count("k", load)).toBe(7);
+    expect(calls).toHaveLength(2);
+    advance(2_000);
+    expect(await cache.count("k", load)).toBe(7);
+    await tick();
+    expect(calls).toHaveLength(3);
+  });
+
+  it("pass a failed first count to its requests and count again on the next one", async () => {
+    const { cache } = setup();
+    const { calls, load } = deferredCounts();
+    const first = cache.count("k", load);
+    await tick();
+    calls[0]!.reject(new Error("canceling statement due to statement timeout"));
+    await expect(first).rejects.toThrow("statement timeout");
+    const again = cache.count("k", load);
+    await tick();
+    expect(calls).toHaveLength(2);
+    calls[1]!.resolve(3);
+    expect(await again).toBe(3);
+  });
+
+  it("run at most two counts at a time; the others wait their turn", async () => {
+    const { cache } = setup();
+    const { calls, load } = deferredCounts();
+    const totals = ["a", "b", "c", "d"].map((key) => cache.count(key, load));
+    await tick();
+    expect(calls).toHaveLength(2);
+    calls[0]!.resolve(1);
+    await tick();
+    expect(calls).toHaveLength(3);
+    calls[1]!.resolve(2);
+    calls[2]!.resolve(3);
+    await tick();
+    expect(calls).toHaveLength(4);
+    calls[3]!.resolve(4);
+    expect(await Promise.all(totals)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("forget the least recently asked keys beyond maxEntries", async () => {
+    const { cache } = setup({ maxEntries: 2 });
+    let counted = 0;
+    const load: CountTotal = () => Promise.resolve(++counted);
+    await cache.count("a", load);
+    await cache.count("b", load);
+    await cache.count("a", load);
+    await cache.count("c", load);
+    expect(counted).toBe(3);
+    // "a" was asked after "b": "b" went, "a" stayed.
+    expect(await cache.count("a", load)).toBe(1);
+    expect(await cache.count("b", load)).toBe(4);
+  });
+});
