@@ -2,7 +2,7 @@
 // and the one that shuts down on SIGTERM/SIGINT (the steps are in src/lifecycle.ts).
 import { createApp } from "./app.ts";
 import { temporaryRoot } from "./compress/http/routes.ts";
-import { createRunner } from "./compress/isolation/runner.ts";
+import { createRunner, serviceRunnerOptions } from "./compress/isolation/runner.ts";
 import { startHousekeeping } from "./compress/maintenance.ts";
 import { createStorage } from "./compress/storage/index.ts";
 import { accounts } from "./auth/accounts.ts";
@@ -57,20 +57,19 @@ async function start() {
 
   const storage = await createStorage(config.storage);
   const runner = createRunner({
-    concurrency: config.compress.concurrency,
-    queueLimit: config.compress.queueLimit,
-    timeoutMs: config.compress.timeoutMs,
-    memoryMb: config.compress.memoryMb,
-    // Native memory (libvips) is outside the heap limit: cap the whole process too.
-    maxRssMb: config.compress.memoryMb * 2,
+    ...serviceRunnerOptions(config.compress),
     onChildStderr: (text) => logger.warn({ stderr: text.slice(0, 2000) }, "compression process wrote to stderr"),
+    onEvent: (event) => {
+      // A warm process that dies while idle was killed from outside or failed to start.
+      if (event.type === "exited") logger.warn(event, "a warm compression process ended while idle");
+    },
   });
   const housekeeping = startHousekeeping({
     prisma: db.prisma,
     storage,
     tmpRoot: temporaryRoot(config),
     retentionHours: config.resultRetentionHours,
-    interruptedAfterMs: Math.max(3_600_000, config.compress.timeoutMs * 4),
+    interruptedAfterMs: Math.max(3_600_000, runner.timeoutFor(config.compress.maxUploadBytes) * 4),
     logger,
   });
 

@@ -130,4 +130,34 @@ describe("loadConfig", () => {
     expect(config.database.kind).toBe("postgres");
     expect(config.storage).toMatchObject({ kind: "gcs", bucket: "acme-results" });
   });
+
+  it("gives compressions a time limit that grows with the input, warm processes and a resident-memory cap", () => {
+    expect(loadConfig({}).compress).toMatchObject({
+      timeoutMs: 30_000,
+      timeoutMsPerMb: 2000,
+      memoryMb: 1536,
+      maxRssMb: 3072,
+      concurrency: 2,
+      warmProcesses: 2,
+    });
+    const tuned = loadConfig({
+      COMPRESS_TIMEOUT_BASE_SECONDS: "10",
+      COMPRESS_TIMEOUT_SECONDS_PER_MB: "0.5",
+      COMPRESS_MAX_RSS_MB: "2048",
+      COMPRESS_CONCURRENCY: "3",
+      COMPRESS_WARM_PROCESSES: "0",
+    });
+    expect(tuned.compress).toMatchObject({ timeoutMs: 10_000, timeoutMsPerMb: 500, maxRssMb: 2048, warmProcesses: 0 });
+    expect(loadConfig({ COMPRESS_CONCURRENCY: "4" }).compress.warmProcesses).toBe(4);
+  });
+
+  it("still reads the old flat COMPRESS_TIMEOUT_SECONDS alone, and refuses it beside the new settings", () => {
+    expect(loadConfig({ COMPRESS_TIMEOUT_SECONDS: "120" }).compress).toMatchObject({
+      timeoutMs: 120_000,
+      timeoutMsPerMb: 0,
+    });
+    expect(() => loadConfig({ COMPRESS_TIMEOUT_SECONDS: "120", COMPRESS_TIMEOUT_SECONDS_PER_MB: "1" })).toThrow(
+      /COMPRESS_TIMEOUT_SECONDS: the old flat time limit cannot be combined/,
+    );
+  });
 });

@@ -63,8 +63,18 @@ const envSchema = z.object({
   COMPRESS_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).default(120),
   COMPRESS_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   COMPRESS_QUEUE_LIMIT: z.coerce.number().int().min(0).default(8),
-  COMPRESS_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(120),
+  // A compression's time limit grows with its input: base + rate x MB, so a 300 MB scan finishes
+  // while a small hostile file is cut off fast. COMPRESS_TIMEOUT_SECONDS is the old flat limit,
+  // still read alone (as a base with no rate); it cannot be combined with the two new settings.
+  COMPRESS_TIMEOUT_BASE_SECONDS: z.coerce.number().min(1).optional(),
+  COMPRESS_TIMEOUT_SECONDS_PER_MB: z.coerce.number().min(0).optional(),
+  COMPRESS_TIMEOUT_SECONDS: z.coerce.number().int().min(1).optional(),
   COMPRESS_MEMORY_MB: z.coerce.number().int().min(64).default(1536),
+  // Resident memory of one compression's process (heap plus libvips' native memory); unset: twice
+  // COMPRESS_MEMORY_MB.
+  COMPRESS_MAX_RSS_MB: z.coerce.number().int().min(128).optional(),
+  // Compression processes kept started and waiting for a job; unset: COMPRESS_CONCURRENCY.
+  COMPRESS_WARM_PROCESSES: z.coerce.number().int().min(0).max(64).optional(),
   UPLOAD_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(30),
   UPLOAD_TMP_DIR: z.string().min(1).optional(),
   // Where results go: a Cloud Storage bucket when GCS_BUCKET is set, else a local directory
@@ -129,8 +139,13 @@ export interface Config {
     ratePerMinute: number;
     concurrency: number;
     queueLimit: number;
+    /** The time limit of a compression: timeoutMs + timeoutMsPerMb x input MB (2^20 bytes). */
     timeoutMs: number;
+    timeoutMsPerMb: number;
+    /** The heap cap (V8) and the resident-memory cap of one compression's process. */
     memoryMb: number;
+    maxRssMb: number;
+    warmProcesses: number;
     uploadIdleTimeoutMs: number;
     tmpDir: string | null;
   };
@@ -184,12 +199,40 @@ function deploymentIssues(env: Record<string, string | undefined>): string[] {
   return issues;
 }
 
+/**
+ * The defaults of the compression time limit, from the 290 MB scan-like file of
+ * `npm run bench:compress:scale` (README, "Compression at scale").
+ */
+export const COMPRESS_TIMEOUT_DEFAULTS = { baseSeconds: 30, secondsPerMb: 2 } as const;
+
+function compressTimeout(e: z.infer<typeof envSchema>): { timeoutMs: number; timeoutMsPerMb: number } {
+  if (e.COMPRESS_TIMEOUT_SECONDS !== undefined)
+    return { timeoutMs: e.COMPRESS_TIMEOUT_SECONDS * 1000, timeoutMsPerMb: 0 };
+  return {
+    timeoutMs: Math.round((e.COMPRESS_TIMEOUT_BASE_SECONDS ?? COMPRESS_TIMEOUT_DEFAULTS.baseSeconds) * 1000),
+    timeoutMsPerMb: Math.round((e.COMPRESS_TIMEOUT_SECONDS_PER_MB ?? COMPRESS_TIMEOUT_DEFAULTS.secondsPerMb) * 1000),
+  };
+}
+
+/** Settings that are valid alone but not together. */
+function conflicts(env: Record<string, string | undefined>): string[] {
+  if (env["COMPRESS_TIMEOUT_SECONDS"] === undefined) return [];
+  if (env["COMPRESS_TIMEOUT_BASE_SECONDS"] === undefined && env["COMPRESS_TIMEOUT_SECONDS_PER_MB"] === undefined) {
+    return [];
+  }
+  return [
+    "COMPRESS_TIMEOUT_SECONDS: the old flat time limit cannot be combined with COMPRESS_TIMEOUT_BASE_SECONDS " +
+      "or COMPRESS_TIMEOUT_SECONDS_PER_MB; remove it (its value is the same as COMPRESS_TIMEOUT_BASE_SECONDS " +
+      "with COMPRESS_TIMEOUT_SECONDS_PER_MB=0)",
+  ];
+}
+
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   // Empty strings mean "unset", as in most deployment tools' UIs.
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = envSchema.safeParse(cleaned);
   const issues = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
-  issues.push(...deploymentIssues(cleaned));
+  issues.push(...deploymentIssues(cleaned), ...conflicts(cleaned));
   if (!parsed.success || issues.length) throw new ConfigError(issues);
   const e = parsed.data;
   // An embedded database belongs to this process: migrate and seed it by default. A server is
@@ -236,8 +279,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       ratePerMinute: e.COMPRESS_RATE_LIMIT_PER_MINUTE,
       concurrency: e.COMPRESS_CONCURRENCY,
       queueLimit: e.COMPRESS_QUEUE_LIMIT,
-      timeoutMs: e.COMPRESS_TIMEOUT_SECONDS * 1000,
+      ...compressTimeout(e),
       memoryMb: e.COMPRESS_MEMORY_MB,
+      maxRssMb: e.COMPRESS_MAX_RSS_MB ?? e.COMPRESS_MEMORY_MB * 2,
+      warmProcesses: e.COMPRESS_WARM_PROCESSES ?? e.COMPRESS_CONCURRENCY,
       uploadIdleTimeoutMs: e.UPLOAD_IDLE_TIMEOUT_SECONDS * 1000,
       tmpDir: e.UPLOAD_TMP_DIR ?? null,
     },

@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 description of the compression API (/v1), served at /v1/openapi.json. The
 // statuses and codes are the ones src/compress/http/routes.ts and upload.ts answer; the tests
 // validate responses against this document.
+import { COMPRESS_TIMEOUT_DEFAULTS } from "../../config/env.ts";
 import { COMPRESSION_PROFILES } from "../engine/index.ts";
 
 type Json = Record<string, unknown>;
@@ -51,7 +52,7 @@ const common = {
   "413": error("file_too_large: over 314,572,800 bytes (300 MB); exactly that is accepted."),
   "415": error("unsupported_media_type: the body is not multipart/form-data."),
   "422": error(
-    "The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout, processing_failed; for unlock also password_required, incorrect_password, not_encrypted.",
+    `The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default ${COMPRESS_TIMEOUT_DEFAULTS.baseSeconds} s + ${COMPRESS_TIMEOUT_DEFAULTS.secondsPerMb} s per MB), processing_failed; for unlock also password_required, incorrect_password, not_encrypted.`,
   ),
   "429": error("rate_limited: over 120 requests a minute for this key.", retryAfter),
   "503": error("busy, rate_limit_unavailable, database_unavailable or shutting_down.", retryAfter),

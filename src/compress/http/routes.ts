@@ -50,9 +50,10 @@ export interface CompressDeps {
 }
 
 // Every failure the engine or its process reports is about the file: a 422 with its code, not
-// charged. The runner's own two get messages that say what happened to the file.
+// charged. A processing_timeout keeps the runner's message, which states the limit for the file's
+// size (a valid large file may meet it on a slow instance: it is not called hostile); a
+// processing_failed gets one message whatever the process died of.
 const RUNNER_MESSAGES: Partial<Record<string, string>> = {
-  processing_timeout: "The file took longer to process than the time limit allows; it is too complex or hostile.",
   processing_failed: "Processing the file exceeded the memory limit or failed; it is too complex or damaged.",
 };
 

@@ -6,6 +6,7 @@
 // Node and the engine's modules to load.
 import { statSync } from "node:fs";
 import { readFile, rm, stat } from "node:fs/promises";
+import type { Config } from "../../config/env.ts";
 import { createProcessPool } from "./pool.ts";
 import type { EngineProcess, PoolEvent, ProcessPool } from "./pool.ts";
 import { isChildReady, isEngineResult } from "./protocol.ts";
@@ -148,6 +149,25 @@ export const engineExecArgv = (memoryMb: number) => [
  * own and keeps what libvips freed there: one arena keeps the process's peak RSS 50-170 MB lower.
  */
 export const ENGINE_CHILD_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: "1" };
+
+/** The service's runner settings (src/config/env.ts), shared by main.ts and the benchmarks. */
+export function serviceRunnerOptions(
+  compress: Pick<
+    Config["compress"],
+    "concurrency" | "queueLimit" | "timeoutMs" | "timeoutMsPerMb" | "memoryMb" | "maxRssMb" | "warmProcesses"
+  >,
+): RunnerOptions {
+  return {
+    concurrency: compress.concurrency,
+    queueLimit: compress.queueLimit,
+    timeoutMs: compress.timeoutMs,
+    timeoutMsPerMb: compress.timeoutMsPerMb,
+    memoryMb: compress.memoryMb,
+    // Native memory (libvips) is outside the heap limit: the whole process is capped too.
+    maxRssMb: compress.maxRssMb,
+    warmProcesses: compress.warmProcesses,
+  };
+}
 
 /** The time limit of one job: a base, plus a rate per MB of input (see RunnerOptions). */
 export function jobTimeoutMs(limits: { timeoutMs: number; timeoutMsPerMb?: number }, inputBytes: number): number {
