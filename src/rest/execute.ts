@@ -9,11 +9,15 @@ import { isDatabaseUnavailable } from "../db/errors.ts";
 import { schema } from "../graphql/schema.ts";
 import { HttpError } from "../http/errors.ts";
 
+/** GraphQL arguments whose REST parameter has another name. */
+const PARAMETER_OF: Record<string, string> = { after: "cursor" };
+
 /** The error to throw for a failed operation: a 400 for a bad argument, else the fault itself. */
 function failure(error: GraphQLError): Error {
   if (error.extensions["code"] === "BAD_USER_INPUT") {
     const argument = error.extensions["argument"];
-    return new HttpError(400, typeof argument === "string" ? `invalid_${argument}` : "invalid_request", error.message);
+    if (typeof argument !== "string") return new HttpError(400, "invalid_request", error.message);
+    return new HttpError(400, `invalid_${PARAMETER_OF[argument] ?? argument}`, error.message);
   }
   if (isDatabaseUnavailable(error.originalError)) {
     return new HttpError(503, "database_unavailable", "The database is not reachable; retry shortly.", {

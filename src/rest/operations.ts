@@ -117,9 +117,11 @@ export const Fragments = graphql(`
 `);
 
 export const JobsListOperation = graphql(`
-  query RestJobsList($limit: Int!, $offset: Int!, $filter: JobFilter) {
-    jobs(limit: $limit, offset: $offset, filter: $filter) {
+  query RestJobsList($limit: Int!, $offset: Int!, $after: String, $filter: JobFilter) {
+    jobs(limit: $limit, offset: $offset, after: $after, filter: $filter) {
       total
+      offset
+      nextCursor
       items {
         ...JobSummaryFields
       }
@@ -151,9 +153,11 @@ export const JobOperation = graphql(`
 `);
 
 export const TalentsListOperation = graphql(`
-  query RestTalentsList($limit: Int!, $offset: Int!, $filter: TalentFilter) {
-    talents(limit: $limit, offset: $offset, filter: $filter) {
+  query RestTalentsList($limit: Int!, $offset: Int!, $after: String, $filter: TalentFilter) {
+    talents(limit: $limit, offset: $offset, after: $after, filter: $filter) {
       total
+      offset
+      nextCursor
       items {
         ...TalentSummaryFields
       }
@@ -183,9 +187,11 @@ export const TalentOperation = graphql(`
 `);
 
 export const AgentsListOperation = graphql(`
-  query RestAgentsList($limit: Int!, $offset: Int!, $filter: AgentFilter) {
-    agents(limit: $limit, offset: $offset, filter: $filter) {
+  query RestAgentsList($limit: Int!, $offset: Int!, $after: String, $filter: AgentFilter) {
+    agents(limit: $limit, offset: $offset, after: $after, filter: $filter) {
       total
+      offset
+      nextCursor
       items {
         ...AgentSummaryFields
       }

@@ -55,7 +55,13 @@ function integer(name: string, min: number, max: number, fallback: number, descr
 }
 
 export const limitParam = integer("limit", 1, PAGE_LIMIT_MAX, PAGE_LIMIT_DEFAULT, "Page size.");
-export const offsetParam = integer("offset", 0, OFFSET_MAX, 0, "Rows to skip.");
+export const offsetParam = integer(
+  "offset",
+  0,
+  OFFSET_MAX,
+  0,
+  "Rows to skip, for random access. Skipped rows are still walked, so a deep offset costs more; to read on, follow meta.next, which continues by cursor at constant cost.",
+);
 
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 export const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -77,6 +83,13 @@ export function textParam(name: string, description: string, maxLength = 200): P
     format: (value) => value,
   };
 }
+
+/** The continuation token of meta.next; opaque, bound to the list and its filter. */
+export const cursorParam = textParam(
+  "cursor",
+  "Continuation from meta.next: the page after the previous one, found by seeking on the list order (constant cost at any depth). Opaque; only valid with the filter it came with. It stands for an offset: leave offset out, or give that same offset.",
+  1_000,
+);
 
 /** Any of a closed set: comma-separated, repeated, or both (`a,b` = `a&x=b`). */
 export function enumListParam<V extends string>(

@@ -220,9 +220,12 @@ export const Meta = z
   .object({
     total: z.int().min(0).meta({ description: "Rows matching the request, ignoring limit and offset." }),
     limit: z.int().min(0).meta({ description: "Page size applied." }),
-    offset: z.int().min(0).meta({ description: "Rows skipped." }),
+    offset: z.int().min(0).meta({ description: "Rows before this page (exact also for a page reached by cursor)." }),
     self: z.url().meta({ description: "Address of this page, every parameter spelled out." }),
-    next: z.url().nullable().meta({ description: "Address of the next page; null on the last page." }),
+    next: z.url().nullable().meta({
+      description:
+        "Address of the next page; null on the last page. On /jobs, /talents and /agents it carries a cursor beside the offset it stands for, so following next seeks on the list order at constant cost however deep.",
+    }),
   })
   .meta({ id: "Meta", description: "Paging information of a list." });
 

@@ -1,6 +1,7 @@
 // How every successful /api/v1 response is written: JSON with a strong ETag (304 when the
 // client's copy is current), public caching, and for lists the envelope with absolute
-// meta.self/next and the same next in an RFC 8288 Link header.
+// meta.self/next and the same next in an RFC 8288 Link header. A list that continues by cursor
+// puts it in next beside the offset it stands for, so following next seeks instead of skipping.
 import { createHash } from "node:crypto";
 import type { Context } from "koa";
 import type { MetaBody } from "./resources.ts";
@@ -43,13 +44,19 @@ export interface PageResult<Item> {
   total: number;
   limit: number;
   offset: number;
+  /** Continues after the last item by seeking, when the list can; else next pages by offset. */
+  nextCursor?: string | null;
 }
 
-/** The list envelope. pageUrl(offset) is the absolute address of the page starting there. */
+/**
+ * The list envelope. pageUrl(offset, cursor) is the absolute address of the page starting there;
+ * `cursor` is the one this request came with (for self) or the page's continuation (for next).
+ */
 export function sendList<Item>(
   ctx: Context,
   page: PageResult<Item>,
-  pageUrl: (offset: number) => string,
+  pageUrl: (offset: number, cursor: string | undefined) => string,
+  cursor: string | undefined,
   cache: CachePolicy,
 ): void {
   const hasNext = page.offset + page.items.length < page.total && page.items.length > 0;
@@ -57,8 +64,8 @@ export function sendList<Item>(
     total: page.total,
     limit: page.limit,
     offset: page.offset,
-    self: pageUrl(page.offset),
-    next: hasNext ? pageUrl(page.offset + page.limit) : null,
+    self: pageUrl(page.offset, cursor),
+    next: hasNext ? pageUrl(page.offset + page.limit, page.nextCursor ?? undefined) : null,
   };
   if (meta.next) ctx.set("Link", `<${meta.next}>; rel="next"`);
   sendJson(ctx, { data: page.items, meta }, cache);

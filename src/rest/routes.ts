@@ -23,6 +23,7 @@ import {
 } from "./operations.ts";
 import {
   CONTROL,
+  cursorParam,
   enumListParam,
   formatQuery,
   instantParam,
@@ -81,13 +82,22 @@ const detail = (route: Omit<DetailRoute, "kind">): DetailRoute => ({ kind: "deta
 const paging = { limit: limitParam, offset: offsetParam };
 const slugKey = { name: "slug", description: "URL-safe identifier." };
 
-/** A page of the read model presented: total from the query, limit and offset as applied. */
+const cursorPaging = { ...paging, cursor: cursorParam };
+
+/** A page of the read model presented: total from the query, limit as applied, offset as served. */
 function pageOf<T, U>(
-  result: { total: number; items: T[] },
+  result: { total: number; items: T[]; offset?: number; nextCursor?: string | null },
   p: { limit: number; offset: number },
   toItem: (item: T) => U,
-) {
-  return { total: result.total, limit: p.limit, offset: p.offset, items: result.items.map(toItem) };
+): PageResult<U> {
+  return {
+    total: result.total,
+    limit: p.limit,
+    // A page reached by cursor stands at the offset the cursor carries.
+    offset: result.offset ?? p.offset,
+    nextCursor: result.nextCursor ?? null,
+    items: result.items.map(toItem),
+  };
 }
 
 const upper = <T extends string>(values: T[] | undefined) => values?.map((v) => v.toUpperCase() as Uppercase<T>);
@@ -100,7 +110,7 @@ export const routes: Route[] = [
     description:
       "Published open jobs, newest first (published_at descending, then id descending). Filters combine with AND.",
     params: {
-      ...paging,
+      ...cursorPaging,
       q: textParam(
         "q",
         "Full-text search: every word must occur in the title or description. English stemming (developers matches developer), case-insensitive, common words ignored.",
@@ -117,6 +127,7 @@ export const routes: Route[] = [
       const { jobs } = await runOperation(rc.prisma, JobsListOperation, {
         limit: p.limit,
         offset: p.offset,
+        after: p.cursor,
         filter: {
           q: p.q,
           workModel: upper(p.work_model),
@@ -149,7 +160,7 @@ export const routes: Route[] = [
     summary: "List talents with a public profile",
     description: "Talents whose profile is public and whose account is active, by handle.",
     params: {
-      ...paging,
+      ...cursorPaging,
       skill: textParam("skill", "Slug of a skill the talent has."),
       sector: textParam("sector", "Slug of a sector the talent works in."),
     },
@@ -158,6 +169,7 @@ export const routes: Route[] = [
       const { talents } = await runOperation(rc.prisma, TalentsListOperation, {
         limit: p.limit,
         offset: p.offset,
+        after: p.cursor,
         filter: { skill: p.skill, sector: p.sector },
       });
       return pageOf(talents, p, (t) => present.talentSummary(rc.linker, t));
@@ -181,12 +193,16 @@ export const routes: Route[] = [
     tag: "Agents",
     summary: "List published AI agents",
     description: "Published agents, newest first (published_at descending, then id descending).",
-    params: { ...paging, category: textParam("category", "Only agents of this category, e.g. recruiting.", 100) },
+    params: {
+      ...cursorPaging,
+      category: textParam("category", "Only agents of this category, e.g. recruiting.", 100),
+    },
     item: resources.AgentSummary,
     async load(rc, p) {
       const { agents } = await runOperation(rc.prisma, AgentsListOperation, {
         limit: p.limit,
         offset: p.offset,
+        after: p.cursor,
         filter: { category: p.category?.toLowerCase() },
       });
       return pageOf(agents, p, (a) => present.agentSummary(rc.linker, a));
@@ -317,9 +333,10 @@ export function createRestRouter(options: RestOptions): Router {
       if (route.kind === "list") {
         const params = parseQuery(route.params, search, `${API_PREFIX}${route.path}`);
         const page = await route.load(rc, params);
-        const pageUrl = (offset: number) =>
-          `${apiBase}${route.path}${formatQuery(route.params, { ...params, offset, limit: page.limit })}`;
-        sendList(ctx, page, pageUrl, options.cache);
+        const pageUrl = (offset: number, cursor: string | undefined) =>
+          `${apiBase}${route.path}${formatQuery(route.params, { ...params, offset, limit: page.limit, cursor })}`;
+        const given = (params as { cursor?: string }).cursor;
+        sendList(ctx, page, pageUrl, given, options.cache);
         return;
       }
       parseQuery({}, search, `${API_PREFIX}${route.path}`);

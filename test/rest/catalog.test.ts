@@ -174,7 +174,10 @@ describe("GET /jobs", () => {
       [2, 2, 5],
       [4, 2, 5],
     ]);
-    expect(metas[0]!.next).toBe(`${server.url}/api/v1/jobs?limit=2&offset=2`);
+    // next continues by cursor beside the offset it stands for (test/rest/cursor.test.ts).
+    expect(metas[0]!.next).toMatch(
+      new RegExp(`^${server.url}/api/v1/jobs\\?limit=2&offset=2&cursor=[\\w-]+\\.[\\w-]+$`),
+    );
   });
 
   it("answers an empty page past the end", async () => {
@@ -475,7 +478,7 @@ describe("HTTP behaviour", () => {
     });
     const list = JSON.parse(body) as List;
     expect(list.meta.self).toBe("https://api.jobs.example.org/api/v1/jobs?limit=1&offset=0");
-    expect(list.meta.next).toBe("https://api.jobs.example.org/api/v1/jobs?limit=1&offset=1");
+    expect(list.meta.next).toMatch(/^https:\/\/api\.jobs\.example\.org\/api\/v1\/jobs\?limit=1&offset=1&cursor=/);
     expect((list.data[0]!["links"] as Body)["self"]).toMatch(/^https:\/\/api\.jobs\.example\.org\/api\/v1\/jobs\//);
   });
 

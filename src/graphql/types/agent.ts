@@ -2,7 +2,7 @@ import type { Agent as AgentRow } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
 import { BillingPeriodEnum, PricingModelEnum } from "../enums.ts";
 import { isPublicCompany, listedAgentWhere, reachableAgentWhere } from "../gates.ts";
-import { definePage, pageArgs, pageRequest } from "../paging.ts";
+import { cursorArgs, definePage, loadStrategy, pageArgs, pageRequest } from "../paging.ts";
 import { Company } from "./company.ts";
 
 type PricingShape = Pick<AgentRow, "pricingModel" | "priceAmount" | "priceCurrency" | "pricePeriod" | "priceUnit">;
@@ -51,13 +51,20 @@ const AgentFilter = builder.inputType("AgentFilter", {
 });
 
 const AgentPage = definePage("Agent", "AgentPage", {
+  // An agent without published_at sorts first (NULLS FIRST when descending) and cannot name a
+  // position by key: a page that ends on one has no nextCursor, and the next link uses offset.
+  order: [
+    { field: "publishedAt", direction: "desc" },
+    { field: "id", direction: "desc" },
+  ],
   items: (ctx, query, page) =>
     ctx.prisma.agent.findMany({
       ...query,
+      relationLoadStrategy: loadStrategy("Agent", query),
       where: page.where,
       orderBy: [{ publishedAt: "desc" }, { id: "desc" }],
       take: page.limit,
-      skip: page.offset,
+      skip: page.skip,
     }),
   total: (ctx, where) => ctx.prisma.agent.count({ where }),
 });
@@ -66,9 +73,10 @@ builder.queryFields((t) => ({
   agents: t.field({
     type: AgentPage,
     description: "Published agents, newest first (published_at descending, then id descending).",
-    args: { ...pageArgs, filter: t.arg({ type: AgentFilter }) },
+    args: { ...pageArgs, ...cursorArgs, filter: t.arg({ type: AgentFilter }) },
     resolve: (_root, args) => ({
       ...pageRequest(args),
+      after: args.after,
       countKey: JSON.stringify(args.filter ?? null),
       where: args.filter?.category ? { ...listedAgentWhere, category: args.filter.category } : listedAgentWhere,
     }),

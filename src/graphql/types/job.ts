@@ -4,7 +4,7 @@ import { EmploymentTypeEnum, SalaryPeriodEnum, SeniorityEnum, WorkModelEnum } fr
 import { isPublicCompany, publicCompanyWhere, publicJobWhere } from "../gates.ts";
 import type { GraphQLContext } from "../context.ts";
 import { countJobs } from "../counters.ts";
-import { badArgument, definePage, pageArgs, pageRequest } from "../paging.ts";
+import { badArgument, cursorArgs, definePage, loadStrategy, pageArgs, pageRequest } from "../paging.ts";
 import { Company } from "./company.ts";
 import { Location, locationOf } from "./location.ts";
 
@@ -137,28 +137,39 @@ const DEFERRED_JOIN_FROM = 1_000;
 const jobOrder = [{ publishedAt: "desc" }, { id: "desc" }] satisfies Prisma.JobOrderByWithRelationInput[];
 
 const JobPage = definePage("Job", "JobPage", {
-  // A deferred join: skip rows over the list index alone (an index-only scan), then load the
-  // page's rows. Selecting full rows while skipping would read every skipped row's heap tuple.
+  order: [
+    { field: "publishedAt", direction: "desc" },
+    { field: "id", direction: "desc" },
+  ],
   items: async (ctx, query, page) => {
-    // Near the start the skipped rows are few: one query beats two round trips.
-    if (page.offset < DEFERRED_JOIN_FROM) {
+    const relationLoadStrategy = loadStrategy("Job", query);
+    // Near the start (or after a cursor, which seeks) the skipped rows are few: one statement.
+    if (page.skip < DEFERRED_JOIN_FROM) {
       return ctx.prisma.job.findMany({
         ...query,
+        relationLoadStrategy,
         where: page.where,
         orderBy: jobOrder,
         take: page.limit,
-        skip: page.offset,
+        skip: page.skip,
       });
     }
+    // A deferred join: skip rows over the list index alone (an index-only scan), then load the
+    // page's rows. Selecting full rows while skipping would read every skipped row's heap tuple.
     const ids = await ctx.prisma.job.findMany({
       select: { id: true },
       where: page.where,
       orderBy: jobOrder,
       take: page.limit,
-      skip: page.offset,
+      skip: page.skip,
     });
     if (ids.length === 0) return [];
-    return ctx.prisma.job.findMany({ ...query, where: { id: { in: ids.map((j) => j.id) } }, orderBy: jobOrder });
+    return ctx.prisma.job.findMany({
+      ...query,
+      relationLoadStrategy,
+      where: { id: { in: ids.map((j) => j.id) } },
+      orderBy: jobOrder,
+    });
   },
   total: countJobs,
 });
@@ -167,12 +178,13 @@ builder.queryFields((t) => ({
   jobs: t.field({
     type: JobPage,
     description: "Public open jobs, newest first (published_at descending, then id descending).",
-    args: { ...pageArgs, filter: t.arg({ type: JobFilter }) },
+    args: { ...pageArgs, ...cursorArgs, filter: t.arg({ type: JobFilter }) },
     resolve: async (_root, args, ctx) => {
       const page = pageRequest(args);
       const countKey = JSON.stringify(args.filter ?? null);
       return {
         ...page,
+        after: args.after,
         countKey,
         where: { AND: [publicJobWhere(ctx.now), ...(await jobFilterWhere(ctx, args.filter))] },
       };

@@ -2,7 +2,7 @@ import type { Prisma } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
 import { AvailabilityEnum, TalentLinkKindEnum, WorkModelEnum } from "../enums.ts";
 import { publicTalentWhere } from "../gates.ts";
-import { definePage, pageArgs, pageRequest } from "../paging.ts";
+import { cursorArgs, definePage, loadStrategy, pageArgs, pageRequest } from "../paging.ts";
 import { Location, locationOf } from "./location.ts";
 
 const TalentLink = builder.prismaObject("TalentLink", {
@@ -46,13 +46,15 @@ const TalentFilter = builder.inputType("TalentFilter", {
 });
 
 const TalentPage = definePage("Talent", "TalentPage", {
+  order: [{ field: "handle", direction: "asc" }],
   items: (ctx, query, page) =>
     ctx.prisma.talent.findMany({
       ...query,
+      relationLoadStrategy: loadStrategy("Talent", query),
       where: page.where,
       orderBy: { handle: "asc" },
       take: page.limit,
-      skip: page.offset,
+      skip: page.skip,
     }),
   total: (ctx, where) => ctx.prisma.talent.count({ where }),
 });
@@ -61,12 +63,13 @@ builder.queryFields((t) => ({
   talents: t.field({
     type: TalentPage,
     description: "Public talents by handle.",
-    args: { ...pageArgs, filter: t.arg({ type: TalentFilter }) },
+    args: { ...pageArgs, ...cursorArgs, filter: t.arg({ type: TalentFilter }) },
     resolve: (_root, args) => {
       const where: Prisma.TalentWhereInput[] = [publicTalentWhere];
       if (args.filter?.skill) where.push({ skills: { some: { slug: args.filter.skill } } });
       if (args.filter?.sector) where.push({ sectors: { some: { slug: args.filter.sector } } });
-      return { ...pageRequest(args), countKey: JSON.stringify(args.filter ?? null), where: { AND: where } };
+      const countKey = JSON.stringify(args.filter ?? null);
+      return { ...pageRequest(args), after: args.after, countKey, where: { AND: where } };
     },
   }),
   talent: t.prismaField({
