@@ -1,11 +1,16 @@
 // Benchmark of the PDF compression engine against Ghostscript and qpdf (issue 5), run by hand:
 //   npm run bench:compress -- <dir> [--profiles lossless,balanced,extreme] [--tools engine,gs,qpdf]
 //     [--no-peers] [--only substr[,substr]] [--jobs N] [--keep DIR] [--json FILE]
-//     [--timeout S (per tool run, 300)] [--heap-mb MB (engine child heap, 1536)] [--live-engine]
+//     [--timeout S (per peer run, 300)] [--heap-mb MB (engine child heap, 1536)] [--live-engine]
+//     [--cold]
 // <dir> is a folder of PDFs, or the shared corpus layout (files/ + MANIFEST.tsv, of which only
 // the files the API should accept without a password are used).
 //
-// Every tool runs once per file in a process of its own, through GNU time (wall time, peak RSS).
+// The engine runs as the service runs it: through the runner, with the service's default
+// settings (src/config/env.ts: warm processes, one job per process, the time limit for the file's
+// size, the RSS cap), so its wall time is what a request waits for the compression. --cold starts
+// a fresh engine process per file instead (through GNU time), as the service did before its warm
+// pool. Every peer runs once per file in a process of its own, through GNU time (wall time, peak RSS).
 // Each output is then checked with tools independent of the engine's pdf-lib: qpdf --check,
 // page count, pdftotext, counts of form fields / links / bookmarks / attachments (qpdf --json),
 // and SSIM of page 1, the middle and the last page rendered at 100 dpi by pdftoppm.
@@ -23,7 +28,10 @@ import { COMPRESSION_PROFILES, isCompressionProfile } from "../src/compress/engi
 import type { CompressionProfile } from "../src/compress/engine/index.ts";
 import { aggregate, bestOf, checkTargets, countedFiles, trailing } from "./pdf/aggregate.ts";
 import type { ContenderResult, FileResult } from "./pdf/aggregate.ts";
-import { engineContender, peerContenders } from "./pdf/contenders.ts";
+import { loadConfig } from "../src/config/env.ts";
+import { createRunner, serviceRunnerOptions } from "../src/compress/isolation/runner.ts";
+import type { Runner } from "../src/compress/isolation/runner.ts";
+import { engineContender, peerContenders, runnerEngineContender } from "./pdf/contenders.ts";
 import type { Contender, ContenderId } from "./pdf/contenders.ts";
 import { listCorpus } from "./pdf/corpus.ts";
 import { snapshotEngine } from "./pdf/snapshot.ts";
@@ -54,6 +62,7 @@ const { values: flags, positionals } = parseArgs({
     timeout: { type: "string", default: "300" },
     "heap-mb": { type: "string", default: "1536" },
     "live-engine": { type: "boolean", default: false },
+    cold: { type: "boolean", default: false },
   },
 });
 
@@ -114,11 +123,27 @@ async function smokeTest(engine: Contender): Promise<string | undefined> {
 
 const snapshot = tools.has("engine") && !flags["live-engine"] ? await snapshotEngine() : undefined;
 const contenders: Contender[] = [];
+let runner: Runner | undefined;
 if (tools.has("engine")) {
-  const options = { heapMb, ...(snapshot ? { childPath: snapshot.childPath } : {}) };
-  for (const profile of profiles as CompressionProfile[]) contenders.push(engineContender(profile, options));
+  if (flags.cold) {
+    const options = { heapMb, ...(snapshot ? { childPath: snapshot.childPath } : {}) };
+    for (const profile of profiles as CompressionProfile[]) contenders.push(engineContender(profile, options));
+  } else {
+    // The service's defaults; at least --jobs at once, so that jobs never queue in the runner.
+    const service = serviceRunnerOptions(loadConfig({}).compress);
+    const concurrency = Math.max(service.concurrency, jobs);
+    runner = createRunner({
+      ...service,
+      concurrency,
+      warmProcesses: Math.max(service.warmProcesses ?? concurrency, jobs),
+      memoryMb: heapMb,
+      ...(snapshot ? { childModule: snapshot.runnerChildPath } : {}),
+    });
+    for (const profile of profiles as CompressionProfile[]) contenders.push(runnerEngineContender(profile, runner));
+  }
   const problem = await smokeTest(contenders[0]!);
   if (problem) {
+    await runner?.close();
     await snapshot?.remove();
     fail(
       `the engine${snapshot ? ` (snapshot ${snapshot.hash})` : ""} fails on a one-page PDF: ${problem}. ` +
@@ -133,6 +158,7 @@ if (contenders.length === 0) fail("nothing to run");
 
 const workDir = flags.keep ? path.resolve(flags.keep) : await mkdtemp(path.join(os.tmpdir(), "bench-compress-"));
 const cleanUp = async () => {
+  await runner?.close();
   await snapshot?.remove();
   if (!flags.keep) await rm(workDir, { recursive: true, force: true });
 };
@@ -309,7 +335,7 @@ out.push(
     `gs ${environment.gs}; ${environment.qpdf}; ${environment.pdftoppm}; commit ${environment.commit}` +
     (environment.uncommittedEngineFiles ? ` + ${environment.uncommittedEngineFiles} uncommitted engine files` : "") +
     (snapshot ? `; engine snapshot ${snapshot.hash}` : flags["live-engine"] ? "; live engine" : "") +
-    `; --jobs ${jobs}`,
+    `; --jobs ${jobs}; engine ${flags.cold ? "in a fresh process per file (--cold)" : "through the runner's warm processes, the service's defaults"}`,
 );
 out.push(
   "Sizes in KiB/MiB (1024-based). time: wall time of the tool's process; peak: its peak RSS (GNU time). " +
@@ -330,8 +356,11 @@ out.push("", "== Inputs with structure to keep ==", inputStructureLines(results)
 out.push("", "== Aggregate ==", aggregateTable(aggregates));
 out.push(
   "peak/budget: the highest ratio over the files of peak RSS to 3 x input + 200 MiB. " +
-    "in-engine s: time inside compressPdf; the rest of the engine's time is starting Node and its modules " +
-    "in a fresh process per file, as the service does.",
+    (flags.cold
+      ? "in-engine s: time inside compressPdf; the rest of the engine's time is starting Node and its modules " +
+        "in a fresh process per file (--cold)."
+      : "in-engine s: time inside compressPdf; the rest of the engine's time is the runner's: reading and " +
+        "writing the files, IPC, the process's exit (a warm process per job, as the service runs it)."),
 );
 out.push("", bestOfLines(best));
 out.push("", "== TARGETS ==", targetsSection(targets));
@@ -344,7 +373,16 @@ if (flags.json) {
     startedAt: started.toISOString(),
     finishedAt: new Date().toISOString(),
     environment,
-    options: { dir, profiles, tools: [...tools], only: flags.only ?? null, jobs, toolTimeoutMs, heapMb },
+    options: {
+      dir,
+      profiles,
+      tools: [...tools],
+      only: flags.only ?? null,
+      jobs,
+      toolTimeoutMs,
+      heapMb,
+      cold: flags.cold,
+    },
     corpus: corpus.description,
     contenders: contenders.map(({ id, label, ssimThreshold, identicalText }) => ({
       id,

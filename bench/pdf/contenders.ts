@@ -1,10 +1,14 @@
 // The programs the benchmark compares: our engine with each profile, and, when installed,
-// Ghostscript (/ebook, /screen) and qpdf (lossless rewrite). Each runs as a process of its own
-// through GNU time, so wall time and peak memory are measured the same way for all.
+// Ghostscript (/ebook, /screen) and qpdf (lossless rewrite). The engine runs as the service runs
+// it: through the runner (src/compress/isolation/runner.ts), one job per warm process; wall time
+// is from run() to its result, peak memory what the process measured of itself (getrusage, the
+// whole process). The peers run as processes of their own through GNU time. engineContender
+// instead starts a fresh engine process per file (what the service did before its warm pool).
 import { fileURLToPath } from "node:url";
 import type { CompressionProfile } from "../../src/compress/engine/index.ts";
 import type { EngineChildReply } from "./engine-child.ts";
 import { ENGINE_CHILD_ENV, engineExecArgv } from "../../src/compress/isolation/runner.ts";
+import type { Runner } from "../../src/compress/isolation/runner.ts";
 import { describeExit, findBinary, runMeasured } from "./tools.ts";
 
 export type ContenderId = `engine:${CompressionProfile}` | "gs:ebook" | "gs:screen" | "qpdf";
@@ -76,6 +80,34 @@ export function engineContender(profile: CompressionProfile, options: EngineOpti
         status: "failed",
         message: reply ? `${reply.message} (${describeExit(result, timeoutMs)})` : describeExit(result, timeoutMs),
       };
+    },
+  };
+}
+
+/** The engine through a runner (the caller creates it with the service's options and closes it). */
+export function runnerEngineContender(profile: CompressionProfile, runner: Runner): Contender {
+  return {
+    id: `engine:${profile}`,
+    tool: "engine",
+    label: `engine ${profile}`,
+    ssimThreshold: THRESHOLDS[profile],
+    identicalText: profile === "lossless",
+    async run(input, output) {
+      // The runner's own time limit applies (the service's, for the input's size).
+      const started = performance.now();
+      const result = await runner.run({ kind: "compress", inputPath: input, outputPath: output, profile });
+      const wallMs = performance.now() - started;
+      if (result.ok) {
+        const usage = result.usage;
+        return {
+          status: "ok",
+          wallMs,
+          ...(usage ? { peakRssKb: usage.maxRssKb, engine: { engineMs: usage.engineMs } } : {}),
+        };
+      }
+      if (result.code === "processing_timeout") return { status: "timeout", wallMs, message: result.message };
+      if (result.code === "processing_failed") return { status: "failed", wallMs, message: result.message };
+      return { status: "refused", wallMs, code: result.code, message: result.message };
     },
   };
 }

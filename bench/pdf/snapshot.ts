@@ -1,8 +1,10 @@
 // A frozen copy of the engine for one benchmark run. The engine's sources change while people
 // work on them, and a run takes many minutes: without a copy, files measured early and late
 // could meet different code, or code caught half-saved. The copy holds src/compress/engine
-// (which imports only npm packages), the child script at the same relative place, package.json
-// (ESM) and a link to node_modules; its hash names the code measured.
+// (which imports only npm packages), the child scripts at the same relative places (the
+// benchmark's own, and the service's src/compress/isolation/child.ts with the protocol it
+// imports, which the runner's warm processes run), package.json (ESM) and a link to node_modules;
+// its hash names the engine code measured.
 import { createHash } from "node:crypto";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -14,6 +16,8 @@ const REPO = fileURLToPath(new URL("../../", import.meta.url));
 export interface EngineSnapshot {
   /** The copy of bench/pdf/engine-child.ts, to run instead of the original. */
   childPath: string;
+  /** The copy of src/compress/isolation/child.ts, for the runner's childModule option. */
+  runnerChildPath: string;
   /** sha256 (12 hex digits) of the engine's source files, by name and content. */
   hash: string;
   files: number;
@@ -29,6 +33,11 @@ export async function snapshotEngine(): Promise<EngineSnapshot> {
     await mkdir(path.join(dir, "bench/pdf"), { recursive: true });
     const childPath = path.join(dir, "bench/pdf/engine-child.ts");
     await cp(fileURLToPath(new URL("./engine-child.ts", import.meta.url)), childPath);
+    const isolation = path.join(dir, "src/compress/isolation");
+    await mkdir(isolation, { recursive: true });
+    for (const name of ["child.ts", "protocol.ts"]) {
+      await cp(path.join(REPO, "src/compress/isolation", name), path.join(isolation, name));
+    }
     await cp(path.join(REPO, "package.json"), path.join(dir, "package.json"));
     await symlink(path.join(REPO, "node_modules"), path.join(dir, "node_modules"), "dir");
 
@@ -37,6 +46,7 @@ export async function snapshotEngine(): Promise<EngineSnapshot> {
     for (const name of names) hash.update(`${name}\0`).update(await readFile(path.join(target, name)));
     return {
       childPath,
+      runnerChildPath: path.join(isolation, "child.ts"),
       hash: hash.digest("hex").slice(0, 12),
       files: names.length,
       remove: () => rm(dir, { recursive: true, force: true }),

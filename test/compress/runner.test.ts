@@ -80,7 +80,14 @@ describe("runner", () => {
   it("runs a job in a child process and writes the output file", async () => {
     const job = compress(photo);
     const result = await runner().run(job);
-    expect(result).toEqual({ ok: true, outputSize: expect.any(Number) as number, pages: 2 });
+    expect(result).toEqual({
+      ok: true,
+      outputSize: expect.any(Number) as number,
+      pages: 2,
+      // What the process measured of itself: the whole process, so at least the modules loaded.
+      usage: { engineMs: expect.any(Number) as number, maxRssKb: expect.any(Number) as number },
+    });
+    expect(result.ok && result.usage!.maxRssKb).toBeGreaterThan(20_000);
     const { size } = await stat(job.outputPath);
     expect(result.ok && size === result.outputSize).toBe(true);
     expect(size).toBeLessThan((await stat(photo)).size / 2);

@@ -16,6 +16,7 @@ sharp.cache(false);
 
 async function run(job: EngineJob): Promise<EngineResult> {
   const input = await readFile(job.inputPath);
+  const started = performance.now();
   let result: EngineOutput;
   if (job.kind === "compress") {
     result = await compressPdf(input, job.profile);
@@ -23,8 +24,10 @@ async function run(job: EngineJob): Promise<EngineResult> {
     result = await unlockPdf(input, job.password);
     if (job.profile) result = await compressPdf(result.output, job.profile);
   }
+  const engineMs = performance.now() - started;
   await writeFile(job.outputPath, result.output);
-  return { ok: true, outputSize: result.output.length, pages: result.pages };
+  const usage = { engineMs, maxRssKb: process.resourceUsage().maxRSS };
+  return { ok: true, outputSize: result.output.length, pages: result.pages, usage };
 }
 
 async function handle(message: unknown): Promise<EngineResult> {

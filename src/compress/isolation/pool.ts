@@ -10,7 +10,7 @@ import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { isChildReady } from "./protocol.ts";
 
-const CHILD = fileURLToPath(new URL("./child.ts", import.meta.url));
+export const CHILD_MODULE = fileURLToPath(new URL("./child.ts", import.meta.url));
 
 /** Restart delays after processes that died idle (a broken install must not become a fork loop). */
 const BACKOFF_FIRST_MS = 100;
@@ -43,6 +43,8 @@ export interface PoolOptions {
   size: number;
   execArgv: string[];
   env: Record<string, string>;
+  /** The child script; default child.ts beside this file (the benchmarks run a frozen copy). */
+  childModule?: string | undefined;
   onStderr?: ((text: string) => void) | undefined;
   onEvent?: ((event: PoolEvent) => void) | undefined;
 }
@@ -63,7 +65,7 @@ export interface ProcessPool {
 
 function forkEngine(options: PoolOptions, warm: boolean): EngineProcess {
   const spawnedAt = performance.now();
-  const child = fork(CHILD, [], {
+  const child = fork(options.childModule ?? CHILD_MODULE, [], {
     execArgv: options.execArgv,
     stdio: ["ignore", "ignore", options.onStderr ? "pipe" : "ignore", "ipc"],
     env: options.env,

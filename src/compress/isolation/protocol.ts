@@ -15,8 +15,24 @@ export type RunnerFailureCode = "processing_timeout" | "processing_failed";
 
 export type EngineFailureCode = PdfRejectedCode | RunnerFailureCode;
 
+/**
+ * What the process measured of its job, for logs and the benchmarks: the time inside the engine
+ * and the process's peak resident memory (getrusage: the whole process, modules included).
+ */
+export interface JobUsage {
+  engineMs: number;
+  maxRssKb: number;
+}
+
 export type EngineResult =
-  { ok: true; outputSize: number; pages: number } | { ok: false; code: EngineFailureCode; message: string };
+  | { ok: true; outputSize: number; pages: number; usage?: JobUsage }
+  | { ok: false; code: EngineFailureCode; message: string };
+
+const isUsage = (value: unknown): value is JobUsage =>
+  isObject(value) &&
+  typeof value["engineMs"] === "number" &&
+  Number.isFinite(value["engineMs"]) &&
+  Number.isSafeInteger(value["maxRssKb"]);
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
 
@@ -50,7 +66,11 @@ export function isEngineJob(value: unknown): value is EngineJob {
 export function isEngineResult(value: unknown): value is EngineResult {
   if (!isObject(value)) return false;
   if (value["ok"] === true) {
-    return Number.isSafeInteger(value["outputSize"]) && Number.isSafeInteger(value["pages"]);
+    return (
+      Number.isSafeInteger(value["outputSize"]) &&
+      Number.isSafeInteger(value["pages"]) &&
+      (value["usage"] === undefined || isUsage(value["usage"]))
+    );
   }
   return (
     value["ok"] === false &&

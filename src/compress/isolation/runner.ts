@@ -41,6 +41,8 @@ export interface RunnerOptions {
   onChildStderr?: (text: string) => void;
   /** The children's environment. Default: empty (they handle untrusted files and need nothing). */
   env?: Record<string, string>;
+  /** The child script; default child.ts. The benchmarks pass a frozen copy of it and the engine. */
+  childModule?: string;
   /** The life of every process and job, for logs and tests (which process ran which job). */
   onEvent?: (event: RunnerEvent) => void;
 }
@@ -327,6 +329,7 @@ export function createRunner(options: RunnerOptions): Runner {
     env: { ...ENGINE_CHILD_ENV, ...options.env },
     onStderr: options.onChildStderr,
     onEvent: options.onEvent,
+    childModule: options.childModule,
   });
   const timeoutFor = (inputBytes: number) => jobTimeoutMs({ timeoutMs, timeoutMsPerMb }, inputBytes);
   let closed = false;
