@@ -2,7 +2,7 @@
 // encoding JPEG and PNG-predicted Flate, for images of 1 (gray), 3 (RGB-like) and 4 (CMYK-like)
 // components. No colour conversion ever happens: components go through as they are.
 import sharp from "sharp";
-import type { Sharp } from "sharp";
+import type { JpegOptions as SharpJpegOptions, Sharp } from "sharp";
 import { deflate } from "./filters.ts";
 
 /** sharp refuses inputs above this many pixels; we skip such images before decoding them. */
@@ -188,38 +188,41 @@ export async function decodeJpeg(jpeg: Uint8Array, components: Components, size?
 }
 
 /**
- * A JPEG's luminance at full size, without holding its colour samples: three components weighed
- * as `luminance` (quality.ts) weighs them; one component as it is. Undefined for four.
+ * How hard the JPEG encoder works. "best" is mozjpeg's full setting (trellis quantisation,
+ * overshoot deringing, progressive scans chosen by trial). "fast" keeps mozjpeg's quantisation
+ * tables and progressive Huffman-optimised scans but skips trellis quantisation and the scan
+ * trials: on 300 dpi scans brought to 150 ppi it encodes about 5x faster for files some 15 %
+ * larger at the same quality, with an SSIM at 100 dpi lower by about 0.001.
  */
-export async function jpegLuminance(
-  jpeg: Uint8Array,
-  components: Components,
-): Promise<{ data: Uint8Array; width: number; height: number } | undefined> {
-  if (components === 4) return undefined;
-  let image = sharp(jpeg, inputOptions);
-  if (components === 3) {
-    const [r, g, b] = [77 / 256, 151 / 256, 28 / 256];
-    image = image.toColourspace("srgb").recomb([
-      [r, g, b],
-      [r, g, b],
-      [r, g, b],
-    ]);
-    image = image.extractChannel(0);
-  }
-  const { data, info } = await image.toColourspace("b-w").raw().toBuffer({ resolveWithObject: true });
-  if (info.channels !== 1) return undefined;
-  return { data, width: info.width, height: info.height };
-}
+export type JpegEffort = "best" | "fast";
 
 export interface JpegOptions {
   quality: number;
   /** "4:2:0" (default) or "4:4:4". */
   chromaSubsampling?: string;
+  /** Default "best". */
+  effort?: JpegEffort;
 }
+
+const JPEG_EFFORT: Record<JpegEffort, SharpJpegOptions> = {
+  best: { mozjpeg: true },
+  fast: {
+    quantisationTable: 3,
+    progressive: true,
+    optimiseCoding: true,
+    trellisQuantisation: false,
+    overshootDeringing: false,
+    optimiseScans: false,
+  },
+};
 
 async function jpegFrom(image: Sharp, components: Components, options: JpegOptions): Promise<Uint8Array> {
   return inComponents(image, components)
-    .jpeg({ quality: options.quality, mozjpeg: true, chromaSubsampling: options.chromaSubsampling ?? "4:2:0" })
+    .jpeg({
+      ...JPEG_EFFORT[options.effort ?? "best"],
+      quality: options.quality,
+      chromaSubsampling: options.chromaSubsampling ?? "4:2:0",
+    })
     .toBuffer();
 }
 

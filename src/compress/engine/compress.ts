@@ -14,6 +14,7 @@ import { mergeDuplicates } from "./dedup.ts";
 import { optimiseImages } from "./images.ts";
 import type { ImageReport } from "./images.ts";
 import { openPdf } from "./load.ts";
+import { defaultConcurrency } from "./pool.ts";
 import { isCompressionProfile, PROFILE_SETTINGS } from "./profiles.ts";
 import type { CompressionProfile, ProfileSettings } from "./profiles.ts";
 import { removeUnreachableObjects } from "./prune.ts";
@@ -81,7 +82,14 @@ async function rewrite(
   // Dead objects and copies go first, so that the expensive passes do not work on them.
   let removedObjects = removeUnreachableObjects(context);
   let mergedObjects = mergeDuplicates(context).merged;
-  const images = settings.images ? await optimiseImages(context, settings.images) : undefined;
+  const images = settings.images
+    ? await optimiseImages(context, settings.images, {
+        concurrency: defaultConcurrency(),
+        // What images being recoded may hold at once: within the memory budget of 3 x the input +
+        // 200 MB, beside Node and its modules (about 100 MB) and the parsed document.
+        memoryBudget: 64 * 1024 * 1024 + input.length,
+      })
+    : undefined;
   const streams = recompressStreams(context, {
     ...(images ? { skip: images.replaced } : {}),
     plainMetadata: pdfAPart(catalogXmp(context)) !== undefined,

@@ -26,12 +26,11 @@ import {
   decodeJpeg,
   encodeJpeg,
   encodeLossless,
-  jpegLuminance,
   MAX_IMAGE_PIXELS,
   readJpegHeader,
   resample,
 } from "./codecs.ts";
-import type { Components, JpegHeader, Pixels, Size } from "./codecs.ts";
+import type { Components, JpegEffort, JpegHeader, Pixels, Size } from "./codecs.ts";
 import { colourOf } from "./colour.ts";
 import type { Colour, DirectColour } from "./colour.ts";
 import { decodeFilters, decodeParmsOf, deflate, filtersOf, isGeneralFilter, N, numberOf } from "./filters.ts";
@@ -39,8 +38,9 @@ import { convertInlineImages, MIN_INLINE_BYTES } from "./inline.ts";
 import { findImagePlacements } from "./placement.ts";
 import type { Placement, Placements } from "./placement.ts";
 import type { ImageSettings } from "./profiles.ts";
+import { defaultConcurrency, forEachBounded } from "./pool.ts";
+import type { PoolOptions } from "./pool.ts";
 import { QualityCheck } from "./quality.ts";
-import type { Gray } from "./quality.ts";
 
 export { MAX_IMAGE_PIXELS };
 
@@ -400,6 +400,8 @@ interface Job {
   /** The size to downsample to, when it is to be downsampled. */
   target: Size | undefined;
   settings: ImageSettings;
+  /** How hard the JPEG encoder works on this document's images (see `effortFor`). */
+  effort: JpegEffort;
 }
 
 const scaled = (size: Size, factor: number): Size => ({
@@ -446,8 +448,6 @@ interface Working {
   jpeg: JpegHeader | undefined;
   /** What the stored data costs as a lossless encoding of these pixels, when it is one. */
   storedLossless: number | undefined;
-  /** The luminance of the whole image, when the pixels are a reduced copy of a JPEG. */
-  reference?: Gray;
 }
 
 /** Decodes the image, reducing very large ones on the way. */
@@ -465,24 +465,12 @@ async function workingPixels(job: Job, source: Source): Promise<Working | undefi
     if (reduceTo.width * reduceTo.height * n > 2 * MAX_DECODED_BYTES) return undefined;
   }
   if (source.kind === "jpeg") {
-    // A JPEG is decoded straight to the largest size the recoding will try (libvips shrinks while
-    // decoding), the quality check getting the luminance of the whole image; its own size is
-    // decoded later, only if it comes to that (see `recode`).
-    let reference: Gray | undefined;
-    const largest = ladderOf(job).at(-1);
-    if (!reduceTo && largest && largest.width < info.width && largest.height < info.height) {
-      reference = job.placement && (await jpegLuminance(source.data, n));
-      if (reference || !job.placement) reduceTo = largest;
-    }
+    // A JPEG is decoded once, whole: every size tried is resampled from it, and the quality check
+    // draws it. (libvips's shrink-on-load does not apply below a 3x reduction, and decoding twice,
+    // reduced for the candidates and whole for the check, cost more than decoding once.) A very
+    // large one is decoded reduced, and checked against that.
     const pixels = await decodeJpeg(source.data, n, reduceTo);
-    return {
-      pixels,
-      reduced: reduceTo !== undefined,
-      recoloured: {},
-      jpeg: source.header,
-      storedLossless: undefined,
-      ...(reference ? { reference } : {}),
-    };
+    return { pixels, reduced: reduceTo !== undefined, recoloured: {}, jpeg: source.header, storedLossless: undefined };
   }
   let pixels: Pixels | undefined;
   if (source.kind === "large-flate") {
@@ -522,7 +510,7 @@ interface Candidate {
 async function jpegCandidate(job: Job, working: Working, output: Pixels): Promise<Candidate> {
   const { info, settings } = job;
   const quality = job.mask ? Math.max(settings.jpegQuality, 85) : settings.jpegQuality;
-  const data = await encodeJpeg(output, { quality });
+  const data = await encodeJpeg(output, { quality, effort: job.effort });
   const n = output.components;
   // libvips writes 4-component JPEGs Adobe-inverted; so does the stored JPEG when it has the marker.
   const inverted = n === 4 && adobeInverts(working.jpeg?.adobe ?? false);
@@ -579,7 +567,7 @@ async function candidateAt(
   if (kind.photo === true) return jpegCandidate(job, working, output);
   const large = output.width * output.height > PROBE_PIXELS * 4;
   const probe = large ? await resample(output, scaledTo(output, PROBE_PIXELS)) : output;
-  const probeJpeg = await encodeJpeg(probe, { quality: settings.jpegQuality });
+  const probeJpeg = await encodeJpeg(probe, { quality: settings.jpegQuality, effort: job.effort });
   const probeLossless = await losslessCandidate(working, probe, exact && !large);
   let reference = probeLossless.replacement.data.length;
   if (exact && !large && working.storedLossless !== undefined) reference = Math.min(reference, working.storedLossless);
@@ -649,17 +637,8 @@ async function recode(job: Job, source: Source): Promise<Replacement | undefined
   if (source.kind === "jpeg" && !job.target && !reencodesAtOwnSize(job, source.header)) return undefined;
   const working = await workingPixels(job, source);
   if (!working) return undefined;
-  const reference = working.reference ?? working.pixels;
-  const check = placement && new QualityCheck(reference, placement, imageFloor(settings, placement));
-  const kind: { photo?: boolean } = {};
-  const found = await firstAcceptable(job, working, sizesToTry(job, working), check, kind);
-  if (found !== undefined || !working.reference || source.kind !== "jpeg") return found ?? undefined;
-  // A JPEG decoded reduced, that no reduction would do: its own size, when worth trying.
-  if (!reencodesAtOwnSize(job, source.header)) return undefined;
-  const whole = await decodeJpeg(source.data, working.pixels.components);
-  return (
-    (await firstAcceptable(job, { ...working, pixels: whole, reduced: false }, [undefined], check, kind)) ?? undefined
-  );
+  const check = placement && new QualityCheck(working.pixels, placement, imageFloor(settings, placement));
+  return (await firstAcceptable(job, working, sizesToTry(job, working), check, {})) ?? undefined;
 }
 
 function replace(stream: PDFRawStream, replacement: Replacement, context: PDFContext): void {
@@ -710,13 +689,59 @@ function imageFloor(settings: ImageSettings, placement: Placement): number {
   return Math.max(settings.minImageSsim, 1 - (1 - settings.minSsim) / share);
 }
 
+/** What the image pass may hold decoded at once when the caller does not say. */
+const DEFAULT_IMAGE_MEMORY = 128 * 1024 * 1024;
+
 /**
- * Downsamples and re-encodes the document's image XObjects in place, per `settings`. Returns the
+ * Image pixels (as stored) above which a document's JPEGs are encoded with the "fast" effort:
+ * about seven A4 pages scanned at 300 dpi. mozjpeg's trellis quantisation takes some 15 % off
+ * each JPEG but multiplies its encoding time by about five; on a long scan that is most of the
+ * engine's time, on a few pages a fraction of a second.
+ */
+const BEST_EFFORT_MAX_PIXELS = 64_000_000;
+
+/** How hard the JPEG encoder works on a document, from how many pixels its images hold. */
+function effortFor(images: readonly PDFRawStream[], context: PDFContext): JpegEffort {
+  let pixels = 0;
+  for (const stream of images) {
+    try {
+      const info = describe(stream.dict, context);
+      if (info) pixels += info.width * info.height;
+    } catch {
+      // Left alone when recoded: it costs nothing.
+    }
+  }
+  return pixels > BEST_EFFORT_MAX_PIXELS ? "fast" : "best";
+}
+
+/**
+ * About the most memory recoding an image holds at once: its stored data (a copy, when filters
+ * are undone), its decoded samples (a very large one is decoded reduced, to at most twice
+ * MAX_DECODED_BYTES), and a candidate with its encoding and decoding (a quarter of the samples or
+ * less when downsampled, the whole when not: counted as half). An image we do not recode counts
+ * as nothing: it is left alone without being decoded.
+ */
+function peakBytesOf(stream: PDFRawStream, context: PDFContext): number {
+  let info: ImageInfo | undefined;
+  try {
+    info = describe(stream.dict, context);
+  } catch {
+    return 0;
+  }
+  if (!info) return 0;
+  const decoded = info.width * info.height * pixelComponents(info.colour);
+  return 1.5 * Math.min(decoded, 2 * MAX_DECODED_BYTES) + stream.contents.length;
+}
+
+/**
+ * Downsamples and re-encodes the document's image XObjects in place, per `settings`, several at a
+ * time within `pool`'s bounds. Returns the
  * streams it replaced (already optimally encoded: leave them out of later passes) and a report.
  */
 export async function optimiseImages(
   context: PDFContext,
   settings: ImageSettings,
+  pool: PoolOptions = { concurrency: defaultConcurrency(), memoryBudget: DEFAULT_IMAGE_MEMORY },
 ): Promise<{ replaced: Set<PDFRawStream>; report: ImageReport }> {
   let placements: Placements;
   let inlineConverted = 0;
@@ -775,7 +800,7 @@ export async function optimiseImages(
       const source = info && sourceOf(stream, info);
       if (!info || !source) return;
       const target = fixedSize ? undefined : targetSize(info, placement, settings);
-      replacement = await recode({ stream, info, mask, placement, target, settings }, source);
+      replacement = await recode({ stream, info, mask, placement, target, settings, effort }, source);
     } catch {
       // sharp could not read it (damaged data, unusual JPEG), or the dictionary is not what it
       // seems: the image stays as it is.
@@ -790,16 +815,28 @@ export async function optimiseImages(
     replaced.add(stream);
   };
 
+  // Every image is a job of its own (they share nothing but the report), run a few at a time.
+  const jobs: { stream: PDFRawStream; mask: boolean; placement: Placement | undefined; fixedSize: boolean }[] = [];
   for (const stream of images) {
     if (softMasks.has(stream) || stencils.has(stream)) continue;
-    await process(stream, false, placed.get(stream), matteParents.has(stream));
+    jobs.push({ stream, mask: false, placement: placed.get(stream), fixedSize: matteParents.has(stream) });
   }
   for (const [stream, entry] of softMasks) {
     if (stencils.has(stream)) continue;
     // A mask whose image is drawn somewhere we did not see keeps the longest-side rule; one also
     // drawn on its own counts that placement too.
     const placement = entry.unplacedParent ? undefined : union(entry.placement, placed.get(stream));
-    await process(stream, true, placement, entry.matte);
+    jobs.push({ stream, mask: true, placement, fixedSize: entry.matte });
   }
+  const effort = effortFor(
+    jobs.map((job) => job.stream),
+    context,
+  );
+  await forEachBounded(
+    jobs,
+    (job) => peakBytesOf(job.stream, context),
+    (job) => process(job.stream, job.mask, job.placement, job.fixedSize),
+    pool,
+  );
   return { replaced, report };
 }

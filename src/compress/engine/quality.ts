@@ -41,40 +41,102 @@ export function luminance(pixels: Pixels): Uint8Array {
   return out;
 }
 
-/** Shrinks by averaging whole source pixels, as many as fall to each device pixel (Splash's way). */
-function shrink(src: Uint8Array, sw: number, sh: number, dw: number, dh: number): Uint8Array {
-  const out = new Uint8Array(dw * dh);
-  const yp = Math.floor(sh / dh);
-  const yq = sh % dh;
-  const xp = Math.floor(sw / dw);
-  const xq = sw % dw;
-  // Column runs are the same on every row.
-  const xSteps = new Uint32Array(dw);
-  for (let x = 0, xt = 0; x < dw; x++) {
-    xt += xq;
-    xSteps[x] = xp + (xt >= dw ? 1 : 0);
-    if (xt >= dw) xt -= dw;
-  }
-  const sums = new Uint32Array(dw);
-  for (let y = 0, yt = 0, sy = 0; y < dh; y++) {
-    yt += yq;
-    const yStep = yp + (yt >= dh ? 1 : 0);
-    if (yt >= dh) yt -= dh;
-    sums.fill(0);
-    for (let j = 0; j < yStep; j++) {
-      const row = (sy + j) * sw;
-      for (let x = 0, sx = row; x < dw; x++) {
-        let s = 0;
-        const end = sx + xSteps[x]!;
-        for (; sx < end; sx++) s += src[sx]!;
-        sums[x] = sums[x]! + s;
-      }
+/** One row's luminance (`luminance`'s arithmetic), into `out` (a row of gray pixels is its own). */
+function rowLuminance(pixels: Pixels, y: number, out: Uint8Array): Uint8Array {
+  const { data, components, width } = pixels;
+  let i = y * width * components;
+  if (components === 1) return data.subarray(i, i + width);
+  if (components === 3) {
+    for (let x = 0; x < width; x++, i += 3)
+      out[x] = (77 * data[i]! + 151 * data[i + 1]! + 28 * data[i + 2]! + 128) >> 8;
+  } else {
+    for (let x = 0; x < width; x++, i += 4) {
+      const ink = (77 * data[i]! + 151 * data[i + 1]! + 28 * data[i + 2]! + 128) / 256 + data[i + 3]!;
+      out[x] = ink >= 255 ? 0 : 255 - Math.round(ink);
     }
-    for (let x = 0; x < dw; x++) out[y * dw + x] = Math.round(sums[x]! / (xSteps[x]! * yStep));
-    sy += yStep;
   }
   return out;
 }
+
+/** Splash's runs of whole source pixels per device pixel, along one axis: `device` runs over `source`. */
+function runs(source: number, device: number): Uint32Array {
+  const steps = new Uint32Array(device);
+  const p = Math.floor(source / device);
+  const q = source % device;
+  for (let d = 0, t = 0; d < device; d++) {
+    t += q;
+    steps[d] = p + (t >= device ? 1 : 0);
+    if (t >= device) t -= device;
+  }
+  return steps;
+}
+
+/** One device size being drawn by `shrinkLuminance`. */
+interface Shrinking {
+  dw: number;
+  out: Uint8Array;
+  xSteps: Uint32Array;
+  ySteps: Uint32Array;
+  /** Column sums of the source rows of the device row in progress. */
+  columns: Uint32Array;
+  y: number;
+  rowsLeft: number;
+}
+
+/**
+ * Shrinks by averaging whole source pixels, as many as fall to each device pixel (Splash's way),
+ * to one or more device sizes no larger than the source, taking the luminance as it goes: each
+ * source row's luminance is taken once and summed into the column sums of every size's device
+ * row, which is averaged across when its last source row is in. A full-size page image is read
+ * once, whatever the number of sizes, and no full-size gray copy of it is made.
+ */
+function shrinkLuminance(pixels: Pixels, sizes: readonly (readonly [number, number])[]): Uint8Array[] {
+  const { width: sw, height: sh } = pixels;
+  const drawings: Shrinking[] = sizes.map(([dw, dh]) => {
+    const ySteps = runs(sh, dh);
+    return {
+      dw,
+      out: new Uint8Array(dw * dh),
+      xSteps: runs(sw, dw),
+      ySteps,
+      columns: new Uint32Array(sw),
+      y: 0,
+      rowsLeft: ySteps[0]!,
+    };
+  });
+  const gray = new Uint8Array(sw);
+  for (let sy = 0; sy < sh; sy++) {
+    const row = rowLuminance(pixels, sy, gray);
+    for (const d of drawings) {
+      const { columns } = d;
+      for (let x = 0; x < sw; x++) columns[x] = columns[x]! + row[x]!;
+      if (--d.rowsLeft > 0) continue;
+      const yStep = d.ySteps[d.y]!;
+      const at = d.y * d.dw;
+      for (let x = 0, sx = 0; x < d.dw; x++) {
+        const step = d.xSteps[x]!;
+        let sum = 0;
+        for (const end = sx + step; sx < end; sx++) sum += columns[sx]!;
+        d.out[at + x] = Math.round(sum / (step * yStep));
+      }
+      columns.fill(0);
+      d.y++;
+      d.rowsLeft = d.ySteps[d.y] ?? 0;
+    }
+  }
+  return drawings.map((d) => d.out);
+}
+
+const grayPixels = (data: Uint8Array, width: number, height: number): Pixels => ({
+  data,
+  width,
+  height,
+  components: 1,
+});
+
+/** Shrinks gray samples as Splash does (see `shrinkLuminance`). */
+const shrink = (src: Uint8Array, sw: number, sh: number, dw: number, dh: number) =>
+  shrinkLuminance(grayPixels(src, sw, sh), [[dw, dh]])[0]!;
 
 /** Bilinear enlargement as Splash does it: source position x * (sw / dw), fractions truncated. */
 function enlarge(src: Uint8Array, sw: number, sh: number, dw: number, dh: number): Uint8Array {
@@ -123,6 +185,22 @@ function enlarge(src: Uint8Array, sw: number, sh: number, dw: number, dh: number
     for (let x = 0; x < dw; x++) out[y * dw + x] = rowA[x]! * (1 - wy) + rowB[x]! * wy;
   }
   return out;
+}
+
+/**
+ * Draws pixels' luminance at device sizes, each as `drawAt` draws `luminance(pixels)`; sizes no
+ * larger than the source are drawn in one pass.
+ */
+export function drawLuminanceAt(pixels: Pixels, sizes: readonly (readonly [number, number])[]): Uint8Array[] {
+  const { width: sw, height: sh } = pixels;
+  const shrinking = sizes.filter(([dw, dh]) => dw <= sw && dh <= sh);
+  const shrunk = shrinking.length > 0 ? shrinkLuminance(pixels, shrinking) : [];
+  let gray: Uint8Array | undefined;
+  return sizes.map(([dw, dh]) => {
+    if (dw <= sw && dh <= sh) return shrunk.shift()!;
+    gray ??= luminance(pixels);
+    return drawAt(gray, sw, sh, dw, dh);
+  });
 }
 
 /** Draws gray samples at a device size, with the renderer's filters (axis by axis when mixed). */
@@ -196,30 +274,17 @@ export function ssim(a: Uint8Array, b: Uint8Array, width: number, height: number
   return total / count;
 }
 
-/** Gray samples, one per pixel. */
-export interface Gray {
-  data: Uint8Array;
-  width: number;
-  height: number;
-}
-
 /** Compares recoded versions of one image with the original, as drawn at `placement`. */
 export class QualityCheck {
-  private readonly original: Uint8Array;
-  private readonly width: number;
-  private readonly height: number;
+  /** The image as it is now; its luminance is taken as it is drawn. */
+  private readonly original: Pixels;
   private readonly placement: Placement;
   private readonly floor: number;
-  private readonly references = new Map<number, Uint8Array>();
+  /** The original drawn at the device sizes (once, at the first candidate). */
+  private references: Uint8Array[] | undefined;
 
-  /**
-   * `original`: the image as it is now, as pixels or as its luminance (one sample per pixel, as
-   * `luminance` computes it).
-   */
-  constructor(original: Pixels | Gray, placement: Placement, floor: number) {
-    this.original = "components" in original ? luminance(original) : original.data;
-    this.width = original.width;
-    this.height = original.height;
+  constructor(original: Pixels, placement: Placement, floor: number) {
+    this.original = original;
     this.placement = placement;
     this.floor = floor;
   }
@@ -235,18 +300,15 @@ export class QualityCheck {
 
   /** The worst SSIM of `candidate` against the original over the device sizes (1 if too small to matter). */
   similarity(candidate: Pixels): number {
-    const gray = luminance(candidate);
+    const sizes = this.deviceSizes();
+    if (sizes.some(([dw, dh]) => dw * dh < MIN_DEVICE_PIXELS)) return 1;
+    // Both sizes are drawn in one pass over the pixels; comparing at the second costs little more.
+    this.references ??= drawLuminanceAt(this.original, sizes);
+    const drawn = drawLuminanceAt(candidate, sizes);
     let worst = 1;
-    for (const [dw, dh] of this.deviceSizes()) {
-      if (dw * dh < MIN_DEVICE_PIXELS) return 1;
-      const key = dw * 65536 + dh;
-      let reference = this.references.get(key);
-      if (!reference) {
-        reference = drawAt(this.original, this.width, this.height, dw, dh);
-        this.references.set(key, reference);
-      }
-      const drawn = drawAt(gray, candidate.width, candidate.height, dw, dh);
-      worst = Math.min(worst, ssim(reference, drawn, dw, dh));
+    for (let i = 0; i < sizes.length; i++) {
+      const [dw, dh] = sizes[i]!;
+      worst = Math.min(worst, ssim(this.references[i]!, drawn[i]!, dw, dh));
       if (worst < this.floor || worst >= this.floor + CLEAR_MARGIN) return worst;
     }
     return worst;
