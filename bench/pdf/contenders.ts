@@ -51,13 +51,18 @@ export interface EngineOptions {
   childPath?: string;
 }
 
+/** What every engine contender of a profile is, however it runs the engine. */
+const engineIdentity = (profile: CompressionProfile): Omit<Contender, "run"> => ({
+  id: `engine:${profile}`,
+  tool: "engine",
+  label: `engine ${profile}`,
+  ssimThreshold: THRESHOLDS[profile],
+  identicalText: profile === "lossless",
+});
+
 export function engineContender(profile: CompressionProfile, options: EngineOptions): Contender {
   return {
-    id: `engine:${profile}`,
-    tool: "engine",
-    label: `engine ${profile}`,
-    ssimThreshold: THRESHOLDS[profile],
-    identicalText: profile === "lossless",
+    ...engineIdentity(profile),
     async run(input, output, timeoutMs) {
       const args = [...engineExecArgv(options.heapMb), options.childPath ?? ENGINE_CHILD, input, output, profile];
       // The flags and environment the service gives its children.
@@ -87,11 +92,7 @@ export function engineContender(profile: CompressionProfile, options: EngineOpti
 /** The engine through a runner (the caller creates it with the service's options and closes it). */
 export function runnerEngineContender(profile: CompressionProfile, runner: Runner): Contender {
   return {
-    id: `engine:${profile}`,
-    tool: "engine",
-    label: `engine ${profile}`,
-    ssimThreshold: THRESHOLDS[profile],
-    identicalText: profile === "lossless",
+    ...engineIdentity(profile),
     async run(input, output) {
       // The runner's own time limit applies (the service's, for the input's size).
       const started = performance.now();
