@@ -1,9 +1,13 @@
 // List totals: stale-while-revalidate, one count per key, a failed recount keeps the last value,
 // counts on the counting client and at most two at a time. No database: the counts are stubs
-// and the clock is the test's.
+// and the clock is the test's. On a server, the counting client's own statement limit.
 import { describe, expect, it } from "vitest";
 import type { PrismaClient } from "../../src/generated/prisma/client.ts";
 import { createTotalsCache, type CountTotal } from "../../src/graphql/totals.ts";
+import { loadConfig } from "../../src/config/env.ts";
+import { openDatabase } from "../../src/db/database.ts";
+import { isDatabaseUnavailable } from "../../src/db/errors.ts";
+import { testDatabaseKind } from "../helpers/database.ts";
 
 const counting = { name: "counting client" } as unknown as PrismaClient;
 
@@ -126,5 +130,18 @@ describe("list totals", () => {
     // "a" was asked after "b": "b" went, "a" stayed.
     expect(await cache.count("a", load)).toBe(1);
     expect(await cache.count("b", load)).toBe(4);
+  });
+});
+
+describe.skipIf(testDatabaseKind() !== "postgres")("the counting client on a PostgreSQL server", () => {
+  it("has a statement limit of its own, longer than the requests' one", async () => {
+    const config = loadConfig().database;
+    const db = await openDatabase(config, { timeouts: { queryMs: 100, countMs: 5_000 } });
+    try {
+      await expect(db.prisma.$queryRaw`SELECT pg_sleep(0.3)`).rejects.toSatisfy(isDatabaseUnavailable);
+      await expect(db.counting.$queryRaw`SELECT pg_sleep(0.3)::text AS slept`).resolves.toEqual([{ slept: "" }]);
+    } finally {
+      await db.close();
+    }
   });
 });
