@@ -26,8 +26,8 @@ import { requireBinary, run } from "./tools.ts";
 const A4_POINTS = { width: 595.28, height: 841.89 } as const;
 const A4_300DPI = { width: 2480, height: 3508 } as const;
 
-/** Bump when the way a file is built changes, so a cached file of the old recipe is rebuilt. */
-const RECIPE_VERSION = 1;
+/** Bump when the way a kind of file is built changes, so a cached file of the old recipe is rebuilt. */
+const RECIPE_VERSION: Record<ScaleKind, number> = { scan: 1, text: 2 };
 
 export type ScaleKind = "scan" | "text";
 
@@ -277,27 +277,32 @@ async function buildText(
 ): Promise<number> {
   const qpdf = requireBinary("qpdf", "to join corpus files into the text-heavy file");
   const sources = await sourceFiles(corpusDir, TEXT_CATEGORIES);
-  const once = sources.reduce((sum, source) => sum + source.file.size, 0);
-  if (once === 0) throw new Error(`no text-like files in ${corpusDir}`);
-  // Joined files come out a little smaller than their sum (shared objects, dropped old
-  // revisions); a 10 % margin over the ratio gets past the target in one go.
-  const copies = Math.ceil((targetBytes / once) * 1.1);
+  if (sources.length === 0) throw new Error(`no text-like files in ${corpusDir}`);
   const linkDir = path.join(path.dirname(file), `${path.basename(file)}.links`);
   await rm(linkDir, { recursive: true, force: true });
   await mkdir(linkDir, { recursive: true });
-  const args = ["--empty", "--warning-exit-0", "--no-warn", "--pages"];
-  for (let copy = 0; copy < copies; copy += 1) {
-    for (const source of sources) {
-      const link = path.join(linkDir, `${copy}-${source.file.name}`);
-      await symlink(source.file.path, link);
-      args.push(link, "1-z");
+  const join = async (copies: number, output: string) => {
+    const args = ["--empty", "--warning-exit-0", "--no-warn", "--pages"];
+    for (let copy = 0; copy < copies; copy += 1) {
+      for (const source of sources) {
+        const link = path.join(linkDir, `${copy}-${source.file.name}`);
+        await rm(link, { force: true });
+        await symlink(source.file.path, link);
+        args.push(link, "1-z");
+      }
     }
-  }
-  args.push("--", `${file}.part`);
+    args.push("--", output);
+    const result = await run(qpdf, args, { timeoutMs: 30 * 60_000 });
+    if (result.exitCode !== 0 && result.exitCode !== 3) throw new Error(`qpdf failed: ${result.stderr.slice(-500)}`);
+  };
+  // One copy joined first: a joined copy is smaller than the sum of its files (shared objects,
+  // dropped old revisions), and its size says how many copies reach the target.
+  await join(1, `${file}.part`);
+  const perCopy = (await stat(`${file}.part`)).size;
+  const copies = Math.ceil(targetBytes / perCopy);
   log(`  text: joining ${copies} copies of ${sources.length} text-like corpus files with qpdf`);
-  const result = await run(qpdf, args, { timeoutMs: 30 * 60_000 });
+  await join(copies, `${file}.part`);
   await rm(linkDir, { recursive: true, force: true });
-  if (result.exitCode !== 0 && result.exitCode !== 3) throw new Error(`qpdf failed: ${result.stderr.slice(-500)}`);
   await rename(`${file}.part`, file);
   return pageCount(file);
 }
@@ -312,7 +317,7 @@ export async function ensureScaleFile(
 ): Promise<ScaleFile> {
   await mkdir(dir, { recursive: true });
   const file = path.join(dir, scaleFileName(kind, targetMb));
-  const recipe = { version: RECIPE_VERSION, kind, targetBytes: targetMb * MB, corpus: path.resolve(corpusDir) };
+  const recipe = { version: RECIPE_VERSION[kind], kind, targetBytes: targetMb * MB, corpus: path.resolve(corpusDir) };
   const reuse = await cached(file, recipe);
   if (reuse) return { kind, path: file, size: reuse.size, pages: reuse.pages, built: false, buildMs: 0 };
   log(`building ${file} (${kind}, about ${targetMb} MB) from ${corpusDir}`);
