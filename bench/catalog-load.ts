@@ -20,6 +20,8 @@ export interface LoadResult {
   errors: number;
   /** First non-200 status or error message seen, for the report. */
   firstError: string | null;
+  /** Every measured failure by status ("503", "ECONNRESET", ...), so no non-2xx goes unreported. */
+  failures: Record<string, number>;
   elapsedMs: number;
   /** Latencies of the measured (post warm-up) successful requests, in ms, unsorted. */
   latencies: Float64Array;
@@ -54,6 +56,7 @@ async function run(request: LoadRequest): Promise<LoadResult> {
   let errors = 0;
   let bytes = 0;
   let firstError: string | null = null;
+  const failures: Record<string, number> = {};
   let next = 0;
   const start = performance.now();
   const measureFrom = start + request.warmupMs;
@@ -65,17 +68,23 @@ async function run(request: LoadRequest): Promise<LoadResult> {
       if (sent >= end) return;
       const path = request.paths[next++ % request.paths.length]!;
       let ok = false;
+      let failure = "";
       try {
         const res = await once(agent, request, path);
         ok = res.status === 200;
-        if (!ok) firstError ??= `HTTP ${res.status} for ${path}`;
+        if (!ok) {
+          failure = String(res.status);
+          firstError ??= `HTTP ${res.status} for ${path}`;
+        }
         bytes += sent >= measureFrom ? res.bytes : 0;
       } catch (error) {
+        failure = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
         firstError ??= `${(error as Error).message} for ${path}`;
       }
       if (sent < measureFrom) continue;
       if (!ok) {
         errors++;
+        failures[failure] = (failures[failure] ?? 0) + 1;
         continue;
       }
       if (count === latencies.length) {
@@ -89,7 +98,7 @@ async function run(request: LoadRequest): Promise<LoadResult> {
   await Promise.all(Array.from({ length: request.connections }, loop));
   const elapsedMs = performance.now() - measureFrom;
   agent.destroy();
-  return { requests: count, errors, firstError, elapsedMs, latencies: latencies.slice(0, count), bytes };
+  return { requests: count, errors, firstError, failures, elapsedMs, latencies: latencies.slice(0, count), bytes };
 }
 
 parentPort?.on("message", (request: LoadRequest) => {

@@ -4,7 +4,20 @@
 //   DATABASE_URL=... npm run bench:catalog
 // Flags: --duration S (10), --warmup S (2), --connections N (8), --min-jobs N (1000000),
 //        --slugs N (100, detail pages rotate over that many public jobs),
-//        --only name,name (run a subset of the scenarios).
+//        --only name,name (run a subset of the scenarios),
+//        --skip follow,load,cold (leave out phases after the scenarios), --follow-to N (100000),
+//        --load-connections 8,64, --load-duration S (4, per route and connection count),
+//        --cold-requests N (60).
+//
+// After the side-by-side scenarios:
+// - follow: one client follows meta.next from offset 0 to --follow-to on both servers (the REST
+//   API's next carries a cursor, the baseline's a seek on (published_at, id)); per-page p50 of the
+//   first and the last 1,000 rows, and their ratio (target: at most 2x).
+// - load: every route (the 12 REST routes and a GraphQL page) at each --load-connections, req/s,
+//   p50, p99 and every non-2xx by status (target: none).
+// - cold: --cold-requests distinct filters and search words never asked before (so no remembered
+//   total), 8 at a time: p50, max and non-2xx (target: none over 1 s).
+// - memory: the process's RSS and the main thread's heap after a full GC, before and after.
 //
 // Two servers run in this process on loopback ports: the real app (createApp) and a baseline
 // (plain node:http) that runs the equivalent SQL through db.sql.query, with the same public gates
@@ -18,10 +31,13 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { isDeepStrictEqual } from "node:util";
+import v8 from "node:v8";
+import { runInNewContext } from "node:vm";
 import { Worker } from "node:worker_threads";
 import { createApp } from "../src/app.ts";
 import { loadConfig, type Config } from "../src/config/env.ts";
 import { openDatabase, type Database } from "../src/db/database.ts";
+import { decodeCursor, encodeCursor } from "../src/graphql/cursor.ts";
 import { createLogger } from "../src/logger.ts";
 import type { LoadRequest, LoadResult } from "./catalog-load.ts";
 
@@ -33,6 +49,12 @@ const { values: flags } = parseArgs({
     "min-jobs": { type: "string", default: "1000000" },
     slugs: { type: "string", default: "100" },
     only: { type: "string" },
+    // The phases after the side-by-side scenarios; --skip follow,load,cold leaves some out.
+    skip: { type: "string", default: "" },
+    "follow-to": { type: "string", default: "100000" },
+    "load-connections": { type: "string", default: "8,64" },
+    "load-duration": { type: "string", default: "4" },
+    "cold-requests": { type: "string", default: "60" },
   },
 });
 const positive = (name: string, value: string, min = 1) => {
@@ -45,6 +67,11 @@ const warmupMs = positive("warmup", flags.warmup, 0) * 1000;
 const connections = Math.floor(positive("connections", flags.connections));
 const minJobs = Math.floor(positive("min-jobs", flags["min-jobs"], 0));
 const slugCount = Math.floor(positive("slugs", flags.slugs));
+const skipped = new Set(flags.skip.split(",").filter(Boolean));
+const followTo = Math.floor(positive("follow-to", flags["follow-to"], 0));
+const loadConnections = flags["load-connections"].split(",").map((c) => Math.floor(positive("load-connections", c)));
+const loadDurationMs = positive("load-duration", flags["load-duration"], 0.1) * 1000;
+const coldRequests = Math.floor(positive("cold-requests", flags["cold-requests"]));
 
 const API = "/api/v1";
 /** Sent to both servers: the REST API derives its links from the Host header. */
@@ -170,10 +197,11 @@ function rememberedTotal(key: string, load: () => Promise<number>): Promise<numb
   return value;
 }
 
-async function listJobs(database: Database, filter: ListFilter, limit: number, offset: number, now: Date) {
+/** Where a page starts: an offset to skip to, or the key of the row before it (a seek). */
+type PageStart = { offset: number; after: { publishedAt: Date; id: string } | null };
+
+async function listJobs(database: Database, filter: ListFilter, limit: number, start: PageStart, now: Date) {
   const f = filterSql(filter, 1);
-  const pageParams = [now, ...f.params, limit, offset];
-  const n = pageParams.length;
   const count = async () => {
     const [row] = await database.sql.query<{ total: number }>(
       `SELECT count(*)::int AS total FROM jobs j WHERE ${JOB_GATE}${f.sql}`,
@@ -181,20 +209,34 @@ async function listJobs(database: Database, filter: ListFilter, limit: number, o
     );
     return row?.total ?? 0;
   };
-  // The same shape as the read model: the count beside a deferred join (ids over the list index,
-  // then the page's rows) so deep offsets never read skipped rows.
-  const [total, rows] = await Promise.all([
-    rememberedTotal(JSON.stringify(filter), count),
-    database.sql.query<JobRow>(
+  let page: Promise<JobRow[]>;
+  if (start.after) {
+    // A seek: the rows after the previous page's last one, straight off the list index.
+    const params = [now, ...f.params, start.after.publishedAt, start.after.id, limit];
+    const n = params.length;
+    page = database.sql.query<JobRow>(
+      `SELECT ${SUMMARY_COLUMNS}
+       FROM jobs j LEFT JOIN companies c ON c.id = j.company_id AND c.has_public_page
+       WHERE ${JOB_GATE}${f.sql} AND (j.published_at, j.id) < ($${n - 2}, $${n - 1}::uuid)
+       ORDER BY j.published_at DESC, j.id DESC LIMIT $${n}`,
+      params,
+    );
+  } else {
+    // The same shape as the read model: a deferred join (ids over the list index, then the
+    // page's rows) so deep offsets never read skipped rows.
+    const params = [now, ...f.params, limit, start.offset];
+    const n = params.length;
+    page = database.sql.query<JobRow>(
       `SELECT ${SUMMARY_COLUMNS}
        FROM (SELECT j.id FROM jobs j WHERE ${JOB_GATE}${f.sql}
              ORDER BY j.published_at DESC, j.id DESC LIMIT $${n - 1} OFFSET $${n}) AS page
        JOIN jobs j ON j.id = page.id
        LEFT JOIN companies c ON c.id = j.company_id AND c.has_public_page
        ORDER BY j.published_at DESC, j.id DESC`,
-      pageParams,
-    ),
-  ]);
+      params,
+    );
+  }
+  const [total, rows] = await Promise.all([rememberedTotal(JSON.stringify(filter), count), page]);
   return { total, rows };
 }
 
@@ -286,25 +328,41 @@ function send(res: http.ServerResponse, status: number, body: unknown, headers: 
   res.end(json);
 }
 
+/** The baseline's continuation: the same token format as the read model's (src/graphql/cursor.ts). */
+const BASELINE_LIST = "baseline-jobs";
+
 /** The baseline's /api/v1/jobs: only the parameters the scenarios use, in the REST API's canonical order. */
 async function baselineList(l: Linker, search: URLSearchParams, res: http.ServerResponse) {
   const limit = Number(search.get("limit") ?? 50);
-  const offset = Number(search.get("offset") ?? 0);
   const q = search.get("q") ?? undefined;
   const workModel = search.get("work_model")?.split(",");
   const employmentType = search.get("employment_type")?.split(",");
-  const { total, rows } = await listJobs(db, { q, workModel, employmentType }, limit, offset, new Date());
-  const pageUrl = (at: number) => {
+  const filter = { q, workModel, employmentType };
+  const filterKey = JSON.stringify(filter);
+  const cursorText = search.get("cursor") ?? undefined;
+  let start: PageStart = { offset: Number(search.get("offset") ?? 0), after: null };
+  if (cursorText) {
+    const cursor = decodeCursor(BASELINE_LIST, filterKey, cursorText, 2);
+    const [publishedAt, id] = cursor.key;
+    start = { offset: cursor.offset, after: { publishedAt: publishedAt as Date, id: id as string } };
+  }
+  const { total, rows } = await listJobs(db, filter, limit, start, new Date());
+  const pageUrl = (at: number, cursor: string | undefined) => {
     const query = new URLSearchParams({ limit: String(limit), offset: String(at) });
+    if (cursor) query.set("cursor", cursor);
     if (q !== undefined) query.set("q", q);
     if (workModel) query.set("work_model", workModel.join(","));
     if (employmentType) query.set("employment_type", employmentType.join(","));
     return `${l.apiBase}/jobs?${query.toString()}`;
   };
-  const next = offset + rows.length < total && rows.length > 0 ? pageUrl(offset + limit) : null;
+  const last = rows.length === limit ? rows[rows.length - 1] : undefined;
+  const nextCursor =
+    last &&
+    encodeCursor(BASELINE_LIST, filterKey, { offset: start.offset + rows.length, key: [last.published_at, last.id] });
+  const next = start.offset + rows.length < total && rows.length > 0 ? pageUrl(start.offset + limit, nextCursor) : null;
   const body = {
     data: rows.map((r) => jobSummary(l, r)),
-    meta: { total, limit, offset, self: pageUrl(offset), next },
+    meta: { total, limit, offset: start.offset, self: pageUrl(start.offset, cursorText), next },
   };
   send(res, 200, body, next ? { link: `<${next}>; rel="next"` } : {});
 }
@@ -406,6 +464,8 @@ console.log(
     `detail rotates over ${slugs.length} public slugs`,
 );
 
+const withoutCursors = (text: string) => text.replace(/([?&])cursor=[\w.-]+/g, "$1cursor=…");
+
 // Verification: the baseline must answer exactly what the REST API answers.
 for (const scenario of scenarios) {
   let bytes = 0;
@@ -413,8 +473,11 @@ for (const scenario of scenarios) {
   for (const path of scenario.paths) {
     const [rest, base] = await Promise.all([fetchBody(servers.rest, path), fetchBody(servers.baseline, path)]);
     if (rest.status !== 200) throw new Error(`REST answered ${rest.status} for ${path}: ${rest.text.slice(0, 300)}`);
-    const same = rest.text === base.text;
-    if (!same && !isDeepStrictEqual(JSON.parse(rest.text), JSON.parse(base.text))) {
+    // Each server's cursors are its own (bound to its own list name); everything else must match.
+    const restText = withoutCursors(rest.text);
+    const baseText = withoutCursors(base.text);
+    const same = restText === baseText;
+    if (!same && !isDeepStrictEqual(JSON.parse(restText), JSON.parse(baseText))) {
       console.error(`REST:     ${rest.text.slice(0, 2000)}\nbaseline: ${base.text.slice(0, 2000)}`);
       throw new Error(`${scenario.name}: the baseline body differs from the REST body for ${path}`);
     }
@@ -426,6 +489,15 @@ for (const scenario of scenarios) {
       `(${identical ? "byte-identical" : "same JSON, different key order or spacing"}; ~${Math.round(bytes / scenario.paths.length).toLocaleString("en")} bytes each)`,
   );
 }
+
+v8.setFlagsFromString("--expose-gc");
+const collect = runInNewContext("gc") as () => void;
+function memory(): { rss: number; heap: number } {
+  collect();
+  const m = process.memoryUsage();
+  return { rss: m.rss / 2 ** 20, heap: m.heapUsed / 2 ** 20 };
+}
+const memoryBefore = memory();
 
 const worker = new Worker(new URL("./catalog-load.ts", import.meta.url));
 const load = (request: LoadRequest) =>
@@ -522,6 +594,201 @@ const worst = results
   .map((r) => ({ scenario: r.scenario, ratio: r.p50 / (find(r.scenario, "baseline")?.p50 ?? NaN) }))
   .sort((a, b) => b.ratio - a.ratio)[0];
 if (worst) console.log(`worst p50 rest/baseline: ${fmt(worst.ratio)}x (${worst.scenario}; target: at most 1.5x)`);
+
+// ---------------------------------------------------------------------------------------------
+// Memory: the process holds the service, the baseline and the load worker; the main thread's
+// heap after a full GC is the service's (and baseline's) live data, which a leak would grow.
+
+const mb = (n: number) => `${n.toFixed(0)} MB`;
+console.log(`\nmemory after the scenarios: rss ${mb(memoryBefore.rss)} -> ${mb(memory().rss)}`);
+
+const loadWorker = new Worker(new URL("./catalog-load.ts", import.meta.url));
+const runLoad = (request: LoadRequest) =>
+  new Promise<LoadResult>((resolve, reject) => {
+    loadWorker.once("error", reject);
+    loadWorker.once("message", (result: LoadResult) => {
+      loadWorker.off("error", reject);
+      resolve(result);
+    });
+    loadWorker.postMessage(request);
+  });
+
+// ---------------------------------------------------------------------------------------------
+// Follow: meta.next from offset 0 to --follow-to, one request at a time
+
+async function follow(server: ServerName): Promise<{ pages: number; first: number; last: number; at: number }> {
+  const times: { offset: number; ms: number }[] = [];
+  let path: string | null = `${API}/jobs?limit=50`;
+  let offset = 0;
+  while (path && offset <= followTo) {
+    const started = performance.now();
+    const { status, text } = await fetchBody(servers[server], path);
+    const ms = performance.now() - started;
+    if (status !== 200) throw new Error(`follow: ${server} answered ${status} for ${path}: ${text.slice(0, 200)}`);
+    const { meta } = JSON.parse(text) as { meta: { offset: number; next: string | null } };
+    times.push({ offset: meta.offset, ms });
+    offset = meta.offset + 50;
+    path = meta.next ? new URL(meta.next).pathname + new URL(meta.next).search : null;
+  }
+  const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+  const at = times.at(-1)?.offset ?? 0;
+  return {
+    pages: times.length,
+    first: p50(times.filter((t) => t.offset < 1_000).map((t) => t.ms)),
+    last: p50(times.filter((t) => t.offset > at - 1_000).map((t) => t.ms)),
+    at,
+  };
+}
+
+if (!skipped.has("follow")) {
+  console.log(`\nfollow: meta.next from offset 0 to ${followTo.toLocaleString("en")}, limit 50, one client`);
+  for (const server of ["rest", "baseline"] as const) {
+    const f = await follow(server);
+    console.log(
+      `  ${server.padEnd(8)} ${f.pages} pages to offset ${f.at.toLocaleString("en")}: per-page p50 ${fmt(f.first)} ms ` +
+        `(offsets 0-1,000) -> ${fmt(f.last)} ms (last 1,000): ${fmt(f.last / f.first)}x (target: at most 2x)`,
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load: every route
+
+async function routeSamples(): Promise<{ name: string; paths: string[] }[]> {
+  const one = async (sql: string) => (await db.sql.query<{ key: string }>(sql)).map((r) => r.key);
+  const [talents, agents, companies, sectors, skills] = await Promise.all([
+    one(
+      `SELECT handle AS key FROM talents WHERE visibility = 'public' AND account_state = 'active' ORDER BY md5(id::text) LIMIT 20`,
+    ),
+    one(`SELECT slug AS key FROM agents WHERE status = 'published' ORDER BY md5(id::text) LIMIT 20`),
+    one(`SELECT slug AS key FROM companies WHERE has_public_page ORDER BY md5(id::text) LIMIT 20`),
+    one(`SELECT slug AS key FROM sectors ORDER BY slug`),
+    one(`SELECT slug AS key FROM skills ORDER BY slug`),
+  ]);
+  const each = (collection: string, keys: string[]) => keys.map((k) => `${API}/${collection}/${encodeURIComponent(k)}`);
+  const graphqlPage = `query { jobs(limit: 50) { total nextCursor items { slug title workModel company { name } skills { name } } } }`;
+  return [
+    { name: "GET /jobs", paths: [`${API}/jobs?limit=50`] },
+    { name: "GET /jobs/{slug}", paths: each("jobs", slugs) },
+    { name: "GET /talents", paths: [`${API}/talents?limit=50`] },
+    { name: "GET /talents/{handle}", paths: each("talents", talents) },
+    { name: "GET /agents", paths: [`${API}/agents?limit=50`] },
+    { name: "GET /agents/{slug}", paths: each("agents", agents) },
+    { name: "GET /companies", paths: [`${API}/companies?limit=50`] },
+    { name: "GET /companies/{slug}", paths: each("companies", companies) },
+    { name: "GET /sectors", paths: [`${API}/sectors`] },
+    { name: "GET /sectors/{slug}", paths: each("sectors", sectors) },
+    { name: "GET /skills", paths: [`${API}/skills?limit=50`, `${API}/skills?category=llm`] },
+    { name: "GET /skills/{slug}", paths: each("skills", skills) },
+    { name: "GET /graphql (jobs page)", paths: [`/graphql?query=${encodeURIComponent(graphqlPage)}`] },
+  ];
+}
+
+let nonOk = 0;
+if (!skipped.has("load")) {
+  const routeList = await routeSamples();
+  const rows: string[][] = [];
+  for (const conns of loadConnections) {
+    for (const route of routeList) {
+      const r = await runLoad({
+        port: servers.rest,
+        host: HOST,
+        paths: route.paths,
+        connections: conns,
+        warmupMs: Math.min(warmupMs, 1_000),
+        durationMs: loadDurationMs,
+      });
+      const sorted = r.latencies.sort();
+      nonOk += r.errors;
+      const failures = Object.entries(r.failures)
+        .map(([status, n]) => `${n} x ${status}`)
+        .join(", ");
+      rows.push([
+        route.name,
+        String(conns),
+        ((r.requests / r.elapsedMs) * 1000).toFixed(0),
+        fmt(percentile(sorted, 0.5)),
+        fmt(percentile(sorted, 0.99)),
+        failures || "0",
+      ]);
+    }
+  }
+  const head = ["route", "conns", "req/s", "p50 ms", "p99 ms", "non-2xx"];
+  const w = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const cells = (c: string[]) => c.map((x, i) => (i === 0 ? x.padEnd(w[i]!) : x.padStart(w[i]!))).join("  ");
+  console.log(`\nload: every route, ${loadDurationMs / 1000} s each at ${loadConnections.join(" and ")} connections`);
+  console.log(cells(head));
+  console.log(w.map((n) => "-".repeat(n)).join("  "));
+  for (const row of rows) console.log(cells(row));
+  console.log(`non-2xx over all routes: ${nonOk} (target: 0)`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cold counts: filters and words never asked before, so each total is counted for the first time
+
+async function coldPaths(count: number): Promise<string[]> {
+  // Words of every frequency: sampled lexemes, the rarest and the most common of the sample.
+  const words = (
+    await db.sql.query<{ w: string }>(
+      `SELECT w FROM (SELECT unnest(search_terms) AS w FROM jobs TABLESAMPLE SYSTEM (0.2) REPEATABLE (7)) s
+       WHERE w ~ '^[a-z]{4,}$' GROUP BY w ORDER BY md5(w) LIMIT $1`,
+      [Math.ceil(count / 2)],
+    )
+  ).map((r) => r.w);
+  const sectors = (await db.sql.query<{ slug: string }>(`SELECT slug FROM sectors ORDER BY md5(slug)`)).map(
+    (r) => r.slug,
+  );
+  const skills = (await db.sql.query<{ slug: string }>(`SELECT slug FROM skills ORDER BY md5(slug)`)).map(
+    (r) => r.slug,
+  );
+  const models = ["remote", "hybrid", "onsite"];
+  const types = ["full_time", "part_time", "contract", "temporary", "internship", "freelance"];
+  const paths: string[] = [];
+  const add = (query: string) => paths.length < count && paths.push(`${API}/jobs?${query}`);
+  for (let i = 0; paths.length < count && i < 200; i++) {
+    if (words[i]) add(`q=${encodeURIComponent(words[i]!)}`);
+    if (sectors[i]) add(`sector=${sectors[i]}&work_model=${models[i % 3]}`);
+    if (skills[i]) add(`skill=${skills[i]}&employment_type=${types[i % 6]}`);
+    add(
+      `work_model=${models[i % 3]}&employment_type=${types[(i + Math.floor(i / 6)) % 6]}&updated_since=2026-0${1 + (i % 9)}-1${i % 10}`,
+    );
+  }
+  return paths;
+}
+
+if (!skipped.has("cold")) {
+  const paths = await coldPaths(coldRequests);
+  const times: { path: string; ms: number; status: number }[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      while (next < paths.length) {
+        const path = paths[next++]!;
+        const started = performance.now();
+        const { status } = await fetchBody(servers.rest, path);
+        times.push({ path, ms: performance.now() - started, status });
+      }
+    }),
+  );
+  times.sort((a, b) => a.ms - b.ms);
+  const slowest = times.at(-1);
+  const failed = times.filter((t) => t.status !== 200);
+  nonOk += failed.length;
+  console.log(
+    `\ncold counts: ${times.length} distinct filters and words, 8 at a time: p50 ${fmt(times[Math.floor(times.length / 2)]?.ms)} ms, ` +
+      `max ${fmt(slowest?.ms)} ms (${slowest?.path ?? "-"}); over 1 s: ${times.filter((t) => t.ms > 1_000).length} (target: 0); ` +
+      `non-2xx: ${failed.length}${failed.length ? ` (${failed.map((f) => `${f.status} ${f.path}`).join(", ")})` : ""}`,
+  );
+  for (const t of times.slice(-5).reverse()) console.log(`  ${fmt(t.ms).padStart(8)} ms  ${t.status}  ${t.path}`);
+}
+await loadWorker.terminate();
+
+const memoryAfter = memory();
+console.log(
+  `\nmemory (whole process: service, baseline, load worker): rss ${mb(memoryBefore.rss)} -> ${mb(memoryAfter.rss)}; ` +
+    `main heap after full GC ${mb(memoryBefore.heap)} -> ${mb(memoryAfter.heap)}`,
+);
+console.log(`non-2xx in the load and cold phases: ${nonOk} (target: 0)`);
 
 restServer.close();
 baselineServer.close();
