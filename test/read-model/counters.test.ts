@@ -327,6 +327,34 @@ describe("catalog counters", () => {
     await expectExact();
   });
 
+  it("stay exact under concurrent writers and settles", async () => {
+    const skills = ["k1", "k3"].map((k) => ({ id: ids[k]! }));
+    await Promise.all([
+      ...Array.from({ length: 16 }, (_, i) =>
+        job(`concurrent-${i}`, {
+          publishedAt: at((i % 4) * hour - 2 * hour),
+          validThrough: i % 3 === 0 ? at((i + 1) * hour) : null,
+          sectorId: ids["s1"],
+          skills: { connect: skills.slice(i % 2) },
+        }),
+      ),
+      settleJobCounts(db.prisma),
+      settleJobCounts(db.prisma),
+    ]);
+    const created = await db.prisma.job.findMany({
+      where: { title: { startsWith: "concurrent-" } },
+      select: { id: true },
+    });
+    await Promise.all(
+      created.map((j, i) =>
+        i % 2
+          ? db.prisma.job.update({ where: { id: j.id }, data: { filled: true } })
+          : db.prisma.job.update({ where: { id: j.id }, data: { skills: { set: [{ id: ids["k3"]! }] } } }),
+      ),
+    );
+    await expectExact();
+  });
+
   it("are the same when rebuilt from the rows", async () => {
     const all = (await scopes()).map(([id]) => id);
     const instants = [new Date(), at(3 * hour), at(49 * hour)];
