@@ -7,6 +7,7 @@ import type { Prisma } from "../../src/generated/prisma/client.ts";
 import { createContext } from "../../src/graphql/context.ts";
 import { CATALOG_SCOPE, countJobs, readCounts, settleJobCounts, type Counts } from "../../src/graphql/counters.ts";
 import { listedAgentWhere, publicCompanyWhere, publicJobWhere, publicTalentWhere } from "../../src/graphql/gates.ts";
+import { seedCatalog } from "../../src/db/seed/seed.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { factories } from "../helpers/factories.ts";
 
@@ -17,56 +18,46 @@ const start = Date.now();
 const at = (ms: number) => new Date(start + ms);
 const ids: Record<string, string> = {};
 
-type Kind = "catalog" | "sector" | "skill" | "company";
-
-async function scopes(): Promise<[string, Kind][]> {
-  const [sectors, skills, companies] = await Promise.all([
-    db.prisma.sector.findMany({ select: { id: true } }),
-    db.prisma.skill.findMany({ select: { id: true } }),
-    db.prisma.company.findMany({ select: { id: true } }),
+/** What the gates say, counted through gates.ts by Prisma: every scope's counts at `now`. */
+async function direct(on: TestDatabase, now: Date): Promise<Map<string, Counts>> {
+  const p = on.prisma;
+  const jobs = { where: publicJobWhere(now) };
+  const [catalog, sectors, skills, companies] = await Promise.all([
+    p.job.count(jobs),
+    p.sector.findMany({
+      select: {
+        id: true,
+        _count: { select: { jobs, companies: { where: publicCompanyWhere }, talents: { where: publicTalentWhere } } },
+      },
+    }),
+    p.skill.findMany({
+      select: {
+        id: true,
+        _count: { select: { jobs, talents: { where: publicTalentWhere }, agents: { where: listedAgentWhere } } },
+      },
+    }),
+    p.company.findMany({ select: { id: true, _count: { select: { jobs } } } }),
   ]);
-  return [
-    [CATALOG_SCOPE, "catalog"],
-    ...sectors.map((s) => [s.id, "sector"] as [string, Kind]),
-    ...skills.map((s) => [s.id, "skill"] as [string, Kind]),
-    ...companies.map((c) => [c.id, "company"] as [string, Kind]),
-  ];
-}
-
-/** What the gates say, counted row by row. */
-async function direct(id: string, kind: Kind, now: Date): Promise<Counts> {
-  const p = db.prisma;
-  const jobs: Prisma.JobWhereInput =
-    kind === "catalog"
-      ? {}
-      : kind === "sector"
-        ? { sectorId: id }
-        : kind === "company"
-          ? { companyId: id }
-          : { skills: { some: { id } } };
-  const tagged = kind === "sector" ? { sectors: { some: { id } } } : { skills: { some: { id } } };
-  return {
-    openJobs: await p.job.count({ where: { AND: [publicJobWhere(now), jobs] } }),
-    companies:
-      kind === "sector" ? await p.company.count({ where: { ...publicCompanyWhere, sectors: { some: { id } } } }) : 0,
-    talents:
-      kind === "sector" || kind === "skill" ? await p.talent.count({ where: { ...publicTalentWhere, ...tagged } }) : 0,
-    agents: kind === "skill" ? await p.agent.count({ where: { ...listedAgentWhere, skills: { some: { id } } } }) : 0,
-  };
+  const none = { openJobs: 0, companies: 0, talents: 0, agents: 0 };
+  return new Map<string, Counts>([
+    [CATALOG_SCOPE, { ...none, openJobs: catalog }],
+    ...sectors.map(
+      ({ id, _count: c }) => [id, { ...none, openJobs: c.jobs, companies: c.companies, talents: c.talents }] as const,
+    ),
+    ...skills.map(
+      ({ id, _count: c }) => [id, { ...none, openJobs: c.jobs, talents: c.talents, agents: c.agents }] as const,
+    ),
+    ...companies.map(({ id, _count: c }) => [id, { ...none, openJobs: c.jobs }] as const),
+  ]);
 }
 
 /** Every scope's counters equal the direct counts now and at later instants. */
-async function expectExact(): Promise<void> {
-  const all = await scopes();
-  for (const instant of [new Date(), at(1.5 * hour), at(3 * hour), at(49 * hour), at(24 * 60 * hour)]) {
-    const kept = await readCounts(
-      db.prisma,
-      all.map(([id]) => id),
-      instant,
-    );
-    const expected = new Map(
-      await Promise.all(all.map(async ([id, kind]) => [id, await direct(id, kind, instant)] as const)),
-    );
+const laterInstants = () => [new Date(), at(1.5 * hour), at(3 * hour), at(49 * hour), at(24 * 60 * hour)];
+
+async function expectExact(on: TestDatabase = db, instants = laterInstants()): Promise<void> {
+  for (const instant of instants) {
+    const expected = await direct(on, instant);
+    const kept = await readCounts(on.prisma, [...expected.keys()], instant);
     expect({ instant, counts: Object.fromEntries(kept) }).toEqual({ instant, counts: Object.fromEntries(expected) });
   }
 }
@@ -356,7 +347,7 @@ describe("catalog counters", () => {
   });
 
   it("are the same when rebuilt from the rows", async () => {
-    const all = (await scopes()).map(([id]) => id);
+    const all = [...(await direct(db, new Date())).keys()];
     const instants = [new Date(), at(3 * hour), at(49 * hour)];
     const kept = await Promise.all(instants.map((i) => readCounts(db.prisma, all, i)));
     await db.sql.exec(`SELECT catalog_counters_rebuild()`);
@@ -388,6 +379,27 @@ describe("catalog counters", () => {
         filter,
         total: await db.prisma.job.count({ where }),
       });
+    }
+  });
+});
+
+describe("catalog counters after a seed", () => {
+  it("are rebuilt once after the bulk load, with the triggers back on afterwards", async () => {
+    const seeded = await createTestDatabase();
+    try {
+      // Seeded around today's start, so jobs expire and go live in the hours and days checked.
+      await seedCatalog(seeded, { seed: 3, scale: { companies: 12, jobs: 400, talents: 60, agents: 40 } });
+      await expectExact(seeded, [new Date(), at(49 * hour)]);
+      const [triggers] = await seeded.sql.query<{ on: number; off: number }>(
+        `SELECT count(*) FILTER (WHERE tgenabled <> 'D')::int AS on, count(*) FILTER (WHERE tgenabled = 'D')::int AS off
+           FROM pg_trigger WHERE tgname LIKE 'catalog\\_counters\\_%'`,
+      );
+      // Every trigger of the migration catalog_counters.
+      expect(triggers).toEqual({ on: 23, off: 0 });
+      await factories(seeded.prisma).job("after-seed", { publishedAt: at(-hour) });
+      await expectExact(seeded, [new Date()]);
+    } finally {
+      await seeded.close();
     }
   });
 });
