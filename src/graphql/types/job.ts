@@ -28,8 +28,22 @@ const Salary = builder.objectRef<SalaryShape>("Salary").implement({
 export const Job = builder.prismaObject("Job", {
   description: "A published, open job.",
   // Select mode: a row loads only the columns the query asks for, so a list of summaries never
-  // reads the descriptions, and the search lexemes are never read at all.
-  select: { id: true },
+  // reads the descriptions, and the search lexemes are never read at all. The small columns of
+  // the computed fields (location, salary, publishedAt) are always loaded instead of declared per
+  // field: a field with its own selection is wrapped to look up, for every row, where its data
+  // was loaded, which cost more CPU on a 50-row page than reading these columns.
+  select: {
+    id: true,
+    locationCity: true,
+    locationState: true,
+    locationCountry: true,
+    salaryMin: true,
+    salaryMax: true,
+    salaryCurrency: true,
+    salaryPeriod: true,
+    publishedAt: true,
+    createdAt: true,
+  },
   fields: (t) => ({
     id: t.exposeID("id"),
     slug: t.exposeString("slug"),
@@ -42,14 +56,12 @@ export const Job = builder.prismaObject("Job", {
     location: t.field({
       type: Location,
       nullable: true,
-      select: { locationCity: true, locationState: true, locationCountry: true },
       resolve: (j) => locationOf(j.locationCity, j.locationState, j.locationCountry),
     }),
     salary: t.field({
       type: Salary,
       nullable: true,
       description: "null when the employer did not publish a salary.",
-      select: { salaryMin: true, salaryMax: true, salaryCurrency: true, salaryPeriod: true },
       resolve: (j) =>
         j.salaryCurrency && j.salaryPeriod && (j.salaryMin !== null || j.salaryMax !== null)
           ? { min: j.salaryMin, max: j.salaryMax, currency: j.salaryCurrency, period: j.salaryPeriod }
@@ -58,7 +70,6 @@ export const Job = builder.prismaObject("Job", {
     applyUrl: t.exposeString("applyUrl", { nullable: true }),
     publishedAt: t.field({
       type: "DateTime",
-      select: { publishedAt: true, createdAt: true },
       resolve: (j) => j.publishedAt ?? j.createdAt,
     }),
     validThrough: t.expose("validThrough", { type: "DateTime", nullable: true }),
