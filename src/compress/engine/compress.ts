@@ -86,8 +86,9 @@ async function rewrite(
     ? await optimiseImages(context, settings.images, {
         concurrency: defaultConcurrency(),
         // What images being recoded may hold at once: within the memory budget of 3 x the input +
-        // 200 MB, beside Node and its modules (about 100 MB) and the parsed document.
-        memoryBudget: 64 * 1024 * 1024 + input.length,
+        // 200 MB (at most 1.2 GiB), beside Node and its modules (about 100 MB), the input, the
+        // parsed document and the output.
+        memoryBudget: Math.min(64 * 1024 * 1024 + input.length, 256 * 1024 * 1024),
       })
     : undefined;
   const streams = recompressStreams(context, {

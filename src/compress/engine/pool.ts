@@ -13,10 +13,10 @@ export interface PoolOptions {
 }
 
 /**
- * Jobs the engine runs at once by default: one per core, plus one, so that a core does not sit
- * idle while a job's JavaScript part waits for the main thread.
+ * Jobs the engine runs at once by default: one per core the process may use (more would hold more
+ * images decoded without more cores to run them).
  */
-export const defaultConcurrency = () => availableParallelism() + 1;
+export const defaultConcurrency = () => availableParallelism();
 
 /**
  * Runs `run` on every item, at most `options.concurrency` at once and within the memory budget
