@@ -6,8 +6,9 @@
 //   - an older one is answered as it is too, and recounted in the background (one count per key,
 //     however many requests ask); a recount that fails or times out keeps the last value;
 //   - a total never counted yet is waited for: that first count is the only one a request waits
-//     on, and concurrent requests for it share it. Its worst case is the counting client's time
-//     limit (then the request fails like any statement over its limit: 503 with Retry-After).
+//     on, and concurrent requests for it share it; it goes ahead of background recounts. A request
+//     waits for it at most FIRST_COUNT_WAIT_MS, then answers 503 with Retry-After (TotalNotReady)
+//     while the count goes on, so the retry finds the total.
 // Counts run on their own client (`counting`: on a server, a small pool with a longer statement
 // limit than requests have), at most MAX_CONCURRENT_COUNTS at a time, so recounts never take the
 // connections requests need. One cache per database client, configured once by the app
@@ -29,6 +30,8 @@ export interface TotalsOptions {
   /** How long after a failed recount the next one may start. */
   retryAfterFailureMs?: number;
   maxConcurrentCounts?: number;
+  /** How long a request waits for the first count of its total. */
+  firstCountWaitMs?: number;
   /** The clock, for tests. */
   now?: () => number;
 }
@@ -44,11 +47,26 @@ interface Entry {
 const MAX_ENTRIES = 10_000;
 const MAX_CONCURRENT_COUNTS = 2;
 const RETRY_AFTER_FAILURE_MS = 5_000;
+// Below the counting client's statement limit (10 s), so a count that is merely queued behind
+// others is not mistaken for one that cannot finish.
+const FIRST_COUNT_WAIT_MS = 5_000;
+
+/** A total's first count took longer than a request waits for it; the count goes on. */
+export class TotalNotReady extends Error {
+  override name = "TotalNotReady";
+  // Prisma's "timed out fetching a connection from the pool": the same kind of wait, and a code
+  // src/db/errors.ts maps to 503 database_unavailable with Retry-After.
+  readonly code = "P2024";
+  constructor(waitedMs: number) {
+    super(`the total of this list was not counted within ${waitedMs} ms; it is still being counted`);
+  }
+}
 
 export function createTotalsCache(options: TotalsOptions): TotalsCache {
   const ttlMs = options.ttlSeconds * 1000;
   const maxEntries = options.maxEntries ?? MAX_ENTRIES;
   const retryMs = options.retryAfterFailureMs ?? RETRY_AFTER_FAILURE_MS;
+  const firstWaitMs = options.firstCountWaitMs ?? FIRST_COUNT_WAIT_MS;
   const clock = options.now ?? Date.now;
   const limit = createLimiter(options.maxConcurrentCounts ?? MAX_CONCURRENT_COUNTS);
   // Insertion order is recency order: a hit moves its key to the end, eviction takes the front.
@@ -60,8 +78,8 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
     while (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
   }
 
-  function recount(key: string, entry: Entry, load: CountTotal): Promise<number> {
-    const counting = limit(() => load(options.counting));
+  function recount(key: string, entry: Entry, load: CountTotal, urgent: boolean): Promise<number> {
+    const counting = limit(() => load(options.counting), urgent);
     entry.counting = counting;
     counting.then(
       (value) => {
@@ -83,28 +101,49 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
     count(key, load) {
       const entry = entries.get(key) ?? { countedAt: 0 };
       remember(key, entry);
-      if (entry.value === undefined) return entry.counting ?? recount(key, entry, load);
+      if (entry.value === undefined) return waitAtMost(entry.counting ?? recount(key, entry, load, true), firstWaitMs);
       if (!entry.counting && clock() - entry.countedAt >= ttlMs) {
         // Stale: answer the last value; the recount's failure is handled in recount.
-        recount(key, entry, load).catch(() => undefined);
+        recount(key, entry, load, false).catch(() => undefined);
       }
       return Promise.resolve(entry.value);
     },
   };
 }
 
-/** Runs at most `max` tasks at once; the others wait their turn in order. */
+/** The count, or TotalNotReady after ms (the count goes on). */
+function waitAtMost(counting: Promise<number>, ms: number): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new TotalNotReady(ms)), ms);
+    counting.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+/**
+ * Runs at most `max` tasks at once; the others wait their turn in order, urgent ones (a request
+ * waits for them) before the rest.
+ */
 function createLimiter(max: number) {
   let running = 0;
-  const waiting: (() => void)[] = [];
-  return async <T>(task: () => Promise<T>): Promise<T> => {
+  const urgentQueue: (() => void)[] = [];
+  const queue: (() => void)[] = [];
+  return async <T>(task: () => Promise<T>, urgent: boolean): Promise<T> => {
     // A finishing task hands its slot straight to the next in line, so `running` never overshoots.
-    if (running >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+    if (running >= max) await new Promise<void>((resolve) => (urgent ? urgentQueue : queue).push(resolve));
     else running++;
     try {
       return await task();
     } finally {
-      const next = waiting.shift();
+      const next = urgentQueue.shift() ?? queue.shift();
       if (next) next();
       else running--;
     }

@@ -3,7 +3,7 @@
 // and the clock is the test's. On a server, the counting client's own statement limit.
 import { describe, expect, it } from "vitest";
 import type { PrismaClient } from "../../src/generated/prisma/client.ts";
-import { createTotalsCache, type CountTotal } from "../../src/graphql/totals.ts";
+import { createTotalsCache, TotalNotReady, type CountTotal } from "../../src/graphql/totals.ts";
 import { loadConfig } from "../../src/config/env.ts";
 import { openDatabase } from "../../src/db/database.ts";
 import { isDatabaseUnavailable } from "../../src/db/errors.ts";
@@ -23,7 +23,7 @@ function deferredCounts() {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-function setup(options: { maxEntries?: number } = {}) {
+function setup(options: { maxEntries?: number; firstCountWaitMs?: number } = {}) {
   let now = 1_000_000;
   const cache = createTotalsCache({ ttlSeconds: 30, counting, now: () => now, retryAfterFailureMs: 5_000, ...options });
   return { cache, advance: (ms: number) => (now += ms) };
@@ -116,6 +116,53 @@ describe("list totals", () => {
     expect(calls).toHaveLength(4);
     calls[3]!.resolve(4);
     expect(await Promise.all(totals)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("answer a 503-class error when a first count outlasts the wait, and the total to the retry", async () => {
+    const { cache } = setup({ firstCountWaitMs: 20 });
+    const { calls, load } = deferredCounts();
+    const first = cache.count("jobs:q=engineer", load);
+    await expect(first).rejects.toBeInstanceOf(TotalNotReady);
+    await expect(first).rejects.toSatisfy(isDatabaseUnavailable);
+    // The count went on: it answers the retry, and no second count started.
+    calls[0]!.resolve(512_650);
+    await tick();
+    expect(await cache.count("jobs:q=engineer", load)).toBe(512_650);
+    expect(calls).toHaveLength(1);
+  });
+
+  it("run a first count, which a request waits for, before queued background recounts", async () => {
+    const { cache, advance } = setup();
+    const started: string[] = [];
+    const pending = new Map<string, (n: number) => void>();
+    const loadOf =
+      (key: string): CountTotal =>
+      () =>
+        new Promise<number>((resolve) => {
+          started.push(key);
+          pending.set(key, resolve);
+        });
+    for (const key of ["a", "b", "c"]) {
+      const counted = cache.count(key, loadOf(key));
+      await tick();
+      pending.get(key)!(1);
+      await counted;
+    }
+    advance(31_000);
+    started.length = 0;
+    for (const key of ["a", "b", "c"]) await cache.count(key, loadOf(key));
+    const first = cache.count("d", loadOf("d"));
+    await tick();
+    expect(started).toEqual(["a", "b"]);
+    pending.get("a")!(2);
+    await tick();
+    expect(started).toEqual(["a", "b", "d"]);
+    pending.get("d")!(4);
+    expect(await first).toBe(4);
+    pending.get("b")!(2);
+    await tick();
+    expect(started).toEqual(["a", "b", "d", "c"]);
+    pending.get("c")!(2);
   });
 
   it("forget the least recently asked keys beyond maxEntries", async () => {
