@@ -158,7 +158,11 @@ AI agents, companies, sectors and skills. It shows exactly what the public web p
 - \`limit\` is 1 to ${PAGE_LIMIT_MAX} (default 50) and \`offset\` at least 0 (default 0). A malformed or
   out-of-range value is a 400 \`invalid_<parameter>\`: values are never clamped. A parameter the route does
   not know is a 400 \`unknown_parameter\`, so a typo cannot silently return the default page. An offset past
-  the end returns an empty page.
+  the end returns an empty page. Skipped rows are still walked, so a deep offset costs more.
+- \`/jobs\`, \`/talents\` and \`/agents\` continue by cursor: \`meta.next\` carries \`cursor\` beside the offset it
+  stands for, and following it seeks on the list order at the same cost at any depth; \`meta.offset\` stays
+  exact. A cursor is opaque and bound to its list and filter: an altered one, one used with other filters,
+  or with an \`offset\` other than its own is a 400 \`invalid_cursor\`.
 - \`GET /companies/{slug}\` embeds the ${COMPANY_OPEN_JOBS} newest open jobs; \`links.open_jobs\` pages through all.
 - A resource that does not exist and one that is not public get the same 404.
 - Responses carry a strong \`ETag\`; a conditional GET with \`If-None-Match\` gets a 304. Successful responses
