@@ -618,10 +618,15 @@ async function firstAcceptable(
   const stored = job.stream.contents.length;
   for (const size of sizes) {
     const own = size === undefined;
+    const downsampled = !own || working.reduced;
     const output = await resample(working.pixels, size);
+    // A size whose resampled pixels already fall below the floor will not pass once JPEG adds its
+    // loss: skip its encoding and decoding (most of the time of a size tried). Lossless
+    // candidates are checked once, below: their decoded pixels are these.
+    const lossy = working.jpeg !== undefined || kind.photo === true;
+    if (check && downsampled && lossy && !check.passes(output)) continue;
     const candidate = await candidateAt(job, working, output, own, kind);
     if (!candidate) continue;
-    const downsampled = !own || working.reduced;
     const limit = !downsampled && working.jpeg ? stored * (1 - job.settings.minJpegSaving) : stored;
     // A larger size will not be smaller: give up (null).
     if (candidate.replacement.data.length >= limit) return null;
