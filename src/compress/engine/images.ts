@@ -694,24 +694,39 @@ function imageFloor(settings: ImageSettings, placement: Placement): number {
   return Math.max(settings.minImageSsim, 1 - (1 - settings.minSsim) / share);
 }
 
+/** An image to recode, with what its recoding depends on besides the profile. */
+interface ImageJob {
+  stream: PDFRawStream;
+  mask: boolean;
+  placement: Placement | undefined;
+  /** Keep its size (a soft mask with /Matte, or the image of one). */
+  fixedSize: boolean;
+}
+
 /** What the image pass may hold decoded at once when the caller does not say. */
 const DEFAULT_IMAGE_MEMORY = 128 * 1024 * 1024;
 
 /**
- * Image pixels (as stored) above which a document's JPEGs are encoded with the "fast" effort:
- * about seven A4 pages scanned at 300 dpi. mozjpeg's trellis quantisation takes some 15 % off
- * each JPEG but multiplies its encoding time by about five; on a long scan that is most of the
- * engine's time, on a few pages a fraction of a second.
+ * Pixels to encode (images at the size they would first be tried at) above which a document's
+ * JPEGs are encoded with the "fast" effort: about twenty A4 pages at 150 ppi (the corpus's
+ * documents stay below, the largest at 44 million). mozjpeg's trellis quantisation takes some
+ * 15 % off each JPEG but multiplies its encoding time by about five: on a long scan that is most
+ * of the engine's time, on a few pages a fraction of a second.
  */
-const BEST_EFFORT_MAX_PIXELS = 64_000_000;
+const BEST_EFFORT_MAX_PIXELS = 48_000_000;
 
-/** How hard the JPEG encoder works on a document, from how many pixels its images hold. */
-function effortFor(images: readonly PDFRawStream[], context: PDFContext): JpegEffort {
+/**
+ * How hard the JPEG encoder works on a document, from how many pixels its images would be
+ * written with (their target sizes, or their own).
+ */
+function effortFor(jobs: readonly ImageJob[], context: PDFContext, settings: ImageSettings): JpegEffort {
   let pixels = 0;
-  for (const stream of images) {
+  for (const job of jobs) {
     try {
-      const info = describe(stream.dict, context);
-      if (info) pixels += info.width * info.height;
+      const info = describe(job.stream.dict, context);
+      if (!info) continue;
+      const size = (!job.fixedSize && targetSize(info, job.placement, settings)) || info;
+      pixels += size.width * size.height;
     } catch {
       // Left alone when recoded: it costs nothing.
     }
@@ -821,7 +836,7 @@ export async function optimiseImages(
   };
 
   // Every image is a job of its own (they share nothing but the report), run a few at a time.
-  const jobs: { stream: PDFRawStream; mask: boolean; placement: Placement | undefined; fixedSize: boolean }[] = [];
+  const jobs: ImageJob[] = [];
   for (const stream of images) {
     if (softMasks.has(stream) || stencils.has(stream)) continue;
     jobs.push({ stream, mask: false, placement: placed.get(stream), fixedSize: matteParents.has(stream) });
@@ -833,10 +848,7 @@ export async function optimiseImages(
     const placement = entry.unplacedParent ? undefined : union(entry.placement, placed.get(stream));
     jobs.push({ stream, mask: true, placement, fixedSize: entry.matte });
   }
-  const effort = effortFor(
-    jobs.map((job) => job.stream),
-    context,
-  );
+  const effort = effortFor(jobs, context, settings);
   await forEachBounded(
     jobs,
     (job) => peakBytesOf(job.stream, context),
