@@ -9,14 +9,16 @@ export const Company = builder.prismaObject("Company", {
   description: "A company with a branded public page.",
   // Select mode: a nested company (50 per page of jobs) loads only the columns asked for, never
   // the description or the internal contact; hasPublicPage always, for the gate of to-one relations.
-  select: { id: true, hasPublicPage: true },
+  // The reference columns every nested company shows are always loaded and read plainly (an exposed
+  // field in select mode costs a loader lookup per row; see Job in ./job.ts).
+  select: { id: true, hasPublicPage: true, slug: true, name: true, logoUrl: true },
   fields: (t) => ({
-    id: t.exposeID("id"),
-    slug: t.exposeString("slug"),
-    name: t.exposeString("name"),
+    id: t.id({ resolve: (c) => c.id }),
+    slug: t.string({ resolve: (c) => c.slug }),
+    name: t.string({ resolve: (c) => c.name }),
     tagline: t.exposeString("tagline", { nullable: true }),
     description: t.exposeString("description", { nullable: true }),
-    logoUrl: t.exposeString("logoUrl", { nullable: true }),
+    logoUrl: t.string({ nullable: true, resolve: (c) => c.logoUrl }),
     websiteUrl: t.exposeString("websiteUrl", { nullable: true }),
     size: t.expose("size", { type: CompanySizeEnum, nullable: true }),
     foundedYear: t.exposeInt("foundedYear", { nullable: true }),
