@@ -16,7 +16,8 @@ import { compressPdf, PROFILE_SETTINGS } from "../../src/compress/engine/index.t
 import type { CompressionProfile } from "../../src/compress/engine/index.ts";
 import { decodeStreamData } from "../../src/compress/engine/filters.ts";
 import { findImagePlacements } from "../../src/compress/engine/placement.ts";
-import { drawAt, luminance, ssim } from "../../src/compress/engine/quality.ts";
+import { encodeJpeg, readJpegHeader } from "../../src/compress/engine/codecs.ts";
+import { drawAt, drawLuminanceAt, luminance, ssim } from "../../src/compress/engine/quality.ts";
 import { imageStreams, jpegOf, lineArtPixels, photoPixels } from "./fixtures.ts";
 
 const encoder = new TextEncoder();
@@ -300,11 +301,53 @@ describe("the quality check's rendering model", () => {
     expect(out[1]).toBe(150);
   });
 
+  it.each([1, 3, 4] as const)(
+    "draws the luminance of %i-component pixels at both device sizes in one pass, as drawAt draws luminance()",
+    (components) => {
+      const [width, height] = [173, 211];
+      const data = new Uint8Array(width * height * components);
+      for (let i = 0; i < data.length; i++) data[i] = (i * 2654435761) >>> 24;
+      const pixels = { data, width, height, components };
+      const sizes: [number, number][] = [
+        [57, 70], // shrinking: runs of 3 and 4
+        [58, 71],
+        [200, 240], // enlarging
+        [90, 300], // shrinking across, enlarging down
+      ];
+      const drawn = drawLuminanceAt(pixels, sizes);
+      const gray = luminance(pixels);
+      sizes.forEach(([dw, dh], i) => expect(drawn[i]).toEqual(drawAt(gray, width, height, dw, dh)));
+    },
+  );
+
   it("scores identical images 1 and different ones less", () => {
     const a = photoPixels(64, 64, 1, 3);
     const b = photoPixels(64, 64, 1, 4);
     expect(ssim(a, a, 64, 64)).toBeCloseTo(1, 6);
     expect(ssim(a, b, 64, 64)).toBeLessThan(0.9);
+  });
+});
+
+describe("JPEG encoder effort", () => {
+  it("the fast setting writes a progressive JPEG as close to the pixels as mozjpeg's full setting, in more bytes", async () => {
+    const [width, height] = [480, 360];
+    const pixels = { data: photoPixels(width, height, 3), width, height, components: 3 as const };
+    const best = await encodeJpeg(pixels, { quality: 75, effort: "best" });
+    const fast = await encodeJpeg(pixels, { quality: 75, effort: "fast" });
+    for (const jpeg of [best, fast]) {
+      expect(readJpegHeader(jpeg)).toMatchObject({ width, height, components: 3, precision: 8 });
+      // SOF2: progressive, as mozjpeg's full setting also writes
+      expect(Buffer.from(jpeg).includes(Buffer.from([0xff, 0xc2]))).toBe(true);
+    }
+    expect(fast.length).toBeGreaterThan(best.length);
+    const gray = async (jpeg: Uint8Array) => luminance({ ...pixels, data: await sharp(jpeg).raw().toBuffer() });
+    const original = luminance(pixels);
+    const [fastSsim, bestSsim] = [
+      ssim(await gray(fast), original, width, height),
+      ssim(await gray(best), original, width, height),
+    ];
+    // Without trellis quantisation the encoder keeps more detail for its extra bytes, never less.
+    expect(fastSsim).toBeGreaterThanOrEqual(bestSsim - 0.002);
   });
 });
 
