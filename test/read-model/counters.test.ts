@@ -388,7 +388,7 @@ describe("catalog counters after a seed", () => {
     const seeded = await createTestDatabase();
     try {
       // Seeded around today's start, so jobs expire and go live in the hours and days checked.
-      await seedCatalog(seeded, { seed: 3, scale: { companies: 12, jobs: 400, talents: 60, agents: 40 } });
+      await seedCatalog(seeded, { seed: 3, scale: { companies: 8, jobs: 200, talents: 40, agents: 30 } });
       await expectExact(seeded, [new Date(), at(49 * hour)]);
       const [triggers] = await seeded.sql.query<{ on: number; off: number }>(
         `SELECT count(*) FILTER (WHERE tgenabled <> 'D')::int AS on, count(*) FILTER (WHERE tgenabled = 'D')::int AS off
