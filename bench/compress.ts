@@ -338,7 +338,11 @@ out.push(
     `; --jobs ${jobs}; engine ${flags.cold ? "in a fresh process per file (--cold)" : "through the runner's warm processes, the service's defaults"}`,
 );
 out.push(
-  "Sizes in KiB/MiB (1024-based). time: wall time of the tool's process; peak: its peak RSS (GNU time). " +
+  "Sizes in KiB/MiB (1024-based). time: wall time of the tool's process; peak: its peak RSS (GNU time" +
+    (flags.cold
+      ? ""
+      : "; engine: from the job's submission to the runner's result, peak RSS by getrusage in its process") +
+    "). " +
     "SSIM: grayscale renders at 100 dpi (pdftoppm) of page 1, the middle and the last page; min over those pages. " +
     "Aggregate saving = 1 - sum(out) / sum(in) over the counted files (a failed run counts as its input).",
 );
