@@ -25,7 +25,10 @@
 // body is checked to be byte-for-byte the REST body. Both remember list totals the same way
 // (LIST_TOTAL_CACHE_SECONDS; run with 0 to count on every request). The load generator runs in a
 // worker thread (./catalog-load.ts) and sends the same Host header to both, so both build the same
-// links.
+// links. The service runs with NODE_ENV=production, as on Cloud Run; a NODE_ENV the caller sets
+// is kept, and the output says which one ran.
+// First: NODE_ENV=production before graphql, Koa and Prisma are loaded (see ./production-env.ts).
+import { benchNodeEnv } from "./production-env.ts";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -453,6 +456,10 @@ const cores = os.availableParallelism();
 console.log(
   `database: ${db.kind}${db.kind === "pglite" ? ` (${where})` : ` (pool ${config.database.kind === "postgres" ? config.database.poolSize : 1})`}, ` +
     `${jobCount.toLocaleString("en")} jobs; node ${process.version}; ${cores} cores (${os.cpus()[0]?.model ?? "?"})`,
+);
+console.log(
+  `service: NODE_ENV=${benchNodeEnv}` +
+    (benchNodeEnv === "production" ? " (as on Cloud Run)" : " (set by the caller; Cloud Run runs production)"),
 );
 console.log(
   config.listTotalCacheSeconds > 0
