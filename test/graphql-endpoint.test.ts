@@ -45,7 +45,8 @@ describe("/graphql", () => {
     const production = await startServer(broken, { NODE_ENV: "production" });
     // A fault of ours, not an outage (an unreachable database is a 503: test/production/).
     await broken.sql.exec("DROP TABLE jobs CASCADE");
-    const result = await production.graphql(`{ jobs { total } }`);
+    // The page's rows are read from the dropped table (its total comes from the kept counters).
+    const result = await production.graphql(`{ jobs(limit: 1) { items { slug } } }`);
     await production.close();
     await broken.close();
     expect(result.errors?.[0]?.message).toBe("Unexpected error.");
