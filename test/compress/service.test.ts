@@ -131,7 +131,7 @@ describe("compression with the real engine", () => {
     expect(statuses).toContain(503);
     const busy = results.find((r) => r.status === 503)!;
     expect((busy.json as ErrorBody).error.code).toBe("busy");
-  });
+  }, 120_000); // one real compression: seconds alone, far more on a loaded 2-core CI
 
   it("gives a file past the time limit 422 processing_timeout, not charged, while serving others", async () => {
     const server = await serve({ timeoutMs: 300, timeoutMsPerMb: 0 });
