@@ -345,7 +345,7 @@ async function baselineList(l: Linker, search: URLSearchParams, res: http.Server
   const cursorText = search.get("cursor") ?? undefined;
   let start: PageStart = { offset: Number(search.get("offset") ?? 0), after: null };
   if (cursorText) {
-    const cursor = decodeCursor(BASELINE_LIST, filterKey, cursorText, 2);
+    const cursor = decodeCursor(BASELINE_LIST, filterKey, cursorText, ["instant", "uuid"]);
     const [publishedAt, id] = cursor.key;
     start = { offset: cursor.offset, after: { publishedAt: publishedAt as Date, id: id as string } };
   }

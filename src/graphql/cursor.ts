@@ -15,6 +15,15 @@ import { GraphQLError } from "graphql";
 /** One value of the order key: a string, or an instant (kept as ISO 8601 in the token). */
 export type KeyValue = string | Date;
 
+/**
+ * What an order column holds, so a decoded key is checked before it reaches a query: a well-formed
+ * cursor can be forged (the digest has no secret), and a value of the wrong kind would otherwise
+ * fail in the database (a 500) instead of being refused (a 400).
+ */
+export type KeyKind = "instant" | "uuid" | "text";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export interface Cursor {
   offset: number;
   key: KeyValue[];
@@ -44,7 +53,7 @@ const invalid = (message: string) =>
   new GraphQLError(message, { extensions: { code: "BAD_USER_INPUT", argument: "after" } });
 
 /** The cursor a client sent back, or a BAD_USER_INPUT error naming the argument `after`. */
-export function decodeCursor(list: string, filterKey: string, token: string, keyLength: number): Cursor {
+export function decodeCursor(list: string, filterKey: string, token: string, kinds: readonly KeyKind[]): Cursor {
   const [payload = "", check, extra] = token.split(".");
   if (token.length > MAX_LENGTH || extra !== undefined || !check || digest(payload) !== check) {
     throw invalid("The cursor is not one this API issued, or it was altered; start again from offset 0");
@@ -62,15 +71,16 @@ export function decodeCursor(list: string, filterKey: string, token: string, key
   if (scope !== scopeOf(list, filterKey)) {
     throw invalid("The cursor belongs to another list or another filter; use it with the parameters it came with");
   }
-  const values = Array.isArray(key) ? key.map(keyValue) : [];
-  if (!Number.isSafeInteger(offset) || offset < 0 || values.length !== keyLength || values.includes(null)) {
+  const values = Array.isArray(key) && key.length === kinds.length ? key.map((v, i) => keyValue(v, kinds[i]!)) : [];
+  if (!Number.isSafeInteger(offset) || offset < 0 || values.length !== kinds.length || values.includes(null)) {
     throw invalid("The cursor is not one this API issued; start again from offset 0");
   }
   return { offset, key: values as KeyValue[] };
 }
 
-function keyValue(value: unknown): KeyValue | null {
-  if (typeof value === "string") return value;
+function keyValue(value: unknown, kind: KeyKind): KeyValue | null {
+  if (typeof value === "string") return kind === "text" || (kind === "uuid" && UUID.test(value)) ? value : null;
+  if (kind !== "instant") return null;
   if (typeof value === "object" && value !== null && typeof (value as { t?: unknown }).t === "string") {
     const date = new Date((value as { t: string }).t);
     return Number.isNaN(date.getTime()) ? null : date;

@@ -8,7 +8,7 @@ import type PrismaTypes from "../generated/pothos-prisma-types.ts";
 import { getDatamodel } from "../generated/pothos-prisma-types.ts";
 import type { GraphQLContext } from "./context.ts";
 import { builder } from "./builder.ts";
-import { decodeCursor, encodeCursor, type KeyValue } from "./cursor.ts";
+import { decodeCursor, encodeCursor, type KeyKind, type KeyValue } from "./cursor.ts";
 
 export const PAGE_LIMIT_DEFAULT = 50;
 export const PAGE_LIMIT_MAX = 100;
@@ -62,6 +62,8 @@ type PlannedQuery<M extends Model> = { include?: PrismaTypes[M]["Include"]; sele
 export interface OrderField<M extends Model> {
   field: keyof PrismaTypes[M]["Shape"] & string;
   direction: "asc" | "desc";
+  /** What the column holds: a cursor's key is checked against it. */
+  kind: KeyKind;
 }
 
 /** Where a page's rows come from: the filter (and the seek past a cursor's row), skip and take. */
@@ -72,7 +74,6 @@ export interface PageWindow<Where> {
   limit: number;
   /** The offset the page stands for. */
   offset: number;
-  seeking: boolean;
 }
 
 export interface PageLoader<M extends Model> {
@@ -146,10 +147,15 @@ export function definePage<M extends Model>(model: M, name: string, load: PageLo
     let r = resolved.get(page);
     if (r) return r;
     if (page.after == null) {
-      r = { window: { where: page.where, skip: page.offset, limit: page.limit, offset: page.offset, seeking: false } };
+      r = { window: { where: page.where, skip: page.offset, limit: page.limit, offset: page.offset } };
     } else {
       if (!order) throw badArgument("after", `${name} does not continue by cursor; use offset`);
-      const cursor = decodeCursor(name, page.countKey, page.after, order.length);
+      const cursor = decodeCursor(
+        name,
+        page.countKey,
+        page.after,
+        order.map((o) => o.kind),
+      );
       if (page.offset !== 0 && page.offset !== cursor.offset) {
         throw badArgument(
           "after",
@@ -157,7 +163,7 @@ export function definePage<M extends Model>(model: M, name: string, load: PageLo
         );
       }
       const where = { AND: [page.where, seekWhere(order, cursor.key)] } as Where<M>;
-      r = { window: { where, skip: 0, limit: page.limit, offset: cursor.offset, seeking: true } };
+      r = { window: { where, skip: 0, limit: page.limit, offset: cursor.offset } };
     }
     resolved.set(page, r);
     return r;

@@ -1,6 +1,7 @@
 // Paging by continuation: meta.next carries a cursor beside the offset it stands for, following it
 // walks the whole list in order without overlap or gap, and a cursor that was altered, cut short,
 // used with another filter or with a different offset is a 400 invalid_cursor.
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiClient, type ApiClient } from "../helpers/api.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -85,6 +86,14 @@ describe("paging by cursor", () => {
     expect(alone.body.meta.self).toBe(`${server.url}/api/v1/jobs?limit=5&offset=5&cursor=${cursor}`);
   });
 
+  /** The cursor with its order key replaced, re-signed as anyone reading the source could. */
+  function forged(cursor: string, rekey: (key: unknown[]) => unknown[]): string {
+    const body = JSON.parse(Buffer.from(cursor.split(".")[0]!, "base64url").toString("utf8")) as unknown[];
+    body[3] = rekey(body[3] as unknown[]);
+    const payload = Buffer.from(JSON.stringify(body)).toString("base64url");
+    return `${payload}.${createHash("sha256").update(payload).digest("base64url").slice(0, 16)}`;
+  }
+
   async function cursorOf(path: string): Promise<string> {
     const { body } = await api.get<List>(path);
     return new URL(body.meta.next!).searchParams.get("cursor")!;
@@ -98,6 +107,10 @@ describe("paging by cursor", () => {
     ["used with another filter", (c: string) => c, "&work_model=remote"],
     ["used with another offset", (c: string) => c, "&offset=40"],
     ["from another list", () => cursorOf("/api/v1/talents?limit=1"), ""],
+    // Well-formed, with a valid check (it has no secret), but keys the order's columns cannot hold.
+    ["forged with an id that is not a UUID", (c: string) => forged(c, (key) => [key[0], "1; drop table jobs"])],
+    ["forged with an instant that is not one", (c: string) => forged(c, (key) => [{ t: "yesterday" }, key[1]])],
+    ["forged with a text where an instant goes", (c: string) => forged(c, (key) => [key[1], key[1]])],
   ] as const)("is a 400 invalid_cursor when %s", async (_case, make, extra = "") => {
     const cursor = await make(await cursorOf("/api/v1/jobs?limit=3"));
     const response = await api.get<{ error: { code: string; message: string } }>(

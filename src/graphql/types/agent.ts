@@ -54,8 +54,8 @@ const AgentPage = definePage("Agent", "AgentPage", {
   // An agent without published_at sorts first (NULLS FIRST when descending) and cannot name a
   // position by key: a page that ends on one has no nextCursor, and the next link uses offset.
   order: [
-    { field: "publishedAt", direction: "desc" },
-    { field: "id", direction: "desc" },
+    { field: "publishedAt", direction: "desc", kind: "instant" },
+    { field: "id", direction: "desc", kind: "uuid" },
   ],
   items: (ctx, query, page) =>
     ctx.prisma.agent.findMany({

@@ -153,8 +153,8 @@ const jobOrder = [{ publishedAt: "desc" }, { id: "desc" }] satisfies Prisma.JobO
 
 const JobPage = definePage("Job", "JobPage", {
   order: [
-    { field: "publishedAt", direction: "desc" },
-    { field: "id", direction: "desc" },
+    { field: "publishedAt", direction: "desc", kind: "instant" },
+    { field: "id", direction: "desc", kind: "uuid" },
   ],
   items: async (ctx, query, page) => {
     const relationLoadStrategy = loadStrategy("Job", query);

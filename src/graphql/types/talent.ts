@@ -46,7 +46,7 @@ const TalentFilter = builder.inputType("TalentFilter", {
 });
 
 const TalentPage = definePage("Talent", "TalentPage", {
-  order: [{ field: "handle", direction: "asc" }],
+  order: [{ field: "handle", direction: "asc", kind: "text" }],
   items: (ctx, query, page) =>
     ctx.prisma.talent.findMany({
       ...query,
