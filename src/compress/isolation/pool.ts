@@ -10,7 +10,7 @@ import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { isChildReady } from "./protocol.ts";
 
-export const CHILD_MODULE = fileURLToPath(new URL("./child.ts", import.meta.url));
+const CHILD_MODULE = fileURLToPath(new URL("./child.ts", import.meta.url));
 
 /** Restart delays after processes that died idle (a broken install must not become a fork loop). */
 const BACKOFF_FIRST_MS = 100;
@@ -21,15 +21,15 @@ export interface EngineProcess {
   readonly pid: number | undefined;
   /** Forked ahead of demand (true), or for a job that found no process in the pool (false). */
   readonly warm: boolean;
-  readonly spawnedAt: number;
-  /** Whether it has loaded the engine and waits for its job. */
+  /**
+   * Whether it has loaded the engine and waits for its job: false once it has exited, even before
+   * its "close" (a process that died idle must not be handed a job, which would fail for nothing).
+   */
   isReady(): boolean;
   /** Resolves true once ready, false when the process ended first. */
   readonly ready: Promise<boolean>;
   /** Resolves when the process has exited and its stdio and IPC channel are closed. */
   readonly closed: Promise<void>;
-  /** Whether the process has already exited. */
-  hasExited(): boolean;
 }
 
 /** What happens to the pool's processes, for logs and for tests that check the one-job rule. */
@@ -63,6 +63,8 @@ export interface ProcessPool {
   close(): Promise<void>;
 }
 
+const isAlive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
+
 function forkEngine(options: PoolOptions, warm: boolean): EngineProcess {
   const spawnedAt = performance.now();
   const child = fork(options.childModule ?? CHILD_MODULE, [], {
@@ -78,7 +80,6 @@ function forkEngine(options: PoolOptions, warm: boolean): EngineProcess {
     child.stderr.on("data", (text: string) => onStderr(text));
   }
   let isReady = false;
-  let exited = false;
   let markReady!: (ready: boolean) => void;
   const ready = new Promise<boolean>((resolve) => (markReady = resolve));
   const onMessage = (message: unknown) => {
@@ -94,7 +95,6 @@ function forkEngine(options: PoolOptions, warm: boolean): EngineProcess {
   let markClosed!: () => void;
   const closed = new Promise<void>((resolve) => (markClosed = resolve));
   const onClose = () => {
-    exited = true;
     child.off("message", onMessage);
     markReady(false);
     markClosed();
@@ -110,11 +110,9 @@ function forkEngine(options: PoolOptions, warm: boolean): EngineProcess {
     child,
     pid,
     warm,
-    spawnedAt,
-    isReady: () => isReady,
+    isReady: () => isReady && isAlive(child),
     ready,
     closed,
-    hasExited: () => exited,
   };
 }
 
@@ -168,8 +166,11 @@ export function createProcessPool(options: PoolOptions): ProcessPool {
   return {
     take() {
       if (closed) throw new Error("the process pool is closed");
+      // A ready process, else one still starting; never one that already exited (its "close",
+      // which takes it out of the pool, may not have come yet).
       const readyAt = idle.findIndex((engine) => engine.isReady());
-      const [engine] = readyAt >= 0 ? idle.splice(readyAt, 1) : idle.splice(0, 1);
+      const at = readyAt >= 0 ? readyAt : idle.findIndex((engine) => isAlive(engine.child));
+      const [engine] = at >= 0 ? idle.splice(at, 1) : [];
       const taken = engine ?? forkEngine(options, false);
       refill();
       return taken;
