@@ -7,6 +7,7 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import { createContext } from "../graphql/context.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
 import { schema } from "../graphql/schema.ts";
+import { TotalNotReady } from "../graphql/totals.ts";
 import { HttpError } from "../http/errors.ts";
 
 /** GraphQL arguments whose REST parameter has another name. */
@@ -20,9 +21,12 @@ function failure(error: GraphQLError): Error {
     return new HttpError(400, `invalid_${PARAMETER_OF[argument] ?? argument}`, error.message);
   }
   if (isDatabaseUnavailable(error.originalError)) {
-    return new HttpError(503, "database_unavailable", "The database is not reachable; retry shortly.", {
-      "Retry-After": "5",
-    });
+    // A first count still running is the same kind of wait (and code), but the database is fine.
+    const message =
+      error.originalError instanceof TotalNotReady
+        ? "This list's total is still being counted; retry shortly."
+        : "The database is not reachable; retry shortly.";
+    return new HttpError(503, "database_unavailable", message, { "Retry-After": "5" });
   }
   // Anything else is a fault of ours: the error middleware logs it and answers a masked 500.
   return error.originalError ?? error;

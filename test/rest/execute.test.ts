@@ -1,5 +1,7 @@
 // The REST layer's path into the read model: a typed operation run in-process.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PrismaClient } from "../../src/generated/prisma/client.ts";
+import { configureTotals } from "../../src/graphql/totals.ts";
 import { HttpError } from "../../src/http/errors.ts";
 import { runOperation } from "../../src/rest/execute.ts";
 import { JobsListOperation } from "../../src/rest/operations.ts";
@@ -47,4 +49,25 @@ describe("runOperation", () => {
     await expect(failure).rejects.toBeInstanceOf(HttpError);
     await expect(failure).rejects.toMatchObject({ status: 400, code: "invalid_limit" });
   });
+
+  it("answers a first count that outlasts its wait with a retryable 503 that says so", async () => {
+    // A counting client whose counts never finish: the request waits its 5 s, then is told to retry.
+    const stuck = { job: { count: () => new Promise<number>(() => undefined) } } as unknown as PrismaClient;
+    configureTotals(db.prisma, 30, stuck);
+    try {
+      const failure = runOperation(db.prisma, JobsListOperation, {
+        limit: 1,
+        offset: 0,
+        filter: { workModel: ["HYBRID"] },
+      });
+      await expect(failure).rejects.toMatchObject({
+        status: 503,
+        code: "database_unavailable",
+        message: "This list's total is still being counted; retry shortly.",
+        headers: { "Retry-After": "5" },
+      });
+    } finally {
+      configureTotals(db.prisma, 0);
+    }
+  }, 15_000);
 });
