@@ -38,7 +38,7 @@ import { convertInlineImages, MIN_INLINE_BYTES } from "./inline.ts";
 import { findImagePlacements } from "./placement.ts";
 import type { Placement, Placements } from "./placement.ts";
 import type { ImageSettings } from "./profiles.ts";
-import { defaultConcurrency, forEachBounded } from "./pool.ts";
+import { forEachBounded } from "./pool.ts";
 import type { PoolOptions } from "./pool.ts";
 import { QualityCheck } from "./quality.ts";
 
@@ -703,9 +703,6 @@ interface ImageJob {
   fixedSize: boolean;
 }
 
-/** What the image pass may hold decoded at once when the caller does not say. */
-const DEFAULT_IMAGE_MEMORY = 128 * 1024 * 1024;
-
 /**
  * Pixels to encode (images at the size they would first be tried at) above which a document's
  * JPEGs are encoded with the "fast" effort: about twenty A4 pages at 150 ppi (the corpus's
@@ -761,7 +758,7 @@ function peakBytesOf(stream: PDFRawStream, context: PDFContext): number {
 export async function optimiseImages(
   context: PDFContext,
   settings: ImageSettings,
-  pool: PoolOptions = { concurrency: defaultConcurrency(), memoryBudget: DEFAULT_IMAGE_MEMORY },
+  pool: PoolOptions,
 ): Promise<{ replaced: Set<PDFRawStream>; report: ImageReport }> {
   let placements: Placements;
   let inlineConverted = 0;
