@@ -25,23 +25,14 @@ const C2 = (0.03 * 255) ** 2;
 
 /** Luminance as renderers compute gray (0.3 R + 0.59 G + 0.11 B; CMYK through 1 - min(1, K + ...)). */
 export function luminance(pixels: Pixels): Uint8Array {
-  const { data, components } = pixels;
-  const count = pixels.width * pixels.height;
-  if (components === 1) return data.subarray(0, count);
-  const out = new Uint8Array(count);
-  if (components === 3) {
-    for (let p = 0, i = 0; p < count; p++, i += 3)
-      out[p] = (77 * data[i]! + 151 * data[i + 1]! + 28 * data[i + 2]! + 128) >> 8;
-  } else {
-    for (let p = 0, i = 0; p < count; p++, i += 4) {
-      const ink = (77 * data[i]! + 151 * data[i + 1]! + 28 * data[i + 2]! + 128) / 256 + data[i + 3]!;
-      out[p] = ink >= 255 ? 0 : 255 - Math.round(ink);
-    }
-  }
+  const { width, height } = pixels;
+  if (pixels.components === 1) return pixels.data.subarray(0, width * height);
+  const out = new Uint8Array(width * height);
+  for (let y = 0; y < height; y++) rowLuminance(pixels, y, out.subarray(y * width, (y + 1) * width));
   return out;
 }
 
-/** One row's luminance (`luminance`'s arithmetic), into `out` (a row of gray pixels is its own). */
+/** One row's luminance, into `out` (a row of gray pixels is its own). */
 function rowLuminance(pixels: Pixels, y: number, out: Uint8Array): Uint8Array {
   const { data, components, width } = pixels;
   let i = y * width * components;
