@@ -190,9 +190,10 @@ export async function decodeJpeg(jpeg: Uint8Array, components: Components, size?
 /**
  * How hard the JPEG encoder works. "best" is mozjpeg's full setting (trellis quantisation,
  * overshoot deringing, progressive scans chosen by trial). "fast" keeps mozjpeg's quantisation
- * tables and progressive Huffman-optimised scans but skips trellis quantisation and the scan
- * trials: on 300 dpi scans brought to 150 ppi it encodes about 5x faster for files some 15 %
- * larger at the same quality, with an SSIM at 100 dpi lower by about 0.001.
+ * tables and Huffman tables made for the image, in one baseline scan, without trellis
+ * quantisation: on a 300 dpi scan brought to 150 ppi (1240 x 1754) it encodes in about 20 ms
+ * where the full setting takes 210 ms and progressive scans 36 ms, for a file some 15 % larger
+ * than the full setting's (4 % larger than progressive), with the same SSIM at 100 dpi.
  */
 export type JpegEffort = "best" | "fast";
 
@@ -208,7 +209,7 @@ const JPEG_EFFORT: Record<JpegEffort, SharpJpegOptions> = {
   best: { mozjpeg: true },
   fast: {
     quantisationTable: 3,
-    progressive: true,
+    progressive: false,
     optimiseCoding: true,
     trellisQuantisation: false,
     overshootDeringing: false,

@@ -616,15 +616,16 @@ async function firstAcceptable(
   kind: { photo?: boolean },
 ): Promise<Replacement | null | undefined> {
   const stored = job.stream.contents.length;
-  for (const size of sizes) {
+  for (const [tried, size] of sizes.entries()) {
     const own = size === undefined;
     const downsampled = !own || working.reduced;
     const output = await resample(working.pixels, size);
-    // A size whose resampled pixels already fall below the floor will not pass once JPEG adds its
-    // loss: skip its encoding and decoding (most of the time of a size tried). Lossless
-    // candidates are checked once, below: their decoded pixels are these.
+    // Once an image has failed a size, a size whose resampled pixels already fall below the floor
+    // will not pass with JPEG's loss added: its encoding and decoding are skipped. The first size
+    // is encoded straight away: most images pass it, and the check of their candidate covers it.
+    // Lossless candidates are checked once, below: their decoded pixels are these.
     const lossy = working.jpeg !== undefined || kind.photo === true;
-    if (check && downsampled && lossy && !check.passes(output)) continue;
+    if (check && tried > 0 && downsampled && lossy && !check.passes(output)) continue;
     const candidate = await candidateAt(job, working, output, own, kind);
     if (!candidate) continue;
     const limit = !downsampled && working.jpeg ? stored * (1 - job.settings.minJpegSaving) : stored;
