@@ -64,6 +64,9 @@ describe("query count", () => {
     `);
   });
 
+  // /graphql runs compiled operations (graphql-jit), whose response paths are rebuilt per call, so
+  // the planner's mapping is not found for relations beneath a relation (the open jobs' sector and
+  // skills): their rows are loaded again, by one batched statement whatever the number of jobs.
   it("is fixed for a company with its open jobs, whatever the number of jobs", async () => {
     const small = await statementsFor(companyWithJobs, { slug: companySlug, limit: 2 });
     const large = await statementsFor(companyWithJobs, { slug: companySlug, limit: 100 });
@@ -72,6 +75,7 @@ describe("query count", () => {
       [
         "SELECT catalog_counters + job_count_events",
         "SELECT companies + _CompanySectors + sectors + jobs + _JobSkills + skills",
+        "SELECT jobs + sectors + companies + _JobSkills + skills",
       ]
     `);
   });

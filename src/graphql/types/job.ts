@@ -47,6 +47,11 @@ export const Job = builder.prismaObject("Job", {
     salaryPeriod: true,
     publishedAt: true,
     createdAt: true,
+    // Every job shows its company's reference: loaded with the row, so the field below is a plain
+    // read. A field with its own selection is resolved through the planner's mapping for its row,
+    // which compiled operations (../compiled.ts) cannot find beneath a relation (their response
+    // paths are rebuilt per call), and which costs a lookup per row either way.
+    company: { select: { id: true, hasPublicPage: true, slug: true, name: true, logoUrl: true } },
   },
   fields: (t) => ({
     id: t.id({ resolve: (j) => j.id }),
@@ -82,7 +87,6 @@ export const Job = builder.prismaObject("Job", {
       type: Company,
       nullable: true,
       description: "null for a confidential posting or a company without a public page.",
-      select: (_args, _ctx, nestedSelection) => ({ company: nestedSelection(true) }),
       resolve: (j) => isPublicCompany(j.company),
     }),
     sector: t.relation("sector", { nullable: true }),
