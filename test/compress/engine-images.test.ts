@@ -17,7 +17,7 @@ import type { CompressionProfile } from "../../src/compress/engine/index.ts";
 import { decodeStreamData } from "../../src/compress/engine/filters.ts";
 import { findImagePlacements } from "../../src/compress/engine/placement.ts";
 import { encodeJpeg, readJpegHeader } from "../../src/compress/engine/codecs.ts";
-import { drawAt, drawLuminanceAt, luminance, ssim } from "../../src/compress/engine/quality.ts";
+import { drawAt, drawLuminanceAt, luminance, sampledHeight, ssim } from "../../src/compress/engine/quality.ts";
 import { imageStreams, jpegOf, lineArtPixels, photoPixels } from "./fixtures.ts";
 
 const encoder = new TextEncoder();
@@ -326,6 +326,30 @@ describe("the quality check's rendering model", () => {
       sizes.forEach(([dw, dh], i) => expect(drawn[i]).toEqual(drawAt(gray, width, height, dw, dh)));
     },
   );
+
+  it("draws a sample of the rows as the same rows of the whole drawing, band after band", () => {
+    const [width, height] = [400, 1300];
+    const data = new Uint8Array(width * height * 3);
+    for (let i = 0; i < data.length; i++) data[i] = (i * 2654435761) >>> 24;
+    const pixels = { data, width, height, components: 3 as const };
+    const sizes: [number, number][] = [
+      [133, 433],
+      [134, 434],
+    ];
+    const sample = { band: 16, every: 4 };
+    const whole = drawLuminanceAt(pixels, sizes);
+    const sampled = drawLuminanceAt(pixels, sizes, sample);
+    sizes.forEach(([dw, dh], i) => {
+      const rows: number[] = [];
+      for (let y = 0; y < dh; y++) if (Math.floor(y / 16) % 4 === 0) rows.push(y);
+      expect(sampledHeight(dh, sample)).toBe(rows.length);
+      const expected = new Uint8Array(rows.length * dw);
+      rows.forEach((y, k) => expected.set(whole[i]!.subarray(y * dw, (y + 1) * dw), k * dw));
+      expect(sampled[i]).toEqual(expected);
+    });
+    // an enlarging size has no sample
+    expect(() => drawLuminanceAt(pixels, [[500, 100]], sample)).toThrow(RangeError);
+  });
 
   it("scores identical images 1 and different ones less", () => {
     const a = photoPixels(64, 64, 1, 3);

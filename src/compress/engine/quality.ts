@@ -20,6 +20,15 @@ const MIN_DEVICE_PIXELS = 24 * 24;
 const CELL = 4;
 /** At the first device size, a candidate this far above the floor is taken without the other. */
 const CLEAR_MARGIN = 0.02;
+/**
+ * The sample of rows a candidate is first compared on: bands of 16 device rows (three rows of
+ * SSIM windows), one in four, evenly down the page image.
+ */
+const SAMPLE: RowSample = { band: 16, every: 4 };
+/** Drawings lower than this are compared whole (a sample of them would be a few bands). */
+const MIN_SAMPLED_HEIGHT = 256;
+/** A sample this far above the floor passes the candidate; nearer, the whole drawing decides. */
+const SAMPLE_MARGIN = 0.01;
 const C1 = (0.01 * 255) ** 2;
 const C2 = (0.03 * 255) ** 2;
 
@@ -82,6 +91,29 @@ interface Shrinking {
   sums: Uint32Array;
   y: number;
   rowsLeft: number;
+  /** Whether device row `y` is drawn (in the sample), and the row of `out` it goes to. */
+  keep: boolean;
+  outY: number;
+}
+
+/**
+ * Device rows drawn for an estimate: bands of `band` rows, one in `every`, spread evenly down the
+ * image (drawn rows are stacked, band after band).
+ */
+export interface RowSample {
+  band: number;
+  every: number;
+}
+
+const keeps = (sample: RowSample | undefined, y: number) =>
+  sample === undefined || Math.floor(y / sample.band) % sample.every === 0;
+
+/** The rows of a drawing `height` rows high that a sample keeps. */
+export function sampledHeight(height: number, sample: RowSample | undefined): number {
+  if (!sample) return height;
+  const { band, every } = sample;
+  const whole = Math.floor(height / (band * every));
+  return whole * band + Math.min(band, height - whole * band * every);
 }
 
 /** Whether a Uint32Array reads bytes little-endian (as `rowPrefix`'s word path expects). */
@@ -133,7 +165,11 @@ function rowPrefix(pixels: Pixels, words: Uint32Array | undefined, y: number, gr
  * sums, and a device row is averaged when its last source row is in. A full-size page image is
  * read once, whatever the number of sizes, and no full-size gray copy of it is made.
  */
-function shrinkLuminance(image: Pixels, sizes: readonly (readonly [number, number])[]): Uint8Array[] {
+function shrinkLuminance(
+  image: Pixels,
+  sizes: readonly (readonly [number, number])[],
+  sample?: RowSample,
+): Uint8Array[] {
   const pixels = { ...image, data: plain(image.data) };
   const { width: sw, height: sh } = pixels;
   const drawings: Shrinking[] = sizes.map(([dw, dh]) => {
@@ -143,34 +179,42 @@ function shrinkLuminance(image: Pixels, sizes: readonly (readonly [number, numbe
     const ySteps = runs(sh, dh);
     return {
       dw,
-      out: new Uint8Array(dw * dh),
+      out: new Uint8Array(dw * sampledHeight(dh, sample)),
       cuts,
       xSteps,
       ySteps,
       sums: new Uint32Array(dw),
       y: 0,
       rowsLeft: ySteps[0]!,
+      keep: true,
+      outY: 0,
     };
   });
   const gray = new Uint8Array(sw);
   const prefix = new Int32Array(sw + 1);
   const words = wordsOf(pixels);
   for (let sy = 0; sy < sh; sy++) {
-    rowPrefix(pixels, words, sy, gray, prefix);
+    // A source row no drawing keeps is not read.
+    if (drawings.some((d) => d.keep)) rowPrefix(pixels, words, sy, gray, prefix);
     for (const d of drawings) {
       const { sums, cuts, dw } = d;
-      for (let x = 0, from = 0; x < dw; x++) {
-        const to = prefix[cuts[x + 1]!]!;
-        sums[x] = sums[x]! + to - from;
-        from = to;
+      if (d.keep) {
+        for (let x = 0, from = 0; x < dw; x++) {
+          const to = prefix[cuts[x + 1]!]!;
+          sums[x] = sums[x]! + to - from;
+          from = to;
+        }
       }
       if (--d.rowsLeft > 0) continue;
-      const yStep = d.ySteps[d.y]!;
-      const at = d.y * dw;
-      for (let x = 0; x < dw; x++) d.out[at + x] = Math.round(sums[x]! / (d.xSteps[x]! * yStep));
-      sums.fill(0);
+      if (d.keep) {
+        const yStep = d.ySteps[d.y]!;
+        const at = d.outY++ * dw;
+        for (let x = 0; x < dw; x++) d.out[at + x] = Math.round(sums[x]! / (d.xSteps[x]! * yStep));
+        sums.fill(0);
+      }
       d.y++;
       d.rowsLeft = d.ySteps[d.y] ?? 0;
+      d.keep = keeps(sample, d.y);
     }
   }
   return drawings.map((d) => d.out);
@@ -238,12 +282,18 @@ function enlarge(src: Uint8Array, sw: number, sh: number, dw: number, dh: number
 
 /**
  * Draws pixels' luminance at device sizes, each as `drawAt` draws `luminance(pixels)`; sizes no
- * larger than the source are drawn in one pass.
+ * larger than the source are drawn in one pass. With a sample, only its rows are drawn (sizes
+ * must then all be shrinking).
  */
-export function drawLuminanceAt(pixels: Pixels, sizes: readonly (readonly [number, number])[]): Uint8Array[] {
+export function drawLuminanceAt(
+  pixels: Pixels,
+  sizes: readonly (readonly [number, number])[],
+  sample?: RowSample,
+): Uint8Array[] {
   const { width: sw, height: sh } = pixels;
   const shrinking = sizes.filter(([dw, dh]) => dw <= sw && dh <= sh);
-  const shrunk = shrinking.length > 0 ? shrinkLuminance(pixels, shrinking) : [];
+  if (sample && shrinking.length < sizes.length) throw new RangeError("only shrinking drawings are sampled");
+  const shrunk = shrinking.length > 0 ? shrinkLuminance(pixels, shrinking, sample) : [];
   let gray: Uint8Array | undefined;
   return sizes.map(([dw, dh]) => {
     if (dw <= sw && dh <= sh) return shrunk.shift()!;
@@ -323,14 +373,35 @@ export function ssim(a: Uint8Array, b: Uint8Array, width: number, height: number
   return total / count;
 }
 
+/**
+ * The worst SSIM of a candidate's drawings against the original's over the device sizes, stopping
+ * at the first size that decides: below the floor, or clear of it by CLEAR_MARGIN.
+ */
+function worstSimilarity(
+  references: readonly Uint8Array[],
+  drawn: readonly Uint8Array[],
+  sizes: readonly (readonly [number, number])[],
+  floor: number,
+): number {
+  let worst = 1;
+  for (let i = 0; i < sizes.length; i++) {
+    const [dw, dh] = sizes[i]!;
+    worst = Math.min(worst, ssim(references[i]!, drawn[i]!, dw, dh));
+    if (worst < floor || worst >= floor + CLEAR_MARGIN) return worst;
+  }
+  return worst;
+}
+
 /** Compares recoded versions of one image with the original, as drawn at `placement`. */
 export class QualityCheck {
   /** The image as it is now; its luminance is taken as it is drawn. */
   private readonly original: Pixels;
   private readonly placement: Placement;
   private readonly floor: number;
-  /** The original drawn at the device sizes (once, at the first candidate). */
+  /** The original drawn at the device sizes (once, at the first candidate that needs it). */
   private references: Uint8Array[] | undefined;
+  /** The original's sampled rows at the device sizes (once, at the first candidate). */
+  private sampledReferences: Uint8Array[] | undefined;
 
   constructor(original: Pixels, placement: Placement, floor: number) {
     this.original = original;
@@ -347,20 +418,34 @@ export class QualityCheck {
     return low[0] === high[0] && low[1] === high[1] ? [low] : [low, high];
   }
 
-  /** The worst SSIM of `candidate` against the original over the device sizes (1 if too small to matter). */
+  /**
+   * An estimate from a sample of the rows, when the drawings are tall enough to have one and both
+   * images shrink to every size (the drawing of a sample).
+   */
+  private estimate(candidate: Pixels, sizes: [number, number][]): number | undefined {
+    const shrinks = (p: Pixels) => sizes.every(([dw, dh]) => dw <= p.width && dh <= p.height);
+    if (sizes.some(([, dh]) => dh < MIN_SAMPLED_HEIGHT) || !shrinks(this.original) || !shrinks(candidate)) {
+      return undefined;
+    }
+    this.sampledReferences ??= drawLuminanceAt(this.original, sizes, SAMPLE);
+    const drawn = drawLuminanceAt(candidate, sizes, SAMPLE);
+    const sampled = sizes.map(([dw, dh]): [number, number] => [dw, sampledHeight(dh, SAMPLE)]);
+    return worstSimilarity(this.sampledReferences, drawn, sampled, this.floor + SAMPLE_MARGIN);
+  }
+
+  /**
+   * The worst SSIM of `candidate` against the original over the device sizes (1 if too small to
+   * matter). A candidate whose sample of rows is clear of the floor by SAMPLE_MARGIN is scored
+   * by the sample; any other is drawn and compared whole.
+   */
   similarity(candidate: Pixels): number {
     const sizes = this.deviceSizes();
     if (sizes.some(([dw, dh]) => dw * dh < MIN_DEVICE_PIXELS)) return 1;
+    const estimate = this.estimate(candidate, sizes);
+    if (estimate !== undefined && estimate >= this.floor + SAMPLE_MARGIN) return estimate;
     // Both sizes are drawn in one pass over the pixels; comparing at the second costs little more.
     this.references ??= drawLuminanceAt(this.original, sizes);
-    const drawn = drawLuminanceAt(candidate, sizes);
-    let worst = 1;
-    for (let i = 0; i < sizes.length; i++) {
-      const [dw, dh] = sizes[i]!;
-      worst = Math.min(worst, ssim(this.references[i]!, drawn[i]!, dw, dh));
-      if (worst < this.floor || worst >= this.floor + CLEAR_MARGIN) return worst;
-    }
-    return worst;
+    return worstSimilarity(this.references, drawLuminanceAt(candidate, sizes), sizes, this.floor);
   }
 
   passes(candidate: Pixels): boolean {
