@@ -23,6 +23,7 @@ import {
 import type { PDFContext, PDFObject, PDFPage } from "@cantoo/pdf-lib";
 import { compressPdf, COMPRESSION_PROFILES } from "../../src/compress/engine/index.ts";
 import type { CompressionReport } from "../../src/compress/engine/index.ts";
+import { mergeDuplicates } from "../../src/compress/engine/dedup.ts";
 import { decodeStreamData } from "../../src/compress/engine/filters.ts";
 import { optimiseJpeg } from "../../src/compress/engine/jpeg.ts";
 import { findCrossReferenceProblem } from "../../src/compress/engine/xref.ts";
@@ -161,6 +162,21 @@ describe("duplicates", () => {
       expect(images[0]).toBeInstanceOf(PDFRef);
       expectQpdfCheck(output, `dedup-${profile}`);
     }
+  });
+
+  it("merges streams by their bytes: those of one length are compared, a stream of a length of its own is left", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const { context } = doc;
+    const bytes = (seed: number, length: number) => Uint8Array.from({ length }, (_, i) => (i * 31 + seed) & 255);
+    const stream = (data: Uint8Array) => context.register(context.stream(data, { Type: "XObject", Subtype: "Form" }));
+    const [a, b, c, d] = [stream(bytes(1, 500)), stream(bytes(1, 500)), stream(bytes(2, 500)), stream(bytes(1, 501))];
+    const page = doc.addPage([100, 100]);
+    page.node.set(n("Resources"), context.obj({ XObject: { A: a, B: b, C: c, D: d } }));
+    const { merged } = mergeDuplicates(context);
+    expect(merged).toBe(1);
+    const kept = page.node.Resources()!.lookup(n("XObject"), PDFDict);
+    expect(kept.get(n("A"))).toBe(kept.get(n("B")));
+    expect(new Set(["A", "C", "D"].map((key) => kept.get(n(key)))).size).toBe(3);
   });
 
   it("never merges pages, annotations or form fields, however alike", async () => {

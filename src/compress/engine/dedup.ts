@@ -5,7 +5,7 @@
 //
 // Each candidate object gets a key: its content with every reference replaced by the number of
 // the object it currently stands for (a stream: its dictionary without /Length, and a SHA-256 of
-// its stored bytes). Objects with the same key are merged into the one with the lowest number, and
+// its stored bytes, or only their length when no other stream has that length). Objects with the same key are merged into the one with the lowest number, and
 // the objects that referred to a merged object are keyed again, which may merge them in turn (two
 // fonts become identical once their font files have been merged). Only the referrers of merged
 // objects are looked at again, so the work is about linear in the size of the document.
@@ -113,7 +113,21 @@ export function mergeDuplicates(context: PDFContext): DedupReport {
     if (target !== ref) merged.set(ref, target);
     return target;
   };
+  // A stream whose length no other candidate stream has cannot equal another: its length stands
+  // for its bytes, and only streams of a shared length are hashed (on a scan, none of the pages).
+  const lengths = new Map<number, number>();
+  for (const object of objects.values()) {
+    if (object instanceof PDFRawStream)
+      lengths.set(object.contents.length, (lengths.get(object.contents.length) ?? 0) + 1);
+  }
   const streamHashes = new Map<PDFRawStream, string>();
+  const contentKey = (stream: PDFRawStream): string => {
+    const { length } = stream.contents;
+    if (lengths.get(length) === 1) return `#${length}`; // "#" is not in a digest's base64
+    let hash = streamHashes.get(stream);
+    if (hash === undefined) streamHashes.set(stream, (hash = digest(stream.contents)));
+    return hash;
+  };
   /** object → the candidates whose key mentions it */
   const referrers = new Map<PDFRef, PDFRef[]>();
 
@@ -161,9 +175,7 @@ export function mergeDuplicates(context: PDFContext): DedupReport {
     };
     if (object instanceof PDFRawStream) {
       if (!visit(object.dict, 0)) return undefined;
-      let hash = streamHashes.get(object);
-      if (hash === undefined) streamHashes.set(object, (hash = digest(object.contents)));
-      parts.push(`stream${hash}`);
+      parts.push(`stream${contentKey(object)}`);
     } else if (!visit(object, 0)) {
       return undefined;
     }
