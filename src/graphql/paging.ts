@@ -9,6 +9,7 @@ import { getDatamodel } from "../generated/pothos-prisma-types.ts";
 import type { GraphQLContext } from "./context.ts";
 import { builder } from "./builder.ts";
 import { decodeCursor, encodeCursor, type KeyKind, type KeyValue } from "./cursor.ts";
+import type { Total } from "./totals.ts";
 
 export const PAGE_LIMIT_DEFAULT = 50;
 export const PAGE_LIMIT_MAX = 100;
@@ -81,6 +82,11 @@ export interface PageLoader<M extends Model> {
   order?: readonly OrderField<M>[];
   items(ctx: GraphQLContext, query: PlannedQuery<M>, page: PageWindow<Where<M>>): Promise<PrismaTypes[M]["Shape"][]>;
   total(ctx: GraphQLContext, where: Where<M>): Promise<number>;
+  /**
+   * Counts at most `cap` matching rows, for a list large enough that an exact first count can take
+   * longer than a request should wait: the request then answers with a lower bound (see ./totals.ts).
+   */
+  countAtMost?(ctx: GraphQLContext, where: Where<M>, cap: number): Promise<number>;
 }
 
 const toManyRelations = new Map<string, Set<string>>(
@@ -140,7 +146,24 @@ interface Resolved<W> {
 /** A page object type `<Name>` over model M: items, total, limit, offset (and nextCursor when ordered). */
 export function definePage<M extends Model>(model: M, name: string, load: PageLoader<M>) {
   const resolved = new WeakMap<Page<Where<M>>, Resolved<Where<M>>>();
+  const totals = new WeakMap<Page<Where<M>>, Promise<Total>>();
   const order = load.order;
+
+  /** The page's total, asked once for both of its fields. */
+  function totalOf(page: Page<Where<M>>, ctx: GraphQLContext): Promise<Total> {
+    let total = totals.get(page);
+    if (!total) {
+      total = ctx.totals
+        ? ctx.totals.count(
+            `${name}:${page.countKey}`,
+            (prisma) => load.total({ ...ctx, prisma }, page.where),
+            load.countAtMost && ((cap) => load.countAtMost!(ctx, page.where, cap)),
+          )
+        : load.total(ctx, page.where).then((value) => ({ value, exact: true }));
+      totals.set(page, total);
+    }
+    return total;
+  }
 
   /** The page's window, the cursor decoded once; a bad cursor is a BAD_USER_INPUT on `after`. */
   function windowOf(page: Page<Where<M>>): Resolved<Where<M>> {
@@ -189,11 +212,13 @@ export function definePage<M extends Model>(model: M, name: string, load: PageLo
         },
       }),
       total: t.int({
-        description: "Rows matching the request, ignoring limit and offset.",
-        resolve: (page, _args, ctx) =>
-          ctx.totals
-            ? ctx.totals.count(`${name}:${page.countKey}`, (prisma) => load.total({ ...ctx, prisma }, page.where))
-            : load.total(ctx, page.where),
+        description: "Rows matching the request, ignoring limit and offset; a lower bound when totalExact is false.",
+        resolve: async (page, _args, ctx) => (await totalOf(page, ctx)).value,
+      }),
+      totalExact: t.boolean({
+        description:
+          "false while the first count of a new filter is still running: total is then a lower bound (the rows counted so far, at most 10,000); a later request gets the exact total.",
+        resolve: async (page, _args, ctx) => (await totalOf(page, ctx)).exact,
       }),
       limit: t.exposeInt("limit"),
       offset: t.int({

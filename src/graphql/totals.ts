@@ -5,10 +5,14 @@
 //   - a total younger than ttl is answered as it is;
 //   - an older one is answered as it is too, and recounted in the background (one count per key,
 //     however many requests ask); a recount that fails or times out keeps the last value;
-//   - a total never counted yet is waited for: that first count is the only one a request waits
-//     on, and concurrent requests for it share it; it goes ahead of background recounts. A request
-//     waits for it at most FIRST_COUNT_WAIT_MS, then answers 503 with Retry-After (TotalNotReady)
-//     while the count goes on, so the retry finds the total.
+//   - a total never counted yet is counted at once, ahead of background recounts (concurrent
+//     requests share the count). A list that can bound its count (jobs: a million rows) gives the
+//     request a capped count on its own client beside it: fewer rows than the cap is the exact
+//     total; otherwise the request waits for the exact count at most FIRST_COUNT_BOUNDED_WAIT_MS
+//     and then answers the cap as a lower bound (exact: false) while the count goes on, so the
+//     next request gets the exact total. A request is never refused for its total. A list that
+//     cannot bound its count (the short ones) waits for it at most FIRST_COUNT_WAIT_MS, then
+//     answers 503 with Retry-After (TotalNotReady).
 // Counts run on their own client (`counting`: on a server, a small pool with a longer statement
 // limit than requests have), at most MAX_CONCURRENT_COUNTS at a time, so recounts never take the
 // connections requests need. One cache per database client, configured once by the app
@@ -18,8 +22,17 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 /** Counts a total with the client it is given (the cache's counting client). */
 export type CountTotal = (prisma: PrismaClient) => Promise<number>;
 
+/** Counts at most `cap` rows of the list, on the request's own client. */
+export type CountAtMost = (cap: number) => Promise<number>;
+
+/** A list's total: exact, or a lower bound while the first count of its filter is still running. */
+export interface Total {
+  value: number;
+  exact: boolean;
+}
+
 export interface TotalsCache {
-  count(key: string, load: CountTotal): Promise<number>;
+  count(key: string, load: CountTotal, atMost?: CountAtMost): Promise<Total>;
 }
 
 export interface TotalsOptions {
@@ -32,6 +45,10 @@ export interface TotalsOptions {
   maxConcurrentCounts?: number;
   /** How long a request waits for the first count of its total. */
   firstCountWaitMs?: number;
+  /** How long a request that has a lower bound waits for the exact first count. */
+  firstCountBoundedWaitMs?: number;
+  /** The most rows a bounded count reads; a total at least this large is answered as a lower bound. */
+  countCap?: number;
   /** The clock, for tests. */
   now?: () => number;
 }
@@ -50,6 +67,10 @@ const RETRY_AFTER_FAILURE_MS = 5_000;
 // Below the counting client's statement limit (10 s), so a count that is merely queued behind
 // others is not mistaken for one that cannot finish.
 const FIRST_COUNT_WAIT_MS = 5_000;
+// A request with a lower bound in hand answers within about this, whatever its filter costs to count.
+const FIRST_COUNT_BOUNDED_WAIT_MS = 600;
+// Enough to say "10,000+" of a broad filter; reading that many index entries takes tens of ms.
+export const COUNT_CAP = 10_000;
 
 /** A total's first count took longer than a request waits for it; the count goes on. */
 export class TotalNotReady extends Error {
@@ -67,6 +88,8 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
   const maxEntries = options.maxEntries ?? MAX_ENTRIES;
   const retryMs = options.retryAfterFailureMs ?? RETRY_AFTER_FAILURE_MS;
   const firstWaitMs = options.firstCountWaitMs ?? FIRST_COUNT_WAIT_MS;
+  const boundedWaitMs = options.firstCountBoundedWaitMs ?? FIRST_COUNT_BOUNDED_WAIT_MS;
+  const cap = options.countCap ?? COUNT_CAP;
   const clock = options.now ?? Date.now;
   const limit = createLimiter(options.maxConcurrentCounts ?? MAX_CONCURRENT_COUNTS);
   // Insertion order is recency order: a hit moves its key to the end, eviction takes the front.
@@ -97,16 +120,45 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
     return counting;
   }
 
+  /**
+   * The first total of a key with a bounded count beside the exact one: whichever settles it first.
+   * A capped count below the cap is the exact total (and remembered); at the cap it is a lower
+   * bound, answered once the exact count has had its wait.
+   */
+  async function firstTotal(entry: Entry, counting: Promise<number>, atMost: CountAtMost): Promise<Total> {
+    const counted = waitAtMost(counting, boundedWaitMs).then(
+      (value): Total => ({ value, exact: true }),
+      () => null,
+    );
+    const capped = atMost(cap).then(
+      (value) => value,
+      () => undefined,
+    );
+    const whole = (value: number | undefined): Total | null => {
+      if (value === undefined || value >= cap) return null;
+      if (entry.value === undefined) Object.assign(entry, { value, countedAt: clock() });
+      return { value, exact: true };
+    };
+    const early = await Promise.race([counted, capped.then(whole)]);
+    if (early) return early;
+    const [exact, atLeast] = await Promise.all([counted, capped]);
+    return exact ?? whole(atLeast) ?? { value: atLeast ?? 0, exact: false };
+  }
+
   return {
-    count(key, load) {
+    async count(key, load, atMost) {
       const entry = entries.get(key) ?? { countedAt: 0 };
       remember(key, entry);
-      if (entry.value === undefined) return waitAtMost(entry.counting ?? recount(key, entry, load, true), firstWaitMs);
+      if (entry.value === undefined) {
+        const counting = entry.counting ?? recount(key, entry, load, true);
+        if (atMost) return firstTotal(entry, counting, atMost);
+        return { value: await waitAtMost(counting, firstWaitMs), exact: true };
+      }
       if (!entry.counting && clock() - entry.countedAt >= ttlMs) {
         // Stale: answer the last value; the recount's failure is handled in recount.
         recount(key, entry, load, false).catch(() => undefined);
       }
-      return Promise.resolve(entry.value);
+      return { value: entry.value, exact: true };
     },
   };
 }
@@ -156,8 +208,14 @@ const caches = new WeakMap<PrismaClient, TotalsCache>();
  * Serve this client's list totals from a cache for ttlSeconds, recounting stale ones in the
  * background on `counting` (default: the same client); 0 counts every time, on the request.
  */
-export function configureTotals(prisma: PrismaClient, ttlSeconds: number, counting: PrismaClient = prisma): void {
-  if (ttlSeconds > 0) caches.set(prisma, createTotalsCache({ ttlSeconds, counting }));
+export function configureTotals(
+  prisma: PrismaClient,
+  ttlSeconds: number,
+  counting: PrismaClient = prisma,
+  /** The cap and waits, for tests. */
+  limits: Pick<TotalsOptions, "countCap" | "firstCountBoundedWaitMs" | "firstCountWaitMs"> = {},
+): void {
+  if (ttlSeconds > 0) caches.set(prisma, createTotalsCache({ ttlSeconds, counting, ...limits }));
   else caches.delete(prisma);
 }
 

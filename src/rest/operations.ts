@@ -120,6 +120,7 @@ export const JobsListOperation = graphql(`
   query RestJobsList($limit: Int!, $offset: Int!, $after: String, $filter: JobFilter) {
     jobs(limit: $limit, offset: $offset, after: $after, filter: $filter) {
       total
+      totalExact
       offset
       nextCursor
       items {
@@ -156,6 +157,7 @@ export const TalentsListOperation = graphql(`
   query RestTalentsList($limit: Int!, $offset: Int!, $after: String, $filter: TalentFilter) {
     talents(limit: $limit, offset: $offset, after: $after, filter: $filter) {
       total
+      totalExact
       offset
       nextCursor
       items {
@@ -190,6 +192,7 @@ export const AgentsListOperation = graphql(`
   query RestAgentsList($limit: Int!, $offset: Int!, $after: String, $filter: AgentFilter) {
     agents(limit: $limit, offset: $offset, after: $after, filter: $filter) {
       total
+      totalExact
       offset
       nextCursor
       items {
@@ -219,6 +222,7 @@ export const CompaniesListOperation = graphql(`
   query RestCompaniesList($limit: Int!, $offset: Int!) {
     companies(limit: $limit, offset: $offset) {
       total
+      totalExact
       items {
         ...CompanySummaryFields
       }
@@ -264,6 +268,7 @@ export const SkillsListOperation = graphql(`
   query RestSkillsList($limit: Int!, $offset: Int!, $category: String) {
     skills(limit: $limit, offset: $offset, category: $category) {
       total
+      totalExact
       items {
         ...SkillFields
       }

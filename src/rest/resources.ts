@@ -218,7 +218,13 @@ export const Skill = z
 
 export const Meta = z
   .object({
-    total: z.int().min(0).meta({ description: "Rows matching the request, ignoring limit and offset." }),
+    total: z.int().min(0).meta({
+      description: "Rows matching the request, ignoring limit and offset; a lower bound when total_exact is false.",
+    }),
+    total_exact: z.boolean().meta({
+      description:
+        "false only for the first request of a filter whose count takes longer than a request waits (a common search word among a million jobs): total is then a lower bound (10,000, or the rows up to this page), and next is given whenever the page is full. The count goes on, and the next requests get the exact total.",
+    }),
     limit: z.int().min(0).meta({ description: "Page size applied." }),
     offset: z.int().min(0).meta({ description: "Rows before this page (exact also for a page reached by cursor)." }),
     self: z.url().meta({ description: "Address of this page, every parameter spelled out." }),

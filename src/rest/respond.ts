@@ -42,6 +42,8 @@ function matchesIfNoneMatch(header: string, etag: string): boolean {
 export interface PageResult<Item> {
   items: Item[];
   total: number;
+  /** false: total is a lower bound, the first count of this filter still running. */
+  totalExact: boolean;
   limit: number;
   offset: number;
   /** Continues after the last item by seeking, when the list can; else next pages by offset. */
@@ -59,9 +61,13 @@ export function sendList<Item>(
   cursor: string | undefined,
   cache: CachePolicy,
 ): void {
-  const hasNext = page.offset + page.items.length < page.total && page.items.length > 0;
+  const served = page.offset + page.items.length;
+  // A lower bound says nothing about the end of the list: a full page may have more after it.
+  const hasNext = page.items.length > 0 && (page.totalExact ? served < page.total : page.items.length === page.limit);
   const meta: MetaBody = {
-    total: page.total,
+    // A lower bound is at least what this request has seen (a deep page may be past the count's cap).
+    total: page.totalExact ? page.total : Math.max(page.total, served + (hasNext ? 1 : 0)),
+    total_exact: page.totalExact,
     limit: page.limit,
     offset: page.offset,
     self: pageUrl(page.offset, cursor),

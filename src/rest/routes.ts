@@ -86,12 +86,13 @@ const cursorPaging = { ...paging, cursor: cursorParam };
 
 /** A page of the read model presented: total from the query, limit as applied, offset as served. */
 function pageOf<T, U>(
-  result: { total: number; items: T[]; offset?: number; nextCursor?: string | null },
+  result: { total: number; totalExact: boolean; items: T[]; offset?: number; nextCursor?: string | null },
   p: { limit: number; offset: number },
   toItem: (item: T) => U,
 ): PageResult<U> {
   return {
     total: result.total,
+    totalExact: result.totalExact,
     limit: p.limit,
     // A page reached by cursor stands at the offset the cursor carries.
     offset: result.offset ?? p.offset,
@@ -260,6 +261,7 @@ export const routes: Route[] = [
       return {
         items: sectors.map((s) => present.sector(rc.linker, s)),
         total: sectors.length,
+        totalExact: true,
         limit: sectors.length,
         offset: 0,
       };

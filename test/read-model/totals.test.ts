@@ -23,10 +23,20 @@ function deferredCounts() {
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
-function setup(options: { maxEntries?: number; firstCountWaitMs?: number } = {}) {
+function setup(
+  options: { maxEntries?: number; firstCountWaitMs?: number; firstCountBoundedWaitMs?: number; countCap?: number } = {},
+) {
   let now = 1_000_000;
-  const cache = createTotalsCache({ ttlSeconds: 30, counting, now: () => now, retryAfterFailureMs: 5_000, ...options });
-  return { cache, advance: (ms: number) => (now += ms) };
+  const totals = createTotalsCache({
+    ttlSeconds: 30,
+    counting,
+    now: () => now,
+    retryAfterFailureMs: 5_000,
+    ...options,
+  });
+  // Most cases are about exact counts: `cache` answers the number; `totals` the whole Total.
+  const cache = { count: async (key: string, load: CountTotal) => (await totals.count(key, load)).value };
+  return { cache, totals, advance: (ms: number) => (now += ms) };
 }
 
 describe("list totals", () => {
@@ -163,6 +173,51 @@ describe("list totals", () => {
     await tick();
     expect(started).toEqual(["a", "b", "d", "c"]);
     pending.get("c")!(2);
+  });
+
+  it("answer a capped count under the cap as the exact first total, without waiting for the full count", async () => {
+    const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 60_000 });
+    const { calls, load } = deferredCounts();
+    const bounds: number[] = [];
+    const atMost = (cap: number) => (bounds.push(cap), Promise.resolve(37));
+    expect(await totals.count("jobs:q=kutch", load, atMost)).toEqual({ value: 37, exact: true });
+    expect(bounds).toEqual([100]);
+    // Remembered: the next request neither waits nor counts again, while the full count finishes.
+    expect(await totals.count("jobs:q=kutch", load, atMost)).toEqual({ value: 37, exact: true });
+    expect(bounds).toHaveLength(1);
+    expect(calls).toHaveLength(1);
+    calls[0]!.resolve(37);
+  });
+
+  it("answer the cap as a lower bound when the first count outlasts a short wait, the exact total next", async () => {
+    const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 20 });
+    const { calls, load } = deferredCounts();
+    const atMost = (cap: number) => Promise.resolve(cap);
+    expect(await totals.count("jobs:q=engineer", load, atMost)).toEqual({ value: 100, exact: false });
+    // The count went on; once done it answers, and no second full count started.
+    calls[0]!.resolve(512_650);
+    await tick();
+    expect(await totals.count("jobs:q=engineer", load, atMost)).toEqual({ value: 512_650, exact: true });
+    expect(calls).toHaveLength(1);
+  });
+
+  it("answer the full count when it is done within the wait, even with the capped count at its cap", async () => {
+    const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 60_000 });
+    const { calls, load } = deferredCounts();
+    const answer = totals.count("jobs:work_model=remote", load, (cap) => Promise.resolve(cap));
+    await tick();
+    calls[0]!.resolve(250_000);
+    expect(await answer).toEqual({ value: 250_000, exact: true });
+  });
+
+  it("never refuse a request for its total: a failed capped count and a slow full count give a bound of 0", async () => {
+    const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 20 });
+    const { calls, load } = deferredCounts();
+    const atMost = () => Promise.reject(new Error("canceling statement due to statement timeout"));
+    expect(await totals.count("jobs:q=engineer", load, atMost)).toEqual({ value: 0, exact: false });
+    calls[0]!.resolve(9);
+    await tick();
+    expect(await totals.count("jobs:q=engineer", load, atMost)).toEqual({ value: 9, exact: true });
   });
 
   it("forget the least recently asked keys beyond maxEntries", async () => {

@@ -4,6 +4,9 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/database.ts";
+import type { PrismaClient } from "../../src/generated/prisma/client.ts";
+import { publicJobWhere } from "../../src/graphql/gates.ts";
+import { configureTotals } from "../../src/graphql/totals.ts";
 import { routes } from "../../src/rest/routes.ts";
 import { createApiClient, type ApiClient } from "../helpers/api.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -16,7 +19,10 @@ let api: ApiClient;
 const keys: Record<string, string> = {};
 
 type Body = Record<string, unknown>;
-type List = { data: Body[]; meta: { total: number; limit: number; offset: number; self: string; next: string | null } };
+type List = {
+  data: Body[];
+  meta: { total: number; total_exact: boolean; limit: number; offset: number; self: string; next: string | null };
+};
 type Detail = { data: Body };
 
 beforeAll(async () => {
@@ -126,6 +132,7 @@ describe("GET /jobs", () => {
     expect(body.data.map((j) => j["slug"])).toEqual(["j0", "j1", "j2", "j3", "j4"].map((k) => keys[k]));
     expect(body.meta).toEqual({
       total: 5,
+      total_exact: true,
       limit: 50,
       offset: 0,
       self: `${server.url}/api/v1/jobs?limit=50&offset=0`,
@@ -316,6 +323,7 @@ describe("talents, agents, companies, sectors, skills", () => {
     const { body } = await api.get<List>("/api/v1/sectors");
     expect(body.meta).toEqual({
       total: 1,
+      total_exact: true,
       limit: 1,
       offset: 0,
       self: `${server.url}/api/v1/sectors`,
@@ -525,7 +533,10 @@ describe("the OpenAPI description", () => {
   });
 
   it("is strict enough to catch a wrong body", () => {
-    const good = { data: [], meta: { total: 0, limit: 1, offset: 0, self: "https://a.example/x", next: null } };
+    const good = {
+      data: [],
+      meta: { total: 0, total_exact: true, limit: 1, offset: 0, self: "https://a.example/x", next: null },
+    };
     expect(api.validate("/jobs", 200, good)).toBeNull();
     expect(api.validate("/jobs", 200, { ...good, meta: { ...good.meta, next: 3 } })).not.toBeNull();
     expect(api.validate("/jobs", 200, { ...good, undocumented: true })).not.toBeNull();
@@ -579,6 +590,41 @@ describe("remembered list totals", () => {
       await db.prisma.job.delete({ where: { id: extra.id } });
     } finally {
       await cached.close();
+    }
+  });
+
+  it("answer a first total that takes long to count as a documented lower bound, next on full pages, exact afterwards", async () => {
+    const bounded = await startServer(db, { LIST_TOTAL_CACHE_SECONDS: "30" });
+    const boundedApi = await createApiClient(bounded.url);
+    // Counts of a million jobs, scaled down: a cap of 2 rows, and full counts held back until released.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = {
+      job: {
+        count: async (args: object) => {
+          await held;
+          return db.prisma.job.count(args);
+        },
+      },
+    } as unknown as PrismaClient;
+    configureTotals(db.prisma, 30, slow, { countCap: 2, firstCountBoundedWaitMs: 50 });
+    // Not one of the kept counters' filters, so it is counted.
+    const path = "/api/v1/jobs?limit=2&offset=2&work_model=hybrid,onsite,remote";
+    try {
+      const first = await boundedApi.get<List>(path);
+      expect(first.status).toBe(200);
+      expect(first.body.meta).toMatchObject({ total_exact: false, offset: 2, limit: 2 });
+      // At least what this request has seen, and one more since the page was full.
+      expect(first.body.meta.total).toBe(5);
+      expect(first.body.meta.next).toContain("offset=4");
+      release();
+      const exact = await db.prisma.job.count({ where: { AND: [publicJobWhere(new Date())] } });
+      await expect
+        .poll(async () => (await boundedApi.get<List>(path)).body.meta)
+        .toMatchObject({ total_exact: true, total: exact });
+    } finally {
+      configureTotals(db.prisma, 0);
+      await bounded.close();
     }
   });
 });

@@ -4,7 +4,7 @@ import type { PrismaClient } from "../../src/generated/prisma/client.ts";
 import { configureTotals } from "../../src/graphql/totals.ts";
 import { HttpError } from "../../src/http/errors.ts";
 import { runOperation } from "../../src/rest/execute.ts";
-import { JobsListOperation } from "../../src/rest/operations.ts";
+import { JobsListOperation, TalentsListOperation } from "../../src/rest/operations.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { factories } from "../helpers/factories.ts";
 
@@ -26,6 +26,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await db?.close();
 });
+
+/** A counting client whose counts never finish. */
+const stuck = {
+  job: { count: () => new Promise<number>(() => undefined) },
+  talent: { count: () => new Promise<number>(() => undefined) },
+} as unknown as PrismaClient;
 
 describe("runOperation", () => {
   it("returns typed data from the read model, with its gates and filters", async () => {
@@ -50,16 +56,36 @@ describe("runOperation", () => {
     await expect(failure).rejects.toMatchObject({ status: 400, code: "invalid_limit" });
   });
 
-  it("answers a first count that outlasts its wait with a retryable 503 that says so", async () => {
-    // A counting client whose counts never finish: the request waits its 5 s, then is told to retry.
-    const stuck = { job: { count: () => new Promise<number>(() => undefined) } } as unknown as PrismaClient;
+  it("answers the first total of a job filter whose full count is stuck from a capped count, exact under the cap", async () => {
     configureTotals(db.prisma, 30, stuck);
     try {
-      const failure = runOperation(db.prisma, JobsListOperation, {
+      const { jobs } = await runOperation(db.prisma, JobsListOperation, {
         limit: 1,
         offset: 0,
-        filter: { workModel: ["HYBRID"] },
+        filter: { workModel: ["REMOTE"] },
       });
+      expect(jobs).toMatchObject({ total: 1, totalExact: true });
+    } finally {
+      configureTotals(db.prisma, 0);
+    }
+  });
+
+  it("answers a lower bound (totalExact false) when the capped count reaches its cap and the full count is slow", async () => {
+    configureTotals(db.prisma, 30, stuck, { countCap: 1, firstCountBoundedWaitMs: 50 });
+    try {
+      const { jobs } = await runOperation(db.prisma, JobsListOperation, { limit: 1, offset: 0 });
+      expect(jobs).toMatchObject({ total: 1, totalExact: false });
+      expect(jobs.items).toHaveLength(1);
+    } finally {
+      configureTotals(db.prisma, 0);
+    }
+  });
+
+  it("answers a first count of a list without a bound that outlasts its wait with a retryable 503 that says so", async () => {
+    // The counts never finish: the request waits its 5 s, then is told to retry.
+    configureTotals(db.prisma, 30, stuck);
+    try {
+      const failure = runOperation(db.prisma, TalentsListOperation, { limit: 1, offset: 0, filter: {} });
       await expect(failure).rejects.toMatchObject({
         status: 503,
         code: "database_unavailable",
