@@ -217,7 +217,7 @@ export function definePage<M extends Model>(model: M, name: string, load: PageLo
       }),
       totalExact: t.boolean({
         description:
-          "false while the first count of a new filter is still running: total is then a lower bound (the rows counted so far, at most 10,000); a later request gets the exact total.",
+          "false while the first count of a new filter is still running: total is then a lower bound (1,000, or the rows up to this page); a later request gets the exact total.",
         resolve: async (page, _args, ctx) => (await totalOf(page, ctx)).exact,
       }),
       limit: t.exposeInt("limit"),

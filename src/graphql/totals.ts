@@ -68,9 +68,10 @@ const RETRY_AFTER_FAILURE_MS = 5_000;
 // others is not mistaken for one that cannot finish.
 const FIRST_COUNT_WAIT_MS = 5_000;
 // A request with a lower bound in hand answers within about this, whatever its filter costs to count.
-const FIRST_COUNT_BOUNDED_WAIT_MS = 600;
-// Enough to say "10,000+" of a broad filter; reading that many index entries takes tens of ms.
-export const COUNT_CAP = 10_000;
+const FIRST_COUNT_BOUNDED_WAIT_MS = 400;
+// Enough to say "1,000+" of a broad filter. Reading up to the cap walks the list index and checks
+// each row against the filter: at a million jobs 10-350 ms for 1,000 rows, 0.7 s for 10,000.
+export const COUNT_CAP = 1_000;
 
 /** A total's first count took longer than a request waits for it; the count goes on. */
 export class TotalNotReady extends Error {

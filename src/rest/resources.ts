@@ -223,7 +223,7 @@ export const Meta = z
     }),
     total_exact: z.boolean().meta({
       description:
-        "false only for the first request of a filter whose count takes longer than a request waits (a common search word among a million jobs): total is then a lower bound (10,000, or the rows up to this page), and next is given whenever the page is full. The count goes on, and the next requests get the exact total.",
+        "false only for the first request of a filter whose count takes longer than a request waits (a common search word among a million jobs): total is then a lower bound (1,000, or the rows up to this page), and next is given whenever the page is full. The count goes on, and the next requests get the exact total.",
     }),
     limit: z.int().min(0).meta({ description: "Page size applied." }),
     offset: z.int().min(0).meta({ description: "Rows before this page (exact also for a page reached by cursor)." }),

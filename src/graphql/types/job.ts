@@ -192,7 +192,8 @@ const JobPage = definePage("Job", "JobPage", {
   },
   total: countJobs,
   // A million jobs: the first count of a broad filter or common word can take seconds.
-  countAtMost: (ctx, where, cap) => ctx.prisma.job.count({ where, take: cap }),
+  // In the list's order (Prisma orders a capped count; by id it would walk the primary key instead).
+  countAtMost: (ctx, where, cap) => ctx.prisma.job.count({ where, take: cap, orderBy: jobOrder }),
 });
 
 builder.queryFields((t) => ({
