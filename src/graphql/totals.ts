@@ -131,10 +131,7 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
       (value): Total => ({ value, exact: true }),
       () => null,
     );
-    const capped = atMost(cap).then(
-      (value) => value,
-      () => undefined,
-    );
+    const capped = atMost(cap).catch(() => undefined);
     const whole = (value: number | undefined): Total | null => {
       if (value === undefined || value >= cap) return null;
       if (entry.value === undefined) Object.assign(entry, { value, countedAt: clock() });
