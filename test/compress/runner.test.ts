@@ -246,6 +246,25 @@ describe("warm processes", () => {
     expect(of("spawned")).toHaveLength(3);
   });
 
+  it.each([
+    // another waits ready: the replacement is forked once the job is over
+    { warmProcesses: 2, state: "ready" },
+    // none is ready: the replacement is forked at once
+    { warmProcesses: 1, state: "starting" },
+  ])(
+    "with $warmProcesses warm processes, one stays in the pool while a job runs, $state",
+    async ({ warmProcesses }) => {
+      const { r, of, warmedUp } = observed({ warmProcesses });
+      await warmedUp();
+      const running = r.run(compress(text));
+      // The job has taken its process: what the pool holds meanwhile.
+      expect(r.stats()).toMatchObject(warmProcesses === 1 ? { warm: 0, warming: 1 } : { warm: 1, warming: 0 });
+      expect(await running).toMatchObject({ ok: true });
+      await warmedUp();
+      expect(of("spawned")).toHaveLength(warmProcesses + 1);
+    },
+  );
+
   it("never runs two jobs in one process, and every process that ran a job has exited", async () => {
     const { r, of, warmedUp } = observed({ concurrency: 2, queueLimit: 8 });
     await warmedUp();

@@ -1,7 +1,8 @@
 // Warm engine processes: forked ahead of demand, so that a job does not wait for Node to start
 // and load the engine (about half a second per process, most of a small file's time). Each
 // process is still used for one job only: take() hands it over and removes it from the pool, the
-// runner kills or lets it exit after that job, and the pool forks a fresh one in its place. A warm
+// runner kills or lets it exit after that job, and the pool forks a fresh one in its place (when
+// that job ends, if another process is still ready; at once, if none is). A warm
 // process holds nothing of any job (no input, no environment but the engine's own), so keeping it
 // ready weakens no boundary; the heap limit is set when it is forked, the time and resident-memory
 // limits are applied by the runner from the moment it takes the process.
@@ -172,7 +173,11 @@ export function createProcessPool(options: PoolOptions): ProcessPool {
       const at = readyAt >= 0 ? readyAt : idle.findIndex((engine) => isAlive(engine.child));
       const [engine] = at >= 0 ? idle.splice(at, 1) : [];
       const taken = engine ?? forkEngine(options, false);
-      refill();
+      // Loading Node and the engine takes a core for a second or more, which the job would lose on
+      // a small machine: while another process is ready for the next job, the replacement is
+      // forked once this one has exited.
+      if (idle.some((other) => other.isReady())) void taken.closed.then(refill);
+      else refill();
       return taken;
     },
     readyCount: () => idle.filter((engine) => engine.isReady()).length,
