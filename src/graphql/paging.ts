@@ -85,8 +85,9 @@ export interface PageLoader<M extends Model> {
   /**
    * Counts at most `cap` matching rows, for a list large enough that an exact first count can take
    * longer than a request should wait: the request then answers with a lower bound (see ./totals.ts).
+   * null for a filter whose exact count is cheap anyway.
    */
-  countAtMost?(ctx: GraphQLContext, where: Where<M>, cap: number): Promise<number>;
+  countAtMost?(ctx: GraphQLContext, where: Where<M>, cap: number): Promise<number> | null;
 }
 
 const toManyRelations = new Map<string, Set<string>>(

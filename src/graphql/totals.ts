@@ -22,8 +22,11 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 /** Counts a total with the client it is given (the cache's counting client). */
 export type CountTotal = (prisma: PrismaClient) => Promise<number>;
 
-/** Counts at most `cap` rows of the list, on the request's own client. */
-export type CountAtMost = (cap: number) => Promise<number>;
+/**
+ * Counts at most `cap` rows of the list, on the request's own client; null when the exact count is
+ * cheap anyway (kept counters), so there is nothing to bound.
+ */
+export type CountAtMost = (cap: number) => Promise<number> | null;
 
 /** A list's total: exact, or a lower bound while the first count of its filter is still running. */
 export interface Total {
@@ -126,12 +129,12 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
    * A capped count below the cap is the exact total (and remembered); at the cap it is a lower
    * bound, answered once the exact count has had its wait.
    */
-  async function firstTotal(entry: Entry, counting: Promise<number>, atMost: CountAtMost): Promise<Total> {
+  async function firstTotal(entry: Entry, counting: Promise<number>, bound: Promise<number>): Promise<Total> {
     const counted = waitAtMost(counting, boundedWaitMs).then(
       (value): Total => ({ value, exact: true }),
       () => null,
     );
-    const capped = atMost(cap).catch(() => undefined);
+    const capped = bound.catch(() => undefined);
     const whole = (value: number | undefined): Total | null => {
       if (value === undefined || value >= cap) return null;
       if (entry.value === undefined) Object.assign(entry, { value, countedAt: clock() });
@@ -149,7 +152,8 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
       remember(key, entry);
       if (entry.value === undefined) {
         const counting = entry.counting ?? recount(key, entry, load, true);
-        if (atMost) return firstTotal(entry, counting, atMost);
+        const bound = atMost?.(cap);
+        if (bound) return firstTotal(entry, counting, bound);
         return { value: await waitAtMost(counting, firstWaitMs), exact: true };
       }
       if (!entry.counting && clock() - entry.countedAt >= ttlMs) {

@@ -220,6 +220,15 @@ describe("list totals", () => {
     expect(await totals.count("jobs:q=engineer", load, atMost)).toEqual({ value: 9, exact: true });
   });
 
+  it("wait for the full count when the list has nothing to bound (a kept counter answers it)", async () => {
+    const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 20 });
+    const { calls, load } = deferredCounts();
+    const answer = totals.count("jobs:sector=retail", load, () => null);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    calls[0]!.resolve(41_000);
+    expect(await answer).toEqual({ value: 41_000, exact: true });
+  });
+
   it("forget the least recently asked keys beyond maxEntries", async () => {
     const { cache } = setup({ maxEntries: 2 });
     let counted = 0;

@@ -3,7 +3,7 @@ import { builder } from "../builder.ts";
 import { EmploymentTypeEnum, SalaryPeriodEnum, SeniorityEnum, WorkModelEnum } from "../enums.ts";
 import { isPublicCompany, publicCompanyWhere, publicJobWhere } from "../gates.ts";
 import type { GraphQLContext } from "../context.ts";
-import { countJobs } from "../counters.ts";
+import { countJobs, jobCounterScope } from "../counters.ts";
 import { badArgument, cursorArgs, definePage, loadStrategy, pageArgs, pageRequest } from "../paging.ts";
 import { Company } from "./company.ts";
 import { Location, locationOf } from "./location.ts";
@@ -191,9 +191,11 @@ const JobPage = definePage("Job", "JobPage", {
     });
   },
   total: countJobs,
-  // A million jobs: the first count of a broad filter or common word can take seconds.
-  // In the list's order (Prisma orders a capped count; by id it would walk the primary key instead).
-  countAtMost: (ctx, where, cap) => ctx.prisma.job.count({ where, take: cap, orderBy: jobOrder }),
+  // A million jobs: the first count of a broad filter or common word can take seconds; the kept
+  // counters' filters answer in a few ms and need no bound. In the list's order (Prisma orders a
+  // capped count; by id it would walk the primary key instead).
+  countAtMost: (ctx, where, cap) =>
+    jobCounterScope(where, ctx.now) ? null : ctx.prisma.job.count({ where, take: cap, orderBy: jobOrder }),
 });
 
 builder.queryFields((t) => ({
