@@ -5,10 +5,10 @@
 //
 // Each candidate object gets a key: its content with every reference replaced by the number of
 // the object it currently stands for (a stream: its dictionary without /Length, and a SHA-256 of
-// its stored bytes, or only their length when no other stream has that length). Objects with the same key are merged into the one with the lowest number, and
-// the objects that referred to a merged object are keyed again, which may merge them in turn (two
-// fonts become identical once their font files have been merged). Only the referrers of merged
-// objects are looked at again, so the work is about linear in the size of the document.
+// its stored bytes, or only their length when no other stream has that length). Objects with the
+// same key are merged into the one with the lowest number, and the objects that referred to a
+// merged object are keyed again, which may merge them in turn (two fonts become identical once
+// their font files have been merged). Only the referrers of merged objects are looked at again, so the work is about linear in the size of the document.
 //
 // Objects whose identity matters are never merged: pages and the page tree, annotations (a link
 // or a widget belongs to one page), form fields, outline items, structure elements, optional
