@@ -99,8 +99,9 @@ describe("Cloud Storage", () => {
         headers: { authorization: `Bearer ${token}`, "content-type": contentType },
         body: new Uint8Array(body),
       });
-      expect(response.status).toBe(200);
+      // The body too, so a failure names its error code.
       const result = (await response.json()) as { url: string; expires_in: number };
+      expect({ status: response.status, result }).toMatchObject({ status: 200 });
       expect(result.expires_in).toBe(3600);
       expect(verifyV4SignedUrl(result.url, publicKey).ok).toBe(true);
       const download = await fetch(result.url);
