@@ -2,7 +2,19 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["node_modules/", "src/generated/", "src/rest/gql/", ".data/", "tmp/", "coverage/", "docs/research/"] },
+  {
+    ignores: [
+      "node_modules/",
+      "src/generated/",
+      "src/rest/gql/",
+      "clients/typescript/src/generated/",
+      "clients/typescript/dist/",
+      ".data/",
+      "tmp/",
+      "coverage/",
+      "docs/research/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

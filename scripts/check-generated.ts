@@ -1,9 +1,11 @@
 // Fails when a committed generated file is stale: the printed SDL in schema/ (from the Pothos
-// schema) or the typed documents in src/rest/gql/ (from codegen.ts).
+// schema), the typed documents in src/rest/gql/ (from codegen.ts), or the typed client's types in
+// clients/typescript/src/generated/ (from the two OpenAPI documents: scripts/generate-client.ts).
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { generate } from "@graphql-codegen/cli";
 import codegenConfig from "../codegen.ts";
+import { generatedClientFiles } from "./generate-client.ts";
 import { printedSchema, schemaFile } from "./print-schema.ts";
 
 const stale: string[] = [];
@@ -16,7 +18,7 @@ const outputs = (await generate({ ...codegenConfig, cwd: root, silent: true }, f
   filename: string;
   content: string;
 }[];
-for (const output of outputs) {
+for (const output of [...outputs, ...(await generatedClientFiles())]) {
   if ((await onDisk(output.filename)) !== output.content) stale.push(output.filename);
 }
 

@@ -7,9 +7,11 @@ import Router from "@koa/router";
 import type { Redis } from "ioredis";
 import Koa from "koa";
 import { expectsContinue } from "./compress/http/continue.ts";
-import { createCompressRouter, type EngineRunner } from "./compress/http/routes.ts";
+import { createCompressRouter, createCompressService, type EngineRunner } from "./compress/http/routes.ts";
 import type { ObjectStorage } from "./compress/storage/storage.ts";
 import type { Config } from "./config/env.ts";
+import { createDashboardRouter } from "./dashboard/routes.ts";
+import { createMailer, type Mailer } from "./dashboard/mailer.ts";
 import type { Database } from "./db/database.ts";
 import { configureTotals } from "./graphql/totals.ts";
 import { createGraphQLServer } from "./graphql/yoga.ts";
@@ -32,9 +34,19 @@ export interface AppDeps {
   compress?: { storage: ObjectStorage; runner: EngineRunner } | null;
   /** Shutdown state: readiness turns 503 while draining; in-flight uploads give up at the deadline. */
   lifecycle?: Lifecycle | null;
+  /** Where the dashboard's sign-in mail goes; by default from the configuration (SMTP or the outbox). */
+  mailer?: Mailer | null;
 }
 
-export function createApp({ config, db, logger, redis = null, compress = null, lifecycle = null }: AppDeps): Koa {
+export function createApp({
+  config,
+  db,
+  logger,
+  redis = null,
+  compress = null,
+  lifecycle = null,
+  mailer = null,
+}: AppDeps): Koa {
   // Behind a trusted proxy, ctx.ip is the LAST X-Forwarded-For entry: the one Cloud Run's front end
   // appends. Entries before it come from the client and are ignored.
   const app = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
@@ -88,7 +100,7 @@ export function createApp({ config, db, logger, redis = null, compress = null, l
   const health = createHealthRouter({ db, redis, lifecycle });
   app.use(health.routes());
 
-  configureTotals(db.prisma, config.listTotalCacheSeconds, db.counting);
+  configureTotals(db.prisma, config.listTotalCacheSeconds, db.counting, { bounding: db.bounding });
   const yoga = createGraphQLServer({ prisma: db.prisma, config, logger });
   const graphql = new Router();
   graphql.all("/graphql", async (ctx) => {
@@ -107,18 +119,32 @@ export function createApp({ config, db, logger, redis = null, compress = null, l
     cache: { maxAgeSeconds: config.catalogCacheMaxAge },
   });
   const docs = createDocsRouter({ publicBaseUrl: config.publicApiBaseUrl });
+  let compressService = null;
   if (compress) {
-    const v1 = createCompressRouter({
+    const compressDeps = {
       config,
       prisma: db.prisma,
       redis,
       logger,
       ...compress,
       shutdown: lifecycle?.deadline ?? null,
-    });
+    };
+    compressService = createCompressService(compressDeps);
+    const v1 = createCompressRouter(compressDeps, compressService);
     app.use(v1.routes());
     app.use(v1.allowedMethods());
   }
+  // The subscriber dashboard: sign-in, API keys, usage, and Try it through the same service as /v1.
+  const dashboard = createDashboardRouter({
+    config,
+    prisma: db.prisma,
+    logger,
+    redis,
+    mailer: mailer ?? createMailer(config.dashboard, logger),
+    compress: compressService,
+  });
+  app.use(dashboard.routes());
+  app.use(dashboard.allowedMethods());
   app.use(rest.routes());
   app.use(docs.routes());
   // Another method on a known path: 405 with Allow (the error middleware writes the body);

@@ -9,6 +9,7 @@ import { accounts } from "./auth/accounts.ts";
 import { adminSocketPath, serveAccounts } from "./auth/admin-socket.ts";
 import { ConfigError, loadConfig, type Config } from "./config/env.ts";
 import { openDatabase } from "./db/database.ts";
+import { startJobFeedHousekeeping } from "./db/job-feed.ts";
 import { applyMigrations } from "./db/migrate.ts";
 import { isCatalogEmpty, seedCatalog } from "./db/seed/seed.ts";
 import { seedDemoSubscribers } from "./db/seed/subscribers.ts";
@@ -64,6 +65,7 @@ async function start() {
       if (event.type === "exited") logger.warn(event, "a warm compression process ended while idle");
     },
   });
+  const feedHousekeeping = startJobFeedHousekeeping({ sql: db.sql, logger });
   const housekeeping = startHousekeeping({
     prisma: db.prisma,
     storage,
@@ -84,7 +86,7 @@ async function start() {
       `listening on http://${config.host}:${port} (${config.httpProtocol === "h2c" ? "HTTP/1.1 and h2c" : "HTTP/1.1"}; database: ${where}); explorer at /graphql, API docs at /api/v1/docs`,
     );
   }
-  return { redis, db, accountsSocket, runner, housekeeping, lifecycle, server };
+  return { redis, db, accountsSocket, runner, housekeeping, feedHousekeeping, lifecycle, server };
 }
 
 let service: Awaited<ReturnType<typeof start>>;
@@ -95,7 +97,7 @@ try {
   await flushLogger(logger);
   process.exit(1);
 }
-const { redis, db, accountsSocket, runner, housekeeping, lifecycle, server } = service;
+const { redis, db, accountsSocket, runner, housekeeping, feedHousekeeping, lifecycle, server } = service;
 
 let stopping = false;
 async function stop(signal: NodeJS.Signals) {
@@ -110,6 +112,7 @@ async function stop(signal: NodeJS.Signals) {
   const force = setTimeout(() => process.exit(1), config.shutdownGraceMs + 1_500);
   force.unref();
   housekeeping.stop();
+  feedHousekeeping.stop();
   await shutdown({
     lifecycle,
     server,

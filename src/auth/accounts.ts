@@ -1,6 +1,6 @@
 // Managing the compression API's subscribers and their keys: what the command-line tool
-// (scripts/accounts.ts) does, against whichever database is configured. Results never hold a
-// key's secret, except issueKey's, which is the one time it is shown.
+// (scripts/accounts.ts) and the dashboard's key settings do, against whichever database is
+// configured. Results never hold a key's secret, except issueKey's, which is the one time it is shown.
 import type { Plan, PrismaClient } from "../generated/prisma/client.ts";
 import { generateApiKey, hashApiKey } from "./api-keys.ts";
 import { currentMonth } from "./quota.ts";
@@ -22,6 +22,24 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function parsePlan(plan: string): Plan {
   if (!(PLANS as readonly string[]).includes(plan)) throw new AccountError(`plan must be one of ${PLANS.join(", ")}`);
   return plan as Plan;
+}
+
+export const KEY_NAME_MAX_LENGTH = 60;
+
+function parseKeyName(name: string): string {
+  const trimmed = name.trim();
+  if (!trimmed) throw new AccountError("a key's name must not be empty");
+  if (trimmed.length > KEY_NAME_MAX_LENGTH) {
+    throw new AccountError(`a key's name must be at most ${KEY_NAME_MAX_LENGTH} characters`);
+  }
+  return trimmed;
+}
+
+/** Why a subscriber on this plan cannot hold a working key (null: it can). */
+export function keyRefusal(email: string, plan: Plan): string | null {
+  return COMPRESSION_PLANS.includes(plan)
+    ? null
+    : `${email} is on the ${plan} plan; only ${COMPRESSION_PLANS.join(", ")} subscribers may hold a key`;
 }
 
 function parseQuota(quota: number | string): number {
@@ -118,17 +136,15 @@ export function accounts(prisma: PrismaClient, pepper: string | null) {
 
     /** The only result that holds a secret: show it to the subscriber once. */
     issueKey: async (ref: string, name = "default") => {
+      const label = parseKeyName(name);
       const subscriber = await findSubscriber(ref);
-      if (!COMPRESSION_PLANS.includes(subscriber.plan)) {
-        throw new AccountError(
-          `${subscriber.email} is on the ${subscriber.plan} plan; only ${COMPRESSION_PLANS.join(", ")} subscribers may hold a key`,
-        );
-      }
+      const refusal = keyRefusal(subscriber.email, subscriber.plan);
+      if (refusal) throw new AccountError(refusal);
       const { token, prefix } = generateApiKey();
       const key = await prisma.apiKey.create({
-        data: { subscriberId: subscriber.id, name, prefix, hash: hashApiKey(token, pepper) },
+        data: { subscriberId: subscriber.id, name: label, prefix, hash: hashApiKey(token, pepper) },
       });
-      return { id: key.id, prefix, name, subscriber: subscriber.email, token };
+      return { id: key.id, prefix, name: label, subscriber: subscriber.email, createdAt: key.createdAt, token };
     },
 
     listKeys: async (ref?: string): Promise<KeyView[]> => {
@@ -149,10 +165,16 @@ export function accounts(prisma: PrismaClient, pepper: string | null) {
       }));
     },
 
-    /** Revokes at once: the next request with the key is refused. */
-    revokeKey: async (ref: string): Promise<KeyView> => {
+    /**
+     * Revokes at once: the next request with the key is refused. With owner (a subscriber's id),
+     * only a key of that subscriber's is found (the dashboard's revoke).
+     */
+    revokeKey: async (ref: string, owner?: string): Promise<KeyView> => {
       const matches = await prisma.apiKey.findMany({
-        where: UUID.test(ref) ? { id: ref } : { prefix: ref },
+        where: {
+          ...(UUID.test(ref) ? { id: ref } : { prefix: ref }),
+          ...(owner !== undefined ? { subscriberId: owner } : {}),
+        },
         include: { subscriber: { select: { email: true } } },
       });
       if (matches.length === 0) throw new AccountError(`no key ${ref}`);

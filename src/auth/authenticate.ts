@@ -22,6 +22,46 @@ const LAST_USED_RESOLUTION_MS = 60_000;
 const unauthorized = (code: string, message: string, error = "invalid_token") =>
   new HttpError(401, code, message, { "WWW-Authenticate": `Bearer realm="compress", error="${error}"` });
 
+function recordUse(
+  prisma: PrismaClient,
+  key: { id: string; lastUsedAt: Date | null },
+  onError?: (error: unknown) => void,
+): void {
+  const now = Date.now();
+  if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
+    prisma.apiKey
+      .update({ where: { id: key.id }, data: { lastUsedAt: new Date(now) } })
+      .catch((error: unknown) => onError?.(error));
+  }
+}
+
+/**
+ * One of a signed-in subscriber's keys, chosen by id on the dashboard's Try-it page, under the
+ * same rules as a bearer key (not revoked, subscriber on a plan that includes the API) and
+ * recorded as used the same way. Null when it is not a usable key of this subscriber's.
+ */
+export async function subscriberKey(
+  prisma: PrismaClient,
+  subscriberId: string,
+  keyId: string,
+  onBackgroundError?: (error: unknown) => void,
+): Promise<AuthenticatedKey | null> {
+  if (!/^[0-9a-f-]{36}$/i.test(keyId)) return null;
+  const key = await prisma.apiKey.findFirst({
+    where: { id: keyId, subscriberId, revokedAt: null },
+    include: { subscriber: { select: { plan: true, monthlyQuota: true } } },
+  });
+  if (!key || !COMPRESSION_PLANS.includes(key.subscriber.plan)) return null;
+  recordUse(prisma, key, onBackgroundError);
+  return {
+    id: key.id,
+    prefix: key.prefix,
+    subscriberId,
+    plan: key.subscriber.plan,
+    monthlyQuota: key.subscriber.monthlyQuota,
+  };
+}
+
 export function authenticateApiKey(options: {
   prisma: PrismaClient;
   pepper: string | null;
@@ -50,12 +90,7 @@ export function authenticateApiKey(options: {
         `The API is part of the corporate plan; this key's subscriber is on the ${key.subscriber.plan} plan.`,
       );
     }
-    const now = Date.now();
-    if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-      options.prisma.apiKey
-        .update({ where: { id: key.id }, data: { lastUsedAt: new Date(now) } })
-        .catch((error: unknown) => options.onBackgroundError?.(error));
-    }
+    recordUse(options.prisma, key, options.onBackgroundError);
     ctx.state["apiKey"] = {
       id: key.id,
       prefix: key.prefix,

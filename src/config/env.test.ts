@@ -42,11 +42,15 @@ describe("loadConfig", () => {
     expect(loadConfig({ DATABASE_URL: "", PORT: "" }).database.kind).toBe("pglite");
   });
 
-  it("limits each client IP in memory by default, trusting the proxy's X-Forwarded-For", () => {
+  it("limits each client IP in memory by default, trusting X-Forwarded-For only on Cloud Run", () => {
     const config = loadConfig({});
     expect(config.redis).toBeNull();
     expect(config.rateLimit).toEqual({ requests: 300, windowSeconds: 60 });
-    expect(config.trustProxy).toBe(true);
+    expect(config.trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "true" }).trustProxy).toBe(true);
+    const cloudRun = { K_SERVICE: "api", DATABASE_URL: "postgresql://db/x", GCS_BUCKET: "bucket" };
+    expect(loadConfig(cloudRun).trustProxy).toBe(true);
+    expect(loadConfig({ ...cloudRun, TRUST_PROXY: "false" }).trustProxy).toBe(false);
   });
 
   it("reads the rate limit, its Redis store and the proxy setting", () => {

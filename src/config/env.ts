@@ -87,6 +87,21 @@ const envSchema = z.object({
   DOWNLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),
   RESULT_RETENTION_HOURS: z.coerce.number().int().min(1).default(24),
 
+  // The subscriber dashboard (/dashboard): sign-in links go out over SMTP when SMTP_URL is set
+  // (smtp://user:pass@host:587, smtps://… for TLS from the start), else to the log and a local outbox.
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, "must be an smtp:// or smtps:// URL")
+    .optional(),
+  MAIL_FROM: z.string().min(3).default("Marketplace <no-reply@marketplace.example.com>"),
+  MAIL_OUTBOX_DIR: z.string().min(1).default(".data/outbox"),
+  // A sign-in link works once, for this long; a session lasts this long (sign-out ends it sooner).
+  SIGN_IN_LINK_MINUTES: z.coerce.number().int().min(1).max(60).default(15),
+  SESSION_HOURS: z.coerce.number().int().min(1).max(720).default(12),
+  // Sign-in requests per hour for one address, and from one client IP.
+  SIGN_IN_LIMIT_PER_ADDRESS: z.coerce.number().int().min(1).default(5),
+  SIGN_IN_LIMIT_PER_IP: z.coerce.number().int().min(1).default(30),
+
   // Rate limiting per client IP: in memory per instance, or shared by every instance through Redis.
   REDIS_URL: z
     .string()
@@ -96,8 +111,10 @@ const envSchema = z.object({
   REDIS_KEY_PREFIX: z.string().min(1).optional(),
   RATE_LIMIT_REQUESTS: z.coerce.number().int().min(1).default(300),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).default(60),
-  // Behind Cloud Run's front end: the client IP is the last X-Forwarded-For entry (the one it appends).
-  TRUST_PROXY: bool.default(true),
+  // Behind a proxy that appends the client's address (Cloud Run's front end), the client IP is the
+  // last X-Forwarded-For entry. Unset: trusted on Cloud Run (K_SERVICE set) only; a service reached
+  // directly must not let a client name its own address (it would never be rate-limited).
+  TRUST_PROXY: bool.optional(),
 
   // Cloud Logging: the project that trace ids belong to (unset: bare trace ids, which Cloud
   // Logging also accepts); K_SERVICE and K_REVISION are set by Cloud Run (Error Reporting groups by them).
@@ -156,6 +173,17 @@ export interface Config {
   resultRetentionHours: number;
   /** Secret for hashing API keys; null hashes with plain SHA-256. */
   apiKeyPepper: string | null;
+  dashboard: {
+    /** Sign-in mail over SMTP; null writes it to the log and outboxDir. */
+    smtpUrl: string | null;
+    mailFrom: string;
+    outboxDir: string;
+    signInLinkTtlMs: number;
+    sessionTtlMs: number;
+    /** Sign-in requests per hour per address and per client IP. */
+    signInPerAddress: number;
+    signInPerIp: number;
+  };
   /** The shared store of rate limits; null keeps them in each instance's memory. */
   redis: { url: string; keyPrefix?: string } | null;
   rateLimit: { requests: number; windowSeconds: number };
@@ -216,6 +244,19 @@ function compressTimeout(e: z.infer<typeof envSchema>): { timeoutMs: number; tim
 
 /** Settings that are valid alone but not together. */
 function conflicts(env: Record<string, string | undefined>): string[] {
+  // A sign-in link built from the request's Host header points wherever the one who asked for it
+  // says: mailed to a real address, it could carry a working code to another site.
+  const mail =
+    env["SMTP_URL"] !== undefined && env["PUBLIC_API_BASE_URL"] === undefined
+      ? [
+          "SMTP_URL: needs PUBLIC_API_BASE_URL, the origin that mailed sign-in links point to (taken from the " +
+            "request's Host header, a link could be made to point elsewhere)",
+        ]
+      : [];
+  return [...mail, ...compressTimeoutConflicts(env)];
+}
+
+function compressTimeoutConflicts(env: Record<string, string | undefined>): string[] {
   if (env["COMPRESS_TIMEOUT_SECONDS"] === undefined) return [];
   if (env["COMPRESS_TIMEOUT_BASE_SECONDS"] === undefined && env["COMPRESS_TIMEOUT_SECONDS_PER_MB"] === undefined) {
     return [];
@@ -274,6 +315,15 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       maxTokens: e.GRAPHQL_MAX_TOKENS,
     },
     apiKeyPepper: e.API_KEY_PEPPER ?? null,
+    dashboard: {
+      smtpUrl: e.SMTP_URL ?? null,
+      mailFrom: e.MAIL_FROM,
+      outboxDir: e.MAIL_OUTBOX_DIR,
+      signInLinkTtlMs: e.SIGN_IN_LINK_MINUTES * 60_000,
+      sessionTtlMs: e.SESSION_HOURS * 3_600_000,
+      signInPerAddress: e.SIGN_IN_LIMIT_PER_ADDRESS,
+      signInPerIp: e.SIGN_IN_LIMIT_PER_IP,
+    },
     compress: {
       maxUploadBytes: e.COMPRESS_MAX_UPLOAD_BYTES,
       ratePerMinute: e.COMPRESS_RATE_LIMIT_PER_MINUTE,
@@ -298,7 +348,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     resultRetentionHours: e.RESULT_RETENTION_HOURS,
     redis: e.REDIS_URL ? { url: e.REDIS_URL, ...(e.REDIS_KEY_PREFIX ? { keyPrefix: e.REDIS_KEY_PREFIX } : {}) } : null,
     rateLimit: { requests: e.RATE_LIMIT_REQUESTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS },
-    trustProxy: e.TRUST_PROXY,
+    trustProxy: e.TRUST_PROXY ?? e.K_SERVICE !== undefined,
     logging: {
       projectId: e.GOOGLE_CLOUD_PROJECT ?? e.GCP_PROJECT ?? null,
       service: e.K_SERVICE ?? null,

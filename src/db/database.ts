@@ -27,6 +27,12 @@ export interface Database {
    * otherwise the same client as prisma.
    */
   counting: PrismaClient;
+  /**
+   * For a capped first count of a total, which a request waits for only briefly (graphql/totals.ts):
+   * on a server, a small pool of its own with timeouts.boundMs, so a count past its use is cancelled
+   * by the server and never holds a request's connection; otherwise the same client as prisma.
+   */
+  bounding: PrismaClient;
   sql: SqlRunner;
   close(): Promise<void>;
 }
@@ -38,9 +44,10 @@ export interface OpenOptions {
    * A PostgreSQL server's time limits, in ms. connectMs (default 5000) bounds opening a connection,
    * queryMs (default none) one statement: sent as statement_timeout, and enforced by the client
    * too, for a server that no longer answers at all. Migrations run without the statement limit.
-   * countMs (default 10000) is the statement limit of the `counting` client, when queryMs is set.
+   * countMs (default 10000) is the statement limit of the `counting` client, boundMs (default 500)
+   * the `bounding` client's, when queryMs is set.
    */
-  timeouts?: { connectMs?: number; queryMs?: number; countMs?: number };
+  timeouts?: { connectMs?: number; queryMs?: number; countMs?: number; boundMs?: number };
 }
 
 // An arbitrary, fixed key for pg_advisory_lock, shared by every instance that migrates.
@@ -82,6 +89,7 @@ async function openPglite(dataDir: string, options: OpenOptions): Promise<Databa
     prisma,
     // One in-process connection: there is no other pool, and no statement limit to escape.
     counting: prisma,
+    bounding: prisma,
     sql: runner(client),
     close: async () => {
       await prisma.$disconnect();
@@ -116,6 +124,11 @@ const COUNTING_POOL_SIZE = 2;
 // A count's statement limit: the first count of a search word found in half the jobs takes 1.5-3.5 s
 // at a million jobs on a busy 2-core server; twice the worst seen.
 const COUNT_TIMEOUT_MS = 10_000;
+// Connections of the bounding pool: as many capped counts as totals.ts runs at once.
+const BOUNDING_POOL_SIZE = 2;
+// A request waits 400 ms for its first total (graphql/totals.ts): a capped count still running a
+// little after that is of no use to it, and only takes CPU from the requests behind it.
+const BOUND_TIMEOUT_MS = 500;
 
 function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, options: OpenOptions): Database {
   const queryMs = options.timeouts?.queryMs ?? 0;
@@ -125,6 +138,10 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, opt
   const countingPool =
     queryMs > 0
       ? createPool(config.url, COUNTING_POOL_SIZE, connectMs, options.timeouts?.countMs ?? COUNT_TIMEOUT_MS)
+      : null;
+  const boundingPool =
+    queryMs > 0
+      ? createPool(config.url, BOUNDING_POOL_SIZE, connectMs, options.timeouts?.boundMs ?? BOUND_TIMEOUT_MS)
       : null;
   // When one connection fails, the idle ones probably share its fate (same network, same server):
   // drop them too, rather than have each of the next requests find out by waiting for a timeout.
@@ -142,6 +159,7 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, opt
   pool.on("remove", (client) => idle.delete(client));
   const prisma = createPrisma(new PrismaPg(pool), options);
   const counting = countingPool ? createPrisma(new PrismaPg(countingPool), options) : prisma;
+  const bounding = boundingPool ? createPrisma(new PrismaPg(boundingPool), options) : prisma;
   const sql: SqlRunner = {
     exec: async (text) => {
       await pool.query(text);
@@ -190,13 +208,18 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, opt
     kind: "postgres",
     prisma,
     counting,
+    bounding,
     sql,
     close: async () => {
       await prisma.$disconnect();
       await pool.end();
-      if (countingPool) {
-        await counting.$disconnect();
-        await countingPool.end();
+      for (const [client, own] of [
+        [counting, countingPool],
+        [bounding, boundingPool],
+      ] as const) {
+        if (!own) continue;
+        await client.$disconnect();
+        await own.end();
       }
     },
   };

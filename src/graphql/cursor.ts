@@ -12,15 +12,15 @@
 import { createHash } from "node:crypto";
 import { GraphQLError } from "graphql";
 
-/** One value of the order key: a string, or an instant (kept as ISO 8601 in the token). */
-export type KeyValue = string | Date;
+/** One value of the order key: a string, an integer, or an instant (kept as ISO 8601 in the token). */
+export type KeyValue = string | number | Date;
 
 /**
  * What an order column holds, so a decoded key is checked before it reaches a query: a well-formed
  * cursor can be forged (the digest has no secret), and a value of the wrong kind would otherwise
  * fail in the database (a 500) instead of being refused (a 400).
  */
-export type KeyKind = "instant" | "uuid" | "text";
+export type KeyKind = "instant" | "uuid" | "text" | "int";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -39,7 +39,7 @@ const digest = (text: string) => createHash("sha256").update(text).digest("base6
 /** What the cursor is bound to: the list and its filter (the same key its remembered total uses). */
 const scopeOf = (list: string, filterKey: string) => digest(`${list}\u0000${filterKey}`);
 
-type Encoded = [version: number, scope: string, offset: number, key: (string | { t: string })[]];
+type Encoded = [version: number, scope: string, offset: number, key: (string | number | { t: string })[]];
 
 export function encodeCursor(list: string, filterKey: string, cursor: Cursor): string {
   const key = cursor.key.map((v) => (v instanceof Date ? { t: v.toISOString() } : v));
@@ -79,6 +79,7 @@ export function decodeCursor(list: string, filterKey: string, token: string, kin
 }
 
 function keyValue(value: unknown, kind: KeyKind): KeyValue | null {
+  if (typeof value === "number") return kind === "int" && Number.isSafeInteger(value) ? value : null;
   if (typeof value === "string") return kind === "text" || (kind === "uuid" && UUID.test(value)) ? value : null;
   if (kind !== "instant") return null;
   if (typeof value === "object" && value !== null && typeof (value as { t?: unknown }).t === "string") {

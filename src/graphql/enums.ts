@@ -5,6 +5,7 @@ import {
   BillingPeriod,
   CompanySize,
   EmploymentType,
+  JobChangeKind,
   PricingModel,
   SalaryPeriod,
   Seniority,
@@ -29,3 +30,8 @@ export const AvailabilityEnum = enumOf("Availability", Availability, "Whether a 
 export const TalentLinkKindEnum = enumOf("TalentLinkKind", TalentLinkKind, "What a talent's public link points to.");
 export const PricingModelEnum = enumOf("PricingModel", PricingModel, "How an agent is sold.");
 export const BillingPeriodEnum = enumOf("BillingPeriod", BillingPeriod, "The billing period of a subscription.");
+export const JobChangeKindEnum = enumOf(
+  "JobChangeKind",
+  JobChangeKind,
+  "What happened to a job in the public set: it entered it, changed in it, or left it.",
+);

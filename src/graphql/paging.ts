@@ -9,7 +9,7 @@ import { getDatamodel } from "../generated/pothos-prisma-types.ts";
 import type { GraphQLContext } from "./context.ts";
 import { builder } from "./builder.ts";
 import { decodeCursor, encodeCursor, type KeyKind, type KeyValue } from "./cursor.ts";
-import type { Total } from "./totals.ts";
+import type { CountAtMost, Total } from "./totals.ts";
 
 export const PAGE_LIMIT_DEFAULT = 50;
 export const PAGE_LIMIT_MAX = 100;
@@ -25,6 +25,8 @@ export interface Page<Where> extends PageRequest {
   countKey: string;
   /** The `after` argument as given; decoded by the page type, which knows its list and order. */
   after?: string | null;
+  /** This request's order, when the list offers more than its default one. */
+  order?: ListOrder;
 }
 
 export function badArgument(argument: string, message: string): GraphQLError {
@@ -59,6 +61,9 @@ type Model = keyof PrismaTypes;
 type Where<M extends Model> = PrismaTypes[M]["Where"];
 type PlannedQuery<M extends Model> = { include?: PrismaTypes[M]["Include"]; select?: PrismaTypes[M]["Select"] };
 
+/** A list's order, whatever its model: the columns, the last one unique. */
+export type ListOrder = readonly { field: string; direction: "asc" | "desc"; kind: KeyKind }[];
+
 /** A list order column; the last one must be unique so that the order is total. */
 export interface OrderField<M extends Model> {
   field: keyof PrismaTypes[M]["Shape"] & string;
@@ -75,6 +80,8 @@ export interface PageWindow<Where> {
   limit: number;
   /** The offset the page stands for. */
   offset: number;
+  /** The page's order: the request's, else the list's default. */
+  order?: ListOrder;
 }
 
 export interface PageLoader<M extends Model> {
@@ -83,11 +90,11 @@ export interface PageLoader<M extends Model> {
   items(ctx: GraphQLContext, query: PlannedQuery<M>, page: PageWindow<Where<M>>): Promise<PrismaTypes[M]["Shape"][]>;
   total(ctx: GraphQLContext, where: Where<M>): Promise<number>;
   /**
-   * Counts at most `cap` matching rows, for a list large enough that an exact first count can take
-   * longer than a request should wait: the request then answers with a lower bound (see ./totals.ts).
-   * null for a filter whose exact count is cheap anyway.
+   * How to count at most `cap` matching rows, for a list large enough that an exact first count can
+   * take longer than a request should wait: the request then answers with a lower bound (see
+   * ./totals.ts). null for a filter whose exact count is cheap anyway.
    */
-  countAtMost?(ctx: GraphQLContext, where: Where<M>, cap: number): Promise<number> | null;
+  countAtMost?(where: Where<M>, now: Date): CountAtMost | null;
 }
 
 const toManyRelations = new Map<string, Set<string>>(
@@ -148,7 +155,18 @@ interface Resolved<W> {
 export function definePage<M extends Model>(model: M, name: string, load: PageLoader<M>) {
   const resolved = new WeakMap<Page<Where<M>>, Resolved<Where<M>>>();
   const totals = new WeakMap<Page<Where<M>>, Promise<Total>>();
-  const order = load.order;
+
+  /** The page's order: the request's, else the list's (none: the list does not continue by cursor). */
+  const orderOf = (page: Page<Where<M>>): ListOrder | undefined => page.order ?? load.order;
+
+  /**
+   * What a cursor is bound to: the filter, and the order when it is not the default one (so a
+   * cursor of one order is refused by another, and the default order's cursors stay as they were).
+   */
+  const cursorScope = (page: Page<Where<M>>, order: ListOrder): string =>
+    page.order
+      ? `${page.countKey}\u0000${order.map((o) => `${o.direction === "desc" ? "-" : ""}${o.field}`).join(",")}`
+      : page.countKey;
 
   /** The page's total, asked once for both of its fields. */
   function totalOf(page: Page<Where<M>>, ctx: GraphQLContext): Promise<Total> {
@@ -158,7 +176,7 @@ export function definePage<M extends Model>(model: M, name: string, load: PageLo
         ? ctx.totals.count(
             `${name}:${page.countKey}`,
             (prisma) => load.total({ ...ctx, prisma }, page.where),
-            load.countAtMost && ((cap) => load.countAtMost!(ctx, page.where, cap)),
+            load.countAtMost?.(page.where, ctx.now),
           )
         : load.total(ctx, page.where).then((value) => ({ value, exact: true }));
       totals.set(page, total);
@@ -170,13 +188,14 @@ export function definePage<M extends Model>(model: M, name: string, load: PageLo
   function windowOf(page: Page<Where<M>>): Resolved<Where<M>> {
     let r = resolved.get(page);
     if (r) return r;
+    const order = orderOf(page);
     if (page.after == null) {
-      r = { window: { where: page.where, skip: page.offset, limit: page.limit, offset: page.offset } };
+      r = { window: { where: page.where, skip: page.offset, limit: page.limit, offset: page.offset, order } };
     } else {
       if (!order) throw badArgument("after", `${name} does not continue by cursor; use offset`);
       const cursor = decodeCursor(
         name,
-        page.countKey,
+        cursorScope(page, order),
         page.after,
         order.map((o) => o.kind),
       );
@@ -186,15 +205,15 @@ export function definePage<M extends Model>(model: M, name: string, load: PageLo
           `The cursor stands for offset ${cursor.offset}, but offset ${page.offset} was given; give one or the other`,
         );
       }
-      const where = { AND: [page.where, seekWhere(order, cursor.key)] } as Where<M>;
-      r = { window: { where, skip: 0, limit: page.limit, offset: cursor.offset } };
+      const where = { AND: [page.where, seekWhere(order as readonly OrderField<M>[], cursor.key)] } as Where<M>;
+      r = { window: { where, skip: 0, limit: page.limit, offset: cursor.offset, order } };
     }
     resolved.set(page, r);
     return r;
   }
 
   /** The query with the order columns added, so the last row can name its position. */
-  function withKeys(query: PlannedQuery<M>): PlannedQuery<M> {
+  function withKeys(query: PlannedQuery<M>, order: ListOrder | undefined): PlannedQuery<M> {
     if (!order || !query.select) return query;
     const keys = Object.fromEntries(order.map((o) => [o.field, true]));
     return { ...query, select: { ...query.select, ...keys } };
@@ -207,18 +226,25 @@ export function definePage<M extends Model>(model: M, name: string, load: PageLo
         type: [model] as [Model],
         resolve: (query, page, _args, ctx) => {
           const r = windowOf(page);
-          const rows = load.items(ctx, withKeys(query), r.window) as Promise<Record<string, unknown>[]>;
+          const rows = load.items(ctx, withKeys(query, r.window.order), r.window) as Promise<Record<string, unknown>[]>;
           r.rows = rows;
           return rows as never;
         },
       }),
       total: t.int({
         description: "Rows matching the request, ignoring limit and offset; a lower bound when totalExact is false.",
-        resolve: async (page, _args, ctx) => (await totalOf(page, ctx)).value,
+        resolve: async (page, _args, ctx) => {
+          const total = await totalOf(page, ctx);
+          const r = windowOf(page);
+          if (total.exact || !r.rows) return total.value;
+          // A lower bound is at least the rows up to this page, and one more after a full page.
+          const rows = await r.rows;
+          return Math.max(total.value, r.window.offset + rows.length + (rows.length === page.limit ? 1 : 0));
+        },
       }),
       totalExact: t.boolean({
         description:
-          "false while the first count of a new filter is still running: total is then a lower bound (1,000, or the rows up to this page); a later request gets the exact total.",
+          "false while the first count of a new filter is still running: total is then a lower bound (1,000, or the rows up to this page and one more after a full page); a later request gets the exact total.",
         resolve: async (page, _args, ctx) => (await totalOf(page, ctx)).exact,
       }),
       limit: t.exposeInt("limit"),
@@ -226,7 +252,7 @@ export function definePage<M extends Model>(model: M, name: string, load: PageLo
         description: "Rows before this page: as given, or the offset the `after` cursor stands for.",
         resolve: (page) => windowOf(page).window.offset,
       }),
-      ...(order
+      ...(load.order
         ? {
             nextCursor: t.string({
               nullable: true,
@@ -237,13 +263,16 @@ export function definePage<M extends Model>(model: M, name: string, load: PageLo
                 // the sibling `items` (if asked for) has begun loading, and its rows are reused.
                 await Promise.resolve();
                 const r = windowOf(page);
+                const order = r.window.order!;
                 const keys = Object.fromEntries(order.map((o) => [o.field, true]));
                 const rows: Record<string, unknown>[] = await (r.rows ?? load.items(ctx, { select: keys }, r.window));
                 const last = rows.length === page.limit ? rows[rows.length - 1] : undefined;
                 if (!last) return null;
                 const key: unknown[] = order.map((o) => last[o.field]);
-                if (!key.every((v): v is KeyValue => typeof v === "string" || v instanceof Date)) return null;
-                return encodeCursor(name, page.countKey, { offset: r.window.offset + rows.length, key });
+                if (!key.every((v): v is KeyValue => ["string", "number"].includes(typeof v) || v instanceof Date)) {
+                  return null;
+                }
+                return encodeCursor(name, cursorScope(page, order), { offset: r.window.offset + rows.length, key });
               },
             }),
           }

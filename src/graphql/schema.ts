@@ -4,6 +4,7 @@ import { builder } from "./builder.ts";
 import "./types/agent.ts";
 import "./types/company.ts";
 import "./types/job.ts";
+import "./types/job-changes.ts";
 import "./types/talent.ts";
 import "./types/taxonomy.ts";
 

@@ -7,26 +7,25 @@
 //     however many requests ask); a recount that fails or times out keeps the last value;
 //   - a total never counted yet is counted at once, ahead of background recounts (concurrent
 //     requests share the count). A list that can bound its count (jobs: a million rows) gives the
-//     request a capped count on its own client beside it: fewer rows than the cap is the exact
-//     total; otherwise the request waits for the exact count at most FIRST_COUNT_BOUNDED_WAIT_MS
-//     and then answers the cap as a lower bound (exact: false) while the count goes on, so the
-//     next request gets the exact total. A request is never refused for its total. A list that
-//     cannot bound its count (the short ones) waits for it at most FIRST_COUNT_WAIT_MS, then
-//     answers 503 with Retry-After (TotalNotReady).
+//     request a capped count beside it, on the `bounding` client: fewer rows than the cap is the
+//     exact total. A request waits for the exact count (or a capped count under the cap) at most
+//     FIRST_COUNT_BOUNDED_WAIT_MS, then answers a lower bound (exact: false): the cap if the capped
+//     count reached it, else 0, which the page raises to the rows up to it (paging.ts). The count
+//     goes on, so the next request gets the exact total. A request is never refused for its total,
+//     nor held longer than the wait by it. A list that cannot bound its count (the short ones)
+//     waits for it at most FIRST_COUNT_WAIT_MS, then answers 503 with Retry-After (TotalNotReady).
 // Counts run on their own client (`counting`: on a server, a small pool with a longer statement
 // limit than requests have), at most MAX_CONCURRENT_COUNTS at a time, so recounts never take the
-// connections requests need. One cache per database client, configured once by the app
-// (configureTotals) and found by the context.
+// connections requests need; capped counts at most MAX_CONCURRENT_BOUNDS at a time (a request that
+// finds them all busy goes without one). One cache per database client, configured once by the
+// app (configureTotals) and found by the context.
 import type { PrismaClient } from "../generated/prisma/client.ts";
 
 /** Counts a total with the client it is given (the cache's counting client). */
 export type CountTotal = (prisma: PrismaClient) => Promise<number>;
 
-/**
- * Counts at most `cap` rows of the list, on the request's own client; null when the exact count is
- * cheap anyway (kept counters), so there is nothing to bound.
- */
-export type CountAtMost = (cap: number) => Promise<number> | null;
+/** Counts at most `cap` rows of the list with the client it is given (the cache's bounding client). */
+export type CountAtMost = (prisma: PrismaClient, cap: number) => Promise<number>;
 
 /** A list's total: exact, or a lower bound while the first count of its filter is still running. */
 export interface Total {
@@ -35,20 +34,23 @@ export interface Total {
 }
 
 export interface TotalsCache {
-  count(key: string, load: CountTotal, atMost?: CountAtMost): Promise<Total>;
+  /** `atMost`: the list can bound its count (null or absent: it cannot, or need not). */
+  count(key: string, load: CountTotal, atMost?: CountAtMost | null): Promise<Total>;
 }
 
 export interface TotalsOptions {
   ttlSeconds: number;
   /** The client counts run on; by default the request's own. */
   counting: PrismaClient;
+  /** The client capped first counts run on; by default `counting`. */
+  bounding?: PrismaClient;
   maxEntries?: number;
   /** How long after a failed recount the next one may start. */
   retryAfterFailureMs?: number;
   maxConcurrentCounts?: number;
   /** How long a request waits for the first count of its total. */
   firstCountWaitMs?: number;
-  /** How long a request that has a lower bound waits for the exact first count. */
+  /** How long a request of a list that can bound its count waits for an exact first total. */
   firstCountBoundedWaitMs?: number;
   /** The most rows a bounded count reads; a total at least this large is answered as a lower bound. */
   countCap?: number;
@@ -66,14 +68,16 @@ interface Entry {
 
 const MAX_ENTRIES = 10_000;
 const MAX_CONCURRENT_COUNTS = 2;
+const MAX_CONCURRENT_BOUNDS = 2;
 const RETRY_AFTER_FAILURE_MS = 5_000;
 // Below the counting client's statement limit (10 s), so a count that is merely queued behind
 // others is not mistaken for one that cannot finish.
 const FIRST_COUNT_WAIT_MS = 5_000;
-// A request with a lower bound in hand answers within about this, whatever its filter costs to count.
-const FIRST_COUNT_BOUNDED_WAIT_MS = 400;
-// Enough to say "1,000+" of a broad filter. Reading up to the cap walks the list index and checks
-// each row against the filter: at a million jobs 10-350 ms for 1,000 rows, 0.7 s for 10,000.
+// A request of a list that can bound its count waits no longer than this for its total, whatever
+// its filter costs to count.
+export const FIRST_COUNT_BOUNDED_WAIT_MS = 400;
+// Enough to say "1,000+" of a broad filter. Reading up to the cap checks rows against the filter
+// until it has found that many: at a million jobs 10-300 ms on a quiet server.
 export const COUNT_CAP = 1_000;
 
 /** A total's first count took longer than a request waits for it; the count goes on. */
@@ -96,6 +100,8 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
   const cap = options.countCap ?? COUNT_CAP;
   const clock = options.now ?? Date.now;
   const limit = createLimiter(options.maxConcurrentCounts ?? MAX_CONCURRENT_COUNTS);
+  const bounds = createSkippingLimiter(MAX_CONCURRENT_BOUNDS);
+  const bounding = options.bounding ?? options.counting;
   // Insertion order is recency order: a hit moves its key to the end, eviction takes the front.
   const entries = new Map<string, Entry>();
 
@@ -125,25 +131,29 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
   }
 
   /**
-   * The first total of a key with a bounded count beside the exact one: whichever settles it first.
-   * A capped count below the cap is the exact total (and remembered); at the cap it is a lower
-   * bound, answered once the exact count has had its wait.
+   * The first total of a key whose list can bound its count: the exact count, or a capped count
+   * under the cap (remembered: it is exact), whichever comes first within the wait; else a lower
+   * bound, the cap if the capped count reached it by then.
    */
-  async function firstTotal(entry: Entry, counting: Promise<number>, bound: Promise<number>): Promise<Total> {
-    const counted = waitAtMost(counting, boundedWaitMs).then(
-      (value): Total => ({ value, exact: true }),
-      () => null,
-    );
-    const capped = bound.catch(() => undefined);
-    const whole = (value: number | undefined): Total | null => {
-      if (value === undefined || value >= cap) return null;
-      if (entry.value === undefined) Object.assign(entry, { value, countedAt: clock() });
-      return { value, exact: true };
-    };
-    const early = await Promise.race([counted, capped.then(whole)]);
-    if (early) return early;
-    const [exact, atLeast] = await Promise.all([counted, capped]);
-    return exact ?? whole(atLeast) ?? { value: atLeast ?? 0, exact: false };
+  function firstTotal(entry: Entry, counting: Promise<number>, bound: Promise<number> | null): Promise<Total> {
+    return new Promise<Total>((resolve) => {
+      let atLeast = 0;
+      const timer = setTimeout(() => resolve({ value: atLeast, exact: false }), boundedWaitMs);
+      const settle = (total: Total) => {
+        clearTimeout(timer);
+        resolve(total);
+      };
+      // A failed count leaves the answer to the wait: the page itself says whether the database is there.
+      counting.then((value) => settle({ value, exact: true }), ignore);
+      bound?.then((value) => {
+        if (value >= cap) {
+          atLeast = value;
+          return;
+        }
+        if (entry.value === undefined) Object.assign(entry, { value, countedAt: clock() });
+        settle({ value, exact: true });
+      }, ignore);
+    });
   }
 
   return {
@@ -152,8 +162,12 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
       remember(key, entry);
       if (entry.value === undefined) {
         const counting = entry.counting ?? recount(key, entry, load, true);
-        const bound = atMost?.(cap);
-        if (bound) return firstTotal(entry, counting, bound);
+        if (atMost)
+          return firstTotal(
+            entry,
+            counting,
+            bounds.tryRun(() => atMost(bounding, cap)),
+          );
         return { value: await waitAtMost(counting, firstWaitMs), exact: true };
       }
       if (!entry.counting && clock() - entry.countedAt >= ttlMs) {
@@ -204,20 +218,40 @@ function createLimiter(max: number) {
   };
 }
 
+/** Runs at most `max` tasks at once; beyond that, runs nothing (null). */
+function createSkippingLimiter(max: number) {
+  let running = 0;
+  return {
+    tryRun<T>(task: () => Promise<T>): Promise<T> | null {
+      if (running >= max) return null;
+      running++;
+      const done = task();
+      done.then(release, release);
+      return done;
+    },
+  };
+  function release() {
+    running--;
+  }
+}
+
+function ignore() {}
+
 const caches = new WeakMap<PrismaClient, TotalsCache>();
 
 /**
  * Serve this client's list totals from a cache for ttlSeconds, recounting stale ones in the
- * background on `counting` (default: the same client); 0 counts every time, on the request.
+ * background on `counting` (default: the same client) and bounding first counts on
+ * `more.bounding` (default: `counting`); 0 counts every time, on the request.
  */
 export function configureTotals(
   prisma: PrismaClient,
   ttlSeconds: number,
   counting: PrismaClient = prisma,
-  /** The cap and waits, for tests. */
-  limits: Pick<TotalsOptions, "countCap" | "firstCountBoundedWaitMs" | "firstCountWaitMs"> = {},
+  /** The bounding client, and the cap and waits for tests. */
+  more: Pick<TotalsOptions, "bounding" | "countCap" | "firstCountBoundedWaitMs" | "firstCountWaitMs"> = {},
 ): void {
-  if (ttlSeconds > 0) caches.set(prisma, createTotalsCache({ ttlSeconds, counting, ...limits }));
+  if (ttlSeconds > 0) caches.set(prisma, createTotalsCache({ ttlSeconds, counting, ...more }));
   else caches.delete(prisma);
 }
 

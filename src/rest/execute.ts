@@ -11,7 +11,12 @@ import { TotalNotReady } from "../graphql/totals.ts";
 import { HttpError } from "../http/errors.ts";
 
 /** GraphQL arguments whose REST parameter has another name. */
-const PARAMETER_OF: Record<string, string> = { after: "cursor" };
+const PARAMETER_OF: Record<string, string> = {
+  after: "cursor",
+  salaryMin: "salary_min",
+  salaryCurrency: "salary_currency",
+  salaryPeriod: "salary_period",
+};
 
 /** The error to throw for a failed operation: a 400 for a bad argument, else the fault itself. */
 function failure(error: GraphQLError): Error {
@@ -22,6 +27,7 @@ function failure(error: GraphQLError): Error {
     if (typeof argument !== "string") return new HttpError(400, "invalid_request", error.message);
     return new HttpError(400, `invalid_${PARAMETER_OF[argument] ?? argument}`, error.message);
   }
+  if (extensions["code"] === "SINCE_EXPIRED") return new HttpError(410, "since_expired", error.message);
   if (isDatabaseUnavailable(error.originalError)) {
     // A first count still running is the same kind of wait (and code), but the database is fine.
     const message =

@@ -80,6 +80,7 @@ function operation(route: Route): Json {
             "application/json": {
               schema: { type: "object", required: ["data"], properties: { data: ref(route.item) } },
             },
+            ...(route.alternate ? { [route.alternate.type]: { schema: ref(route.alternate.schema) } } : {}),
           },
         },
         "304": { description: "Not modified: the If-None-Match ETag is current.", headers: successHeaders },
@@ -100,21 +101,30 @@ function operation(route: Route): Json {
     })),
     responses: {
       "200": {
-        description: "A page of the list.",
-        headers: {
-          ...successHeaders,
-          Link: header('`<meta.next>; rel="next"`, present when there is a next page (RFC 8288).'),
-        },
+        description: route.kind === "feed" ? "Changes after since, oldest first." : "A page of the list.",
+        headers:
+          route.kind === "feed"
+            ? successHeaders
+            : {
+                ...successHeaders,
+                Link: header('`<meta.next>; rel="next"`, present when there is a next page (RFC 8288).'),
+              },
         content: {
           "application/json": {
             schema: {
               type: "object",
               required: ["data", "meta"],
-              properties: { data: { type: "array", items: ref(route.item) }, meta: ref(resources.Meta) },
+              properties: {
+                data: { type: "array", items: ref(route.item) },
+                meta: ref(route.kind === "feed" ? resources.ChangesMeta : resources.Meta),
+              },
             },
           },
         },
       },
+      ...(route.kind === "feed"
+        ? { "410": errorResponse("since is older than the changes kept: code `since_expired`.") }
+        : {}),
       "304": { description: "Not modified: the If-None-Match ETag is current.", headers: successHeaders },
       ...commonErrors,
     },
@@ -124,7 +134,7 @@ function operation(route: Route): Json {
 function operationId(route: Route): string {
   const words = route.path.split("/").filter((w) => w && !w.startsWith("{"));
   const name = words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
-  return route.kind === "list" ? `list${name}` : `get${name.replace(/s$/, "").replace(/ie$/, "y")}`;
+  return route.kind === "detail" ? `get${name.replace(/s$/, "").replace(/ie$/, "y")}` : `list${name}`;
 }
 
 function componentSchemas(): Json {

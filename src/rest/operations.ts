@@ -117,8 +117,8 @@ export const Fragments = graphql(`
 `);
 
 export const JobsListOperation = graphql(`
-  query RestJobsList($limit: Int!, $offset: Int!, $after: String, $filter: JobFilter) {
-    jobs(limit: $limit, offset: $offset, after: $after, filter: $filter) {
+  query RestJobsList($limit: Int!, $offset: Int!, $after: String, $filter: JobFilter, $sort: JobSort) {
+    jobs(limit: $limit, offset: $offset, after: $after, filter: $filter, sort: $sort) {
       total
       totalExact
       offset
@@ -280,6 +280,20 @@ export const SkillOperation = graphql(`
   query RestSkill($slug: String!) {
     skill(slug: $slug) {
       ...SkillFields
+    }
+  }
+`);
+
+export const JobChangesOperation = graphql(`
+  query RestJobChanges($since: String, $limit: Int!) {
+    jobChanges(since: $since, limit: $limit) {
+      nextSince
+      hasMore
+      items {
+        kind
+        slug
+        at
+      }
     }
   }
 `);

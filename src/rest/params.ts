@@ -36,21 +36,81 @@ function single(name: string, values: string[]): string {
   return value;
 }
 
-function integer(name: string, min: number, max: number, fallback: number, description: string): ParamDef<number> {
-  const rule = max === OFFSET_MAX ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
+const ruleOf = (min: number, max: number) =>
+  max === OFFSET_MAX ? `an integer of at least ${min}` : `an integer from ${min} to ${max}`;
+
+/** Digits only: no sign, fraction, exponent or whitespace, so "1e2" and " 5" are refused. */
+function parseInteger(name: string, raw: string, min: number, max: number): number {
+  const rule = ruleOf(min, max);
+  const value = /^\d{1,10}$/.test(raw) ? Number(raw) : NaN;
+  if (!(value >= min && value <= max)) throw invalid(name, `${name} must be ${rule}; got "${raw}"`);
+  return value;
+}
+
+export function integer(
+  name: string,
+  min: number,
+  max: number,
+  fallback: number,
+  description: string,
+): ParamDef<number> {
+  const rule = ruleOf(min, max);
   return {
     name,
     description: `${description} ${rule[0]!.toUpperCase()}${rule.slice(1)}; default ${fallback}.`,
     schema: { type: "integer", minimum: min, maximum: max, default: fallback },
-    parse(values) {
-      if (values.length === 0) return fallback;
-      const raw = single(name, values);
-      // Digits only: no sign, fraction, exponent or whitespace, so "1e2" and " 5" are refused.
-      const value = /^\d{1,10}$/.test(raw) ? Number(raw) : NaN;
-      if (!(value >= min && value <= max)) throw invalid(name, `${name} must be ${rule}; got "${raw}"`);
-      return value;
-    },
+    parse: (values) => (values.length === 0 ? fallback : parseInteger(name, single(name, values), min, max)),
     format: (value) => String(value),
+  };
+}
+
+/** An integer from 0 that may be left out. */
+export function amountParam(name: string, description: string): ParamDef<number | undefined> {
+  return {
+    name,
+    description: `${description} A whole number of at least 0.`,
+    schema: { type: "integer", minimum: 0, maximum: OFFSET_MAX },
+    parse: (values) => (values.length === 0 ? undefined : parseInteger(name, single(name, values), 0, OFFSET_MAX)),
+    format: (value) => value?.toString(),
+  };
+}
+
+/** true or false, spelled so. */
+export function booleanParam(name: string, description: string): ParamDef<boolean | undefined> {
+  return {
+    name,
+    description: `${description} true or false.`,
+    schema: { type: "boolean" },
+    parse(values) {
+      if (values.length === 0) return undefined;
+      const raw = single(name, values);
+      if (raw !== "true" && raw !== "false") throw invalid(name, `${name} must be true or false; got "${raw}"`);
+      return raw === "true";
+    },
+    format: (value) => value?.toString(),
+  };
+}
+
+/** One of a closed set, given once; `fallback` when left out (and then left out of links too). */
+export function enumParam<V extends string>(
+  name: string,
+  allowed: readonly V[],
+  description: string,
+  fallback?: V,
+): ParamDef<V | undefined> {
+  return {
+    name,
+    description: `${description} One of ${allowed.join(", ")}${fallback ? `; default ${fallback}` : ""}.`,
+    schema: { type: "string", enum: [...allowed], ...(fallback ? { default: fallback } : {}) },
+    parse(values) {
+      if (values.length === 0) return undefined;
+      const raw = single(name, values);
+      if (!(allowed as readonly string[]).includes(raw)) {
+        throw invalid(name, `${name} must be one of ${allowed.join(", ")}; got "${raw}"`);
+      }
+      return raw as V;
+    },
+    format: (value) => value,
   };
 }
 

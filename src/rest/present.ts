@@ -1,6 +1,7 @@
 // Presenters: the read model's GraphQL results (codegen types) to the REST representations
 // (./resources.ts types). Pure functions; the only knowledge they add is where things live.
 import type {
+  RestJobChangesQuery,
   AgentSummaryFieldsFragment,
   CompanyRefFieldsFragment,
   CompanySize,
@@ -23,6 +24,7 @@ import type {
   CompanyRefBody,
   CompanySummaryBody,
   COMPANY_SIZES,
+  JobChangeBody,
   JobDetailBody,
   JobSummaryBody,
   LinksBody,
@@ -214,4 +216,9 @@ export function skill(linker: Linker, s: SkillFieldsFragment): SkillBody {
     agent_count: s.agentCount,
     links: linksOf(linker, "skills", s.slug),
   };
+}
+
+export function jobChange(linker: Linker, c: RestJobChangesQuery["jobChanges"]["items"][number]): JobChangeBody {
+  const kind = lower(c.kind);
+  return { kind, slug: c.slug, at: iso(c.at), links: kind === "removed" ? null : linksOf(linker, "jobs", c.slug) };
 }

@@ -6,7 +6,7 @@ import { z } from "zod";
 export const WORK_MODELS = ["remote", "hybrid", "onsite"] as const;
 export const EMPLOYMENT_TYPES = ["full_time", "part_time", "contract", "temporary", "internship", "freelance"] as const;
 const SENIORITIES = ["intern", "junior", "mid", "senior", "lead", "principal", "executive"] as const;
-const SALARY_PERIODS = ["hour", "day", "week", "month", "year"] as const;
+export const SALARY_PERIODS = ["hour", "day", "week", "month", "year"] as const;
 const AVAILABILITIES = ["actively_looking", "open_to_offers", "not_looking"] as const;
 const PROFILE_LINK_KINDS = ["website", "github", "linkedin", "portfolio", "other"] as const;
 const PRICING_MODELS = ["free", "one_time", "subscription", "usage_based"] as const;
@@ -223,7 +223,7 @@ export const Meta = z
     }),
     total_exact: z.boolean().meta({
       description:
-        "false only for the first request of a filter whose count takes longer than a request waits (a common search word among a million jobs): total is then a lower bound (1,000, or the rows up to this page), and next is given whenever the page is full. The count goes on, and the next requests get the exact total.",
+        "false only for the first request of a filter whose count takes longer than a request waits (a common search word among a million jobs): total is then a lower bound (1,000, or the rows up to this page and one more when it is full), and next is given whenever the page is full. The count goes on, and the next requests get the exact total.",
     }),
     limit: z.int().min(0).meta({ description: "Page size applied." }),
     offset: z.int().min(0).meta({ description: "Rows before this page (exact also for a page reached by cursor)." }),
@@ -234,6 +234,28 @@ export const Meta = z
     }),
   })
   .meta({ id: "Meta", description: "Paging information of a list." });
+
+export const JobChange = z
+  .object({
+    kind: z.enum(["published", "updated", "removed"]).meta({
+      description:
+        "published: the job entered the public set (new, published, reopened, or gone live at published_at); updated: it changed while public; removed: it left the public set (filled, closed, unpublished, expired or deleted).",
+    }),
+    slug: z.string(),
+    at: dateTime().meta({ description: "When the change took effect." }),
+    links: Links.nullable().meta({ description: "Where the job is now; null for a removal." }),
+  })
+  .meta({ id: "JobChange", description: "One change of the public job set; a removal says nothing private." });
+
+export const ChangesMeta = z
+  .object({
+    since: z.string().nullable().meta({ description: "The position this page starts after, as given." }),
+    next_since: z.string().meta({ description: "Pass as since to read on (also after a call that found nothing)." }),
+    has_more: z.boolean().meta({ description: "true when more changes are ready now: follow next at once." }),
+    self: z.url(),
+    next: z.url().meta({ description: "This route with since=next_since: poll it to read on." }),
+  })
+  .meta({ id: "ChangesMeta", description: "Where a page of the change feed stands." });
 
 export const ErrorBody = z
   .object({
@@ -258,3 +280,4 @@ export type CompanyDetailBody = z.infer<typeof CompanyDetail>;
 export type SectorBody = z.infer<typeof Sector>;
 export type SkillBody = z.infer<typeof Skill>;
 export type MetaBody = z.infer<typeof Meta>;
+export type JobChangeBody = z.infer<typeof JobChange>;

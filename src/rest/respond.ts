@@ -10,13 +10,13 @@ export interface CachePolicy {
   maxAgeSeconds: number;
 }
 
-export function sendJson(ctx: Context, body: unknown, cache: CachePolicy): void {
+export function sendJson(ctx: Context, body: unknown, cache: CachePolicy, type = "application/json"): void {
   const json = JSON.stringify(body);
   // A strong validator: byte-for-byte the same representation, so it is safe for range requests
   // and If-Match as well as If-None-Match.
   const etag = `"${createHash("sha256").update(json).digest("base64url").slice(0, 32)}"`;
   ctx.status = 200;
-  ctx.type = "application/json";
+  ctx.type = type;
   ctx.set("ETag", etag);
   ctx.set("Cache-Control", `public, max-age=${cache.maxAgeSeconds}`);
   if (matchesIfNoneMatch(ctx.get("If-None-Match"), etag)) {

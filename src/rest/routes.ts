@@ -4,6 +4,8 @@
 import Router from "@koa/router";
 import type { ZodType } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import { CHANGES_LIMIT_DEFAULT, CHANGES_LIMIT_MAX } from "../graphql/types/job-changes.ts";
+import { LOCATION_FILTER_DESCRIPTION } from "../graphql/types/location.ts";
 import { HttpError } from "../http/errors.ts";
 import { publicOrigin } from "../http/origin.ts";
 import { runOperation } from "./execute.ts";
@@ -12,6 +14,7 @@ import {
   AgentsListOperation,
   CompaniesListOperation,
   CompanyOperation,
+  JobChangesOperation,
   JobOperation,
   JobsListOperation,
   SectorOperation,
@@ -22,11 +25,15 @@ import {
   TalentsListOperation,
 } from "./operations.ts";
 import {
+  amountParam,
+  booleanParam,
   CONTROL,
   cursorParam,
+  enumParam,
   enumListParam,
   formatQuery,
   instantParam,
+  integer,
   limitParam,
   offsetParam,
   parseQuery,
@@ -34,6 +41,7 @@ import {
   type ParamDef,
   type ParamValues,
 } from "./params.ts";
+import { JobPostingLd, JSON_LD, jobPosting } from "./job-posting.ts";
 import * as present from "./present.ts";
 import type { Linker } from "./present.ts";
 import * as resources from "./resources.ts";
@@ -50,34 +58,43 @@ export interface RouteContext {
 
 type Params = Record<string, ParamDef<unknown>>;
 
-export interface ListRoute<P extends Params = Params> {
-  kind: "list";
+/** What every route has: where it is, how the OpenAPI document lists it, what it answers. */
+interface RouteBase {
   path: string;
   tag: string;
   summary: string;
   description: string;
-  params: P;
   item: ZodType;
+}
+
+export interface ListRoute<P extends Params = Params> extends RouteBase {
+  kind: "list";
+  params: P;
   load(rc: RouteContext, params: ParamValues<P>): Promise<PageResult<unknown>>;
 }
 
-export interface DetailRoute {
+export interface DetailRoute extends RouteBase {
   kind: "detail";
-  path: string;
-  tag: string;
-  summary: string;
-  description: string;
   /** What a 404 calls the resource. */
   noun: string;
   key: { name: string; description: string };
-  item: ZodType;
   load(rc: RouteContext, key: string): Promise<unknown>;
+  /** Another representation of the item, answered when the client's Accept prefers its type. */
+  alternate?: { type: string; schema: ZodType; present(item: never): unknown };
 }
 
-export type Route = ListRoute | DetailRoute;
+/** A feed: changes after a position (`since`), resumed from meta.next_since rather than paged by offset. */
+export interface FeedRoute<P extends Params = Params> extends RouteBase {
+  kind: "feed";
+  params: P;
+  load(rc: RouteContext, params: ParamValues<P>): Promise<{ items: unknown[]; nextSince: string; hasMore: boolean }>;
+}
+
+export type Route = ListRoute | DetailRoute | FeedRoute;
 
 const list = <P extends Params>(route: Omit<ListRoute<P>, "kind">) => ({ kind: "list", ...route }) as ListRoute;
 const detail = (route: Omit<DetailRoute, "kind">): DetailRoute => ({ kind: "detail", ...route });
+const feed = <P extends Params>(route: Omit<FeedRoute<P>, "kind">) => ({ kind: "feed", ...route }) as FeedRoute;
 
 const paging = { limit: limitParam, offset: offsetParam };
 const slugKey = { name: "slug", description: "URL-safe identifier." };
@@ -101,6 +118,15 @@ function pageOf<T, U>(
   };
 }
 
+/** The REST spelling of each job order, and the GraphQL one it stands for. */
+const JOB_SORT_OF = {
+  "-published_at": "PUBLISHED_AT_DESC",
+  published_at: "PUBLISHED_AT_ASC",
+  "-salary": "SALARY_DESC",
+  salary: "SALARY_ASC",
+} as const;
+const JOB_SORTS = Object.keys(JOB_SORT_OF) as (keyof typeof JOB_SORT_OF)[];
+
 const upper = <T extends string>(values: T[] | undefined) => values?.map((v) => v.toUpperCase() as Uppercase<T>);
 
 export const routes: Route[] = [
@@ -109,7 +135,7 @@ export const routes: Route[] = [
     tag: "Jobs",
     summary: "List published open jobs",
     description:
-      "Published open jobs, newest first (published_at descending, then id descending). Filters combine with AND.",
+      "Published open jobs, newest first (published_at descending, then id descending) unless sort says otherwise. Filters combine with AND.",
     params: {
       ...cursorPaging,
       q: textParam(
@@ -122,6 +148,31 @@ export const routes: Route[] = [
       skill: textParam("skill", "Slug of a skill the job asks for."),
       company: textParam("company", "Slug of a company with a public page."),
       updated_since: instantParam("updated_since", "Only jobs updated at or after this instant."),
+      location: textParam("location", LOCATION_FILTER_DESCRIPTION),
+      remote: booleanParam(
+        "remote",
+        "true: remote jobs only (the same as work_model=remote); false: hybrid and onsite jobs only.",
+      ),
+      salary_min: amountParam(
+        "salary_min",
+        "Jobs whose published salary range reaches this amount: its maximum (or its minimum, when it has no maximum) is at least this, in salary_currency per salary_period. Needs salary_currency; jobs without a salary never match.",
+      ),
+      salary_currency: textParam(
+        "salary_currency",
+        "ISO 4217 code (e.g. EUR, case-insensitive): jobs paying in this currency. Amounts are never converted between currencies.",
+        3,
+      ),
+      salary_period: enumParam(
+        "salary_period",
+        resources.SALARY_PERIODS,
+        "Jobs paying per this period. Default year when salary_min is given or the order is by salary; amounts are never converted between periods.",
+      ),
+      sort: enumParam(
+        "sort",
+        JOB_SORTS,
+        "The order: -published_at (newest first), published_at, -salary (highest first: the top of the range), salary. Each ends with the id, so pages are stable and meta.next continues by cursor. An order by salary needs salary_currency and lists only jobs with a salary in it.",
+        "-published_at",
+      ),
     },
     item: resources.JobSummary,
     async load(rc, p) {
@@ -129,6 +180,7 @@ export const routes: Route[] = [
         limit: p.limit,
         offset: p.offset,
         after: p.cursor,
+        sort: p.sort && JOB_SORT_OF[p.sort],
         filter: {
           q: p.q,
           workModel: upper(p.work_model),
@@ -137,9 +189,35 @@ export const routes: Route[] = [
           skill: p.skill,
           company: p.company,
           updatedSince: p.updated_since,
+          location: p.location,
+          remote: p.remote,
+          salaryMin: p.salary_min,
+          salaryCurrency: p.salary_currency,
+          salaryPeriod: p.salary_period && (p.salary_period.toUpperCase() as Uppercase<typeof p.salary_period>),
         },
       });
       return pageOf(jobs, p, (j) => present.jobSummary(rc.linker, j));
+    },
+  }),
+  // Before /jobs/{slug}, which would otherwise take "changes" for a slug.
+  feed({
+    path: "/jobs/changes",
+    tag: "Jobs",
+    summary: "Follow changes of the public jobs",
+    description:
+      "What entered the public job set (published), changed in it (updated) or left it (removed: filled, closed, unpublished, expired or deleted), in the order the changes were committed, after since (without it: from the oldest change kept). Keep meta.next_since and call again with it to read on; a change is never skipped, even one committed while you read. Changes are kept 30 days; an older since is a 410 since_expired (sync again from GET /jobs). A job going live or expiring by the clock appears within a minute. A removal gives the slug and the time, nothing else.",
+    params: {
+      since: textParam("since", "meta.next_since of an earlier call; opaque.", 100),
+      limit: integer("limit", 1, CHANGES_LIMIT_MAX, CHANGES_LIMIT_DEFAULT, "Changes per call."),
+    },
+    item: resources.JobChange,
+    load: async (rc, p) => {
+      const { jobChanges } = await runOperation(rc.prisma, JobChangesOperation, { since: p.since, limit: p.limit });
+      return {
+        items: jobChanges.items.map((c) => present.jobChange(rc.linker, c)),
+        nextSince: jobChanges.nextSince,
+        hasMore: jobChanges.hasMore,
+      };
     },
   }),
   detail({
@@ -147,13 +225,15 @@ export const routes: Route[] = [
     noun: "job",
     tag: "Jobs",
     summary: "Get a job",
-    description: "A published open job. A job that is not public (draft, closed, filled, expired) is a 404.",
+    description:
+      "A published open job. A job that is not public (draft, closed, filled, expired) is a 404. With Accept: application/ld+json, the job as schema.org JobPosting (JSON-LD) for search engines' job search.",
     key: slugKey,
     item: resources.JobDetail,
     load: async (rc, slug) => {
       const { job } = await runOperation(rc.prisma, JobOperation, { slug });
       return job && present.jobDetail(rc.linker, job);
     },
+    alternate: { type: JSON_LD, schema: JobPostingLd, present: jobPosting },
   }),
   list({
     path: "/talents",
@@ -164,6 +244,7 @@ export const routes: Route[] = [
       ...cursorPaging,
       skill: textParam("skill", "Slug of a skill the talent has."),
       sector: textParam("sector", "Slug of a sector the talent works in."),
+      location: textParam("location", LOCATION_FILTER_DESCRIPTION),
     },
     item: resources.TalentSummary,
     async load(rc, p) {
@@ -171,7 +252,7 @@ export const routes: Route[] = [
         limit: p.limit,
         offset: p.offset,
         after: p.cursor,
-        filter: { skill: p.skill, sector: p.sector },
+        filter: { skill: p.skill, sector: p.sector, location: p.location },
       });
       return pageOf(talents, p, (t) => present.talentSummary(rc.linker, t));
     },
@@ -332,6 +413,22 @@ export function createRestRouter(options: RestOptions): Router {
       const apiBase = `${publicOrigin(ctx, options.publicBaseUrl)}${API_PREFIX}`;
       const rc: RouteContext = { prisma: options.prisma, linker: { apiBase, webBase: options.webBaseUrl } };
       const search = new URLSearchParams(ctx.querystring);
+      if (route.kind === "feed") {
+        const params = parseQuery(route.params, search, `${API_PREFIX}${route.path}`);
+        const changes = await route.load(rc, params);
+        const url = (since: string | undefined) =>
+          `${apiBase}${route.path}${formatQuery(route.params, { ...params, since })}`;
+        const meta = {
+          since: (params as { since?: string }).since ?? null,
+          next_since: changes.nextSince,
+          has_more: changes.hasMore,
+          self: url((params as { since?: string }).since),
+          next: url(changes.nextSince),
+        };
+        // A feed's next call may answer more at any moment: revalidate every time (ETag, 304).
+        sendJson(ctx, { data: changes.items, meta }, { maxAgeSeconds: 0 });
+        return;
+      }
       if (route.kind === "list") {
         const params = parseQuery(route.params, search, `${API_PREFIX}${route.path}`);
         const page = await route.load(rc, params);
@@ -345,7 +442,13 @@ export function createRestRouter(options: RestOptions): Router {
       const key = ctx.params[route.key.name] ?? "";
       // No identifier is that long or holds control characters: not found, without a query.
       const item = key.length <= 200 && !CONTROL.test(key) ? await route.load(rc, key) : null;
+      if (route.alternate) ctx.vary("Accept");
       if (!item) throw notFound(route, key);
+      const alternate = route.alternate;
+      if (alternate && ctx.accepts("application/json", alternate.type) === alternate.type) {
+        sendJson(ctx, alternate.present(item as never), options.cache, alternate.type);
+        return;
+      }
       sendJson(ctx, { data: item }, options.cache);
     });
   }

@@ -16,7 +16,9 @@ import { compressPdf, PROFILE_SETTINGS } from "../../src/compress/engine/index.t
 import type { CompressionProfile } from "../../src/compress/engine/index.ts";
 import { decodeStreamData } from "../../src/compress/engine/filters.ts";
 import { findImagePlacements } from "../../src/compress/engine/placement.ts";
-import { encodeJpeg, readJpegHeader } from "../../src/compress/engine/codecs.ts";
+import { optimiseImages } from "../../src/compress/engine/images.ts";
+import { decodeJpeg, encodeJpeg, readJpegHeader, release } from "../../src/compress/engine/codecs.ts";
+import { withoutIccProfile } from "../../src/compress/engine/jpeg.ts";
 import { drawAt, drawLuminanceAt, luminance, sampledHeight, ssim } from "../../src/compress/engine/quality.ts";
 import { imageStreams, jpegOf, lineArtPixels, photoPixels } from "./fixtures.ts";
 
@@ -582,7 +584,7 @@ describe("image forms recoded with the right pixels", () => {
     expectLooksAlike(input, output);
   });
 
-  rendering("a soft-masked image and its mask are downsampled together; the mask stays lossless", async () => {
+  rendering("a soft-masked image is downsampled, its mask with it unless that makes it larger; lossless", async () => {
     const doc = await PDFDocument.create({ updateMetadata: false });
     const [w, h] = [2000, 1400];
     const alpha = new Uint8Array(w * h);
@@ -601,7 +603,11 @@ describe("image forms recoded with the right pixels", () => {
     const image2 = await imageDict(output, ref);
     const mask2 = await imageDict(output, mask);
     expect(Number(text(image2.dict.get(PDFName.of("Width"))))).toBeLessThan(w);
-    expect(Number(text(mask2.dict.get(PDFName.of("Width"))))).toBeLessThan(w);
+    // A hard-edged mask stores smaller at its own size than resampled (its edges gain gray levels):
+    // it stays as the lossless profile stores it, which a reader scales to the image.
+    expect(Number(text(mask2.dict.get(PDFName.of("Width"))))).toBeLessThanOrEqual(w);
+    const losslessMask = await imageDict((await compressed(doc, "lossless")).output, mask);
+    expect(mask2.contents.length).toBeLessThanOrEqual(losslessMask.contents.length);
     expect(text(mask2.dict.get(PDFName.of("Filter")))).toBe("/FlateDecode");
     expect(image2.dict.get(PDFName.of("SMask"))).toBe(mask);
     expectLooksAlike(input, output);
@@ -733,5 +739,135 @@ describe("what the image pass leaves alone", () => {
     pageWith(doc, draw("Im", 500, 375, 50, 50), { Im: ref });
     const { output } = await compressed(doc, "balanced");
     expect(Buffer.from((await imageDict(output, ref)).contents).equals(jpeg)).toBe(true);
+  });
+});
+
+describe("release", () => {
+  it("frees a whole pixel buffer at once, and leaves views, small buffers and what it was not given", async () => {
+    const jpeg = await encodeJpeg(
+      { data: photoPixels(600, 400, 3), width: 600, height: 400, components: 3 },
+      { quality: 75 },
+    );
+    const decoded = await decodeJpeg(jpeg, 3);
+    const other = await decodeJpeg(jpeg, 3);
+    const view = other.data.subarray(0, 1000);
+    const small = new Uint8Array(1024);
+    expect(decoded.data.byteLength).toBe(600 * 400 * 3);
+    release(decoded.data, view, small, undefined);
+    expect(decoded.data.byteLength).toBe(0); // detached: its memory is gone
+    expect(view.byteLength).toBe(1000);
+    expect(other.data.byteLength).toBe(600 * 400 * 3);
+    expect(small.byteLength).toBe(1024);
+  });
+});
+
+describe("profile order", () => {
+  it("tries a weaker profile's settings on an image the stronger ones leave as it was", async () => {
+    const build = async () => {
+      const doc = await PDFDocument.create({ updateMetadata: false });
+      // 900 x 600 drawn at 90 x 60 pt: 720 ppi.
+      const ref = image(doc, await smoothPhoto(900, 600, 3, 5), {
+        Width: 900,
+        Height: 600,
+        ColorSpace: "DeviceRGB",
+        BitsPerComponent: 8,
+      });
+      pageWith(doc, draw("Im", 90, 60, 100, 400), { Im: ref });
+      return { doc, ref };
+    };
+    const balanced = PROFILE_SETTINGS.balanced.images!;
+    // A floor no lossy candidate reaches: under these settings alone the image stays as it is.
+    const unreachable = { ...PROFILE_SETTINGS.extreme.images!, minSsim: 1, minImageSsim: 1, fallback: undefined };
+    const pool = { concurrency: 1, memoryBudget: 256 * 1024 * 1024 };
+    const alone = await build();
+    const left = await optimiseImages(alone.doc.context, unreachable, pool);
+    expect(left.report.recoded).toBe(0);
+    const withFallback = await build();
+    const fellBack = await optimiseImages(withFallback.doc.context, { ...unreachable, fallback: balanced }, pool);
+    const reference = await build();
+    const asBalanced = await optimiseImages(reference.doc.context, balanced, pool);
+    expect(fellBack.report.recoded).toBe(1);
+    expect(fellBack.report.bytesAfter).toBe(asBalanced.report.bytesAfter);
+    const width = (doc: PDFDocument, ref: PDFRef) =>
+      text((doc.context.lookup(ref) as PDFRawStream).dict.get(PDFName.of("Width")));
+    expect(width(withFallback.doc, withFallback.ref)).toBe(width(reference.doc, reference.ref));
+  });
+
+  it("never stores an image larger than the lossless profile does: extreme <= balanced <= lossless", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    // Flat blocks of colour, stored without a filter: Flate takes them to almost nothing at their
+    // own size, while a resampled copy gains soft edges that cost more.
+    const [w, h] = [1200, 1200];
+    const blocks = new Uint8Array(w * h * 3);
+    for (let y = 0; y < h; y++)
+      for (let x = 0; x < w; x++) blocks.set([(x >> 7) * 40, (y >> 7) * 40, ((x ^ y) >> 7) * 30], (y * w + x) * 3);
+    const ref = image(doc, blocks, { Width: w, Height: h, ColorSpace: "DeviceRGB", BitsPerComponent: 8 }, false);
+    pageWith(doc, draw("Im", 300, 300, 100, 100), { Im: ref }); // 288 ppi
+    const sizes = [];
+    for (const profile of ["lossless", "balanced", "extreme"] as const) {
+      sizes.push((await imageDict((await compressed(doc, profile)).output, ref)).contents.length);
+    }
+    expect(sizes[1]).toBeLessThanOrEqual(sizes[0]!);
+    expect(sizes[2]).toBeLessThanOrEqual(sizes[1]!);
+  });
+
+  it("extreme falls back to balanced's image settings", () => {
+    expect(PROFILE_SETTINGS.extreme.images!.fallback).toBe(PROFILE_SETTINGS.balanced.images);
+    expect(PROFILE_SETTINGS.balanced.images!.fallback).toBeUndefined();
+  });
+});
+
+describe("ICC profiles inside JPEG data", () => {
+  const hasProfile = (jpeg: Uint8Array) => Buffer.from(jpeg).includes("ICC_PROFILE\0", 0, "latin1");
+  /** A 300 x 200 photograph as a JPEG that embeds sRGB's ICC profile (as cameras and Photoshop do). */
+  const jpegWithProfile = () =>
+    sharp(photoPixels(300, 200, 3), { raw: { width: 300, height: 200, channels: 3 } })
+      .withIccProfile("srgb")
+      .jpeg({ quality: 92 })
+      .toBuffer();
+  const pixels = async (jpeg: Uint8Array) => (await sharp(jpeg, { ignoreIcc: true }).raw().toBuffer()).toString("hex");
+
+  it("drops the profile's segments and nothing else: the same pixels", async () => {
+    const jpeg = await jpegWithProfile();
+    expect(hasProfile(jpeg)).toBe(true);
+    const stripped = withoutIccProfile(jpeg)!;
+    expect(hasProfile(stripped)).toBe(false);
+    expect(stripped.length).toBeLessThan(jpeg.length - 400);
+    expect(await pixels(stripped)).toBe(await pixels(jpeg));
+    expect(withoutIccProfile(stripped)).toBeUndefined(); // none left
+    expect(withoutIccProfile(jpeg.subarray(0, 40))).toBeUndefined(); // cut short
+  });
+
+  it("is removed in every profile when the image's colour space is ICCBased, and kept otherwise", async () => {
+    const jpeg = await jpegWithProfile();
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    // Any bytes stand for the profile: the engine never reads it.
+    const profile = doc.context.register(doc.context.flateStream(new Uint8Array(600).fill(7), { N: 3 }));
+    const dict = { Width: 300, Height: 200, BitsPerComponent: 8, Filter: "DCTDecode" };
+    const icc = image(doc, jpeg, { ...dict, ColorSpace: doc.context.obj([PDFName.of("ICCBased"), profile]) }, false);
+    const device = image(doc, jpeg, { ...dict, ColorSpace: "DeviceRGB", Interpolate: true }, false);
+    // Drawn at their own resolution, so that no profile downsamples them.
+    pageWith(doc, draw("A", 300, 200, 0, 0) + draw("B", 300, 200, 0, 300), { A: icc, B: device });
+    for (const profileName of ["lossless", "balanced", "extreme"] as const) {
+      const { output } = await compressed(doc, profileName);
+      const out = await PDFDocument.load(output, { updateMetadata: false });
+      const images = out.context
+        .enumerateIndirectObjects()
+        .map(([, object]) => object)
+        .filter(
+          (o): o is PDFRawStream =>
+            o instanceof PDFRawStream && o.dict.get(PDFName.of("Subtype")) === PDFName.of("Image"),
+        );
+      const byColourSpace = (icc: boolean) =>
+        images.find((o) => o.dict.lookup(PDFName.of("ColorSpace")) instanceof PDFName !== icc)!;
+      const withIcc = byColourSpace(true);
+      const withDevice = byColourSpace(false);
+      expect(text(withIcc.dict.get(PDFName.of("Filter")))).toBe("/DCTDecode");
+      expect(hasProfile(withIcc.contents)).toBe(false);
+      if (profileName === "lossless") {
+        expect(await pixels(withIcc.contents)).toBe(await pixels(jpeg));
+        expect(hasProfile(withDevice.contents)).toBe(true);
+      }
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs";
-import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -327,6 +327,26 @@ describe("warm processes", () => {
     expect(await r.run(compress(text))).toMatchObject({ ok: true });
     expect(of("job")[0]).toMatchObject({ warm: false });
     expect(r.stats()).toMatchObject({ warm: 0, warming: 0 });
+  });
+
+  it("runs its processes on plain JavaScript, from a private copy that close() removes", async () => {
+    const { r, of, warmedUp } = observed();
+    await warmedUp();
+    const pid = of("ready")[0]!.pid!;
+    const script = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).at(-1)!;
+    expect(script).toMatch(/compress-engine-[^/]+\/isolation\/child\.mjs$/);
+    const copy = path.dirname(path.dirname(script));
+    expect((await stat(copy)).mode & 0o777).toBe(0o700);
+    // Modules only, importing one another: no TypeScript is left for the process to strip.
+    const files = (await readdir(copy, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());
+    expect(files.length).toBeGreaterThan(10);
+    for (const file of files) {
+      expect(file.name).toMatch(/\.mjs$/);
+      expect(readFileSync(path.join(file.parentPath, file.name), "utf8")).not.toMatch(/from\s*["']\.[^"']*\.ts["']/);
+    }
+    expect(await r.run(compress(text))).toMatchObject({ ok: true, pages: 4 });
+    await r.close();
+    expect(existsSync(copy)).toBe(false);
   });
 
   it("close() also ends the warm processes", async () => {

@@ -169,10 +169,10 @@ describe("cloudbuild.yaml", () => {
 
   it("takes secrets from Secret Manager only, and the environment it sets is one the service accepts", () => {
     const secrets = keyValues(deployFlags.get("set-secrets")!);
-    expect(secrets.map(([k]) => k).sort()).toEqual(["API_KEY_PEPPER", "DATABASE_URL", "REDIS_URL"]);
+    expect(secrets.map(([k]) => k).sort()).toEqual(["API_KEY_PEPPER", "DATABASE_URL", "REDIS_URL", "SMTP_URL"]);
     for (const [, reference] of secrets) expect(reference).toMatch(/^[\w${}-]+:(latest|\d+)$/);
     const env = keyValues(deployFlags.get("set-env-vars")!);
-    const secretNames = ["DATABASE_URL", "REDIS_URL", "API_KEY_PEPPER", "DOWNLOAD_SIGNING_SECRET"];
+    const secretNames = ["DATABASE_URL", "REDIS_URL", "API_KEY_PEPPER", "DOWNLOAD_SIGNING_SECRET", "SMTP_URL"];
     for (const [name] of env) expect(secretNames, `${name} is not a plain variable`).not.toContain(name);
     expect(text).not.toMatch(/postgres(ql)?:\/\/|rediss?:\/\/|GOOGLE_APPLICATION_CREDENTIALS/);
     expect(Object.fromEntries(env)["GCS_BUCKET"]).toBe("${_BUCKET}");
@@ -196,6 +196,9 @@ describe("cloudbuild.yaml", () => {
     values["DATABASE_URL"] = "postgresql://app:pw@localhost/marketplace?host=/cloudsql/acme-prod:europe-west1:db";
     values["REDIS_URL"] = "redis://:auth@10.0.0.3:6379";
     values["API_KEY_PEPPER"] = "0123456789abcdef0123456789abcdef";
+    values["SMTP_URL"] = "smtps://mailer:pw@smtp.example.com:465";
+    // Required by the preflight step (the mailed sign-in links point there).
+    values["PUBLIC_API_BASE_URL"] = "https://api.acme.example";
     // The image's NODE_ENV, and K_SERVICE as Cloud Run sets it (so a bucket and a database are required).
     const runtimeEnv = { NODE_ENV: "production", K_SERVICE: "marketplace-api" };
     const config = loadConfig({ ...runtimeEnv, ...values });
@@ -203,6 +206,11 @@ describe("cloudbuild.yaml", () => {
     expect(config.storage).toMatchObject({ kind: "gcs", bucket: "acme-prod-results" });
     expect(config.redis).not.toBeNull();
     expect(config.apiKeyPepper).not.toBeNull();
+    expect(config.publicApiBaseUrl).toBe("https://api.acme.example");
+    // Sign-in mail goes out by SMTP: the production image has no writable outbox.
+    expect(config.dashboard.smtpUrl).toMatch(/^smtps:/);
+    const preflight = steps.find((step) => step.id === "preflight");
+    expect(stepStrings(preflight!).join("\n")).toContain('test -n "${_PUBLIC_API_BASE_URL}"');
     expect(config.port).toBe(8080);
     expect(config.httpProtocol).toBe("h2c");
     expect(config.logging.projectId).toBe("acme-prod");

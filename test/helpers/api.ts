@@ -68,7 +68,10 @@ export async function createApiClient(baseUrl: string): Promise<ApiClient> {
       expect(response.headers.has(name), `header ${name} on ${response.status} GET ${pathname}`).toBe(true);
     }
     if (response.status === 304 || method === "HEAD") return;
-    const ref = `${DOC_ID}#/${pointer("paths", template, "get", "responses", String(response.status), "content", "application/json", "schema")}`;
+    // The documented schema of the media type served (a route may answer more than JSON).
+    const media = (response.headers.get("content-type") ?? "").split(";")[0]!.trim();
+    const served = media === "application/ld+json" ? media : "application/json";
+    const ref = `${DOC_ID}#/${pointer("paths", template, "get", "responses", String(response.status), "content", served, "schema")}`;
     const validate = ajv.getSchema(ref);
     if (!validate) throw new Error(`no schema at ${ref}`);
     if (!validate(response.body)) {
@@ -83,7 +86,7 @@ export async function createApiClient(baseUrl: string): Promise<ApiClient> {
     const response = await fetch(url, init);
     const text = await response.text();
     const type = response.headers.get("content-type") ?? "";
-    const body = (text && type.includes("application/json") ? JSON.parse(text) : text) as T;
+    const body = (text && /application\/(ld\+)?json/.test(type) ? JSON.parse(text) : text) as T;
     const result = { status: response.status, headers: response.headers, body, text };
     check(init.method ?? "GET", url.pathname, result as ApiResponse);
     if (response.status >= 400) {

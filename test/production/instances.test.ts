@@ -78,6 +78,8 @@ describe.skipIf(skipReason !== null)("three instances sharing PostgreSQL and Red
           {
             ...database.env,
             DATABASE_POOL_SIZE: "4",
+            // Behind a front end that appends the client's address, as on Cloud Run.
+            TRUST_PROXY: "true",
             REDIS_URL,
             REDIS_KEY_PREFIX: PREFIX,
             RATE_LIMIT_REQUESTS: String(IP_LIMIT),

@@ -3,7 +3,7 @@
 // and the clock is the test's. On a server, the counting client's own statement limit.
 import { describe, expect, it } from "vitest";
 import type { PrismaClient } from "../../src/generated/prisma/client.ts";
-import { createTotalsCache, TotalNotReady, type CountTotal } from "../../src/graphql/totals.ts";
+import { createTotalsCache, TotalNotReady, type CountTotal, type TotalsOptions } from "../../src/graphql/totals.ts";
 import { loadConfig } from "../../src/config/env.ts";
 import { openDatabase } from "../../src/db/database.ts";
 import { isDatabaseUnavailable } from "../../src/db/errors.ts";
@@ -24,7 +24,10 @@ function deferredCounts() {
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 function setup(
-  options: { maxEntries?: number; firstCountWaitMs?: number; firstCountBoundedWaitMs?: number; countCap?: number } = {},
+  options: Pick<
+    TotalsOptions,
+    "maxEntries" | "firstCountWaitMs" | "firstCountBoundedWaitMs" | "countCap" | "bounding"
+  > = {},
 ) {
   let now = 1_000_000;
   const totals = createTotalsCache({
@@ -179,7 +182,7 @@ describe("list totals", () => {
     const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 60_000 });
     const { calls, load } = deferredCounts();
     const bounds: number[] = [];
-    const atMost = (cap: number) => (bounds.push(cap), Promise.resolve(37));
+    const atMost = (_client: PrismaClient, cap: number) => (bounds.push(cap), Promise.resolve(37));
     expect(await totals.count("jobs:q=kutch", load, atMost)).toEqual({ value: 37, exact: true });
     expect(bounds).toEqual([100]);
     // Remembered: the next request neither waits nor counts again, while the full count finishes.
@@ -192,7 +195,7 @@ describe("list totals", () => {
   it("answer the cap as a lower bound when the first count outlasts a short wait, the exact total next", async () => {
     const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 20 });
     const { calls, load } = deferredCounts();
-    const atMost = (cap: number) => Promise.resolve(cap);
+    const atMost = (_client: PrismaClient, cap: number) => Promise.resolve(cap);
     expect(await totals.count("jobs:q=engineer", load, atMost)).toEqual({ value: 100, exact: false });
     // The count went on; once done it answers, and no second full count started.
     calls[0]!.resolve(512_650);
@@ -204,7 +207,7 @@ describe("list totals", () => {
   it("answer the full count when it is done within the wait, even with the capped count at its cap", async () => {
     const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 60_000 });
     const { calls, load } = deferredCounts();
-    const answer = totals.count("jobs:work_model=remote", load, (cap) => Promise.resolve(cap));
+    const answer = totals.count("jobs:work_model=remote", load, (_client, cap) => Promise.resolve(cap));
     await tick();
     calls[0]!.resolve(250_000);
     expect(await answer).toEqual({ value: 250_000, exact: true });
@@ -220,10 +223,33 @@ describe("list totals", () => {
     expect(await totals.count("jobs:q=engineer", load, atMost)).toEqual({ value: 9, exact: true });
   });
 
+  it("hold no request past the wait: a capped count still running gives a bound of 0, the exact total next", async () => {
+    const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 20 });
+    const { calls, load } = deferredCounts();
+    const never = () => new Promise<number>(() => {});
+    const started = performance.now();
+    expect(await totals.count("jobs:q=magni", load, never)).toEqual({ value: 0, exact: false });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    calls[0]!.resolve(22_331);
+    await tick();
+    expect(await totals.count("jobs:q=magni", load, never)).toEqual({ value: 22_331, exact: true });
+  });
+
+  it("run capped counts on the bounding client, two at a time: a third first total goes without one", async () => {
+    const bounding = { name: "bounding client" } as unknown as PrismaClient;
+    const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 20, bounding });
+    const { load } = deferredCounts();
+    const clients: PrismaClient[] = [];
+    const atMost = (client: PrismaClient) => (clients.push(client), new Promise<number>(() => {}));
+    const answers = await Promise.all(["a", "b", "c"].map((word) => totals.count(`jobs:q=${word}`, load, atMost)));
+    expect(answers).toEqual(Array(3).fill({ value: 0, exact: false }));
+    expect(clients).toEqual([bounding, bounding]);
+  });
+
   it("wait for the full count when the list has nothing to bound (a kept counter answers it)", async () => {
     const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 20 });
     const { calls, load } = deferredCounts();
-    const answer = totals.count("jobs:sector=retail", load, () => null);
+    const answer = totals.count("jobs:sector=retail", load, null);
     await new Promise((resolve) => setTimeout(resolve, 40));
     calls[0]!.resolve(41_000);
     expect(await answer).toEqual({ value: 41_000, exact: true });
@@ -244,13 +270,15 @@ describe("list totals", () => {
   });
 });
 
-describe.skipIf(testDatabaseKind() !== "postgres")("the counting client on a PostgreSQL server", () => {
-  it("has a statement limit of its own, longer than the requests' one", async () => {
+describe.skipIf(testDatabaseKind() !== "postgres")("the counting and bounding clients on a PostgreSQL server", () => {
+  it("have statement limits of their own: longer than the requests' one, and shorter", async () => {
     const config = loadConfig().database;
-    const db = await openDatabase(config, { timeouts: { queryMs: 100, countMs: 5_000 } });
+    const db = await openDatabase(config, { timeouts: { queryMs: 300, countMs: 5_000, boundMs: 100 } });
     try {
-      await expect(db.prisma.$queryRaw`SELECT pg_sleep(0.3)`).rejects.toSatisfy(isDatabaseUnavailable);
-      await expect(db.counting.$queryRaw`SELECT pg_sleep(0.3)::text AS slept`).resolves.toEqual([{ slept: "" }]);
+      await expect(db.prisma.$queryRaw`SELECT pg_sleep(0.5)`).rejects.toSatisfy(isDatabaseUnavailable);
+      await expect(db.counting.$queryRaw`SELECT pg_sleep(0.5)::text AS slept`).resolves.toEqual([{ slept: "" }]);
+      await expect(db.prisma.$queryRaw`SELECT pg_sleep(0.2)::text AS slept`).resolves.toEqual([{ slept: "" }]);
+      await expect(db.bounding.$queryRaw`SELECT pg_sleep(0.2)`).rejects.toSatisfy(isDatabaseUnavailable);
     } finally {
       await db.close();
     }

@@ -103,7 +103,12 @@ beforeAll(async () => {
   });
   keys["agent"] = agent.slug;
   await f.agent("coder-bot", { category: "coding", publishedAt: daysAgo(3) });
-  server = await startServer(db, { RATE_LIMIT_REQUESTS: "100000", PUBLIC_WEB_BASE_URL: "https://jobs.example.org/" });
+  server = await startServer(db, {
+    RATE_LIMIT_REQUESTS: "100000",
+    PUBLIC_WEB_BASE_URL: "https://jobs.example.org/",
+    // Behind a proxy that says how the client reached it (as Cloud Run's front end does).
+    TRUST_PROXY: "true",
+  });
   api = await createApiClient(server.url);
 });
 

@@ -28,6 +28,7 @@ import {
   encodeLossless,
   MAX_IMAGE_PIXELS,
   readJpegHeader,
+  release,
   resample,
 } from "./codecs.ts";
 import type { Components, JpegEffort, JpegHeader, Pixels, Size } from "./codecs.ts";
@@ -41,6 +42,7 @@ import type { ImageSettings } from "./profiles.ts";
 import { forEachBounded } from "./pool.ts";
 import type { PoolOptions } from "./pool.ts";
 import { QualityCheck } from "./quality.ts";
+import { losslessSize } from "./streams.ts";
 
 export { MAX_IMAGE_PIXELS };
 
@@ -63,6 +65,22 @@ const MAX_DECODED_BYTES = 48 * 1024 * 1024;
 const LOSSLESS_LEVEL = 6;
 /** Images larger than four times this are told photograph or line art on a copy of this size. */
 const PROBE_PIXELS = 1_000_000;
+/**
+ * What the lossless pass makes of a stored JPEG larger than this is not worked out (new Huffman
+ * tables take some 460 ms of JavaScript per megabyte) for a candidate smaller than NEAR_LOSSLESS
+ * of it: new tables save 5 to 20 % (the downsampled pages of a scan come to 10 to 30 %).
+ */
+const MAX_BAR_JPEG_BYTES = 512 * 1024;
+/**
+ * Nor for a JPEG candidate of an image of more samples than this (Flate at level 9 with a
+ * predictor chosen row by row takes seconds on a photograph of ten megabytes, and the JPEG is a
+ * small fraction of that).
+ */
+const MAX_BAR_SAMPLE_BYTES = 1024 * 1024;
+const NEAR_LOSSLESS = 0.75;
+
+const sampleBytesOf = (info: ImageInfo) =>
+  Math.ceil((info.width * componentsOf(info.colour) * info.bpc) / 8) * info.height;
 /** When an image fails the quality check at one size, the next size tried is this much larger. */
 const SIZE_STEP = 1.25;
 /** Downsampled sizes tried at most (then the image's own). */
@@ -448,6 +466,8 @@ interface Working {
   jpeg: JpegHeader | undefined;
   /** What the stored data costs as a lossless encoding of these pixels, when it is one. */
   storedLossless: number | undefined;
+  /** The pixels' buffer was made for this image (not a view of the document's data): release it after. */
+  owned: boolean;
 }
 
 /** Decodes the image, reducing very large ones on the way. */
@@ -470,7 +490,14 @@ async function workingPixels(job: Job, source: Source): Promise<Working | undefi
     // reduced for the candidates and whole for the check, cost more than decoding once.) A very
     // large one is decoded reduced, and checked against that.
     const pixels = await decodeJpeg(source.data, n, reduceTo);
-    return { pixels, reduced: reduceTo !== undefined, recoloured: {}, jpeg: source.header, storedLossless: undefined };
+    return {
+      pixels,
+      reduced: reduceTo !== undefined,
+      recoloured: {},
+      jpeg: source.header,
+      storedLossless: undefined,
+      owned: true,
+    };
   }
   let pixels: Pixels | undefined;
   if (source.kind === "large-flate") {
@@ -483,12 +510,16 @@ async function workingPixels(job: Job, source: Source): Promise<Working | undefi
   }
   if (!pixels) return undefined;
   const indexed = info.colour.kind === "indexed";
+  // Samples used as decoded are a view of the filters' output, which may be the stream's own data.
+  let owned = source.kind === "large-flate" || indexed || info.bpc === 16;
   const base = info.colour.kind === "indexed" ? info.colour.base : info.colour;
   let recoloured: Working["recoloured"] = indexed ? { colour: base, decode: null } : {};
   if (base.rgbLike && base.components === 3 && !info.decode) {
     const gray = grayOf(pixels, GRAY_TOLERANCE);
     if (gray) {
+      if (owned) release(pixels.data);
       pixels = gray;
+      owned = true;
       recoloured = { colour: DEVICE_GRAY, decode: null };
     }
   }
@@ -496,7 +527,7 @@ async function workingPixels(job: Job, source: Source): Promise<Working | undefi
   if (source.kind === "samples") {
     storedLossless = source.flate ? stream.contents.length : deflate(source.data, LOSSLESS_LEVEL).length;
   }
-  return { pixels, reduced: source.kind === "large-flate", recoloured, jpeg: undefined, storedLossless };
+  return { pixels, reduced: source.kind === "large-flate", recoloured, jpeg: undefined, storedLossless, owned };
 }
 
 /** A candidate encoding, with the pixels a reader will decode from it. */
@@ -569,6 +600,7 @@ async function candidateAt(
   const probe = large ? await resample(output, scaledTo(output, PROBE_PIXELS)) : output;
   const probeJpeg = await encodeJpeg(probe, { quality: settings.jpegQuality, effort: job.effort });
   const probeLossless = await losslessCandidate(working, probe, exact && !large);
+  if (large) release(probe.data);
   let reference = probeLossless.replacement.data.length;
   if (exact && !large && working.storedLossless !== undefined) reference = Math.min(reference, working.storedLossless);
   kind.photo = probeJpeg.length <= reference * settings.losslessToJpegRatio;
@@ -616,22 +648,44 @@ async function firstAcceptable(
   kind: { photo?: boolean },
 ): Promise<Replacement | null | undefined> {
   const stored = job.stream.contents.length;
+  /** What the lossless stream pass would store the image in (worked out when needed). */
+  let bar: number | undefined;
   for (const [tried, size] of sizes.entries()) {
     const own = size === undefined;
     const downsampled = !own || working.reduced;
     const output = await resample(working.pixels, size);
-    // Once an image has failed a size, a size whose resampled pixels already fall below the floor
-    // will not pass with JPEG's loss added: its encoding and decoding are skipped. The first size
-    // is encoded straight away: most images pass it, and the check of their candidate covers it.
-    // Lossless candidates are checked once, below: their decoded pixels are these.
-    const lossy = working.jpeg !== undefined || kind.photo === true;
-    if (check && tried > 0 && downsampled && lossy && !check.passes(output)) continue;
-    const candidate = await candidateAt(job, working, output, own, kind);
-    if (!candidate) continue;
-    const limit = !downsampled && working.jpeg ? stored * (1 - job.settings.minJpegSaving) : stored;
-    // A larger size will not be smaller: give up (null).
-    if (candidate.replacement.data.length >= limit) return null;
-    if (candidate.exact || !check || check.passes(candidate.decoded)) return candidate.replacement;
+    let candidate: Candidate | undefined;
+    try {
+      // Once an image has failed a size, a size whose resampled pixels already fall below the
+      // floor will not pass with JPEG's loss added: its encoding and decoding are skipped. The
+      // first size is encoded straight away: most images pass it, and the check of their
+      // candidate covers it. Lossless candidates are checked once, below: their decoded pixels
+      // are these.
+      const lossy = working.jpeg !== undefined || kind.photo === true;
+      if (check && tried > 0 && downsampled && lossy && !check.passes(output)) continue;
+      candidate = await candidateAt(job, working, output, own, kind);
+      if (!candidate) continue;
+      const limit = !downsampled && working.jpeg ? stored * (1 - job.settings.minJpegSaving) : stored;
+      // A larger size will not be smaller: give up (null).
+      if (candidate.replacement.data.length >= limit) return null;
+      // Nor larger than the lossless profile stores the image (its stream pass, which this
+      // profile's would run on the image left as it is): a stronger profile is never larger.
+      const size = candidate.replacement.data.length;
+      const lossless = candidate.replacement.filter === N.FlateDecode;
+      const work = working.jpeg
+        ? stored <= MAX_BAR_JPEG_BYTES
+        : lossless || sampleBytesOf(job.info) <= MAX_BAR_SAMPLE_BYTES;
+      const worked = work || size >= NEAR_LOSSLESS * stored;
+      if (worked && size >= (bar ??= losslessSize(job.stream, MAX_DECODED_BYTES))) return null;
+      if (candidate.exact || !check || check.passes(candidate.decoded)) return candidate.replacement;
+    } finally {
+      // Resampled and decoded pixels are sharp's buffers, made for this size only.
+      const mine = (pixels: Pixels | undefined) => pixels && pixels !== working.pixels && pixels !== output;
+      release(
+        output === working.pixels ? undefined : output.data,
+        mine(candidate?.decoded) ? candidate!.decoded.data : undefined,
+      );
+    }
   }
   return undefined;
 }
@@ -643,8 +697,12 @@ async function recode(job: Job, source: Source): Promise<Replacement | undefined
   if (source.kind === "jpeg" && !job.target && !reencodesAtOwnSize(job, source.header)) return undefined;
   const working = await workingPixels(job, source);
   if (!working) return undefined;
-  const check = placement && new QualityCheck(working.pixels, placement, imageFloor(settings, placement));
-  return (await firstAcceptable(job, working, sizesToTry(job, working), check, {})) ?? undefined;
+  try {
+    const check = placement && new QualityCheck(working.pixels, placement, imageFloor(settings, placement));
+    return (await firstAcceptable(job, working, sizesToTry(job, working), check, {})) ?? undefined;
+  } finally {
+    if (working.owned) release(working.pixels.data);
+  }
 }
 
 function replace(stream: PDFRawStream, replacement: Replacement, context: PDFContext): void {
@@ -817,8 +875,11 @@ export async function optimiseImages(
       info = describe(stream.dict, context);
       const source = info && sourceOf(stream, info);
       if (!info || !source) return;
-      const target = fixedSize ? undefined : targetSize(info, placement, settings);
-      replacement = await recode({ stream, info, mask, placement, target, settings, effort }, source);
+      // The profile's settings, then those of the weaker profiles while the image is left as it was.
+      for (let tried: ImageSettings | undefined = settings; tried && !replacement; tried = tried.fallback) {
+        const target = fixedSize ? undefined : targetSize(info, placement, tried);
+        replacement = await recode({ stream, info, mask, placement, target, settings: tried, effort }, source);
+      }
     } catch {
       // sharp could not read it (damaged data, unusual JPEG), or the dictionary is not what it
       // seems: the image stays as it is.

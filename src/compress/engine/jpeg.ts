@@ -591,3 +591,55 @@ export function optimiseJpeg(data: Uint8Array): Uint8Array | undefined {
   }
   return result;
 }
+
+const APP2 = 0xe2;
+/** "ICC_PROFILE\0": an APP2 segment holding (a chunk of) an embedded ICC profile. */
+const ICC_SIGNATURE = [0x49, 0x43, 0x43, 0x5f, 0x50, 0x52, 0x4f, 0x46, 0x49, 0x4c, 0x45, 0x00];
+
+/**
+ * The JPEG without the ICC profile it embeds (its APP2 "ICC_PROFILE" segments), or undefined when
+ * it embeds none or its segments cannot be followed up to the first scan. Nothing else changes:
+ * the same markers, tables and coded data, so every decoder draws the same pixels. For an image
+ * whose PDF colour space is ICCBased the profile is dead weight: a PDF reader takes the image's
+ * colours from its /ColorSpace, never from the JPEG (cameras and Photoshop embed profiles of
+ * several hundred kilobytes).
+ */
+export function withoutIccProfile(data: Uint8Array): Uint8Array | undefined {
+  if (data[0] !== 0xff || data[1] !== SOI) return undefined;
+  const kept: Uint8Array[] = [];
+  let from = 0;
+  let pos = 2;
+  for (;;) {
+    if (pos + 4 > data.length || data[pos] !== 0xff) return undefined;
+    const marker = data[pos + 1]!;
+    if (marker === 0xff) {
+      pos++;
+      continue;
+    }
+    if (marker === SOS) break; // the header is over: the rest is copied as it is
+    if (marker === SOI || marker === EOI || marker === 0x01 || (marker >= RST0 && marker <= RST0 + 7)) {
+      pos += 2;
+      continue;
+    }
+    const length = (data[pos + 2]! << 8) | data[pos + 3]!;
+    if (length < 2 || pos + 2 + length > data.length) return undefined;
+    const isProfile =
+      marker === APP2 &&
+      length >= 2 + ICC_SIGNATURE.length &&
+      ICC_SIGNATURE.every((byte, i) => data[pos + 4 + i] === byte);
+    if (isProfile) {
+      kept.push(data.subarray(from, pos));
+      from = pos + 2 + length;
+    }
+    pos += 2 + length;
+  }
+  if (kept.length === 0) return undefined;
+  kept.push(data.subarray(from));
+  const out = new Uint8Array(kept.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of kept) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}

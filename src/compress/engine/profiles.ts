@@ -32,6 +32,12 @@ export interface ImageSettings {
   losslessToJpegRatio: number;
   /** A JPEG kept at its size is re-encoded only when that saves at least this fraction. */
   minJpegSaving: number;
+  /**
+   * A weaker profile's settings, tried on an image these leave as it was (no size passed the
+   * quality floor, or none came out smaller): a stronger profile never keeps an image a weaker
+   * one would have made smaller, so that its output is no larger for it.
+   */
+  fallback?: ImageSettings;
 }
 
 export interface ProfileSettings {
@@ -47,21 +53,23 @@ export interface ProfileSettings {
   discardMetadata: boolean;
 }
 
+const BALANCED_IMAGES: ImageSettings = {
+  targetPpi: 150,
+  downsampleThreshold: 1.5,
+  minSsim: 0.96,
+  minImageSsim: 0.92,
+  maxSide: 2000,
+  jpegQuality: 75,
+  losslessToJpegRatio: 0.5,
+  minJpegSaving: 0.1,
+};
+
 export const PROFILE_SETTINGS: Record<CompressionProfile, ProfileSettings> = {
   // Everything decodes to exactly what it was; nothing is dropped but unreferenced objects,
   // duplicates and active content.
   lossless: { discardPrivateData: false, discardMetadata: false },
   balanced: {
-    images: {
-      targetPpi: 150,
-      downsampleThreshold: 1.5,
-      minSsim: 0.96,
-      minImageSsim: 0.92,
-      maxSide: 2000,
-      jpegQuality: 75,
-      losslessToJpegRatio: 0.5,
-      minJpegSaving: 0.1,
-    },
+    images: BALANCED_IMAGES,
     discardPrivateData: true,
     discardMetadata: false,
   },
@@ -75,6 +83,7 @@ export const PROFILE_SETTINGS: Record<CompressionProfile, ProfileSettings> = {
       jpegQuality: 40,
       losslessToJpegRatio: 0.7,
       minJpegSaving: 0.05,
+      fallback: BALANCED_IMAGES,
     },
     discardPrivateData: true,
     discardMetadata: true,

@@ -8,7 +8,8 @@
 //   predictor chosen row by row (as PNG encoders do): photographs, scans and gradients stored
 //   as plain Flate often shrink by a quarter. The samples, and so the pixels, stay the same.
 // - JPEGs (DCTDecode, possibly behind general filters) get Huffman tables made for them (jpeg.ts):
-//   the same coefficients, so the same pixels, in 5 to 20 % fewer bytes.
+//   the same coefficients, so the same pixels, in 5 to 20 % fewer bytes. The ICC profile a JPEG
+//   embeds is dropped when the image's colour space is ICCBased (readers use that one).
 // A result replaces the stream only when it is smaller. Streams we cannot decode in full (damaged
 // data, more than `maxDecoded` bytes) are left as they are. XMP metadata is compressed too, except
 // in PDF/A files (the standard wants it readable as it is).
@@ -26,7 +27,7 @@ import {
   numberOf,
   unpredict,
 } from "./filters.ts";
-import { optimiseJpeg } from "./jpeg.ts";
+import { optimiseJpeg, withoutIccProfile } from "./jpeg.ts";
 
 /** Default ceiling on what one stream may decode to (the caller sets one from the input's size). */
 const MAX_DECODED = 128 * 1024 * 1024;
@@ -248,7 +249,18 @@ function deflateBest(candidates: (Candidate | undefined)[]): Encoding | undefine
   return result;
 }
 
-/** A JPEG (behind general filters or not) with optimal Huffman tables, as a plain DCTDecode stream. */
+/** Whether an image's colour space is ICCBased: it carries the profile readers use for it. */
+function hasIccColourSpace(dict: PDFDict): boolean {
+  const cs = dict.lookup(N.ColorSpace);
+  return (
+    cs instanceof PDFArray && cs.size() >= 2 && cs.lookup(0) === N.ICCBased && cs.lookup(1) instanceof PDFRawStream
+  );
+}
+
+/**
+ * A JPEG (behind general filters or not) with optimal Huffman tables, as a plain DCTDecode
+ * stream; without its embedded ICC profile when the image's colour space carries one.
+ */
 function optimisedJpeg(
   stream: PDFRawStream,
   filters: string[],
@@ -260,7 +272,8 @@ function optimisedJpeg(
   const jpeg =
     outer.length === 0 ? stream.contents : decodeFilters(stream.contents, outer, [], stream.dict, maxDecoded);
   if (!jpeg || jpeg.length < MIN_JPEG_BYTES) return undefined;
-  const optimised = optimiseJpeg(jpeg);
+  const stripped = hasIccColourSpace(stream.dict) ? withoutIccProfile(jpeg) : undefined;
+  const optimised = optimiseJpeg(stripped ?? jpeg) ?? stripped;
   if (!optimised) return undefined;
   const parm = parms.at(-1);
   return { data: optimised, filter: N.DCTDecode, parms: outer.length === 0 ? "keep" : parm };
@@ -289,6 +302,24 @@ function recompress(stream: PDFRawStream, maxDecoded: number): Encoding | undefi
   return deflateBest([{ bytes: data, parms: undefined }, predicted(data, stream)]);
 }
 
+/**
+ * Encodings already worked out for a stream's data (by `losslessSize`), so that the stream pass
+ * does not work them out again; keyed by the data, which a replaced stream no longer has.
+ */
+const encodings = new WeakMap<Uint8Array, Encoding | null>();
+
+function recompressOnce(stream: PDFRawStream, maxDecoded: number): Encoding | undefined {
+  let encoded = encodings.get(stream.contents);
+  if (encoded === undefined) encodings.set(stream.contents, (encoded = recompress(stream, maxDecoded) ?? null));
+  return encoded ?? undefined;
+}
+
+/** What the stream would be stored in after `recompressStreams` (its own size when that keeps it). */
+export function losslessSize(stream: PDFRawStream, maxDecoded = MAX_DECODED): number {
+  const encoded = recompressOnce(stream, maxDecoded);
+  return encoded ? Math.min(encoded.data.length, stream.contents.length) : stream.contents.length;
+}
+
 /** Re-encodes the document's streams losslessly where that makes them smaller. */
 export function recompressStreams(context: PDFContext, options: StreamOptions = {}): StreamReport {
   const report: StreamReport = { streams: 0, recompressed: 0, bytesBefore: 0, bytesAfter: 0 };
@@ -299,7 +330,7 @@ export function recompressStreams(context: PDFContext, options: StreamOptions = 
     if (type === N.XRef || type === N.ObjStm || stream.dict.has(N.F)) continue;
     if (type === N.Metadata && options.plainMetadata) continue;
     report.streams++;
-    const encoded = recompress(stream, options.maxDecoded ?? MAX_DECODED);
+    const encoded = recompressOnce(stream, options.maxDecoded ?? MAX_DECODED);
     const before = stream.contents.length;
     const hadFilter = stream.dict.has(N.Filter);
     const hadParms = stream.dict.has(N.DecodeParms);

@@ -85,6 +85,30 @@ export function buildCompressOpenApi(serverUrl: string): Json {
           responses: { "200": result, ...common },
         },
       },
+      "/v1/usage": {
+        get: {
+          operationId: "usage",
+          summary: "This key's subscriber's plan and quota this month",
+          description:
+            "The numbers the dashboard's Usage page shows. Counts against the per-key rate limit like every request with a key; never against the quota.",
+          responses: {
+            "200": {
+              description: "Usage of the current calendar month (UTC).",
+              headers: {
+                "X-Quota-Limit": result.headers["X-Quota-Limit"],
+                "X-Quota-Remaining": result.headers["X-Quota-Remaining"],
+                "X-Quota-Reset": result.headers["X-Quota-Reset"],
+                RateLimit: result.headers.RateLimit,
+                "RateLimit-Policy": result.headers["RateLimit-Policy"],
+              },
+              content: { "application/json": { schema: { $ref: "#/components/schemas/Usage" } } },
+            },
+            "401": common["401"],
+            "429": common["429"],
+            "503": error("rate_limit_unavailable or database_unavailable.", retryAfter),
+          },
+        },
+      },
       "/v1/unlock": {
         post: {
           operationId: "unlock",
@@ -119,6 +143,30 @@ export function buildCompressOpenApi(serverUrl: string): Json {
             },
             url: { type: "string", format: "uri" },
             expires_in: { type: "integer", const: 3600, description: "Seconds the url stays valid." },
+          },
+        },
+        Usage: {
+          type: "object",
+          required: ["plan", "monthly_quota", "used", "remaining", "period_start", "resets_at"],
+          properties: {
+            plan: { type: "string", enum: ["corporate", "professional", "starter"] },
+            monthly_quota: { type: "integer", minimum: 0, description: "Compressions per calendar month (UTC)." },
+            used: {
+              type: "integer",
+              minimum: 0,
+              description: "Compressions charged this month; failures are given back, so not counted.",
+            },
+            remaining: { type: "integer", minimum: 0 },
+            period_start: {
+              type: "string",
+              format: "date-time",
+              description: "00:00 UTC on the first day of this month.",
+            },
+            resets_at: {
+              type: "string",
+              format: "date-time",
+              description: "When the quota renews: 00:00 UTC on the first day of next month.",
+            },
           },
         },
         Error: {

@@ -1,5 +1,5 @@
-// POST /v1/compress and POST /v1/unlock, and GET /v1/files/<name> for the local storage's
-// signed downloads. The order of checks is the contract: the key (401), the per-key rate limit
+// POST /v1/compress and POST /v1/unlock, GET /v1/usage, the description (/v1/openapi.json, /v1/docs),
+// and GET /v1/files/<name> for the local storage's signed downloads. The order of checks is the contract: the key (401), the per-key rate limit
 // (429), the declared size (413), the monthly quota (402) all come from the headers, before a
 // byte of the body is read; only then does a client that sent `Expect: 100-continue` get its
 // 100 and the upload start. A reserved quota unit is given back on every failure.
@@ -10,17 +10,18 @@ import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Router from "@koa/router";
-import type { Context, Next } from "koa";
+import type { Context, Middleware, Next } from "koa";
 import type { Redis } from "ioredis";
 import { authenticateApiKey, type AuthenticatedKey } from "../../auth/authenticate.ts";
 import { nextMonth, releaseQuota, reserveQuota, type Reservation } from "../../auth/quota.ts";
+import { usageBody, usageSummary } from "../../auth/usage.ts";
 import { failAndRelease } from "../maintenance.ts";
 import type { Config } from "../../config/env.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { HttpError } from "../../http/errors.ts";
 import { shuttingDown } from "../../http/health.ts";
 import { publicOrigin } from "../../http/origin.ts";
-import { createRateLimiter, rateLimitBy } from "../../http/rate-limit.ts";
+import { createRateLimiter, rateLimitBy, type RateLimiter } from "../../http/rate-limit.ts";
 import type { Logger } from "../../logger.ts";
 import type { LocalStorage } from "../storage/local.ts";
 import { LOCAL_DOWNLOAD_PREFIX } from "../storage/local.ts";
@@ -29,8 +30,9 @@ import { COMPRESSION_PROFILES, isCompressionProfile, type CompressionProfile } f
 import type { EngineJob, EngineResult } from "../isolation/protocol.ts";
 import { RunnerBusy, type Runner } from "../isolation/runner.ts";
 import { expectsContinue } from "./continue.ts";
+import { addSwaggerUiRoutes } from "../../http/swagger-ui.ts";
 import { buildCompressOpenApi } from "./openapi.ts";
-import { MULTIPART_OVERHEAD, receiveUpload, tooLarge, UploadAborted } from "./upload.ts";
+import { MULTIPART_OVERHEAD, receiveUpload, tooLarge, UploadAborted, type Upload } from "./upload.ts";
 
 /** What the routes need of the runner (tests of the HTTP contract may hand in their own). */
 export type EngineRunner = Pick<Runner, "run">;
@@ -112,9 +114,41 @@ async function readNoMoreThanNeeded(ctx: Context, next: Next) {
   }
 }
 
-export function createCompressRouter(deps: CompressDeps): Router {
+/** The answer of a successful compression (the spec's "compression result"). */
+export interface CompressionResultBody {
+  success: true;
+  original_size: number;
+  compressed_size: number;
+  savings_percentage: number;
+  url: string;
+  expires_in: number;
+}
+
+/** Where a compression's upload comes from: read from the request into the request's directory, or already read. */
+export type UploadSource =
+  | { receive: (dir: string) => Promise<Upload> }
+  | { received: Upload; /** Removed with the request's files. */ dir: string };
+
+/**
+ * The compression API's work, shared by POST /v1/compress and /v1/unlock and the dashboard's
+ * "Try it" page: the per-key rate limit, the quota (reserved, given back on any failure), the
+ * record, the isolated engine, storage and the signed URL.
+ */
+export interface CompressService {
+  /** The per-key limit of 120 requests a minute (every surface a key is used from counts). */
+  readonly perKey: RateLimiter;
+  readonly authenticate: Middleware;
+  /** Reserves a unit for key (402 when used up), compresses the upload, answers the result's body. */
+  compressFor(
+    ctx: Context,
+    kind: EngineJob["kind"],
+    key: AuthenticatedKey,
+    source: UploadSource,
+  ): Promise<CompressionResultBody>;
+}
+
+export function createCompressService(deps: CompressDeps): CompressService {
   const { config, prisma, logger, storage, runner } = deps;
-  const router = new Router();
   const perKey = createRateLimiter({
     name: "api-key",
     points: config.compress.ratePerMinute,
@@ -129,14 +163,23 @@ export function createCompressRouter(deps: CompressDeps): Router {
   });
   const tmpRoot = temporaryRoot(config);
 
-  const handle = (kind: EngineJob["kind"]) => async (ctx: Context) => {
-    const key = ctx.state["apiKey"] as AuthenticatedKey;
-    const declared = Number(ctx.get("Content-Length"));
-    if (declared > config.compress.maxUploadBytes + MULTIPART_OVERHEAD) throw tooLarge(config.compress.maxUploadBytes);
-
-    const reservation = await reserveQuota(prisma, key.subscriberId, key.monthlyQuota);
+  async function compressFor(
+    ctx: Context,
+    kind: EngineJob["kind"],
+    key: AuthenticatedKey,
+    source: UploadSource,
+  ): Promise<CompressionResultBody> {
+    let dir = "received" in source ? source.dir : undefined;
+    let reservation: Reservation | null;
+    try {
+      reservation = await reserveQuota(prisma, key.subscriberId, key.monthlyQuota);
+    } catch (error) {
+      if (dir) await rm(dir, { recursive: true, force: true });
+      throw error;
+    }
     const reset = nextMonth();
     if (!reservation) {
+      if (dir) await rm(dir, { recursive: true, force: true });
       throw new HttpError(
         402,
         "quota_exceeded",
@@ -154,11 +197,11 @@ export function createCompressRouter(deps: CompressDeps): Router {
       .catch(async (error: unknown) => {
         // Nothing ran: the unit goes back before the error is answered.
         await releaseQuota(prisma, key.subscriberId, reservation.month).catch(() => undefined);
+        if (dir) await rm(dir, { recursive: true, force: true });
         throw error;
       });
     let succeeded = false;
     let failure = "unknown";
-    let dir: string | undefined;
     // The client going away cancels the work (and so the charge), as does the service shutting down.
     const abort = new AbortController();
     const cancel = deps.shutdown ? AbortSignal.any([abort.signal, deps.shutdown]) : abort.signal;
@@ -167,19 +210,16 @@ export function createCompressRouter(deps: CompressDeps): Router {
     };
     ctx.res.once("close", onClose);
     try {
-      // Inside the try: a full disk is a failure like any other, and the unit goes back.
-      await mkdir(tmpRoot, { recursive: true });
-      dir = await mkdtemp(path.join(tmpRoot, "req-"));
-      if (expectsContinue(ctx.req)) ctx.res.writeContinue();
-      const upload = await receiveUpload(ctx.req, {
-        dir,
-        maxBytes: config.compress.maxUploadBytes,
-        idleTimeoutMs: config.compress.uploadIdleTimeoutMs,
-        fields: kind === "unlock" ? ["profile", "password"] : ["profile"],
-        signal: deps.shutdown ?? undefined,
-      });
+      let upload: Upload;
+      if ("received" in source) upload = source.received;
+      else {
+        // Inside the try: a full disk is a failure like any other, and the unit goes back.
+        await mkdir(tmpRoot, { recursive: true });
+        dir = await mkdtemp(path.join(tmpRoot, "req-"));
+        upload = await source.receive(dir);
+      }
       const profile = parseProfile(upload.fields["profile"]);
-      const outputPath = path.join(dir, "output.pdf");
+      const outputPath = path.join(dir!, "output.pdf");
       let job: EngineJob;
       if (kind === "unlock") {
         const password = upload.fields["password"];
@@ -217,7 +257,7 @@ export function createCompressRouter(deps: CompressDeps): Router {
       succeeded = true;
       ctx.set(quotaHeaders(reservation.limit, reservation.limit - reservation.used, reset));
       ctx.set("Cache-Control", "no-store");
-      ctx.body = {
+      return {
         success: true,
         original_size: upload.size,
         compressed_size: result.outputSize,
@@ -240,7 +280,7 @@ export function createCompressRouter(deps: CompressDeps): Router {
       if (dir) await rm(dir, { recursive: true, force: true });
       if (!succeeded) await refund(record.id, key.subscriberId, reservation, failure);
     }
-  };
+  }
 
   async function runJob(job: EngineJob, signal: AbortSignal): Promise<{ outputSize: number; pages: number }> {
     let result: EngineResult;
@@ -266,9 +306,56 @@ export function createCompressRouter(deps: CompressDeps): Router {
     }
   }
 
+  return { perKey, authenticate, compressFor };
+}
+
+export function createCompressRouter(
+  deps: CompressDeps,
+  service: CompressService = createCompressService(deps),
+): Router {
+  const { config, prisma, storage } = deps;
+  const { perKey, authenticate } = service;
+  const router = new Router();
+
+  const handle = (kind: EngineJob["kind"]) => async (ctx: Context) => {
+    const key = ctx.state["apiKey"] as AuthenticatedKey;
+    const declared = Number(ctx.get("Content-Length"));
+    if (declared > config.compress.maxUploadBytes + MULTIPART_OVERHEAD) throw tooLarge(config.compress.maxUploadBytes);
+    ctx.body = await service.compressFor(ctx, kind, key, {
+      receive: (dir) => {
+        if (expectsContinue(ctx.req)) ctx.res.writeContinue();
+        return receiveUpload(ctx.req, {
+          dir,
+          maxBytes: config.compress.maxUploadBytes,
+          idleTimeoutMs: config.compress.uploadIdleTimeoutMs,
+          fields: kind === "unlock" ? ["profile", "password"] : ["profile"],
+          signal: deps.shutdown ?? undefined,
+        });
+      },
+    });
+  };
+
   router.get("/v1/openapi.json", (ctx) => {
     ctx.set("Cache-Control", "public, max-age=300");
     ctx.body = buildCompressOpenApi(publicOrigin(ctx, config.publicApiBaseUrl));
+  });
+  // The key's subscriber's month: the same numbers as the dashboard's Usage page. Counted by the
+  // per-key rate limit like every request with a key; never charged.
+  router.get("/v1/usage", authenticate, rateLimitBy(perKey, keyOf), async (ctx) => {
+    const key = ctx.state["apiKey"] as AuthenticatedKey;
+    const summary = await usageSummary(prisma, {
+      id: key.subscriberId,
+      plan: key.plan,
+      monthlyQuota: key.monthlyQuota,
+    });
+    ctx.set(quotaHeaders(summary.monthlyQuota, summary.remaining, summary.resetsAt));
+    ctx.set("Cache-Control", "no-store");
+    ctx.body = usageBody(summary);
+  });
+  addSwaggerUiRoutes(router, {
+    prefix: "/v1/docs",
+    title: "Marketplace document compression API v1",
+    specUrl: "/v1/openapi.json",
   });
   router.post("/v1/compress", readNoMoreThanNeeded, authenticate, rateLimitBy(perKey, keyOf), handle("compress"));
   router.post("/v1/unlock", readNoMoreThanNeeded, authenticate, rateLimitBy(perKey, keyOf), handle("unlock"));

@@ -9,6 +9,7 @@
 import { fork } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { compileChild } from "./compiled.ts";
 import { isChildReady } from "./protocol.ts";
 
 const CHILD_MODULE = fileURLToPath(new URL("./child.ts", import.meta.url));
@@ -66,9 +67,9 @@ export interface ProcessPool {
 
 const isAlive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 
-function forkEngine(options: PoolOptions, warm: boolean): EngineProcess {
+function forkEngine(options: PoolOptions, childModule: string, warm: boolean): EngineProcess {
   const spawnedAt = performance.now();
-  const child = fork(options.childModule ?? CHILD_MODULE, [], {
+  const child = fork(childModule, [], {
     execArgv: options.execArgv,
     stdio: ["ignore", "ignore", options.onStderr ? "pipe" : "ignore", "ipc"],
     env: options.env,
@@ -118,13 +119,17 @@ function forkEngine(options: PoolOptions, warm: boolean): EngineProcess {
 }
 
 export function createProcessPool(options: PoolOptions): ProcessPool {
+  const source = options.childModule ?? CHILD_MODULE;
+  // Plain JavaScript for the processes (compiled.ts), else the sources as they are.
+  const compiled = compileChild(source);
+  const childModule = compiled?.module ?? source;
   const idle: EngineProcess[] = [];
   let closed = false;
   let failures = 0;
   let backoff: NodeJS.Timeout | undefined;
 
   function spawnIdle(): void {
-    const engine = forkEngine(options, true);
+    const engine = forkEngine(options, childModule, true);
     idle.push(engine);
     void engine.ready.then((ready) => {
       if (ready) failures = 0;
@@ -172,7 +177,7 @@ export function createProcessPool(options: PoolOptions): ProcessPool {
       const readyAt = idle.findIndex((engine) => engine.isReady());
       const at = readyAt >= 0 ? readyAt : idle.findIndex((engine) => isAlive(engine.child));
       const [engine] = at >= 0 ? idle.splice(at, 1) : [];
-      const taken = engine ?? forkEngine(options, false);
+      const taken = engine ?? forkEngine(options, childModule, false);
       // Loading Node and the engine takes a core for a second or more, which the job would lose on
       // a small machine: while another process is ready for the next job, the replacement is
       // forked once this one has exited.
@@ -191,6 +196,8 @@ export function createProcessPool(options: PoolOptions): ProcessPool {
         return engine.closed;
       });
       await Promise.all(gone);
+      // Processes taken for jobs loaded every module when they started: the copy can go.
+      compiled?.remove();
     },
   };
 }

@@ -159,7 +159,10 @@ export async function isCatalogEmpty(db: Database): Promise<boolean> {
 
 type CounterTrigger = { table: string; name: string };
 
-/** Disables or enables the triggers that keep catalog_counters (see the migration catalog_counters). */
+/**
+ * Disables or enables the triggers that keep catalog_counters (migration catalog_counters) and the
+ * change feed (migration job_change_feed): a bulk load is the feed's starting point, not a million events.
+ */
 async function setCounterTriggers(
   sql: SqlRunner,
   action: "DISABLE" | "ENABLE",
@@ -170,7 +173,7 @@ async function setCounterTriggers(
     (await sql.query<CounterTrigger>(
       `SELECT format('%I', c.relname) AS "table", format('%I', t.tgname) AS name
          FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-        WHERE t.tgname LIKE 'catalog\\_counters\\_%' AND NOT t.tgisinternal`,
+        WHERE (t.tgname LIKE 'catalog\\_counters\\_%' OR t.tgname LIKE 'catalog\\_feed\\_%') AND NOT t.tgisinternal`,
     ));
   for (const { table, name } of list) await sql.exec(`ALTER TABLE ${table} ${action} TRIGGER ${name}`);
   return list;

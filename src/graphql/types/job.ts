@@ -4,9 +4,18 @@ import { EmploymentTypeEnum, SalaryPeriodEnum, SeniorityEnum, WorkModelEnum } fr
 import { isPublicCompany, publicCompanyWhere, publicJobWhere } from "../gates.ts";
 import type { GraphQLContext } from "../context.ts";
 import { countJobs, jobCounterScope } from "../counters.ts";
-import { badArgument, cursorArgs, definePage, loadStrategy, pageArgs, pageRequest } from "../paging.ts";
+import {
+  badArgument,
+  cursorArgs,
+  definePage,
+  loadStrategy,
+  pageArgs,
+  pageRequest,
+  type ListOrder,
+  type OrderField,
+} from "../paging.ts";
 import { Company } from "./company.ts";
-import { Location, locationOf } from "./location.ts";
+import { Location, LOCATION_FILTER_DESCRIPTION, locationOf, locationWhere } from "./location.ts";
 
 interface SalaryShape {
   min: number | null;
@@ -107,8 +116,50 @@ const JobFilter = builder.inputType("JobFilter", {
     skill: t.string({ description: "Slug of a skill the job asks for." }),
     company: t.string({ description: "Slug of a public company." }),
     updatedSince: t.field({ type: "DateTime", description: "Only jobs updated at or after this instant." }),
+    location: t.string({ description: LOCATION_FILTER_DESCRIPTION }),
+    remote: t.boolean({
+      description: "true: remote jobs only (workModel REMOTE); false: hybrid and onsite jobs only.",
+    }),
+    salaryMin: t.int({
+      description:
+        "Jobs whose published salary range reaches this amount (its maximum, or its minimum when it has no maximum, is at least this), in salaryCurrency per salaryPeriod. Needs salaryCurrency; jobs without a salary never match.",
+    }),
+    salaryCurrency: t.string({
+      description:
+        "ISO 4217 code (e.g. EUR): jobs paying in this currency. Amounts are never converted between currencies.",
+    }),
+    salaryPeriod: t.field({
+      type: SalaryPeriodEnum,
+      description:
+        "Jobs paying per this period. Default YEAR when salaryMin is given or the order is by salary; amounts are never converted between periods.",
+    }),
   }),
 });
+
+const JobSort = builder.enumType("JobSort", {
+  description: "The order of a job list; each ends with the id, so pages are stable and continue by cursor.",
+  values: {
+    PUBLISHED_AT_DESC: { description: "Newest first (the default)." },
+    PUBLISHED_AT_ASC: { description: "Oldest first." },
+    SALARY_DESC: { description: "Highest salary first (the top of the range). Needs filter.salaryCurrency." },
+    SALARY_ASC: { description: "Lowest salary first (the top of the range). Needs filter.salaryCurrency." },
+  },
+});
+
+type JobSortValue = typeof JobSort.$inferType;
+
+const byId = (direction: "asc" | "desc") => ({ field: "id", direction, kind: "uuid" }) as const;
+
+/** Each order of the job list, with the unique id last (the keyset continuation needs a total order). */
+const JOB_ORDERS = {
+  PUBLISHED_AT_DESC: [{ field: "publishedAt", direction: "desc", kind: "instant" }, byId("desc")],
+  PUBLISHED_AT_ASC: [{ field: "publishedAt", direction: "asc", kind: "instant" }, byId("asc")],
+  SALARY_DESC: [{ field: "salaryTop", direction: "desc", kind: "int" }, byId("desc")],
+  SALARY_ASC: [{ field: "salaryTop", direction: "asc", kind: "int" }, byId("asc")],
+} as const satisfies Record<JobSortValue, readonly OrderField<"Job">[]>;
+
+const orderByOf = (order: ListOrder) =>
+  order.map((o) => ({ [o.field]: o.direction })) as Prisma.JobOrderByWithRelationInput[];
 
 type JobFilterShape = typeof JobFilter.$inferInput;
 
@@ -137,8 +188,7 @@ async function lexemesOf(ctx: GraphQLContext, q: string): Promise<string[]> {
   return row?.terms ?? [];
 }
 
-async function jobFilterWhere(ctx: GraphQLContext, filter: JobFilterShape | null | undefined) {
-  if (!filter) return [];
+async function jobFilterWhere(ctx: GraphQLContext, filter: JobFilterShape, sort: JobSortValue) {
   const where: Prisma.JobWhereInput[] = [];
   if (filter.q != null) where.push({ searchTerms: { hasEvery: await searchTerms(ctx, filter.q) } });
   if (filter.workModel?.length) where.push({ workModel: { in: filter.workModel } });
@@ -148,27 +198,58 @@ async function jobFilterWhere(ctx: GraphQLContext, filter: JobFilterShape | null
   // Only a public company can be named: filtering by a hidden one must not reveal its jobs.
   if (filter.company) where.push({ company: { slug: filter.company, ...publicCompanyWhere } });
   if (filter.updatedSince) where.push({ updatedAt: { gte: filter.updatedSince } });
+  if (filter.location != null) where.push(locationWhere(filter.location));
+  if (filter.remote != null) where.push({ workModel: filter.remote ? "remote" : { not: "remote" } });
+  where.push(...salaryWhere(filter, sort));
+  return where;
+}
+
+const CURRENCY = /^[A-Z]{3}$/;
+
+/** The salary conditions: currency and period, and the top of the range when a minimum or a salary order needs it. */
+function salaryWhere(filter: JobFilterShape, sort: JobSortValue): Prisma.JobWhereInput[] {
+  const bySalary = sort === "SALARY_DESC" || sort === "SALARY_ASC";
+  const currency = filter.salaryCurrency?.toUpperCase();
+  if (currency != null && !CURRENCY.test(currency)) {
+    throw badArgument(
+      "salaryCurrency",
+      `salary_currency must be an ISO 4217 code such as EUR; got "${filter.salaryCurrency}"`,
+    );
+  }
+  if (filter.salaryMin != null && filter.salaryMin < 0) {
+    throw badArgument("salaryMin", "salary_min must be an integer of at least 0");
+  }
+  if (currency == null) {
+    if (filter.salaryMin != null) {
+      throw badArgument("salaryMin", "salary_min needs salary_currency: amounts are compared in one currency");
+    }
+    if (bySalary)
+      throw badArgument("sort", "sort by salary needs salary_currency: amounts are compared in one currency");
+    return filter.salaryPeriod ? [{ salaryPeriod: filter.salaryPeriod }] : [];
+  }
+  const period = filter.salaryPeriod ?? (filter.salaryMin != null || bySalary ? "year" : undefined);
+  const where: Prisma.JobWhereInput[] = [{ salaryCurrency: currency, ...(period ? { salaryPeriod: period } : {}) }];
+  if (filter.salaryMin != null) where.push({ salaryTop: { gte: filter.salaryMin } });
+  else if (bySalary) where.push({ salaryTop: { not: null } });
   return where;
 }
 
 const DEFERRED_JOIN_FROM = 1_000;
 
-const jobOrder = [{ publishedAt: "desc" }, { id: "desc" }] satisfies Prisma.JobOrderByWithRelationInput[];
+const jobOrder = orderByOf(JOB_ORDERS.PUBLISHED_AT_DESC);
 
 const JobPage = definePage("Job", "JobPage", {
-  order: [
-    { field: "publishedAt", direction: "desc", kind: "instant" },
-    { field: "id", direction: "desc", kind: "uuid" },
-  ],
+  order: JOB_ORDERS.PUBLISHED_AT_DESC,
   items: async (ctx, query, page) => {
     const relationLoadStrategy = loadStrategy("Job", query);
+    const orderBy = page.order ? orderByOf(page.order) : jobOrder;
     // Near the start (or after a cursor, which seeks) the skipped rows are few: one statement.
     if (page.skip < DEFERRED_JOIN_FROM) {
       return ctx.prisma.job.findMany({
         ...query,
         relationLoadStrategy,
         where: page.where,
-        orderBy: jobOrder,
+        orderBy,
         take: page.limit,
         skip: page.skip,
       });
@@ -178,7 +259,7 @@ const JobPage = definePage("Job", "JobPage", {
     const ids = await ctx.prisma.job.findMany({
       select: { id: true },
       where: page.where,
-      orderBy: jobOrder,
+      orderBy,
       take: page.limit,
       skip: page.skip,
     });
@@ -187,30 +268,40 @@ const JobPage = definePage("Job", "JobPage", {
       ...query,
       relationLoadStrategy,
       where: { id: { in: ids.map((j) => j.id) } },
-      orderBy: jobOrder,
+      orderBy,
     });
   },
   total: countJobs,
   // A million jobs: the first count of a broad filter or common word can take seconds; the kept
   // counters' filters answer in a few ms and need no bound. In the list's order (Prisma orders a
   // capped count; by id it would walk the primary key instead).
-  countAtMost: (ctx, where, cap) =>
-    jobCounterScope(where, ctx.now) ? null : ctx.prisma.job.count({ where, take: cap, orderBy: jobOrder }),
+  countAtMost: (where, now) =>
+    jobCounterScope(where, now) ? null : (prisma, cap) => prisma.job.count({ where, take: cap, orderBy: jobOrder }),
 });
 
 builder.queryFields((t) => ({
   jobs: t.field({
     type: JobPage,
-    description: "Public open jobs, newest first (published_at descending, then id descending).",
-    args: { ...pageArgs, ...cursorArgs, filter: t.arg({ type: JobFilter }) },
+    description:
+      "Public open jobs, newest first (published_at descending, then id descending) unless sort says otherwise.",
+    args: {
+      ...pageArgs,
+      ...cursorArgs,
+      filter: t.arg({ type: JobFilter }),
+      sort: t.arg({ type: JobSort, defaultValue: "PUBLISHED_AT_DESC" }),
+    },
     resolve: async (_root, args, ctx) => {
       const page = pageRequest(args);
-      const countKey = JSON.stringify(args.filter ?? null);
+      const sort = args.sort ?? "PUBLISHED_AT_DESC";
+      // One remembered total per filter; an order by salary adds its conditions (jobs with a salary).
+      const bySalary = sort === "SALARY_DESC" || sort === "SALARY_ASC";
+      const countKey = JSON.stringify(args.filter ?? null) + (bySalary ? " by salary" : "");
       return {
         ...page,
         after: args.after,
         countKey,
-        where: { AND: [publicJobWhere(ctx.now), ...(await jobFilterWhere(ctx, args.filter))] },
+        order: sort === "PUBLISHED_AT_DESC" ? undefined : JOB_ORDERS[sort],
+        where: { AND: [publicJobWhere(ctx.now), ...(await jobFilterWhere(ctx, args.filter ?? {}, sort))] },
       };
     },
   }),

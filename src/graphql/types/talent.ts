@@ -3,7 +3,7 @@ import { builder } from "../builder.ts";
 import { AvailabilityEnum, TalentLinkKindEnum, WorkModelEnum } from "../enums.ts";
 import { publicTalentWhere } from "../gates.ts";
 import { cursorArgs, definePage, loadStrategy, pageArgs, pageRequest } from "../paging.ts";
-import { Location, locationOf } from "./location.ts";
+import { Location, LOCATION_FILTER_DESCRIPTION, locationOf, locationWhere } from "./location.ts";
 
 const TalentLink = builder.prismaObject("TalentLink", {
   description: "A public link on a talent's profile.",
@@ -42,6 +42,7 @@ const TalentFilter = builder.inputType("TalentFilter", {
   fields: (t) => ({
     skill: t.string({ description: "Slug of a skill the talent has." }),
     sector: t.string({ description: "Slug of a sector the talent works in." }),
+    location: t.string({ description: LOCATION_FILTER_DESCRIPTION }),
   }),
 });
 
@@ -68,6 +69,7 @@ builder.queryFields((t) => ({
       const where: Prisma.TalentWhereInput[] = [publicTalentWhere];
       if (args.filter?.skill) where.push({ skills: { some: { slug: args.filter.skill } } });
       if (args.filter?.sector) where.push({ sectors: { some: { slug: args.filter.sector } } });
+      if (args.filter?.location != null) where.push(locationWhere(args.filter.location));
       const countKey = JSON.stringify(args.filter ?? null);
       return { ...pageRequest(args), after: args.after, countKey, where: { AND: where } };
     },

@@ -1,0 +1,95 @@
+// The compression API (/v1): an openapi-fetch client typed by the generated paths, with the key in
+// every request, Retry-After honoured on GET (/v1/usage), and compress()/unlock() for uploads.
+//
+// Uploads and retrying: POST is not idempotent, so the client's middleware never re-sends it. The
+// upload helpers do retry a 429 or 503, by default, because the service documents both as
+// refusals that charge nothing (the per-key limit is checked from the headers before the body is
+// read; busy and shutting_down give the quota unit back), and because their file is a Blob: each
+// attempt builds its form again from it, and fetch streams it from its source (for a file on
+// disk, `fs.openAsBlob(path)`: a 300 MB upload never sits in memory, and can be sent again). A
+// one-shot stream could be retried only by keeping a copy of up to 300 MB, so the API takes none.
+import createClient, { type Client, type FetchResponse } from "openapi-fetch";
+import type { paths } from "./generated/compression.ts";
+import { retryMiddleware, withRetry, type RetryOptions } from "./retry.ts";
+
+export type { components as CompressionComponents, paths as CompressionPaths } from "./generated/compression.ts";
+
+export interface CompressionClientOptions {
+  /** The service's origin, e.g. `https://pdf.example.com` (the paths start with /v1). */
+  baseUrl: string;
+  /** A personal access token (`mkp_…`); keep it out of source code. */
+  apiKey: string;
+  fetch?: (request: Request) => Promise<Response>;
+  /** Retry-After handling on 429 and 503 (GET, and the upload helpers); `false` turns it off. */
+  retry?: RetryOptions | false;
+}
+
+type CompressForm = paths["/v1/compress"]["post"]["requestBody"]["content"]["multipart/form-data"];
+type UnlockForm = paths["/v1/unlock"]["post"]["requestBody"]["content"]["multipart/form-data"];
+export type CompressionProfile = NonNullable<CompressForm["profile"]>;
+
+export interface UploadOptions {
+  profile?: CompressionProfile;
+  /** Also ends a wait for Retry-After. */
+  signal?: AbortSignal;
+  /** This call's retrying, instead of the client's; `false`: none. */
+  retry?: RetryOptions | false;
+}
+
+type UploadInit = { bodySerializer: typeof formData; signal?: AbortSignal };
+
+/** The multipart form of an upload; a Blob without a name is sent as `document.pdf`. */
+function formData(fields: CompressForm | UnlockForm): FormData {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(fields)) {
+    if (value === undefined) continue;
+    if (value instanceof Blob) form.append(name, value, value instanceof File ? value.name : "document.pdf");
+    else form.append(name, String(value));
+  }
+  return form;
+}
+
+/** What compress() and unlock() answer: openapi-fetch's `{data}` or `{error}`, beside the response. */
+export type UploadResponse<P extends "/v1/compress" | "/v1/unlock"> = FetchResponse<
+  paths[P]["post"],
+  object,
+  `${string}/${string}`
+>;
+
+export interface CompressionClient extends Client<paths> {
+  /** POST /v1/compress: the typed result or error, retried on 429/503 (see the file's header). */
+  compress(file: Blob, options?: UploadOptions): Promise<UploadResponse<"/v1/compress">>;
+  /** POST /v1/unlock: decrypts with the user or owner password, then compresses. */
+  unlock(file: Blob, password: string, options?: UploadOptions): Promise<UploadResponse<"/v1/unlock">>;
+}
+
+export function createCompressionClient(options: CompressionClientOptions): CompressionClient {
+  const client: Client<paths> = createClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ""),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    headers: { authorization: `Bearer ${options.apiKey}`, accept: "application/json" },
+  });
+  // Never replays a POST itself: that would keep a copy of the body (up to 300 MB) in memory.
+  if (options.retry !== false) client.use(retryMiddleware({ ...options.retry, nonIdempotent: false }));
+  /** Sends an upload built afresh by post() on each attempt, retried as this call or the client says. */
+  const upload = <T extends { response: Response }>(call: UploadOptions, post: (init: UploadInit) => Promise<T>) => {
+    const chosen = call.retry ?? options.retry ?? {};
+    const init = { bodySerializer: formData, ...(call.signal ? { signal: call.signal } : {}) };
+    return withRetry(() => post(init), chosen === false ? { retries: 0 } : chosen, {
+      method: "POST",
+      signal: call.signal ?? null,
+    });
+  };
+
+  return {
+    ...client,
+    compress(file: Blob, call: UploadOptions = {}) {
+      const body: CompressForm = { file, ...(call.profile ? { profile: call.profile } : {}) };
+      return upload(call, (init) => client.POST("/v1/compress", { body, ...init }));
+    },
+    unlock(file: Blob, password: string, call: UploadOptions = {}) {
+      const body: UnlockForm = { file, password, ...(call.profile ? { profile: call.profile } : {}) };
+      return upload(call, (init) => client.POST("/v1/unlock", { body, ...init }));
+    },
+  };
+}

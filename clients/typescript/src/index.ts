@@ -1,0 +1,36 @@
+// The package's entry point: the two clients, auto-paging, Retry-After handling and the error type.
+export {
+  catalogItems,
+  catalogPages,
+  createCatalogClient,
+  CATALOG_PREFIX,
+  type CatalogClient,
+  type CatalogClientOptions,
+  type CatalogComponents,
+  type CatalogItem,
+  type CatalogListPath,
+  type CatalogListQuery,
+  type CatalogPage,
+  type CatalogPaths,
+  type PagingOptions,
+} from "./catalog.ts";
+export {
+  createCompressionClient,
+  type CompressionClient,
+  type CompressionClientOptions,
+  type CompressionComponents,
+  type CompressionPaths,
+  type CompressionProfile,
+  type UploadOptions,
+  type UploadResponse,
+} from "./compression.ts";
+export { ApiError, isErrorBody, type ErrorBody } from "./errors.ts";
+export {
+  retryAfterMs,
+  retryMiddleware,
+  retryWait,
+  withRetry,
+  RETRY_DEFAULTS,
+  type RetryEvent,
+  type RetryOptions,
+} from "./retry.ts";

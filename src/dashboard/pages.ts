@@ -1,0 +1,478 @@
+// The dashboard's pages, rendered on the server: plain HTML forms that work without JavaScript
+// (the one script only adds a copy button), one stylesheet of this origin, no inline code, so the
+// strict CSP of security.ts holds. Landmarks, labels, headings in order, a skip link and visible
+// focus, for keyboards and screen readers alike.
+import type { Plan } from "../generated/prisma/client.ts";
+import type { KeyView } from "../auth/accounts.ts";
+import type { SessionSubscriber } from "../auth/sessions.ts";
+import type { DayCount, UsageSummary } from "../auth/usage.ts";
+import type { CompressionResultBody } from "../compress/http/routes.ts";
+import { COMPRESSION_PROFILES } from "../compress/engine/index.ts";
+import { dailyChart } from "./chart.ts";
+import { html, type Html } from "./html.ts";
+
+export const DASHBOARD = "/dashboard";
+
+export interface Viewer {
+  session: SessionSubscriber;
+  csrf: string;
+}
+
+type Section = "keys" | "usage" | "try";
+
+const NAV: [Section, string, string][] = [
+  ["keys", "API keys", `${DASHBOARD}/keys`],
+  ["usage", "Usage", `${DASHBOARD}/usage`],
+  ["try", "Try it", `${DASHBOARD}/try`],
+];
+
+const dateTime = new Intl.DateTimeFormat("en-GB", {
+  dateStyle: "medium",
+  timeStyle: "short",
+  timeZone: "UTC",
+});
+const date = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeZone: "UTC" });
+const count = new Intl.NumberFormat("en");
+
+const when = (value: Date | string | null) => (value ? `${dateTime.format(new Date(value))} UTC` : "never");
+
+export function bytes(n: number): string {
+  if (n < 1024) return `${count.format(n)} bytes`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+const csrfField = (viewer: Viewer) => html`<input type="hidden" name="csrf_token" value="${viewer.csrf}" />`;
+
+function layout(title: string, body: Html, viewer: Viewer | null = null, current: Section | null = null): string {
+  const nav = viewer
+    ? html`<nav aria-label="Dashboard">
+          <ul>
+            ${NAV.map(
+              ([section, label, href]) =>
+                html`<li><a href="${href}" ${section === current ? html`aria-current="page"` : ""}>${label}</a></li>`,
+            )}
+            <li><a href="/v1/docs">API reference</a></li>
+          </ul>
+        </nav>
+        <div class="who">
+          <span><strong>${viewer.session.name}</strong> · ${viewer.session.email}</span>
+          <span class="plan plan-${viewer.session.plan}">${viewer.session.plan} plan</span>
+          <form method="post" action="${DASHBOARD}/sign-out">
+            ${csrfField(viewer)}
+            <button type="submit" class="link">Sign out</button>
+          </form>
+        </div>`
+    : "";
+  return `<!doctype html>
+${
+  html`<html lang="en">
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <title>${title} · Marketplace dashboard</title>
+      <link rel="icon" type="image/svg+xml" href="${DASHBOARD}/assets/favicon.svg" />
+      <link rel="stylesheet" href="${DASHBOARD}/assets/dashboard.css" />
+      <script src="${DASHBOARD}/assets/dashboard.js" defer></script>
+    </head>
+    <body>
+      <a class="skip" href="#main">Skip to content</a>
+      <header class="top">
+        <a class="brand" href="${DASHBOARD}">Marketplace <span>document API</span></a>
+        ${nav}
+      </header>
+      <main id="main">${body}</main>
+      <footer>
+        <p>The compression API: <a href="/v1/docs">reference</a> · <a href="/v1/openapi.json">OpenAPI document</a></p>
+      </footer>
+    </body>
+  </html>`.value
+}
+`;
+}
+
+function notice(kind: "info" | "success" | "error", content: Html | string, role: "status" | "alert" = "status") {
+  return html`<div class="notice notice-${kind}" role="${role}">${content}</div>`;
+}
+
+const planNeeded = (plan: Plan) =>
+  notice(
+    "info",
+    html`<h2>API keys are part of the corporate plan</h2>
+      <p>
+        Your subscription is on the <strong>${plan}</strong> plan. The compression API, and so its keys, is included in
+        the <strong>corporate</strong> plan only: a key cannot be created here, and a key of a subscriber off that plan
+        is refused (<code>401 plan_not_eligible</code>).
+      </p>
+      <p>To use the API, ask your account manager to move your subscription to the corporate plan.</p>`,
+  );
+
+// ---- Sign-in ----------------------------------------------------------------------------------
+
+export function signInPage(options: {
+  email?: string;
+  error?: string;
+  signedOut?: boolean;
+  outboxDir?: string | null;
+}): string {
+  return layout(
+    "Sign in",
+    html`<section class="card narrow" aria-labelledby="title">
+      <h1 id="title">Sign in</h1>
+      ${options.signedOut ? notice("success", "You are signed out.") : ""}
+      ${options.error ? notice("error", options.error, "alert") : ""}
+      <p>Enter the e-mail address of your subscription. We send you a link that signs you in; no password needed.</p>
+      <form method="post" action="${DASHBOARD}/sign-in" class="stack">
+        <label for="email">E-mail address</label>
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autocomplete="email"
+          required
+          maxlength="254"
+          value="${options.email ?? ""}"
+          ${options.error ? html`aria-invalid="true"` : ""}
+        />
+        <button type="submit">Email me a sign-in link</button>
+      </form>
+      ${
+        options.outboxDir
+          ? html`<p class="hint">
+              This service has no mail server configured (<code>SMTP_URL</code>): the link is written to its log and to
+              the outbox directory <code>${options.outboxDir}</code>.
+            </p>`
+          : ""
+      }
+    </section>`,
+  );
+}
+
+export function checkEmailPage(email: string, minutes: number): string {
+  return layout(
+    "Check your e-mail",
+    html`<section class="card narrow" aria-labelledby="title">
+      <h1 id="title">Check your e-mail</h1>
+      ${notice(
+        "success",
+        html`<p>
+          If <strong>${email}</strong> belongs to a subscription, a sign-in link is on its way. It works once, within
+          ${minutes} minutes.
+        </p>`,
+      )}
+      <p>No mail after a few minutes? Check the address and <a href="${DASHBOARD}/sign-in">ask for a new link</a>.</p>
+    </section>`,
+  );
+}
+
+export function confirmSignInPage(code: string, email: string): string {
+  return layout(
+    "Confirm sign-in",
+    html`<section class="card narrow" aria-labelledby="title">
+      <h1 id="title">Sign in as ${email}?</h1>
+      <p>This link signs you in to the dashboard once. Continue only if you asked for it.</p>
+      <form method="post" action="${DASHBOARD}/sign-in/link">
+        <input type="hidden" name="code" value="${code}" />
+        <button type="submit">Sign in</button>
+      </form>
+    </section>`,
+  );
+}
+
+export function linkRefusedPage(minutes: number): string {
+  return layout(
+    "Link not valid",
+    html`<section class="card narrow" aria-labelledby="title">
+      <h1 id="title">This sign-in link cannot be used</h1>
+      ${notice(
+        "error",
+        html`<p>It has been used already, or it has expired: a link works once, within ${minutes} minutes.</p>`,
+        "alert",
+      )}
+      <p><a href="${DASHBOARD}/sign-in">Ask for a new sign-in link</a></p>
+    </section>`,
+  );
+}
+
+export function errorPage(title: string, message: string, viewer: Viewer | null = null): string {
+  return layout(
+    title,
+    html`<section class="card narrow" aria-labelledby="title">
+      <h1 id="title">${title}</h1>
+      ${notice("error", html`<p>${message}</p>`, "alert")}
+      <p><a href="${viewer ? `${DASHBOARD}/keys` : `${DASHBOARD}/sign-in`}">Back to the dashboard</a></p>
+    </section>`,
+    viewer,
+  );
+}
+
+// ---- Settings → API keys ------------------------------------------------------------------------
+
+export interface KeysPageOptions {
+  keys: KeyView[];
+  created?: { name: string; prefix: string; token: string };
+  revoked?: string;
+  error?: string;
+  name?: string;
+}
+
+export function keysPage(viewer: Viewer, options: KeysPageOptions): string {
+  const eligible = viewer.session.plan === "corporate";
+  const keys = [...options.keys].reverse();
+  const created = options.created
+    ? notice(
+        "success",
+        html`<h2>Your new key “${options.created.name}”</h2>
+          <p><strong>Copy it now: it is shown only this once.</strong> Only a hash is kept; keep the key secret.</p>
+          <div class="secret">
+            <label for="new-key">API key</label>
+            <input id="new-key" type="text" readonly value="${options.created.token}" spellcheck="false" />
+            <button type="button" data-copy="new-key" hidden>Copy</button>
+          </div>
+          <p class="copy-status" aria-live="polite" data-copy-status></p>
+          <p>Use it as <code>Authorization: Bearer &lt;key&gt;</code>.</p>`,
+      )
+    : "";
+  const form = eligible
+    ? html`<section class="card" aria-labelledby="create">
+        <h2 id="create">Create a key</h2>
+        ${options.error ? notice("error", options.error, "alert") : ""}
+        <form method="post" action="${DASHBOARD}/keys" class="inline">
+          ${csrfField(viewer)}
+          <div class="field">
+            <label for="key-name">Name</label>
+            <input
+              id="key-name"
+              name="name"
+              required
+              maxlength="60"
+              aria-describedby="key-name-hint"
+              value="${options.name ?? ""}"
+            />
+            <span id="key-name-hint" class="hint">What the key is for, e.g. “production” or “CI”.</span>
+          </div>
+          <button type="submit">Create key</button>
+        </form>
+      </section>`
+    : html`${options.error ? notice("error", options.error, "alert") : ""}${planNeeded(viewer.session.plan)}`;
+  const rows = keys.map(
+    (key) =>
+      html`<tr>
+        <th scope="row">${key.name}</th>
+        <td class="nowrap"><code>${key.prefix}…</code></td>
+        <td class="nowrap">${when(key.createdAt)}</td>
+        <td class="nowrap">${when(key.lastUsedAt)}</td>
+        <td class="nowrap">
+          ${
+            key.revokedAt
+              ? html`<span class="muted">Revoked<br />${when(key.revokedAt)}</span>`
+              : html`<form method="post" action="${DASHBOARD}/keys/${key.id}/revoke">
+                  ${csrfField(viewer)}
+                  <button type="submit" class="danger" aria-label="Revoke ${key.name} (${key.prefix}…)">Revoke</button>
+                </form>`
+          }
+        </td>
+      </tr>`,
+  );
+  return layout(
+    "API keys",
+    html`<p class="crumbs">Settings</p>
+      <h1>API keys</h1>
+      <p>Keys authenticate calls to the compression API. Revoking a key refuses it from the next request on.</p>
+      ${created}
+      ${
+        options.revoked
+          ? notice(
+              "success",
+              html`<p>Key <code>${options.revoked}…</code> revoked: requests with it are refused from now on.</p>`,
+            )
+          : ""
+      }
+      ${form}
+      <section class="card" aria-labelledby="list">
+        <h2 id="list">Your keys</h2>
+        ${
+          keys.length
+            ? html`<div class="table-wrap">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th>
+                      <th scope="col">Prefix</th>
+                      <th scope="col">Created</th>
+                      <th scope="col">Last used</th>
+                      <th scope="col">Status</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${rows}
+                  </tbody>
+                </table>
+              </div>`
+            : html`<p>No keys yet.</p>`
+        }
+      </section>`,
+    viewer,
+    "keys",
+  );
+}
+
+// ---- Usage --------------------------------------------------------------------------------------
+
+export function usagePage(viewer: Viewer, usage: UsageSummary, days: DayCount[]): string {
+  const monthName = new Intl.DateTimeFormat("en-GB", { month: "long", year: "numeric", timeZone: "UTC" }).format(
+    usage.periodStart,
+  );
+  const daysLeft = Math.ceil((usage.resetsAt.getTime() - Date.now()) / 86_400_000);
+  return layout(
+    "Usage",
+    html`<h1>Usage</h1>
+      <section class="card" aria-labelledby="month">
+        <h2 id="month">${monthName}</h2>
+        <dl class="figures">
+          <div>
+            <dt>Plan</dt>
+            <dd>${usage.plan}</dd>
+          </div>
+          <div>
+            <dt>Monthly quota</dt>
+            <dd>${count.format(usage.monthlyQuota)}</dd>
+          </div>
+          <div>
+            <dt>Used</dt>
+            <dd>${count.format(usage.used)}</dd>
+          </div>
+          <div>
+            <dt>Remaining</dt>
+            <dd>${count.format(usage.remaining)}</dd>
+          </div>
+          <div>
+            <dt>Renews</dt>
+            <dd>${date.format(usage.resetsAt)} <span class="muted">(in ${daysLeft} days)</span></dd>
+          </div>
+        </dl>
+        <label for="quota-used" class="hint">Quota used</label>
+        <progress id="quota-used" max="${Math.max(1, usage.monthlyQuota)}" value="${usage.used}">
+          ${usage.used} of ${usage.monthlyQuota}
+        </progress>
+        <p class="hint">
+          The quota counts successful compressions per calendar month in UTC; it renews at 00:00 UTC on the first day of
+          the month. Refused and failed attempts are not charged. The same numbers: <code>GET /v1/usage</code>.
+        </p>
+      </section>
+      <section class="card" aria-labelledby="per-day">
+        <h2 id="per-day">Compressions per day</h2>
+        ${dailyChart(days)}
+      </section>`,
+    viewer,
+    "usage",
+  );
+}
+
+// ---- Try it -------------------------------------------------------------------------------------
+
+const PROFILE_TEXT: Record<string, string> = {
+  balanced: "Images at 150 ppi, photos as JPEG q75, checked against the page: the default.",
+  lossless: "Every page renders pixel-identical; smaller where structure and streams allow.",
+  extreme: "Images at 72 ppi, JPEG q40: the smallest files, for reading on screen.",
+};
+
+export interface TryPageOptions {
+  keys: KeyView[];
+  keyId?: string;
+  profile?: string;
+  result?: CompressionResultBody & { filename: string };
+  error?: { status: number; code: string; message: string };
+}
+
+export function tryPage(viewer: Viewer, options: TryPageOptions): string {
+  const active = options.keys.filter((key) => !key.revokedAt).reverse();
+  const profile = options.profile ?? "balanced";
+  let content: Html;
+  if (viewer.session.plan !== "corporate") content = planNeeded(viewer.session.plan);
+  else if (active.length === 0) {
+    content = notice(
+      "info",
+      html`<p>You have no active key. <a href="${DASHBOARD}/keys">Create a key</a> first, then try it here.</p>`,
+    );
+  } else {
+    content = html`<form method="post" action="${DASHBOARD}/try" enctype="multipart/form-data" class="card stack">
+      ${csrfField(viewer)}
+      <label for="key">API key</label>
+      <select id="key" name="key_id" required>
+        ${active.map(
+          (key) =>
+            html`<option value="${key.id}" ${key.id === options.keyId ? "selected" : ""}>
+              ${key.name} (${key.prefix}…)
+            </option>`,
+        )}
+      </select>
+      <fieldset>
+        <legend>Profile</legend>
+        ${COMPRESSION_PROFILES.map(
+          (name) =>
+            html`<div class="choice">
+              <input
+                type="radio"
+                id="profile-${name}"
+                name="profile"
+                value="${name}"
+                ${name === profile ? "checked" : ""}
+                aria-describedby="profile-${name}-text"
+              />
+              <label for="profile-${name}">${name}</label>
+              <span id="profile-${name}-text" class="hint">${PROFILE_TEXT[name] ?? ""}</span>
+            </div>`,
+        )}
+      </fieldset>
+      <label for="file">PDF file</label>
+      <input id="file" name="file" type="file" accept="application/pdf,.pdf" required />
+      <button type="submit">Compress</button>
+      <p class="hint">
+        Runs <code>POST /v1/compress</code> with the chosen key: it counts against your monthly quota and the key's rate
+        limit like any call.
+      </p>
+    </form>`;
+  }
+  const result = options.result
+    ? notice(
+        "success",
+        html`<h2>Compressed ${options.result.filename}</h2>
+          <dl class="figures">
+            <div>
+              <dt>Original</dt>
+              <dd>${bytes(options.result.original_size)}</dd>
+            </div>
+            <div>
+              <dt>Compressed</dt>
+              <dd>${bytes(options.result.compressed_size)}</dd>
+            </div>
+            <div>
+              <dt>Savings</dt>
+              <dd>${options.result.savings_percentage} %</dd>
+            </div>
+          </dl>
+          <p>
+            <a href="${options.result.url}" class="button" download>Download the compressed PDF</a>
+            <span class="hint">The link works for ${Math.round(options.result.expires_in / 60)} minutes.</span>
+          </p>`,
+      )
+    : "";
+  const error = options.error
+    ? notice(
+        "error",
+        html`<h2>Not compressed</h2>
+          <p>${options.error.message}</p>
+          <p class="hint">The API answered <code>${options.error.status} ${options.error.code}</code>.</p>`,
+        "alert",
+      )
+    : "";
+  return layout(
+    "Try it",
+    html`<h1>Try it</h1>
+      <p>Compress a PDF through the API from here.</p>
+      ${result}${error}${content}`,
+    viewer,
+    "try",
+  );
+}

@@ -1,0 +1,422 @@
+// The subscriber dashboard under /dashboard: passwordless sign-in (one-time links by mail),
+// database sessions, Settings → API keys, Usage and Try it. Pages are server-rendered
+// (pages.ts); every request that changes something passes the cross-origin check and, once
+// signed in, the session's CSRF token (security.ts). Keys are made and revoked by the same code as
+// the operator's tool (src/auth/accounts.ts); Try it runs the compression API's own service.
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import path from "node:path";
+import Router from "@koa/router";
+import type { Context, Next } from "koa";
+import type { Redis } from "ioredis";
+import { accounts, AccountError, keyRefusal } from "../auth/accounts.ts";
+import { subscriberKey } from "../auth/authenticate.ts";
+import { csrfToken, isCsrfToken, sessions, type SessionSubscriber } from "../auth/sessions.ts";
+import { dailyCompressions, usageSummary } from "../auth/usage.ts";
+import { temporaryRoot, type CompressService } from "../compress/http/routes.ts";
+import { MULTIPART_OVERHEAD, receiveUpload, tooLarge } from "../compress/http/upload.ts";
+import type { Config } from "../config/env.ts";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import { HttpError } from "../http/errors.ts";
+import { publicOrigin } from "../http/origin.ts";
+import { createRateLimiter, setRateLimitHeaders } from "../http/rate-limit.ts";
+import type { Logger } from "../logger.ts";
+import { html } from "./html.ts";
+import type { Mailer } from "./mailer.ts";
+import {
+  checkEmailPage,
+  confirmSignInPage,
+  DASHBOARD,
+  errorPage,
+  keysPage,
+  linkRefusedPage,
+  signInPage,
+  tryPage,
+  usagePage,
+  type KeysPageOptions,
+  type Viewer,
+} from "./pages.ts";
+import {
+  assertSameOrigin,
+  clearSessionCookie,
+  readForm,
+  sessionCookieName,
+  setPageHeaders,
+  setSessionCookie,
+} from "./security.ts";
+
+export interface DashboardDeps {
+  config: Config;
+  prisma: PrismaClient;
+  logger: Logger;
+  redis: Redis | null;
+  mailer: Mailer;
+  /** The compression API's service, for Try it; null where /v1 is not served. */
+  compress: CompressService | null;
+}
+
+const ASSETS: Record<string, string> = {
+  "dashboard.css": "text/css; charset=utf-8",
+  "dashboard.js": "text/javascript; charset=utf-8",
+  "favicon.svg": "image/svg+xml",
+};
+const assetFiles = new Map(
+  Object.keys(ASSETS).map((name) => [name, readFileSync(new URL(`./assets/${name}`, import.meta.url))]),
+);
+
+const EMAIL = /^[^@\s]+@[^@\s]+$/;
+
+interface SignedIn extends Viewer {
+  secret: string;
+}
+
+function page(ctx: Context, body: string, status = 200) {
+  setPageHeaders(ctx);
+  ctx.status = status;
+  ctx.type = "text/html; charset=utf-8";
+  ctx.body = body;
+}
+
+export function createDashboardRouter(deps: DashboardDeps): Router {
+  const { config, prisma, logger, mailer } = deps;
+  const settings = config.dashboard;
+  const linkMinutes = Math.round(settings.signInLinkTtlMs / 60_000);
+  const auth = sessions(prisma, { linkTtlMs: settings.signInLinkTtlMs, sessionTtlMs: settings.sessionTtlMs });
+  const admin = accounts(prisma, config.apiKeyPepper);
+  const perAddress = createRateLimiter({
+    name: "sign-in-address",
+    points: settings.signInPerAddress,
+    windowSeconds: 3600,
+    redis: deps.redis,
+    logger,
+  });
+  const perIp = createRateLimiter({
+    name: "sign-in-ip",
+    points: settings.signInPerIp,
+    windowSeconds: 3600,
+    redis: deps.redis,
+    logger,
+  });
+  const router = new Router({ prefix: DASHBOARD });
+
+  // Errors become pages here, with the status they carry; anything unexpected is logged.
+  router.use(async (ctx: Context, next: Next) => {
+    try {
+      await next();
+    } catch (error) {
+      const viewer = (ctx.state["dashboard"] as SignedIn | undefined) ?? null;
+      if (error instanceof HttpError) {
+        ctx.set(error.headers);
+        return page(ctx, errorPage(titleOf(error.status), error.message, viewer), error.status);
+      }
+      logger.error({ err: error, requestId: ctx.state["requestId"] as string }, "dashboard request failed");
+      page(ctx, errorPage("Something went wrong", "The page could not be shown; try again shortly.", viewer), 500);
+    }
+  });
+
+  /** Loads the session of the cookie, if any, into ctx.state.dashboard. */
+  async function viewerOf(ctx: Context): Promise<SignedIn | null> {
+    const secret = ctx.cookies.get(sessionCookieName(ctx));
+    if (!secret) return null;
+    const session = await auth.resolve(secret);
+    if (!session) return null;
+    const viewer: SignedIn = { session, csrf: csrfToken(secret), secret };
+    ctx.state["dashboard"] = viewer;
+    return viewer;
+  }
+
+  /** Signed-in pages: a GET without a session goes to the sign-in page; anything else is a 401. */
+  const signedIn = async (ctx: Context, next: Next): Promise<void> => {
+    if (await viewerOf(ctx)) {
+      await next();
+      return;
+    }
+    if (ctx.method === "GET" || ctx.method === "HEAD") {
+      clearSessionCookie(ctx);
+      ctx.set("Cache-Control", "no-store");
+      return ctx.redirect(`${DASHBOARD}/sign-in`);
+    }
+    throw new HttpError(401, "signed_out", "Your session has ended. Sign in again, then repeat what you did.");
+  };
+
+  /** Every request that changes something: from this origin, with the session's token. */
+  const changing = (ctx: Context, form: URLSearchParams | Record<string, string>) => {
+    const viewer = ctx.state["dashboard"] as SignedIn;
+    const token = form instanceof URLSearchParams ? form.get("csrf_token") : form["csrf_token"];
+    if (!isCsrfToken(viewer.secret, token)) {
+      throw new HttpError(403, "invalid_csrf_token", "This form has expired or did not come from this dashboard.");
+    }
+    return viewer;
+  };
+  const sameOrigin = async (ctx: Context, next: Next) => {
+    assertSameOrigin(ctx);
+    await next();
+  };
+
+  router.get("/assets/:file", (ctx) => {
+    const file = ctx.params["file"] ?? "";
+    const body = assetFiles.get(file);
+    if (!body) throw new HttpError(404, "not_found", `No asset ${file}`);
+    ctx.set("Cache-Control", "public, max-age=3600");
+    ctx.set("X-Content-Type-Options", "nosniff");
+    ctx.type = ASSETS[file]!;
+    ctx.body = body;
+  });
+
+  router.get("/", async (ctx) => {
+    ctx.set("Cache-Control", "no-store");
+    ctx.redirect((await viewerOf(ctx)) ? `${DASHBOARD}/keys` : `${DASHBOARD}/sign-in`);
+  });
+
+  // ---- Sign-in ----
+
+  const outboxDir = mailer.kind === "outbox" ? settings.outboxDir : null;
+  router.get("/sign-in", async (ctx) => {
+    if (await viewerOf(ctx)) {
+      ctx.set("Cache-Control", "no-store");
+      return ctx.redirect(`${DASHBOARD}/keys`);
+    }
+    page(ctx, signInPage({ signedOut: ctx.query["signed_out"] === "1", outboxDir }));
+  });
+
+  router.post("/sign-in", sameOrigin, async (ctx) => {
+    const form = await readForm(ctx);
+    const email = (form.get("email") ?? "").trim().toLowerCase();
+    if (!EMAIL.test(email) || email.length > 254) {
+      return page(ctx, signInPage({ email, error: "Enter the e-mail address of your subscription.", outboxDir }), 400);
+    }
+    // Per client IP first, then per address (hashed: no address is kept in the limiter's store).
+    // The same refusal whether or not the address is a subscriber's.
+    for (const [limiter, key] of [
+      [perIp, ctx.ip || "unknown"],
+      [perAddress, createHash("sha256").update(email).digest("hex")],
+    ] as const) {
+      const result = await limiter.consume(key);
+      setRateLimitHeaders(ctx, limiter, result);
+      if (!result.allowed) {
+        const minutes = Math.max(1, Math.ceil(result.resetSeconds / 60));
+        ctx.set("Retry-After", String(Math.max(1, result.resetSeconds)));
+        return page(
+          ctx,
+          signInPage({
+            email,
+            error: `Too many sign-in requests. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+            outboxDir,
+          }),
+          429,
+        );
+      }
+    }
+    // Looked up and sent after the answer, so its timing says nothing about the address. With a mail
+    // server the link's origin is the configured one (the configuration requires it).
+    const origin = publicOrigin(ctx, config.publicApiBaseUrl);
+    void sendLink(email, origin).catch((error: unknown) =>
+      logger.error({ err: error }, "could not send a sign-in link"),
+    );
+    page(ctx, checkEmailPage(email, linkMinutes));
+  });
+
+  async function sendLink(email: string, origin: string) {
+    const link = await auth.createLink(email);
+    if (!link) return;
+    const url = `${origin}${DASHBOARD}/sign-in/link?code=${link.token}`;
+    await mailer.send(
+      {
+        to: email,
+        subject: "Your sign-in link for the Marketplace dashboard",
+        text: `Sign in to the Marketplace dashboard:\n\n${url}\n\nThe link works once, within ${linkMinutes} minutes. If you did not ask for it, ignore this message.\n`,
+        html: html`<p>Sign in to the Marketplace dashboard:</p>
+          <p><a href="${url}">Sign in</a></p>
+          <p>The link works once, within ${linkMinutes} minutes. If you did not ask for it, ignore this message.</p>`
+          .value,
+      },
+      // Without a mail server the log is where a developer finds the link; never with one.
+      mailer.kind === "outbox" ? { link: url } : {},
+    );
+  }
+
+  // The link opens a page that asks to confirm: a mail scanner that follows links does not spend it.
+  router.get("/sign-in/link", async (ctx) => {
+    const code = typeof ctx.query["code"] === "string" ? ctx.query["code"] : "";
+    const found = await auth.peekLink(code);
+    if (!found) return page(ctx, linkRefusedPage(linkMinutes), 400);
+    page(ctx, confirmSignInPage(code, found.email));
+  });
+
+  router.post("/sign-in/link", sameOrigin, async (ctx) => {
+    const form = await readForm(ctx);
+    const session = await auth.redeemLink(form.get("code") ?? "");
+    if (!session) return page(ctx, linkRefusedPage(linkMinutes), 400);
+    setSessionCookie(ctx, session.secret, session.expiresAt);
+    ctx.status = 303;
+    ctx.redirect(`${DASHBOARD}/keys`);
+  });
+
+  router.post("/sign-out", sameOrigin, signedIn, async (ctx) => {
+    const viewer = changing(ctx, await readForm(ctx));
+    await auth.revoke(viewer.session.sessionId);
+    clearSessionCookie(ctx);
+    ctx.status = 303;
+    ctx.redirect(`${DASHBOARD}/sign-in?signed_out=1`);
+  });
+
+  // ---- Settings → API keys ----
+
+  const keysOf = (session: SessionSubscriber) => admin.listKeys(session.subscriberId);
+  const showKeys = async (ctx: Context, viewer: Viewer, options: Omit<KeysPageOptions, "keys">, status = 200) =>
+    page(ctx, keysPage(viewer, { keys: await keysOf(viewer.session), ...options }), status);
+
+  router.get("/keys", signedIn, async (ctx) => {
+    const viewer = ctx.state["dashboard"] as SignedIn;
+    // Only a key prefix is echoed: the page cannot be made to announce anything else.
+    const given = ctx.query["revoked"];
+    const revoked = typeof given === "string" && /^mkp_[0-9A-Za-z]{6}$/.test(given) ? given : undefined;
+    await showKeys(ctx, viewer, revoked ? { revoked } : {});
+  });
+
+  router.post("/keys", sameOrigin, signedIn, async (ctx) => {
+    const form = await readForm(ctx);
+    const viewer = changing(ctx, form);
+    const name = form.get("name") ?? "";
+    const refusal = keyRefusal(viewer.session.email, viewer.session.plan);
+    if (refusal) {
+      return showKeys(ctx, viewer, { error: `No key was created: ${refusal}.` }, 403);
+    }
+    try {
+      const created = await admin.issueKey(viewer.session.subscriberId, name);
+      logger.info(
+        { subscriberId: viewer.session.subscriberId, prefix: created.prefix },
+        "API key created in the dashboard",
+      );
+      await showKeys(
+        ctx,
+        viewer,
+        { created: { name: created.name, prefix: created.prefix, token: created.token } },
+        201,
+      );
+    } catch (error) {
+      if (!(error instanceof AccountError)) throw error;
+      await showKeys(ctx, viewer, { error: error.message, name }, 400);
+    }
+  });
+
+  router.post("/keys/:id/revoke", sameOrigin, signedIn, async (ctx) => {
+    const viewer = changing(ctx, await readForm(ctx));
+    try {
+      const key = await admin.revokeKey(ctx.params["id"] ?? "", viewer.session.subscriberId);
+      logger.info(
+        { subscriberId: viewer.session.subscriberId, prefix: key.prefix },
+        "API key revoked in the dashboard",
+      );
+      ctx.status = 303;
+      ctx.redirect(`${DASHBOARD}/keys?revoked=${encodeURIComponent(key.prefix)}`);
+    } catch (error) {
+      if (!(error instanceof AccountError)) throw error;
+      throw new HttpError(404, "not_found", "No such key of yours.");
+    }
+  });
+
+  // ---- Usage ----
+
+  router.get("/usage", signedIn, async (ctx) => {
+    const viewer = ctx.state["dashboard"] as SignedIn;
+    const subscriber = {
+      id: viewer.session.subscriberId,
+      plan: viewer.session.plan,
+      monthlyQuota: viewer.session.monthlyQuota,
+    };
+    const [summary, days] = await Promise.all([
+      usageSummary(prisma, subscriber),
+      dailyCompressions(prisma, subscriber.id),
+    ]);
+    page(ctx, usagePage(viewer, summary, days));
+  });
+
+  // ---- Try it ----
+
+  router.get("/try", signedIn, async (ctx) => {
+    const viewer = ctx.state["dashboard"] as SignedIn;
+    page(ctx, tryPage(viewer, { keys: await keysOf(viewer.session) }));
+  });
+
+  router.post("/try", sameOrigin, signedIn, async (ctx) => {
+    const viewer = ctx.state["dashboard"] as SignedIn;
+    const keys = await keysOf(viewer.session);
+    const service = deps.compress;
+    if (!service) throw new HttpError(503, "not_served", "This instance does not serve the compression API.");
+    const refusal = keyRefusal(viewer.session.email, viewer.session.plan);
+    if (refusal) throw new HttpError(403, "plan_not_eligible", `${refusal}.`);
+    if (Number(ctx.get("Content-Length")) > config.compress.maxUploadBytes + MULTIPART_OVERHEAD) {
+      throw tooLarge(config.compress.maxUploadBytes);
+    }
+    // The form's token and key come in the body, so the upload is read first, then checked, then
+    // handed to the API's service (rate limit, quota, record, engine). A file refused while it is
+    // read (not a PDF, too large) is not charged, as on /v1, but neither is it recorded.
+    const root = temporaryRoot(config);
+    await mkdir(root, { recursive: true });
+    const dir = await mkdtemp(path.join(root, "req-"));
+    let fields: Record<string, string> = {};
+    try {
+      const upload = await receiveUpload(ctx.req, {
+        dir,
+        maxBytes: config.compress.maxUploadBytes,
+        idleTimeoutMs: config.compress.uploadIdleTimeoutMs,
+        fields: ["csrf_token", "key_id", "profile"],
+      });
+      fields = upload.fields;
+      changing(ctx, fields);
+      const key = await subscriberKey(prisma, viewer.session.subscriberId, fields["key_id"] ?? "", (error) =>
+        logger.warn({ err: error }, "could not record an API key's last use"),
+      );
+      if (!key) throw new HttpError(400, "invalid_key_id", "Choose one of your active keys.");
+      const limit = await service.perKey.consume(key.id);
+      setRateLimitHeaders(ctx, service.perKey, limit);
+      if (!limit.allowed) {
+        throw new HttpError(429, "rate_limited", `Too many requests with this key; retry in ${limit.resetSeconds} s.`, {
+          "Retry-After": String(Math.max(1, limit.resetSeconds)),
+        });
+      }
+      const result = await service.compressFor(ctx, "compress", key, { received: upload, dir });
+      page(
+        ctx,
+        tryPage(viewer, {
+          keys,
+          keyId: key.id,
+          profile: fields["profile"],
+          result: { ...result, filename: upload.filename },
+        }),
+      );
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      if (!(error instanceof HttpError) || error.status === 401 || error.code === "invalid_csrf_token") throw error;
+      ctx.set(error.headers);
+      page(
+        ctx,
+        tryPage(viewer, {
+          keys,
+          ...(fields["key_id"] ? { keyId: fields["key_id"] } : {}),
+          ...(fields["profile"] ? { profile: fields["profile"] } : {}),
+          error: { status: error.status, code: error.code, message: error.message },
+        }),
+        error.status,
+      );
+    }
+  });
+
+  // Any other page under /dashboard: a page saying so, not the API's JSON.
+  router.get("/{*rest}", () => {
+    throw new HttpError(404, "not_found", "There is no such page in the dashboard.");
+  });
+
+  return router;
+}
+
+function titleOf(status: number): string {
+  if (status === 401) return "Signed out";
+  if (status === 403) return "Refused";
+  if (status === 404) return "Not found";
+  if (status === 429) return "Too many requests";
+  if (status >= 500) return "Unavailable";
+  return "Cannot do that";
+}

@@ -1,0 +1,180 @@
+// The typed client (clients/typescript) against the real compression service: a compression
+// through compress(), typed errors in the documented shape, a 503 busy with Retry-After retried
+// by the upload helper (the engine runner refuses the first job as a full pool does), POST not
+// re-sent by the generic middleware, a per-key 429 whose wait is longer than allowed returned at
+// once, and the generated types equal to what the served document generates.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { openAsBlob } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RunnerBusy } from "../../src/compress/isolation/runner.ts";
+import type { EngineRunner } from "../../src/compress/http/routes.ts";
+import { createLocalStorage } from "../../src/compress/storage/local.ts";
+import { createCompressionClient, type RetryEvent } from "../../clients/typescript/src/index.ts";
+import { clientTypes, generatedClientFiles } from "../../scripts/generate-client.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { makePdf, passThroughRunner, subscriberWithKey } from "../helpers/compress.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
+
+const SIGNING_SECRET = "test-signing-secret-of-at-least-32-chars";
+let db: TestDatabase;
+let work: string;
+let pdfPath: string;
+let server: TestServer;
+/** Jobs the runner refuses as busy before it passes the next one through. */
+let busyFor = 0;
+let runs = 0;
+
+const runner: EngineRunner = {
+  async run(job, options) {
+    runs++;
+    if (busyFor > 0) {
+      busyFor--;
+      throw new RunnerBusy(1);
+    }
+    return passThroughRunner.run(job, options);
+  },
+};
+
+async function start(env: Record<string, string> = {}) {
+  const objects = path.join(work, `objects-${Math.random().toString(36).slice(2)}`);
+  return startServer(
+    db,
+    {
+      UPLOAD_TMP_DIR: path.join(work, "uploads"),
+      LOCAL_STORAGE_DIR: objects,
+      DOWNLOAD_SIGNING_SECRET: SIGNING_SECRET,
+      ...env,
+    },
+    { compress: { storage: await createLocalStorage(objects, SIGNING_SECRET), runner } },
+  );
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  work = await mkdtemp(path.join(tmpdir(), "client-compress-"));
+  pdfPath = path.join(work, "report.pdf");
+  await writeFile(pdfPath, await makePdf(2));
+  server = await start();
+});
+
+afterAll(async () => {
+  await server?.close();
+  await db?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe("compress()", () => {
+  it("uploads a file from disk and answers the typed result", async () => {
+    const { token } = await subscriberWithKey(db.prisma);
+    const client = createCompressionClient({ baseUrl: server.url, apiKey: token });
+    const file = await openAsBlob(pdfPath);
+    const { data, error, response } = await client.compress(file, { profile: "lossless" });
+    expect(error).toBeUndefined();
+    expect(response.headers.get("x-quota-remaining")).toBeTruthy();
+    expect(data).toMatchObject({ success: true, original_size: file.size, expires_in: 3600 });
+    expect(data!.compressed_size).toBeLessThanOrEqual(data!.original_size);
+    expect((await fetch(data!.url)).status).toBe(200);
+  });
+
+  it("returns errors in the documented shape, typed, with the code also in X-Error-Code", async () => {
+    const client = createCompressionClient({ baseUrl: server.url, apiKey: "mkp_not-a-real-key" });
+    const { data, error, response } = await client.compress(await openAsBlob(pdfPath));
+    expect(data).toBeUndefined();
+    expect(response.status).toBe(401);
+    const code: string | undefined = error?.error.code;
+    expect(code).toBe("malformed_api_key");
+    expect(response.headers.get("x-error-code")).toBe(code);
+
+    const { token } = await subscriberWithKey(db.prisma);
+    const notPdf = await createCompressionClient({ baseUrl: server.url, apiKey: token }).compress(
+      new Blob(["plain text"], { type: "text/plain" }),
+    );
+    expect(notPdf.response.status).toBe(422);
+    expect(notPdf.error?.error.code).toBe("not_a_pdf");
+    expect(notPdf.error?.error.message).toBeTruthy();
+  });
+
+  it("sends the file again after a 503 busy with Retry-After, and charges once", async () => {
+    const { token } = await subscriberWithKey(db.prisma);
+    const events: RetryEvent[] = [];
+    const client = createCompressionClient({
+      baseUrl: server.url,
+      apiKey: token,
+      retry: { onRetry: (e) => events.push(e) },
+    });
+    busyFor = 1;
+    runs = 0;
+    const started = Date.now();
+    const { data, response } = await client.compress(await openAsBlob(pdfPath));
+    expect(response.status).toBe(200);
+    expect(data!.success).toBe(true);
+    expect(runs).toBe(2);
+    expect(events).toEqual([expect.objectContaining({ attempt: 1, status: 503, waitMs: 1000, method: "POST" })]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    const usage = await client.GET("/v1/usage");
+    expect(usage.data).toMatchObject({ used: 1 });
+  });
+
+  it("does not retry an upload when told not to; the 503 comes back typed", async () => {
+    const { token } = await subscriberWithKey(db.prisma);
+    const client = createCompressionClient({ baseUrl: server.url, apiKey: token });
+    busyFor = 1;
+    runs = 0;
+    const { error, response } = await client.compress(await openAsBlob(pdfPath), { retry: false });
+    expect(runs).toBe(1);
+    expect(response.status).toBe(503);
+    expect(Number(response.headers.get("retry-after"))).toBe(1);
+    expect(error?.error.code).toBe("busy");
+  });
+
+  it("the client's own POST is never re-sent by the Retry-After middleware (not idempotent)", async () => {
+    const { token } = await subscriberWithKey(db.prisma);
+    const client = createCompressionClient({ baseUrl: server.url, apiKey: token });
+    busyFor = 1;
+    runs = 0;
+    const { error, response } = await client.POST("/v1/compress", {
+      body: { file: await openAsBlob(pdfPath) },
+      bodySerializer: ({ file }) => {
+        const form = new FormData();
+        form.append("file", file, "report.pdf");
+        return form;
+      },
+    });
+    expect(response.status).toBe(503);
+    expect(error?.error.code).toBe("busy");
+    expect(runs).toBe(1);
+    busyFor = 0;
+  });
+});
+
+describe("the per-key rate limit", () => {
+  let limited: TestServer;
+  beforeAll(async () => {
+    limited = await start({ COMPRESS_RATE_LIMIT_PER_MINUTE: "1" });
+  });
+  afterAll(async () => {
+    await limited?.close();
+  });
+
+  it("answers a 429 at once when its Retry-After is longer than the client waits", async () => {
+    const { token } = await subscriberWithKey(db.prisma);
+    const client = createCompressionClient({ baseUrl: limited.url, apiKey: token, retry: { maxWaitMs: 2_000 } });
+    expect((await client.GET("/v1/usage")).response.status).toBe(200);
+    const started = Date.now();
+    const { error, response } = await client.compress(await openAsBlob(pdfPath));
+    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(response.status).toBe(429);
+    expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(2);
+    expect(error?.error.code).toBe("rate_limited");
+  });
+});
+
+describe("generated types", () => {
+  it("are what the served compression document generates", async () => {
+    const served = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as object;
+    const compression = (await generatedClientFiles()).find((file) => file.filename.endsWith("/compression.ts"))!;
+    expect(await clientTypes(served, compression.filename)).toBe(compression.content);
+  });
+});
