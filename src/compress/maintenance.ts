@@ -5,7 +5,7 @@ import { readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
-import { releaseQuota } from "../auth/quota.ts";
+import { fail } from "./compression.ts";
 import type { ObjectStorage } from "./storage/storage.ts";
 
 /** Removes request directories under root older than maxAgeMs; returns how many. */
@@ -25,8 +25,8 @@ export async function sweepTemporaryUploads(root: string, maxAgeMs: number, now 
 
 /**
  * Compressions still "running" long after any could (their process died) are marked failed and
- * their quota unit released. Each row is claimed by one conditional update, so two instances
- * reconciling at once release a unit once.
+ * their quota unit released (compression.ts `fail`: the conditional update that claims the row
+ * releases the unit, so two instances reconciling at once release it once).
  */
 export async function reconcileInterrupted(prisma: PrismaClient, olderThan: Date): Promise<number> {
   const stale = await prisma.compression.findMany({
@@ -35,27 +35,9 @@ export async function reconcileInterrupted(prisma: PrismaClient, olderThan: Date
   });
   let released = 0;
   for (const row of stale) {
-    if (await failAndRelease(prisma, row, "interrupted")) released++;
+    if (await fail(prisma, row, "interrupted")) released++;
   }
   return released;
-}
-
-/**
- * Marks a running compression failed and gives its quota unit back, once: only the caller whose
- * update claimed the record (the request itself, or housekeeping after a crash) releases the unit.
- */
-export async function failAndRelease(
-  prisma: PrismaClient,
-  record: { id: string; subscriberId: string; month: Date },
-  errorCode: string,
-): Promise<boolean> {
-  const claimed = await prisma.compression.updateMany({
-    where: { id: record.id, status: "running" },
-    data: { status: "failed", errorCode, finishedAt: new Date() },
-  });
-  if (claimed.count !== 1) return false;
-  await releaseQuota(prisma, record.subscriberId, record.month);
-  return true;
 }
 
 export function startHousekeeping(options: {

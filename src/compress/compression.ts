@@ -1,0 +1,199 @@
+// The lifecycle of one compression, in one place and one vocabulary, whoever drives it (a request
+// to /v1/compress or /v1/unlock, the dashboard's Try it, an asynchronous job, the housekeeping):
+//
+//   reserve  one quota unit (a conditional UPDATE: 402 when the month's quota is used up) and
+//            record the compression (`compressions`, status running); the unit goes back at once
+//            if the record cannot be written
+//   run      the engine in an isolated process (busy: 503; a refused or failed file: 422)
+//   store    the result under a random name, and sign its download URL
+//   succeed  the record says succeeded, with sizes and the object: the unit stays used
+//   | fail   the record says failed, with the error code, and the unit is released: once, by
+//            whichever caller's conditional update claims the running record (the request itself,
+//            a job's last attempt, or the housekeeping after a crash), never twice
+import { randomBytes } from "node:crypto";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import { nextMonth, releaseQuota, reserveQuota } from "../auth/quota.ts";
+import { HttpError } from "../http/errors.ts";
+import type { CompressionProfile } from "./engine/index.ts";
+import type { EngineJob } from "./isolation/protocol.ts";
+import { RunnerBusy, type Runner } from "./isolation/runner.ts";
+import type { ObjectStorage } from "./storage/storage.ts";
+
+/** Who a compression is charged to: an API key of a subscriber with a monthly quota. */
+export interface Chargeable {
+  /** The API key's id. */
+  id: string;
+  subscriberId: string;
+  monthlyQuota: number;
+}
+
+/** A compression reserved and recorded: its unit is used until it succeeds or is failed. */
+export interface Reserved {
+  /** The `compressions` record. */
+  id: string;
+  subscriberId: string;
+  /** The month the unit was taken from. */
+  month: Date;
+  /** Units used this month, this one included, and the month's quota. */
+  used: number;
+  limit: number;
+}
+
+/** What the runner answers the engine's work with. */
+export type EngineRunner = Pick<Runner, "run">;
+
+/** The quota headers of the compression API (successes and 402s). */
+export function quotaHeaders(limit: number, remaining: number, reset: Date): Record<string, string> {
+  return {
+    "X-Quota-Limit": String(limit),
+    "X-Quota-Remaining": String(Math.max(0, remaining)),
+    "X-Quota-Reset": reset.toISOString(),
+  };
+}
+
+export function quotaExceeded(monthlyQuota: number, reset = nextMonth()): HttpError {
+  return new HttpError(
+    402,
+    "quota_exceeded",
+    `The monthly quota of ${monthlyQuota} compressions is used up; it renews at ${reset.toISOString()}.`,
+    {
+      "Retry-After": String(Math.ceil((reset.getTime() - Date.now()) / 1000)),
+      ...quotaHeaders(monthlyQuota, 0, reset),
+    },
+  );
+}
+
+/** Reserves a unit for `key` and records the compression (402 `quota_exceeded` when used up). */
+export async function reserve(prisma: PrismaClient, key: Chargeable): Promise<Reserved> {
+  const reservation = await reserveQuota(prisma, key.subscriberId, key.monthlyQuota);
+  if (!reservation) throw quotaExceeded(key.monthlyQuota);
+  const { month, used, limit } = reservation;
+  try {
+    const record = await prisma.compression.create({
+      data: { subscriberId: key.subscriberId, apiKeyId: key.id, month, profile: "balanced" },
+      select: { id: true },
+    });
+    return { id: record.id, subscriberId: key.subscriberId, month, used, limit };
+  } catch (error) {
+    // Nothing ran: the unit goes back before the error is answered.
+    await releaseQuota(prisma, key.subscriberId, month).catch(() => undefined);
+    throw error;
+  }
+}
+
+// Every failure the engine or its process reports is about the file: a 422 with its code, not
+// charged. A processing_timeout keeps the runner's message, which states the limit for the file's
+// size (a valid large file may meet it on a slow instance: it is not called hostile); a
+// processing_failed gets one message whatever the process died of.
+const RUNNER_MESSAGES: Partial<Record<string, string>> = {
+  processing_failed: "Processing the file exceeded the memory limit or failed; it is too complex or damaged.",
+};
+
+/** Runs the engine on a job: its output's size, or the HttpError to answer (503 busy, 422). */
+export async function run(
+  runner: EngineRunner,
+  job: EngineJob,
+  signal: AbortSignal,
+): Promise<{ outputSize: number; pages: number }> {
+  let result;
+  try {
+    result = await runner.run(job, { signal });
+  } catch (error) {
+    if (error instanceof RunnerBusy) {
+      throw new HttpError(503, "busy", "Every compression slot is taken; retry shortly.", {
+        "Retry-After": String(Math.max(1, Math.ceil(error.retryAfterSeconds))),
+      });
+    }
+    throw error;
+  }
+  if (result.ok) return result;
+  throw new HttpError(422, result.code, RUNNER_MESSAGES[result.code] ?? result.message);
+}
+
+// eslint-disable-next-line no-control-regex -- control characters are what is being removed
+const CONTROL_OR_SLASH = /[\u0000-\u001f\u007f/\\]/g;
+
+/** `report.pdf` → `report-compressed.pdf` (or `-unlocked`), safe as a download name. */
+export function downloadName(uploaded: string, kind: EngineJob["kind"]): string {
+  const stem =
+    uploaded
+      .replace(/\.pdf$/i, "")
+      .replace(CONTROL_OR_SLASH, "_")
+      .slice(0, 150) || "document";
+  return `${stem}-${kind === "unlock" ? "unlocked" : "compressed"}.pdf`;
+}
+
+export interface Stored {
+  objectName: string;
+  url: string;
+}
+
+/** Stores the engine's output under a random 144-bit name and signs its download URL. */
+export async function store(
+  storage: ObjectStorage,
+  output: { path: string; uploadedName: string; kind: EngineJob["kind"] },
+  url: { ttlSeconds: number; origin: string },
+): Promise<Stored> {
+  const objectName = `${randomBytes(18).toString("base64url")}.pdf`;
+  const meta = { contentType: "application/pdf", downloadName: downloadName(output.uploadedName, output.kind) };
+  await storage.put(objectName, output.path, meta);
+  return { objectName, url: await storage.signedUrl(objectName, meta, url.ttlSeconds, url.origin) };
+}
+
+export interface Outcome {
+  profile: CompressionProfile;
+  originalSize: number;
+  compressedSize: number;
+  objectName: string;
+}
+
+/**
+ * Marks the compression succeeded: its unit stays used. Only a running record is claimed; one the
+ * housekeeping already failed (and released) is not charged after all, and this throws.
+ */
+export async function succeed(prisma: PrismaClient, compression: Reserved, outcome: Outcome): Promise<void> {
+  const claimed = await prisma.compression.updateMany({
+    where: { id: compression.id, status: "running" },
+    data: { status: "succeeded", ...outcome, finishedAt: new Date() },
+  });
+  if (claimed.count !== 1) throw new Error(`compression ${compression.id} was no longer running when it succeeded`);
+}
+
+/**
+ * Marks a running compression failed with `errorCode` and releases its unit, once: only the caller
+ * whose update claimed the record releases it. False when it was not running (already settled).
+ */
+export async function fail(
+  prisma: PrismaClient,
+  compression: Pick<Reserved, "id" | "subscriberId" | "month">,
+  errorCode: string,
+): Promise<boolean> {
+  const claimed = await prisma.compression.updateMany({
+    where: { id: compression.id, status: "running" },
+    data: { status: "failed", errorCode, finishedAt: new Date() },
+  });
+  if (claimed.count !== 1) return false;
+  await releaseQuota(prisma, compression.subscriberId, compression.month);
+  return true;
+}
+
+/** The compression result of the API: sizes in bytes, savings in percent (two decimals). */
+export interface CompressionResultBody {
+  success: true;
+  original_size: number;
+  compressed_size: number;
+  savings_percentage: number;
+  url: string;
+  expires_in: number;
+}
+
+export function resultBody(originalSize: number, compressedSize: number, url: string, expiresIn: number) {
+  return {
+    success: true,
+    original_size: originalSize,
+    compressed_size: compressedSize,
+    savings_percentage: Math.round((1 - compressedSize / originalSize) * 10_000) / 100,
+    url,
+    expires_in: expiresIn,
+  } satisfies CompressionResultBody;
+}
