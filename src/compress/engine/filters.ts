@@ -279,12 +279,76 @@ export function lzwDecode(data: Uint8Array, earlyChange: number, maxOutput: numb
   return out.result();
 }
 
+/** The predictor parameters of a filter's /DecodeParms (PDF defaults where absent). */
+export function predictorParms(parms: PDFDict | undefined): {
+  predictor: number;
+  colors: number;
+  columns: number;
+  bpc: number;
+} {
+  return {
+    predictor: numberOf(parms?.lookup(N.Predictor)) ?? 1,
+    colors: numberOf(parms?.lookup(N.Colors)) ?? 1,
+    columns: numberOf(parms?.lookup(N.Columns)) ?? 1,
+    bpc: numberOf(parms?.lookup(N.BitsPerComponent)) ?? 8,
+  };
+}
+
+/** Undoes the TIFF predictor (2, 8-bit samples) of one row, in place. */
+export function untiffRow(row: Uint8Array, bytesPerPixel: number): void {
+  for (let i = bytesPerPixel; i < row.length; i++) row[i] = (row[i]! + row[i - bytesPerPixel]!) & 0xff;
+}
+
+/**
+ * Undoes one row of PNG predictors (10-15): `type` is the row's filter byte, the row's data is
+ * `data` from `at`, `previous` the row above decoded (zeros for the first), written to `row`
+ * (whose length is the row's). False for a filter type PNG does not define.
+ */
+export function unpngRow(
+  type: number,
+  data: Uint8Array,
+  at: number,
+  previous: Uint8Array,
+  row: Uint8Array,
+  bytesPerPixel: number,
+): boolean {
+  const length = row.length;
+  const bpp = bytesPerPixel;
+  switch (type) {
+    case 0:
+      row.set(data.subarray(at, at + length));
+      return true;
+    case 1:
+      for (let i = 0; i < length; i++) row[i] = (data[at + i]! + (i >= bpp ? row[i - bpp]! : 0)) & 0xff;
+      return true;
+    case 2:
+      for (let i = 0; i < length; i++) row[i] = (data[at + i]! + previous[i]!) & 0xff;
+      return true;
+    case 3:
+      for (let i = 0; i < length; i++) {
+        row[i] = (data[at + i]! + (((i >= bpp ? row[i - bpp]! : 0) + previous[i]!) >> 1)) & 0xff;
+      }
+      return true;
+    case 4:
+      for (let i = 0; i < length; i++) {
+        const left = i >= bpp ? row[i - bpp]! : 0;
+        const up = previous[i]!;
+        const upLeft = i >= bpp ? previous[i - bpp]! : 0;
+        const p = left + up - upLeft;
+        const pa = Math.abs(p - left);
+        const pb = Math.abs(p - up);
+        const pc = Math.abs(p - upLeft);
+        row[i] = (data[at + i]! + (pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft)) & 0xff;
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
 /** Undoes a TIFF (2) or PNG (10-15) predictor; undefined for parameters we do not handle. */
 export function unpredict(data: Uint8Array, parms: PDFDict): Uint8Array | undefined {
-  const predictor = numberOf(parms.lookup(N.Predictor)) ?? 1;
-  const colors = numberOf(parms.lookup(N.Colors)) ?? 1;
-  const bpc = numberOf(parms.lookup(N.BitsPerComponent)) ?? 8;
-  const columns = numberOf(parms.lookup(N.Columns)) ?? 1;
+  const { predictor, colors, bpc, columns } = predictorParms(parms);
   if (![1, 2, 4, 8, 16].includes(bpc) || colors < 1 || colors > 32 || columns < 1) return undefined;
   const bytesPerPixel = Math.max(1, Math.ceil((colors * bpc) / 8));
   const rowLength = Math.ceil((colors * bpc * columns) / 8);
@@ -293,8 +357,7 @@ export function unpredict(data: Uint8Array, parms: PDFDict): Uint8Array | undefi
     if (bpc !== 8) return undefined;
     const out = Uint8Array.from(data);
     for (let row = 0; row + rowLength <= out.length; row += rowLength) {
-      for (let i = bytesPerPixel; i < rowLength; i++)
-        out[row + i] = (out[row + i]! + out[row + i - bytesPerPixel]!) & 0xff;
+      untiffRow(out.subarray(row, row + rowLength), bytesPerPixel);
     }
     return out;
   }
@@ -306,40 +369,8 @@ export function unpredict(data: Uint8Array, parms: PDFDict): Uint8Array | undefi
   let prev = new Uint8Array(rowLength);
   for (let r = 0; r < rows; r++) {
     const start = r * (rowLength + 1);
-    const type = data[start]!;
     const row = out.subarray(r * rowLength, (r + 1) * rowLength);
-    for (let i = 0; i < rowLength; i++) {
-      const raw = data[start + 1 + i]!;
-      const left = i >= bytesPerPixel ? row[i - bytesPerPixel]! : 0;
-      const up = prev[i]!;
-      const upLeft = i >= bytesPerPixel ? prev[i - bytesPerPixel]! : 0;
-      let value: number;
-      switch (type) {
-        case 0:
-          value = raw;
-          break;
-        case 1:
-          value = raw + left;
-          break;
-        case 2:
-          value = raw + up;
-          break;
-        case 3:
-          value = raw + ((left + up) >> 1);
-          break;
-        case 4: {
-          const p = left + up - upLeft;
-          const pa = Math.abs(p - left);
-          const pb = Math.abs(p - up);
-          const pc = Math.abs(p - upLeft);
-          value = raw + (pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft);
-          break;
-        }
-        default:
-          return undefined;
-      }
-      row[i] = value & 0xff;
-    }
+    if (!unpngRow(data[start]!, data, start + 1, prev, row, bytesPerPixel)) return undefined;
     prev = row;
   }
   return out;

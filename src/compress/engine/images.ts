@@ -34,7 +34,18 @@ import {
 import type { Components, JpegEffort, JpegHeader, Pixels, Size } from "./codecs.ts";
 import { colourOf } from "./colour.ts";
 import type { Colour, DirectColour } from "./colour.ts";
-import { decodeFilters, decodeParmsOf, deflate, filtersOf, isGeneralFilter, N, numberOf } from "./filters.ts";
+import {
+  decodeFilters,
+  decodeParmsOf,
+  deflate,
+  filtersOf,
+  isGeneralFilter,
+  N,
+  numberOf,
+  predictorParms,
+  unpngRow,
+  untiffRow,
+} from "./filters.ts";
 import { convertInlineImages, MIN_INLINE_BYTES } from "./inline.ts";
 import { findImagePlacements } from "./placement.ts";
 import type { Placement, Placements } from "./placement.ts";
@@ -220,16 +231,6 @@ function to8Bit(samples: Uint8Array, count: number): Uint8Array {
   return out;
 }
 
-/** The PNG/TIFF predictor parameters of a single Flate filter, or undefined for none. */
-function predictorOf(parms: PDFDict | undefined): { predictor: number; colors: number; columns: number; bpc: number } {
-  return {
-    predictor: numberOf(parms?.lookup(N.Predictor)) ?? 1,
-    colors: numberOf(parms?.lookup(N.Colors)) ?? 1,
-    columns: numberOf(parms?.lookup(N.Columns)) ?? 1,
-    bpc: numberOf(parms?.lookup(N.BitsPerComponent)) ?? 8,
-  };
-}
-
 /** Adds a row's samples into the sums of their column blocks (`blockOf`: a sample's sum). */
 function accumulate(row: Uint8Array, sums: Uint32Array, blockOf: Int32Array): void {
   for (let i = 0; i < blockOf.length; i++) {
@@ -250,7 +251,7 @@ async function reduceWhileInflating(
   n: Components,
   factor: number,
 ): Promise<Pixels | undefined> {
-  const p = predictorOf(parms);
+  const p = predictorParms(parms);
   const png = p.predictor >= 10;
   if (png || p.predictor === 2) {
     if (p.colors !== n || p.columns !== width || p.bpc !== 8) return undefined;
@@ -273,30 +274,10 @@ async function reduceWhileInflating(
     if (!png) {
       if (p.predictor !== 2) return row;
       current.set(row.subarray(0, rowBytes));
-      for (let i = n; i < rowBytes; i++) current[i] = (current[i]! + current[i - n]!) & 0xff;
+      untiffRow(current, n);
       return current;
     }
-    const type = row[0]!;
-    for (let i = 0; i < rowBytes; i++) {
-      const raw = row[i + 1]!;
-      const left = i >= n ? current[i - n]! : 0;
-      const up = previous[i]!;
-      const upLeft = i >= n ? previous[i - n]! : 0;
-      let value: number;
-      if (type === 0) value = raw;
-      else if (type === 1) value = raw + left;
-      else if (type === 2) value = raw + up;
-      else if (type === 3) value = raw + ((left + up) >> 1);
-      else if (type === 4) {
-        const q = left + up - upLeft;
-        const pa = Math.abs(q - left);
-        const pb = Math.abs(q - up);
-        const pc = Math.abs(q - upLeft);
-        value = raw + (pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft);
-      } else return undefined;
-      current[i] = value & 0xff;
-    }
-    return current;
+    return unpngRow(row[0]!, row, 1, previous, current, n) ? current : undefined;
   };
   const blockOf = new Int32Array(rowBytes);
   for (let i = 0; i < rowBytes; i++) blockOf[i] = Math.floor(i / n / factor) * n + (i % n);

@@ -2,11 +2,12 @@
 // never held in memory, under strict limits (one file part, a few small fields, few headers),
 // its %PDF- signature checked as soon as the first bytes arrive, and cut off when it stalls.
 // Every failure removes what was written and rejects with the HttpError to answer.
-import { createWriteStream } from "node:fs";
+import { createWriteStream, type WriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import type { IncomingMessage } from "node:http";
 import type { Http2ServerRequest } from "node:http2";
 import path from "node:path";
+import type { Readable } from "node:stream";
 import busboy from "busboy";
 import { HttpError } from "../../http/errors.ts";
 
@@ -58,139 +59,23 @@ export function receiveUpload(req: IncomingMessage, options: UploadOptions): Pro
       new HttpError(415, "unsupported_media_type", "Send the file as multipart/form-data with a part named file."),
     );
   }
-  const target = path.join(options.dir, "upload.pdf");
   return new Promise<Upload>((resolve, reject) => {
-    let settled = false;
-    let fileSeen = false;
-    let fileDone: Promise<void> | null = null;
-    let size = 0;
-    let filename = "document.pdf";
-    const fields: Record<string, string> = {};
-    let out: ReturnType<typeof createWriteStream> | null = null;
-    let fileStream: NodeJS.ReadableStream | null = null;
-
     let parser: busboy.Busboy;
     try {
-      parser = busboy({
-        headers: req.headers,
-        limits: {
-          files: 1,
-          fields: options.fields.length,
-          // busboy signals these two on reaching the limit, not on passing it: one more than allowed.
-          parts: options.fields.length + 2,
-          fieldNameSize: 64,
-          fieldSize: 1024,
-          headerPairs: 16,
-          fileSize: options.maxBytes + 1,
-        },
-      });
+      parser = createParser(req, options);
     } catch {
       reject(new HttpError(400, "invalid_multipart", "The multipart body has no boundary."));
       return;
     }
-
-    const idle = setTimeout(() => fail(timeout()), options.idleTimeoutMs);
-    const timeout = () =>
-      new HttpError(
-        408,
-        "upload_timeout",
-        `No data arrived for ${options.idleTimeoutMs / 1000} s; the upload was cut off.`,
-      );
-    const onData = () => idle.refresh();
-    const onAborted = () => fail(new UploadAborted());
-    // What closes when the client goes away: the connection (HTTP/1.1) or the request's stream
-    // (HTTP/2, where the connection carries other requests).
-    const transport: NodeJS.EventEmitter = "stream" in req ? (req as unknown as Http2ServerRequest).stream : req.socket;
-    const onSignal = () => {
-      const reason: unknown = options.signal?.reason;
-      fail(reason instanceof Error ? reason : new UploadAborted());
-    };
-    req.on("data", onData);
-    req.on("aborted", onAborted);
-    transport.on("close", onAborted);
-    options.signal?.addEventListener("abort", onSignal, { once: true });
-    if (options.signal?.aborted) queueMicrotask(onSignal);
-
-    const cleanup = () => {
-      clearTimeout(idle);
-      req.off("data", onData);
-      req.off("aborted", onAborted);
-      transport.off("close", onAborted);
-      options.signal?.removeEventListener("abort", onSignal);
-      req.unpipe(parser);
-    };
-
-    function fail(error: Error) {
-      if (settled) return;
-      settled = true;
-      cleanup();
-      fileStream?.unpipe();
-      fileStream?.resume();
-      out?.destroy();
-      parser.removeAllListeners();
-      parser.on("error", () => undefined);
-      void rm(target, { force: true }).then(() => reject(error));
-    }
-
-    parser.on("file", (name, stream, info) => {
-      if (name !== "file") {
-        stream.resume();
-        return fail(new HttpError(400, "unexpected_field", `Unexpected file field "${name}"; send the PDF as "file".`));
-      }
-      fileSeen = true;
-      fileStream = stream;
-      if (info.filename) filename = path.basename(info.filename.replace(/\\/g, "/"));
-      out = createWriteStream(target, { flags: "wx", mode: 0o600 });
-      const head: Buffer[] = [];
-      let headBytes = 0;
-      let sniffed = false;
-      const sniff = (final: boolean) => {
-        if (sniffed) return;
-        const bytes = Buffer.concat(head);
-        if (bytes.indexOf(SIGNATURE) >= 0) sniffed = true;
-        else if (final || bytes.length >= SNIFF_BYTES) {
-          sniffed = true;
-          fail(new HttpError(422, "not_a_pdf", "The file is not a PDF: it does not start with a %PDF- header."));
-        }
-      };
-      stream.on("data", (chunk: Buffer) => {
-        size += chunk.length;
-        if (!sniffed) {
-          head.push(chunk);
-          headBytes += chunk.length;
-          sniff(false);
-          if (headBytes >= SNIFF_BYTES) head.length = 0;
-        }
-      });
-      stream.on("limit", () => fail(tooLarge(options.maxBytes)));
-      fileDone = new Promise<void>((done, error) => {
-        out!.on("finish", done);
-        out!.on("error", error);
-      });
-      // Awaited on success; after a failure nobody waits for it.
-      fileDone.catch(() => undefined);
-      stream.on("end", () => sniff(true));
-      stream.pipe(out);
-    });
-
-    parser.on("field", (name, value, info) => {
-      if (!options.fields.includes(name)) {
-        return fail(
-          new HttpError(
-            400,
-            "unexpected_field",
-            `Unexpected field "${name}"; this endpoint takes file and ${options.fields.join(", ")}.`,
-          ),
-        );
-      }
-      if (info.valueTruncated || info.nameTruncated)
-        return fail(new HttpError(400, `invalid_${name}`, `${name} is too long.`));
-      if (name in fields) return fail(new HttpError(400, `invalid_${name}`, `${name} was sent more than once.`));
-      fields[name] = value;
-    });
-    parser.on("filesLimit", () => fail(new HttpError(400, "too_many_files", "Send exactly one file per request.")));
+    const upload = startReceiving(req, parser, options, { resolve, reject });
+    parser.on("file", (name, stream, info) => onFilePart(upload, name, stream, info));
+    parser.on("field", (name, value, info) => onField(upload, name, value, info));
+    parser.on("filesLimit", () =>
+      fail(upload, new HttpError(400, "too_many_files", "Send exactly one file per request.")),
+    );
     parser.on("fieldsLimit", () =>
       fail(
+        upload,
         new HttpError(
           400,
           "unexpected_field",
@@ -199,30 +84,220 @@ export function receiveUpload(req: IncomingMessage, options: UploadOptions): Pro
       ),
     );
     parser.on("partsLimit", () =>
-      fail(new HttpError(400, "unexpected_field", "Too many parts in the multipart body.")),
+      fail(upload, new HttpError(400, "unexpected_field", "Too many parts in the multipart body.")),
     );
     parser.on("error", (error: Error) =>
-      fail(new HttpError(400, "invalid_multipart", `Malformed multipart body: ${error.message}`)),
+      fail(upload, new HttpError(400, "invalid_multipart", `Malformed multipart body: ${error.message}`)),
     );
-    parser.on("close", () => {
-      void (async () => {
-        if (settled) return;
-        if (!fileSeen)
-          return fail(
-            new HttpError(400, "missing_file", 'The request has no file: send the PDF in a part named "file".'),
-          );
-        try {
-          await fileDone;
-        } catch (error) {
-          return fail(error as Error);
-        }
-        if (settled) return;
-        if (size === 0) return fail(new HttpError(422, "not_a_pdf", "The file is empty."));
-        settled = true;
-        cleanup();
-        resolve({ path: target, size, filename, fields });
-      })();
-    });
+    parser.on("close", () => void finish(upload));
     req.pipe(parser);
   });
+}
+
+function createParser(req: IncomingMessage, options: UploadOptions): busboy.Busboy {
+  return busboy({
+    headers: req.headers,
+    limits: {
+      files: 1,
+      fields: options.fields.length,
+      // busboy signals these two on reaching the limit, not on passing it: one more than allowed.
+      parts: options.fields.length + 2,
+      fieldNameSize: 64,
+      fieldSize: 1024,
+      headerPairs: 16,
+      fileSize: options.maxBytes + 1,
+    },
+  });
+}
+
+/** One upload being received: what has arrived, and how to stop listening. */
+interface Receiving {
+  readonly req: IncomingMessage;
+  readonly parser: busboy.Busboy;
+  readonly options: UploadOptions;
+  readonly target: string;
+  readonly settle: { resolve: (upload: Upload) => void; reject: (error: Error) => void };
+  /** Removes the listeners on the request, its transport and the signal, and the idle timer. */
+  stopWatching: () => void;
+  settled: boolean;
+  fileSeen: boolean;
+  /** Settles when the file is written (awaited on success; after a failure nobody waits for it). */
+  fileDone: Promise<void> | null;
+  size: number;
+  filename: string;
+  fields: Record<string, string>;
+  out: WriteStream | null;
+  fileStream: NodeJS.ReadableStream | null;
+}
+
+/** Starts watching the request: idle timeout, client gone, the signal. */
+function startReceiving(
+  req: IncomingMessage,
+  parser: busboy.Busboy,
+  options: UploadOptions,
+  settle: Receiving["settle"],
+): Receiving {
+  const upload: Receiving = {
+    req,
+    parser,
+    options,
+    target: path.join(options.dir, "upload.pdf"),
+    settle,
+    stopWatching: () => undefined,
+    settled: false,
+    fileSeen: false,
+    fileDone: null,
+    size: 0,
+    filename: "document.pdf",
+    fields: {},
+    out: null,
+    fileStream: null,
+  };
+  const idle = setTimeout(
+    () =>
+      fail(
+        upload,
+        new HttpError(
+          408,
+          "upload_timeout",
+          `No data arrived for ${options.idleTimeoutMs / 1000} s; the upload was cut off.`,
+        ),
+      ),
+    options.idleTimeoutMs,
+  );
+  const onData = () => idle.refresh();
+  const onAborted = () => fail(upload, new UploadAborted());
+  // What closes when the client goes away: the connection (HTTP/1.1) or the request's stream
+  // (HTTP/2, where the connection carries other requests).
+  const transport: NodeJS.EventEmitter = "stream" in req ? (req as unknown as Http2ServerRequest).stream : req.socket;
+  const onSignal = () => {
+    const reason: unknown = options.signal?.reason;
+    fail(upload, reason instanceof Error ? reason : new UploadAborted());
+  };
+  req.on("data", onData);
+  req.on("aborted", onAborted);
+  transport.on("close", onAborted);
+  options.signal?.addEventListener("abort", onSignal, { once: true });
+  if (options.signal?.aborted) queueMicrotask(onSignal);
+  upload.stopWatching = () => {
+    clearTimeout(idle);
+    req.off("data", onData);
+    req.off("aborted", onAborted);
+    transport.off("close", onAborted);
+    options.signal?.removeEventListener("abort", onSignal);
+    req.unpipe(parser);
+  };
+  return upload;
+}
+
+/** Ends the upload with `error`: stops reading, removes what was written, then rejects. */
+function fail(upload: Receiving, error: Error): void {
+  if (upload.settled) return;
+  upload.settled = true;
+  upload.stopWatching();
+  upload.fileStream?.unpipe();
+  upload.fileStream?.resume();
+  upload.out?.destroy();
+  upload.parser.removeAllListeners();
+  upload.parser.on("error", () => undefined);
+  void rm(upload.target, { force: true }).then(() => upload.settle.reject(error));
+}
+
+function onFilePart(upload: Receiving, name: string, stream: Readable, info: busboy.FileInfo): void {
+  if (name !== "file") {
+    stream.resume();
+    return fail(
+      upload,
+      new HttpError(400, "unexpected_field", `Unexpected file field "${name}"; send the PDF as "file".`),
+    );
+  }
+  upload.fileSeen = true;
+  upload.fileStream = stream;
+  if (info.filename) upload.filename = path.basename(info.filename.replace(/\\/g, "/"));
+  const out = createWriteStream(upload.target, { flags: "wx", mode: 0o600 });
+  upload.out = out;
+  const sniffer = signatureSniffer(() =>
+    fail(upload, new HttpError(422, "not_a_pdf", "The file is not a PDF: it does not start with a %PDF- header.")),
+  );
+  stream.on("data", (chunk: Buffer) => {
+    upload.size += chunk.length;
+    sniffer.push(chunk);
+  });
+  stream.on("limit", () => fail(upload, tooLarge(upload.options.maxBytes)));
+  upload.fileDone = new Promise<void>((done, error) => {
+    out.on("finish", done);
+    out.on("error", error);
+  });
+  upload.fileDone.catch(() => undefined);
+  stream.on("end", () => sniffer.end());
+  stream.pipe(out);
+}
+
+/**
+ * Looks for %PDF- in the first bytes as they arrive; calls `refuse` once if it is not within
+ * SNIFF_BYTES (or the whole file, when shorter).
+ */
+function signatureSniffer(refuse: () => void): { push(chunk: Buffer): void; end(): void } {
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  let sniffed = false;
+  const sniff = (final: boolean) => {
+    if (sniffed) return;
+    const bytes = Buffer.concat(head);
+    if (bytes.indexOf(SIGNATURE) >= 0) sniffed = true;
+    else if (final || bytes.length >= SNIFF_BYTES) {
+      sniffed = true;
+      refuse();
+    }
+  };
+  return {
+    push(chunk) {
+      if (sniffed) return;
+      head.push(chunk);
+      headBytes += chunk.length;
+      sniff(false);
+      if (headBytes >= SNIFF_BYTES) head.length = 0;
+    },
+    end: () => sniff(true),
+  };
+}
+
+function onField(upload: Receiving, name: string, value: string, info: busboy.FieldInfo): void {
+  const allowed = upload.options.fields;
+  if (!allowed.includes(name)) {
+    return fail(
+      upload,
+      new HttpError(
+        400,
+        "unexpected_field",
+        `Unexpected field "${name}"; this endpoint takes file and ${allowed.join(", ")}.`,
+      ),
+    );
+  }
+  if (info.valueTruncated || info.nameTruncated)
+    return fail(upload, new HttpError(400, `invalid_${name}`, `${name} is too long.`));
+  if (name in upload.fields)
+    return fail(upload, new HttpError(400, `invalid_${name}`, `${name} was sent more than once.`));
+  upload.fields[name] = value;
+}
+
+/** The multipart body ended: resolves once the file is on disk, or fails for what is missing. */
+async function finish(upload: Receiving): Promise<void> {
+  if (upload.settled) return;
+  if (!upload.fileSeen) {
+    return fail(
+      upload,
+      new HttpError(400, "missing_file", 'The request has no file: send the PDF in a part named "file".'),
+    );
+  }
+  try {
+    await upload.fileDone;
+  } catch (error) {
+    return fail(upload, error as Error);
+  }
+  if (upload.settled) return;
+  if (upload.size === 0) return fail(upload, new HttpError(422, "not_a_pdf", "The file is empty."));
+  upload.settled = true;
+  upload.stopWatching();
+  upload.settle.resolve({ path: upload.target, size: upload.size, filename: upload.filename, fields: upload.fields });
 }

@@ -118,6 +118,23 @@ function forkEngine(options: PoolOptions, childModule: string, warm: boolean): E
   };
 }
 
+/**
+ * A ready process, else one still starting; never one that already exited (its "close", which
+ * takes it out of the pool, may not have come yet); else a fresh fork. Then the pool is refilled.
+ */
+function takeProcess(idle: EngineProcess[], fork: () => EngineProcess, refill: () => void): EngineProcess {
+  const readyAt = idle.findIndex((engine) => engine.isReady());
+  const at = readyAt >= 0 ? readyAt : idle.findIndex((engine) => isAlive(engine.child));
+  const [engine] = at >= 0 ? idle.splice(at, 1) : [];
+  const taken = engine ?? fork();
+  // Loading Node and the engine takes a core for a second or more, which the job would lose on
+  // a small machine: while another process is ready for the next job, the replacement is
+  // forked once this one has exited.
+  if (idle.some((other) => other.isReady())) void taken.closed.then(refill);
+  else refill();
+  return taken;
+}
+
 export function createProcessPool(options: PoolOptions): ProcessPool {
   const source = options.childModule ?? CHILD_MODULE;
   // Plain JavaScript for the processes (compiled.ts), else the sources as they are.
@@ -172,18 +189,7 @@ export function createProcessPool(options: PoolOptions): ProcessPool {
   return {
     take() {
       if (closed) throw new Error("the process pool is closed");
-      // A ready process, else one still starting; never one that already exited (its "close",
-      // which takes it out of the pool, may not have come yet).
-      const readyAt = idle.findIndex((engine) => engine.isReady());
-      const at = readyAt >= 0 ? readyAt : idle.findIndex((engine) => isAlive(engine.child));
-      const [engine] = at >= 0 ? idle.splice(at, 1) : [];
-      const taken = engine ?? forkEngine(options, childModule, false);
-      // Loading Node and the engine takes a core for a second or more, which the job would lose on
-      // a small machine: while another process is ready for the next job, the replacement is
-      // forked once this one has exited.
-      if (idle.some((other) => other.isReady())) void taken.closed.then(refill);
-      else refill();
-      return taken;
+      return takeProcess(idle, () => forkEngine(options, childModule, false), refill);
     },
     readyCount: () => idle.filter((engine) => engine.isReady()).length,
     size: () => idle.length,

@@ -203,6 +203,72 @@ interface JobHooks {
 
 type Outcome = { result: EngineResult } | { error: unknown };
 
+/** Polls the process's resident memory; calls `exceeded` past the cap. Undefined without a cap. */
+function watchMemory(pid: number | undefined, maxRssMb: number | undefined, exceeded: () => void) {
+  if (maxRssMb === undefined || pid === undefined) return undefined;
+  return setInterval(() => {
+    void residentMb(pid).then((mb) => {
+      if (mb !== undefined && mb > maxRssMb) exceeded();
+    });
+  }, RSS_POLL_MS);
+}
+
+/** How a job's process ended: what it replied, and why the runner killed it, if it did. */
+interface Ending {
+  job: EngineJob;
+  signal: AbortSignal | undefined;
+  reply: unknown;
+  killedFor: KillReason | undefined;
+  limitMs: number;
+  inputBytes: number;
+}
+
+/** The outcome of a job whose process is gone; counts it, and removes an output not to be kept. */
+async function concludeJob(ending: Ending, counts: JobHooks["counts"]): Promise<Outcome> {
+  const { job, signal, reply, killedFor } = ending;
+  const removeOutput = () => rm(job.outputPath, { force: true });
+  if (killedFor === "abort" || killedFor === "closed") {
+    await removeOutput();
+    if (killedFor === "abort") counts.aborted++;
+    return { error: killedFor === "abort" && signal ? abortError(signal) : new RunnerClosed() };
+  }
+  // A process that replied has done its work, even if it was slow to exit.
+  if (isEngineResult(reply)) {
+    if (!reply.ok) {
+      await removeOutput();
+      if (reply.code === "processing_failed") counts.failed++;
+      else counts.refused++;
+      return { result: reply };
+    }
+    const size = await stat(job.outputPath).then(
+      (s) => s.size,
+      () => -1,
+    );
+    if (size === reply.outputSize) {
+      counts.succeeded++;
+      return { result: reply };
+    }
+  }
+  await removeOutput();
+  if (killedFor === "timeout") {
+    counts.timedOut++;
+    return {
+      result: { ok: false, code: "processing_timeout", message: timeoutMessage(ending.limitMs, ending.inputBytes) },
+    };
+  }
+  counts.failed++;
+  return {
+    result: {
+      ok: false,
+      code: "processing_failed",
+      message:
+        killedFor === "memory"
+          ? "Processing the file exceeded the memory limit."
+          : "Processing the file failed (the worker process ended unexpectedly).",
+    },
+  };
+}
+
 /**
  * Runs one job in the process taken for it; `outcome` settles when the process is gone. The
  * process is never given back: it exits after replying, or is killed.
@@ -226,15 +292,7 @@ function runInProcess(
   const timer = setTimeout(() => kill("timeout"), limitMs);
   const onAbort = () => kill("abort");
   signal?.addEventListener("abort", onAbort, { once: true });
-  const { maxRssMb } = hooks;
-  const watchdog =
-    maxRssMb === undefined || pid === undefined
-      ? undefined
-      : setInterval(() => {
-          void residentMb(pid).then((mb) => {
-            if (mb !== undefined && mb > maxRssMb) kill("memory");
-          });
-        }, RSS_POLL_MS);
+  const watchdog = watchMemory(pid, hooks.maxRssMb, () => kill("memory"));
 
   const onMessage = (message: unknown) => {
     if (!isChildReady(message)) reply ??= message;
@@ -249,49 +307,6 @@ function runInProcess(
     });
   });
 
-  const conclude = async (): Promise<Outcome> => {
-    const { counts } = hooks;
-    const removeOutput = () => rm(job.outputPath, { force: true });
-    if (killedFor === "abort" || killedFor === "closed") {
-      await removeOutput();
-      if (killedFor === "abort") counts.aborted++;
-      return { error: killedFor === "abort" && signal ? abortError(signal) : new RunnerClosed() };
-    }
-    // A process that replied has done its work, even if it was slow to exit.
-    if (isEngineResult(reply)) {
-      if (!reply.ok) {
-        await removeOutput();
-        if (reply.code === "processing_failed") counts.failed++;
-        else counts.refused++;
-        return { result: reply };
-      }
-      const size = await stat(job.outputPath).then(
-        (s) => s.size,
-        () => -1,
-      );
-      if (size === reply.outputSize) {
-        counts.succeeded++;
-        return { result: reply };
-      }
-    }
-    await removeOutput();
-    if (killedFor === "timeout") {
-      counts.timedOut++;
-      return { result: { ok: false, code: "processing_timeout", message: timeoutMessage(limitMs, inputBytes) } };
-    }
-    counts.failed++;
-    return {
-      result: {
-        ok: false,
-        code: "processing_failed",
-        message:
-          killedFor === "memory"
-            ? "Processing the file exceeded the memory limit."
-            : "Processing the file failed (the worker process ended unexpectedly).",
-      },
-    };
-  };
-
   const outcome = engine.closed.then(async () => {
     clearTimeout(timer);
     if (watchdog) clearInterval(watchdog);
@@ -299,7 +314,7 @@ function runInProcess(
     child.off("message", onMessage);
     hooks.onEvent?.({ type: "job-exited", pid, killed: killedFor ?? null });
     try {
-      return await conclude();
+      return await concludeJob({ job, signal, reply, killedFor, limitMs, inputBytes }, hooks.counts);
     } catch (error) {
       return { error }; // the output file could not be examined or removed
     }
@@ -307,7 +322,32 @@ function runInProcess(
   return { kill, outcome };
 }
 
+/** A runner's state: its settings, its queue, the jobs running, its counts and its pool. */
+interface RunnerState {
+  readonly concurrency: number;
+  readonly queueLimit: number;
+  readonly queue: Pending[];
+  readonly active: Set<Active>;
+  /** The last 20 jobs' durations, for Retry-After. */
+  readonly durations: number[];
+  readonly counts: JobHooks["counts"] & { busy: number };
+  readonly hooks: JobHooks;
+  readonly pool: ProcessPool;
+  readonly timeoutFor: (inputBytes: number) => number;
+  closed: boolean;
+}
+
 export function createRunner(options: RunnerOptions): Runner {
+  const state = runnerState(options);
+  return {
+    run: (job, { signal } = {}) => submit(state, job, signal),
+    stats: () => runnerStats(state),
+    timeoutFor: state.timeoutFor,
+    close: () => closeRunner(state),
+  };
+}
+
+function runnerState(options: RunnerOptions): RunnerState {
   const { concurrency, queueLimit, timeoutMs, memoryMb } = options;
   const timeoutMsPerMb = options.timeoutMsPerMb ?? 0;
   const warmProcesses = options.warmProcesses ?? concurrency;
@@ -323,113 +363,124 @@ export function createRunner(options: RunnerOptions): Runner {
       "createRunner: concurrency >= 1, queueLimit >= 0, timeoutMs > 0, timeoutMsPerMb >= 0, memoryMb >= 16, warmProcesses >= 0",
     );
   }
-  const queue: Pending[] = [];
-  const active = new Set<Active>();
-  const durations: number[] = [];
   const counts = { succeeded: 0, refused: 0, failed: 0, timedOut: 0, aborted: 0, busy: 0 };
-  const hooks: JobHooks = { maxRssMb: options.maxRssMb, counts, onEvent: options.onEvent };
-  const pool: ProcessPool = createProcessPool({
-    size: warmProcesses,
-    execArgv: engineExecArgv(memoryMb),
-    env: { ...ENGINE_CHILD_ENV, ...options.env },
-    onStderr: options.onChildStderr,
-    onEvent: options.onEvent,
-    childModule: options.childModule,
-  });
-  const timeoutFor = (inputBytes: number) => jobTimeoutMs({ timeoutMs, timeoutMsPerMb }, inputBytes);
-  let closed = false;
-
-  function retryAfterSeconds(): number {
-    const average = durations.length ? durations.reduce((a, b) => a + b, 0) / durations.length : 5000;
-    const waves = (queue.length + active.size) / concurrency;
-    return Math.min(60, Math.max(1, Math.ceil((average * waves) / 1000)));
-  }
-
-  function startNext(): void {
-    while (!closed && active.size < concurrency && queue.length > 0) launch(queue.shift()!);
-  }
-
-  /** start(), with a synchronous failure to fork turned into a rejection of that job. */
-  function launch(pending: Pending): void {
-    try {
-      start(pending);
-    } catch (error) {
-      pending.detach?.();
-      pending.reject(error);
-    }
-  }
-
-  function start(pending: Pending): void {
-    pending.detach?.();
-    const began = Date.now();
-    const inputBytes = inputBytesOf(pending.job);
-    const { kill, outcome } = runInProcess(pool.take(), pending, timeoutFor(inputBytes), inputBytes, hooks);
-    const entry: Active = {
-      kill,
-      // The slot is free before the caller hears the outcome, so its next run() finds it free.
-      exited: outcome.then((settled) => {
-        durations.push(Date.now() - began);
-        if (durations.length > 20) durations.shift();
-        active.delete(entry);
-        if ("error" in settled) pending.reject(settled.error);
-        else pending.resolve(settled.result);
-        startNext();
-      }),
-    };
-    active.add(entry);
-  }
-
   return {
-    run(job, { signal } = {}) {
-      if (closed) return Promise.reject(new RunnerClosed());
-      if (signal?.aborted) return Promise.reject(abortError(signal));
-      if (active.size >= concurrency && queue.length >= queueLimit) {
-        counts.busy++;
-        return Promise.reject(new RunnerBusy(retryAfterSeconds()));
-      }
-      return new Promise<EngineResult>((resolve, reject) => {
-        const pending: Pending = { job, signal, resolve, reject };
-        if (active.size < concurrency) {
-          launch(pending);
-          return;
-        }
-        if (signal) {
-          const onAbort = () => {
-            const index = queue.indexOf(pending);
-            if (index >= 0) queue.splice(index, 1);
-            counts.aborted++;
-            reject(abortError(signal));
-          };
-          signal.addEventListener("abort", onAbort, { once: true });
-          pending.detach = () => signal.removeEventListener("abort", onAbort);
-        }
-        queue.push(pending);
-      });
-    },
-    stats() {
-      const warm = pool.readyCount();
-      return {
-        running: active.size,
-        queued: queue.length,
-        warm,
-        warming: pool.size() - warm,
-        concurrency,
-        queueLimit,
-        ...counts,
-      };
-    },
-    timeoutFor,
-    async close() {
-      closed = true;
-      for (const pending of queue.splice(0)) {
-        pending.detach?.();
-        pending.reject(new RunnerClosed());
-      }
-      const exits = [...active].map((entry) => {
-        entry.kill("closed");
-        return entry.exited;
-      });
-      await Promise.all([...exits, pool.close()]);
-    },
+    concurrency,
+    queueLimit,
+    queue: [],
+    active: new Set(),
+    durations: [],
+    counts,
+    hooks: { maxRssMb: options.maxRssMb, counts, onEvent: options.onEvent },
+    pool: createProcessPool({
+      size: warmProcesses,
+      execArgv: engineExecArgv(memoryMb),
+      env: { ...ENGINE_CHILD_ENV, ...options.env },
+      onStderr: options.onChildStderr,
+      onEvent: options.onEvent,
+      childModule: options.childModule,
+    }),
+    timeoutFor: (inputBytes) => jobTimeoutMs({ timeoutMs, timeoutMsPerMb }, inputBytes),
+    closed: false,
   };
+}
+
+/** Runner.run: at once when a slot is free, queued when the queue has room, else RunnerBusy. */
+function submit(state: RunnerState, job: EngineJob, signal: AbortSignal | undefined): Promise<EngineResult> {
+  const { active, queue, counts } = state;
+  if (state.closed) return Promise.reject(new RunnerClosed());
+  if (signal?.aborted) return Promise.reject(abortError(signal));
+  if (active.size >= state.concurrency && queue.length >= state.queueLimit) {
+    counts.busy++;
+    return Promise.reject(new RunnerBusy(retryAfterSeconds(state)));
+  }
+  return new Promise<EngineResult>((resolve, reject) => {
+    const pending: Pending = { job, signal, resolve, reject };
+    if (active.size < state.concurrency) {
+      launch(state, pending);
+      return;
+    }
+    if (signal) {
+      const onAbort = () => {
+        const index = queue.indexOf(pending);
+        if (index >= 0) queue.splice(index, 1);
+        counts.aborted++;
+        reject(abortError(signal));
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      pending.detach = () => signal.removeEventListener("abort", onAbort);
+    }
+    queue.push(pending);
+  });
+}
+
+function retryAfterSeconds(state: RunnerState): number {
+  const { durations } = state;
+  const average = durations.length ? durations.reduce((a, b) => a + b, 0) / durations.length : 5000;
+  const waves = (state.queue.length + state.active.size) / state.concurrency;
+  return Math.min(60, Math.max(1, Math.ceil((average * waves) / 1000)));
+}
+
+function startNext(state: RunnerState): void {
+  while (!state.closed && state.active.size < state.concurrency && state.queue.length > 0) {
+    launch(state, state.queue.shift()!);
+  }
+}
+
+/** start(), with a synchronous failure to fork turned into a rejection of that job. */
+function launch(state: RunnerState, pending: Pending): void {
+  try {
+    start(state, pending);
+  } catch (error) {
+    pending.detach?.();
+    pending.reject(error);
+  }
+}
+
+function start(state: RunnerState, pending: Pending): void {
+  pending.detach?.();
+  const began = Date.now();
+  const inputBytes = inputBytesOf(pending.job);
+  const limitMs = state.timeoutFor(inputBytes);
+  const { kill, outcome } = runInProcess(state.pool.take(), pending, limitMs, inputBytes, state.hooks);
+  const entry: Active = {
+    kill,
+    // The slot is free before the caller hears the outcome, so its next run() finds it free.
+    exited: outcome.then((settled) => {
+      state.durations.push(Date.now() - began);
+      if (state.durations.length > 20) state.durations.shift();
+      state.active.delete(entry);
+      if ("error" in settled) pending.reject(settled.error);
+      else pending.resolve(settled.result);
+      startNext(state);
+    }),
+  };
+  state.active.add(entry);
+}
+
+function runnerStats(state: RunnerState): RunnerStats {
+  const warm = state.pool.readyCount();
+  return {
+    running: state.active.size,
+    queued: state.queue.length,
+    warm,
+    warming: state.pool.size() - warm,
+    concurrency: state.concurrency,
+    queueLimit: state.queueLimit,
+    ...state.counts,
+  };
+}
+
+/** Rejects queued jobs, kills running children and warm processes; resolves when they are gone. */
+async function closeRunner(state: RunnerState): Promise<void> {
+  state.closed = true;
+  for (const pending of state.queue.splice(0)) {
+    pending.detach?.();
+    pending.reject(new RunnerClosed());
+  }
+  const exits = [...state.active].map((entry) => {
+    entry.kill("closed");
+    return entry.exited;
+  });
+  await Promise.all([...exits, state.pool.close()]);
 }
