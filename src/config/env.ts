@@ -86,6 +86,17 @@ const envSchema = z.object({
   DOWNLOAD_SIGNING_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   DOWNLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),
   RESULT_RETENTION_HOURS: z.coerce.number().int().min(1).default(24),
+  // Asynchronous jobs (Prefer: respond-async): jobs this instance runs at once (0: it runs none, a
+  // web-only service beside a worker service), attempts of a job whose worker died, and the lease a
+  // worker holds a job by (renewed while it runs; a dead worker's job is taken over after it).
+  COMPRESS_JOB_WORKERS: z.coerce.number().int().min(0).max(64).default(1),
+  COMPRESS_JOB_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  COMPRESS_JOB_LEASE_SECONDS: z.coerce.number().int().min(2).max(3600).default(60),
+  // Direct uploads (POST /v1/uploads): how long the signed upload URL works.
+  UPLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
+  // Webhooks may call private, loopback and link-local addresses and plain http:// URLs. Unset:
+  // only outside production (NODE_ENV=production or Cloud Run: https:// and public addresses only).
+  WEBHOOK_ALLOW_PRIVATE: bool.optional(),
 
   // The subscriber dashboard (/dashboard): sign-in links go out over SMTP when SMTP_URL is set
   // (smtp://user:pass@host:587, smtps://… for TLS from the start), else to the log and a local outbox.
@@ -171,6 +182,9 @@ export interface Config {
     | { kind: "local"; dir: string; signingSecret: string | null };
   downloadUrlTtlSeconds: number;
   resultRetentionHours: number;
+  jobs: { workers: number; maxAttempts: number; leaseMs: number; uploadUrlTtlSeconds: number };
+  /** Webhook targets may be http:// and private or loopback addresses (never in production by default). */
+  webhookAllowPrivate: boolean;
   /** Secret for hashing API keys; null hashes with plain SHA-256. */
   apiKeyPepper: string | null;
   dashboard: {
@@ -346,6 +360,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       : { kind: "local" as const, dir: e.LOCAL_STORAGE_DIR, signingSecret: e.DOWNLOAD_SIGNING_SECRET ?? null },
     downloadUrlTtlSeconds: e.DOWNLOAD_URL_TTL_SECONDS,
     resultRetentionHours: e.RESULT_RETENTION_HOURS,
+    jobs: {
+      workers: e.COMPRESS_JOB_WORKERS,
+      maxAttempts: e.COMPRESS_JOB_MAX_ATTEMPTS,
+      leaseMs: e.COMPRESS_JOB_LEASE_SECONDS * 1000,
+      uploadUrlTtlSeconds: e.UPLOAD_URL_TTL_SECONDS,
+    },
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE ?? !(e.NODE_ENV === "production" || e.K_SERVICE !== undefined),
     redis: e.REDIS_URL ? { url: e.REDIS_URL, ...(e.REDIS_KEY_PREFIX ? { keyPrefix: e.REDIS_KEY_PREFIX } : {}) } : null,
     rateLimit: { requests: e.RATE_LIMIT_REQUESTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS },
     trustProxy: e.TRUST_PROXY ?? e.K_SERVICE !== undefined,
