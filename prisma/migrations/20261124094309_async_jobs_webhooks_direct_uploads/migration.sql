@@ -15,6 +15,7 @@ CREATE TABLE "compression_jobs" (
     "filename" TEXT NOT NULL,
     "original_size" BIGINT NOT NULL,
     "callback_url" TEXT,
+    "api_origin" TEXT NOT NULL,
     "status" "CompressionJobStatus" NOT NULL DEFAULT 'queued',
     "attempts" INTEGER NOT NULL DEFAULT 0,
     "max_attempts" INTEGER NOT NULL DEFAULT 3,
