@@ -12,6 +12,8 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts", "src/**/*.test.ts"],
+    // Fails a file in which an unregistered error code was constructed (src/errors.ts).
+    setupFiles: ["test/setup/error-codes.ts"],
     pool: "forks",
     testTimeout: 30_000,
     hookTimeout: 120_000,

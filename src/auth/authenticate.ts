@@ -4,7 +4,7 @@
 // longer on a plan that includes the API, after one indexed lookup.
 import type { Context, Middleware, Next } from "koa";
 import type { Plan, PrismaClient } from "../generated/prisma/client.ts";
-import { HttpError } from "../http/errors.ts";
+import { HttpError, type ErrorCode } from "../errors.ts";
 import { COMPRESSION_PLANS } from "./accounts.ts";
 import { hashApiKey, isWellFormedApiKey } from "./api-keys.ts";
 
@@ -19,7 +19,7 @@ export interface AuthenticatedKey {
 // last_used_at is written at most this often per key: not one write per request.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-const unauthorized = (code: string, message: string, error = "invalid_token") =>
+const unauthorized = (code: ErrorCode, message: string, error = "invalid_token") =>
   new HttpError(401, code, message, { "WWW-Authenticate": `Bearer realm="compress", error="${error}"` });
 
 function recordUse(

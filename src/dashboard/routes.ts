@@ -18,7 +18,7 @@ import { temporaryRoot, type CompressService } from "../compress/http/routes.ts"
 import { MULTIPART_OVERHEAD, receiveUpload, tooLarge } from "../compress/http/upload.ts";
 import type { Config } from "../config/env.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { HttpError } from "../http/errors.ts";
+import { HttpError, retryAfter } from "../errors.ts";
 import { publicOrigin } from "../http/origin.ts";
 import { createRateLimiter, setRateLimitHeaders } from "../http/rate-limit.ts";
 import type { Logger } from "../logger.ts";
@@ -196,7 +196,7 @@ export function createDashboardRouter(deps: DashboardDeps): Router {
       setRateLimitHeaders(ctx, limiter, result);
       if (!result.allowed) {
         const minutes = Math.max(1, Math.ceil(result.resetSeconds / 60));
-        ctx.set("Retry-After", String(Math.max(1, result.resetSeconds)));
+        ctx.set(retryAfter(result.resetSeconds));
         return page(
           ctx,
           signInPage({
@@ -373,9 +373,12 @@ export function createDashboardRouter(deps: DashboardDeps): Router {
       const limit = await service.perKey.consume(key.id);
       setRateLimitHeaders(ctx, service.perKey, limit);
       if (!limit.allowed) {
-        throw new HttpError(429, "rate_limited", `Too many requests with this key; retry in ${limit.resetSeconds} s.`, {
-          "Retry-After": String(Math.max(1, limit.resetSeconds)),
-        });
+        throw new HttpError(
+          429,
+          "rate_limited",
+          `Too many requests with this key; retry in ${limit.resetSeconds} s.`,
+          retryAfter(limit.resetSeconds),
+        );
       }
       const result = await service.compressFor(ctx, "compress", key, { received: upload, dir });
       page(

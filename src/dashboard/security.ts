@@ -8,7 +8,7 @@
 // 2. A token tied to the session (src/auth/sessions.ts) in a hidden field of the form.
 // SameSite=Lax on the cookie is a third layer: a cross-site POST does not carry it at all.
 import type { Context } from "koa";
-import { HttpError } from "../http/errors.ts";
+import { HttpError } from "../errors.ts";
 
 export const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";

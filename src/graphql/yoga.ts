@@ -8,6 +8,7 @@ import { GraphQLError } from "graphql";
 import { createYoga, maskError, type Plugin } from "graphql-yoga";
 import type { Config } from "../config/env.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
+import { DEPENDENCY_RETRY_SECONDS, retryAfter } from "../errors.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import { createContext } from "./context.ts";
@@ -61,7 +62,7 @@ function maskErrorUnlessUnavailable(error: unknown, message: string, isDev?: boo
     ...(located
       ? { nodes: located.nodes, source: located.source, positions: located.positions, path: located.path }
       : {}),
-    extensions: { code: "DATABASE_UNAVAILABLE", http: { status: 503, headers: { "Retry-After": "5" } } },
+    extensions: { code: "DATABASE_UNAVAILABLE", http: { status: 503, headers: retryAfter(DEPENDENCY_RETRY_SECONDS) } },
   });
 }
 

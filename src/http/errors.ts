@@ -1,23 +1,12 @@
-// One error shape for every HTTP error of the service: {error: {code, message, request_id}}.
+// The error middleware: every HttpError (src/errors.ts) and every unexpected error becomes the one
+// error shape of the service, {error: {code, message, request_id}}, with X-Error-Code and
+// X-Error-Message.
 import type { Context, Next } from "koa";
+import { errorBody, HttpError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 
-export class HttpError extends Error {
-  readonly status: number;
-  readonly code: string;
-  readonly headers: Record<string, string>;
-  constructor(status: number, code: string, message: string, headers: Record<string, string> = {}) {
-    super(message);
-    this.name = "HttpError";
-    this.status = status;
-    this.code = code;
-    this.headers = headers;
-  }
-}
-
-export function errorBody(code: string, message: string, requestId?: string) {
-  return { error: { code, message, ...(requestId ? { request_id: requestId } : {}) } };
-}
+// src/compress still imports HttpError from here; its owner moves it to src/errors.ts.
+export { HttpError };
 
 /** A header value must be visible ASCII: anything else is percent-encoded. */
 function headerSafe(message: string): string {
@@ -45,6 +34,9 @@ export function errorMiddleware(logger: Logger) {
       ctx.set("Cache-Control", "no-store");
       ctx.remove("ETag");
       if (error instanceof HttpError) {
+        // Type-checked at every constructor; a cast can still get an unregistered code past it.
+        if (!error.registered)
+          logger.error({ code: error.code, status: error.status, requestId }, "unregistered error code");
         ctx.status = error.status;
         ctx.set(error.headers);
         // The compression API's "standardised error form carried in headers": the same code and

@@ -11,21 +11,13 @@ import type { Context, Next } from "koa";
 import type { Database } from "../db/database.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
 import type { Lifecycle } from "../lifecycle.ts";
-import { HttpError } from "./errors.ts";
+import { databaseUnavailable, HttpError, rateLimitUnavailable, shuttingDown } from "../errors.ts";
 
 /** A readiness check that takes longer than this counts as failed. */
 const CHECK_TIMEOUT_MS = 1_500;
-export const RETRY_AFTER_SECONDS = "5";
 
-export const databaseUnavailable = () =>
-  new HttpError(503, "database_unavailable", "The database is not reachable; retry shortly.", {
-    "Retry-After": RETRY_AFTER_SECONDS,
-  });
-
-export const shuttingDown = () =>
-  new HttpError(503, "shutting_down", "This instance is shutting down; retry the request.", {
-    "Retry-After": "1",
-  });
+// src/compress still imports shuttingDown from here; its owner moves it to src/errors.ts.
+export { shuttingDown };
 
 async function check(probe: () => Promise<unknown>): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
@@ -53,11 +45,7 @@ export function createHealthRouter(deps: { db: Database; redis: Redis | null; li
     ]);
     if (lifecycle?.draining) throw shuttingDown();
     if (!database) throw databaseUnavailable();
-    if (!store) {
-      throw new HttpError(503, "rate_limit_unavailable", "Redis, the shared rate-limit store, is not reachable.", {
-        "Retry-After": RETRY_AFTER_SECONDS,
-      });
-    }
+    if (!store) throw rateLimitUnavailable();
     ctx.set("Cache-Control", "no-store");
     ctx.body = { status: "ok", database: db.kind, redis: redis ? "ok" : "not configured" };
   });

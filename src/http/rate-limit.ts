@@ -7,7 +7,7 @@ import type { Context, Middleware, Next } from "koa";
 import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Logger } from "../logger.ts";
-import { HttpError } from "./errors.ts";
+import { HttpError, rateLimitUnavailable, retryAfter } from "../errors.ts";
 
 /** A store that answers slower than this counts as down: ioredis' own timeout is 1 s. */
 const STORE_TIMEOUT_MS = 1_500;
@@ -60,12 +60,7 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
       lastLoggedAt = now;
       logger.error({ err: error, limiter: name }, "rate limit store failed; answering 503");
     }
-    return new HttpError(
-      503,
-      "rate_limit_unavailable",
-      "Rate limiting is temporarily unavailable, so the request was not served. Retry shortly.",
-      { "Retry-After": "5" },
-    );
+    return rateLimitUnavailable();
   }
 
   function result(res: RateLimiterRes, allowed: boolean): RateLimitResult {
@@ -143,12 +138,12 @@ export function rateLimitBy(limiter: RateLimiter, keyOf: (ctx: Context) => strin
     }
     setRateLimitHeaders(ctx, limiter, result);
     if (!result.allowed) {
-      const retryAfter = Math.max(1, result.resetSeconds);
+      const seconds = Math.max(1, result.resetSeconds);
       throw new HttpError(
         429,
         "rate_limited",
-        `Too many requests: the limit is ${limiter.points} per ${limiter.windowSeconds} s. Retry in ${retryAfter} s.`,
-        { "Retry-After": String(retryAfter) },
+        `Too many requests: the limit is ${limiter.points} per ${limiter.windowSeconds} s. Retry in ${seconds} s.`,
+        retryAfter(seconds),
       );
     }
     await next();

@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import type Router from "@koa/router";
 import type { Context } from "koa";
-import { HttpError } from "./errors.ts";
+import { HttpError } from "../errors.ts";
 
 export interface SwaggerUiPage {
   /** Where the page is served; its script and assets live beneath it. */

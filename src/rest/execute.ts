@@ -8,7 +8,7 @@ import { executeCompiled } from "../graphql/compiled.ts";
 import { createContext } from "../graphql/context.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
 import { TotalNotReady } from "../graphql/totals.ts";
-import { HttpError } from "../http/errors.ts";
+import { databaseUnavailable, HttpError } from "../errors.ts";
 
 /** GraphQL arguments whose REST parameter has another name. */
 const PARAMETER_OF: Record<string, string> = {
@@ -30,11 +30,9 @@ function failure(error: GraphQLError): Error {
   if (extensions["code"] === "SINCE_EXPIRED") return new HttpError(410, "since_expired", error.message);
   if (isDatabaseUnavailable(error.originalError)) {
     // A first count still running is the same kind of wait (and code), but the database is fine.
-    const message =
-      error.originalError instanceof TotalNotReady
-        ? "This list's total is still being counted; retry shortly."
-        : "The database is not reachable; retry shortly.";
-    return new HttpError(503, "database_unavailable", message, { "Retry-After": "5" });
+    return error.originalError instanceof TotalNotReady
+      ? databaseUnavailable("This list's total is still being counted; retry shortly.")
+      : databaseUnavailable();
   }
   // Anything else is a fault of ours: the error middleware logs it and answers a masked 500.
   return error.originalError ?? error;

@@ -2,7 +2,7 @@
 // parameter definitions (./params.ts) and the representation schemas (./resources.ts): what
 // is described is what is served. Decisions the catalog document left open are stated here.
 import { z } from "zod";
-import { ERROR_CODES } from "../http/error-codes.ts";
+import { errorCodesOf } from "../errors.ts";
 import { routes, API_PREFIX, COMPANY_OPEN_JOBS, type Route } from "./routes.ts";
 import { PAGE_LIMIT_MAX } from "./params.ts";
 import * as resources from "./resources.ts";
@@ -185,8 +185,8 @@ and \`RateLimit\` (IETF draft); a refused request gets 429 \`rate_limited\` with
 
 ## Errors
 Every error has the body \`{"error": {"code", "message", "request_id"}}\`. Codes:
-${Object.entries(ERROR_CODES)
-  .map(([code, meaning]) => `- \`${code}\`: ${meaning}`)
+${errorCodesOf("catalog")
+  .map(({ code, status, meaning }) => `- \`${code}\`: ${status}: ${meaning}`)
   .join("\n")}
 
 ## Versioning

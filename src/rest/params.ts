@@ -5,7 +5,7 @@
 // parameter (`invalid_<name>`), never clamped or ignored; an unknown parameter is a 400
 // `unknown_parameter`, so a typo such as `limt=10` cannot silently return the default page; a
 // single-valued parameter given twice is malformed; an empty value is malformed.
-import { HttpError } from "../http/errors.ts";
+import { HttpError } from "../errors.ts";
 
 export type JsonSchema = Record<string, unknown>;
 

@@ -6,7 +6,7 @@ import type { ZodType } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { CHANGES_LIMIT_DEFAULT, CHANGES_LIMIT_MAX } from "../graphql/types/job-changes.ts";
 import { LOCATION_FILTER_DESCRIPTION } from "../graphql/types/location.ts";
-import { HttpError } from "../http/errors.ts";
+import { HttpError } from "../errors.ts";
 import { publicOrigin } from "../http/origin.ts";
 import { runOperation } from "./execute.ts";
 import {

@@ -5,7 +5,8 @@ import { Writable } from "node:stream";
 import Koa from "koa";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { errorMiddleware, HttpError } from "../../src/http/errors.ts";
+import { HttpError, takeUnregisteredErrors, type ErrorCode } from "../../src/errors.ts";
+import { errorMiddleware } from "../../src/http/errors.ts";
 
 const logged: string[] = [];
 let server: ReturnType<Koa["listen"]>;
@@ -30,7 +31,9 @@ beforeAll(async () => {
   app.use(errorMiddleware(logger));
   app.use((ctx) => {
     if (ctx.path === "/fault") throw new Error("connection string postgres://secret@db leaked");
-    if (ctx.path === "/teapot") throw new HttpError(418, "teapot", "I am a teapot", { "X-Extra": "1" });
+    if (ctx.path === "/limited") throw new HttpError(429, "rate_limited", "Slow down", { "X-Extra": "1" });
+    // A cast gets an unregistered code past the type: answered as it is, but logged and kept.
+    if (ctx.path === "/teapot") throw new HttpError(418, "teapot" as ErrorCode, "I am a teapot");
   });
   server = app.listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
@@ -58,12 +61,25 @@ describe("error middleware", () => {
   });
 
   it("renders an HttpError with its status, code, message and headers", async () => {
+    const response = await fetch(`${url}/limited`);
+    expect(response.status).toBe(429);
+    expect(response.headers.get("x-extra")).toBe("1");
+    expect(response.headers.get("x-error-code")).toBe("rate_limited");
+    expect(await response.json()).toEqual({
+      error: { code: "rate_limited", message: "Slow down", request_id: "req-123" },
+    });
+    expect(logged.join("")).not.toContain("unregistered error code");
+  });
+
+  it("answers an unregistered code as given, and logs and counts it", async () => {
     const response = await fetch(`${url}/teapot`);
     expect(response.status).toBe(418);
-    expect(response.headers.get("x-extra")).toBe("1");
     expect(await response.json()).toEqual({
       error: { code: "teapot", message: "I am a teapot", request_id: "req-123" },
     });
+    expect(logged.join("")).toContain("unregistered error code");
+    // Taken here, so the suite-wide check (test/setup/error-codes.ts) sees none left.
+    expect(takeUnregisteredErrors()).toEqual([{ status: 418, code: "teapot" }]);
   });
 
   it("answers an unknown path with a JSON 404", async () => {

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PrismaClient } from "../../src/generated/prisma/client.ts";
 import { configureTotals } from "../../src/graphql/totals.ts";
-import { HttpError } from "../../src/http/errors.ts";
+import { HttpError } from "../../src/errors.ts";
 import { runOperation } from "../../src/rest/execute.ts";
 import { JobsListOperation, TalentsListOperation } from "../../src/rest/operations.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";

@@ -1,0 +1,205 @@
+// The errors of the service's HTTP surfaces, on the ground floor: this file imports nothing, so
+// every layer (auth, graphql, rest, compress, dashboard, http) may use it without an import
+// running back up. It holds the one registry of error codes (the contract: README tables and both
+// OpenAPI documents are generated from or tested against it), HttpError (which takes only a
+// registered code), the error body, Retry-After, and the errors several layers answer alike.
+
+/** The surfaces that answer errors in the `{error: {code, message, request_id}}` shape. */
+export type Api = "catalog" | "compression" | "dashboard";
+
+interface CodeEntry {
+  /** The status each surface answers the code with (one code may differ between surfaces). */
+  readonly status: Readonly<Partial<Record<Api, number>>>;
+  readonly meaning: string;
+}
+
+const everywhere = (status: number) => ({ catalog: status, compression: status, dashboard: status });
+
+/**
+ * Every error code of the catalog (/api/v1), the compression API (/v1) and the dashboard, with
+ * the status each answers it with. `invalid_<parameter>` is a family: `invalid_` and the name of a
+ * catalog query parameter (invalid_limit, invalid_q, …).
+ */
+export const ERROR_CODES = {
+  "invalid_<parameter>": {
+    status: { catalog: 400 },
+    meaning:
+      "the named query parameter is malformed, out of range, empty or repeated, e.g. invalid_limit, invalid_offset, invalid_q, invalid_work_model, invalid_updated_since.",
+  },
+  invalid_cursor: {
+    status: { catalog: 400 },
+    meaning:
+      "the cursor was not issued by this API, was altered or cut short, belongs to another list or filter, or was given with an offset other than the one it stands for; start again from meta.self without cursor.",
+  },
+  unknown_parameter: { status: { catalog: 400 }, meaning: "the route does not take a parameter of this name." },
+  since_expired: {
+    status: { catalog: 410 },
+    meaning:
+      "the change feed's since is older than the changes kept (30 days); sync again from the list, then follow the feed from its next_since.",
+  },
+  not_found: {
+    status: everywhere(404),
+    meaning: "no public resource has this identifier, or no route has this path.",
+  },
+  method_not_allowed: {
+    status: everywhere(405),
+    meaning: "the path exists but not for this method; see the Allow header.",
+  },
+  rate_limited: {
+    status: everywhere(429),
+    meaning:
+      "this client (the catalog: its IP; the compression API: its key) used up its requests for the window; retry after Retry-After seconds.",
+  },
+  internal_error: { status: everywhere(500), meaning: "an unexpected fault; quote request_id when reporting it." },
+  database_unavailable: {
+    status: everywhere(503),
+    meaning: "the database cannot be reached; retry after Retry-After seconds.",
+  },
+  rate_limit_unavailable: {
+    status: everywhere(503),
+    meaning: "the shared rate-limit store cannot be reached; retry after Retry-After seconds.",
+  },
+  shutting_down: {
+    status: everywhere(503),
+    meaning: "this instance is shutting down; retry the request (another instance answers it).",
+  },
+
+  invalid_profile: { status: { compression: 400 }, meaning: "profile is not lossless, balanced or extreme." },
+  invalid_password: { status: { compression: 400 }, meaning: "password is too long or was sent more than once." },
+  missing_file: { status: { compression: 400 }, meaning: "the form has no part named file." },
+  too_many_files: { status: { compression: 400 }, meaning: "the form has more than one file." },
+  unexpected_field: { status: { compression: 400 }, meaning: "the form has a field this endpoint does not take." },
+  invalid_multipart: { status: { compression: 400 }, meaning: "the multipart body is malformed." },
+  missing_password: { status: { compression: 400 }, meaning: "an unlock request has no password field." },
+  missing_api_key: { status: { compression: 401 }, meaning: "no Authorization header." },
+  malformed_api_key: {
+    status: { compression: 401 },
+    meaning: "the Authorization header does not hold a well-formed key.",
+  },
+  invalid_api_key: { status: { compression: 401 }, meaning: "the key is unknown or revoked." },
+  plan_not_eligible: {
+    status: { compression: 401, dashboard: 403 },
+    meaning: "the key's subscriber is not on a plan that includes the API.",
+  },
+  quota_exceeded: {
+    status: { compression: 402 },
+    meaning: "the month's quota is used up; Retry-After and X-Quota-Reset say when it renews.",
+  },
+  invalid_signature: { status: { compression: 403 }, meaning: "a local download address was altered." },
+  url_expired: { status: { compression: 403 }, meaning: "a local download address has expired." },
+  upload_timeout: { status: { compression: 408 }, meaning: "no data arrived for the upload's idle time limit." },
+  file_too_large: { status: { compression: 413 }, meaning: "the file is larger than the most one request may carry." },
+  unsupported_media_type: {
+    status: { compression: 415, dashboard: 415 },
+    meaning: "the body is not of the media type the endpoint takes.",
+  },
+  not_a_pdf: { status: { compression: 422 }, meaning: "the file is not a PDF." },
+  corrupted_pdf: { status: { compression: 422 }, meaning: "the PDF cannot be read." },
+  encrypted_pdf: { status: { compression: 422 }, meaning: "the PDF is encrypted (use /v1/unlock)." },
+  unsupported_pdf: { status: { compression: 422 }, meaning: "the PDF uses something the engine does not handle." },
+  processing_timeout: {
+    status: { compression: 422 },
+    meaning: "processing took longer than the time limit for the file's size.",
+  },
+  processing_failed: {
+    status: { compression: 422 },
+    meaning: "processing exceeded the memory limit or failed.",
+  },
+  password_required: { status: { compression: 422 }, meaning: "unlock: the file needs a password to open." },
+  incorrect_password: { status: { compression: 422 }, meaning: "unlock: the password does not open the file." },
+  not_encrypted: { status: { compression: 422 }, meaning: "unlock: the file is not encrypted." },
+  busy: {
+    status: { compression: 503 },
+    meaning: "every compression slot and queue place is taken; retry after Retry-After.",
+  },
+
+  invalid_key_id: {
+    status: { dashboard: 400 },
+    meaning: "Try it: the key chosen is not an active key of the subscriber.",
+  },
+  signed_out: { status: { dashboard: 401 }, meaning: "the session has ended." },
+  invalid_csrf_token: { status: { dashboard: 403 }, meaning: "the form expired or did not come from the dashboard." },
+  cross_origin_request: { status: { dashboard: 403 }, meaning: "the form was sent from another site." },
+  form_too_large: { status: { dashboard: 413 }, meaning: "the form is larger than 16 KiB." },
+  not_served: { status: { dashboard: 503 }, meaning: "this instance does not serve the compression API." },
+} as const satisfies Record<string, CodeEntry>;
+
+type Registered = keyof typeof ERROR_CODES;
+/** A member of the `invalid_<parameter>` family. */
+export type ParameterErrorCode = `invalid_${string}`;
+/** A code HttpError accepts: a registered one, or one of the `invalid_<parameter>` family. */
+export type ErrorCode = Exclude<Registered, "invalid_<parameter>"> | ParameterErrorCode;
+
+const PARAMETER_CODE = /^invalid_[a-z][a-z0-9_]*$/;
+
+/** The registry's entry of a code (a family member's is the family's), or undefined. */
+export function errorCodeEntry(code: string): CodeEntry | undefined {
+  if (Object.hasOwn(ERROR_CODES, code)) return ERROR_CODES[code as Registered];
+  return PARAMETER_CODE.test(code) ? ERROR_CODES["invalid_<parameter>"] : undefined;
+}
+
+/** True when the registry has `code` with `status` on some surface. */
+export function isRegisteredError(code: string, status: number): boolean {
+  const entry = errorCodeEntry(code);
+  return entry !== undefined && Object.values(entry.status).includes(status);
+}
+
+/** The registry's codes of one surface (families by their pattern name), each with its status. */
+export function errorCodesOf(api: Api): { code: string; status: number; meaning: string }[] {
+  return Object.entries(ERROR_CODES as Record<string, CodeEntry>).flatMap(([code, entry]) => {
+    const status = entry.status[api];
+    return status === undefined ? [] : [{ code, status, meaning: entry.meaning }];
+  });
+}
+
+/** Codes constructed against the registry (a cast can get one past the type): logged and kept. */
+const unregistered: { status: number; code: string }[] = [];
+
+/** The unregistered codes constructed since the last call, which forgets them. */
+export function takeUnregisteredErrors(): { status: number; code: string }[] {
+  return unregistered.splice(0);
+}
+
+export class HttpError extends Error {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly headers: Record<string, string>;
+  /** False when code and status are not in the registry (the error middleware logs it). */
+  readonly registered: boolean;
+  constructor(status: number, code: ErrorCode, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = "HttpError";
+    this.status = status;
+    this.code = code;
+    this.headers = headers;
+    this.registered = isRegisteredError(code, status);
+    if (!this.registered) unregistered.push({ status, code });
+  }
+}
+
+export function errorBody(code: ErrorCode, message: string, requestId?: string) {
+  return { error: { code, message, ...(requestId ? { request_id: requestId } : {}) } };
+}
+
+/** The one writer of Retry-After: whole seconds, at least 1 (RFC 9110 §10.2.3). */
+export function retryAfter(seconds: number): { "Retry-After": string } {
+  return { "Retry-After": String(Math.max(1, Math.ceil(seconds))) };
+}
+
+/** How long a client should wait before retrying after a dependency fault. */
+export const DEPENDENCY_RETRY_SECONDS = 5;
+
+export const databaseUnavailable = (message = "The database is not reachable; retry shortly.") =>
+  new HttpError(503, "database_unavailable", message, retryAfter(DEPENDENCY_RETRY_SECONDS));
+
+export const rateLimitUnavailable = () =>
+  new HttpError(
+    503,
+    "rate_limit_unavailable",
+    "Rate limiting is temporarily unavailable, so the request was not served. Retry shortly.",
+    retryAfter(DEPENDENCY_RETRY_SECONDS),
+  );
+
+/** Another instance can answer at once: retry after a second. */
+export const shuttingDown = () =>
+  new HttpError(503, "shutting_down", "This instance is shutting down; retry the request.", retryAfter(1));
