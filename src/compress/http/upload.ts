@@ -179,6 +179,9 @@ function startReceiving(
   transport.on("close", onAborted);
   options.signal?.addEventListener("abort", onSignal, { once: true });
   if (options.signal?.aborted) queueMicrotask(onSignal);
+  // A client that left before the route started reading (while its key was checked and its unit
+  // reserved) fired its close events before these listeners existed: its state says so.
+  else if (req.destroyed || (transport as { destroyed?: boolean }).destroyed) queueMicrotask(onAborted);
   upload.stopWatching = () => {
     clearTimeout(idle);
     req.off("data", onData);
