@@ -6,7 +6,7 @@ import cors from "@koa/cors";
 import Router from "@koa/router";
 import type { Redis } from "ioredis";
 import Koa from "koa";
-import { expectsContinue } from "./compress/http/continue.ts";
+import { expectsContinue } from "./http/continue.ts";
 import { createCompressRouter, createCompressService, type EngineRunner } from "./compress/http/routes.ts";
 import type { ObjectStorage } from "./compress/storage/storage.ts";
 import type { Config } from "./config/env.ts";

@@ -10,8 +10,8 @@
 // and credential query parameters), whatever object or message they came in.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { pino, stdTimeFunctions, type DestinationStream, type Logger } from "pino";
-import { API_KEY_PREFIX } from "./auth/api-keys.ts";
 import type { Config } from "./config/env.ts";
+import { API_KEY_PREFIX } from "./secret-shapes.ts";
 
 export type { Logger };
 
@@ -67,7 +67,7 @@ export function redactUrl(url: string): string {
 const SCRUBS: [RegExp, string][] = [
   // scheme://user:password@host (DATABASE_URL, REDIS_URL, any URL with credentials)
   [/([a-z][a-z0-9+.-]*:\/\/[^\s:/@"\\]*):[^\s/@"\\]+@/gi, `$1:${REDACTED}@`],
-  // The compression API's keys: a fixed prefix and 36 base62 characters (see src/auth/api-keys.ts).
+  // The compression API's keys: a fixed prefix and 36 base62 characters (see src/secret-shapes.ts).
   [new RegExp(`${API_KEY_PREFIX}[0-9A-Za-z]{16,}`, "g"), `${API_KEY_PREFIX}${REDACTED}`],
   // Authorization header values.
   [/\b(Bearer|Basic)\s+(?!realm=)[^\s"\\,]+/gi, `$1 ${REDACTED}`],

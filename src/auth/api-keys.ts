@@ -5,8 +5,8 @@
 // entropy makes a slow hash unnecessary).
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { crc32 } from "node:zlib";
+import { API_KEY_PREFIX } from "../secret-shapes.ts";
 
-export const API_KEY_PREFIX = "mkp_";
 const BODY_LENGTH = 30; // 30 base62 characters: 178 random bits
 const CHECKSUM_LENGTH = 6; // base62 of a CRC32 (up to 4,294,967,295 < 62^6)
 const ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

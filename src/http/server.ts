@@ -9,7 +9,7 @@
 //   to the HTTP/2 server, anything else to the HTTP/1.1 one. Local tools and probes that speak
 //   HTTP/1.1 keep working.
 //
-// `Expect: 100-continue` is left to the routes in both (see src/compress/http/continue.ts), and the
+// `Expect: 100-continue` is left to the routes in both (see ./continue.ts), and the
 // timeouts suit long uploads: each upload has its own idle timeout instead of one deadline.
 //
 // Shutdown (see src/lifecycle.ts) is in two steps: drain() stops accepting connections, makes every
@@ -20,7 +20,7 @@ import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
 import type Koa from "koa";
-import { markExpectsContinue } from "../compress/http/continue.ts";
+import { markExpectsContinue } from "./continue.ts";
 
 export type HttpProtocol = "http1" | "h2c";
 

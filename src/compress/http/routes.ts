@@ -18,7 +18,7 @@ import type { EngineJob } from "../isolation/protocol.ts";
 import type { LocalStorage } from "../storage/local.ts";
 import { LOCAL_DOWNLOAD_PREFIX } from "../storage/local.ts";
 import { contentDisposition as contentDispositionOf } from "../storage/storage.ts";
-import { expectsContinue } from "./continue.ts";
+import { expectsContinue } from "../../http/continue.ts";
 import { buildCompressOpenApi } from "./openapi.ts";
 import { createCompressService, type CompressDeps, type CompressService } from "./service.ts";
 import { MULTIPART_OVERHEAD, receiveUpload, tooLarge } from "./upload.ts";

@@ -1,5 +1,5 @@
 // `Expect: 100-continue`: Node answers 100 on its own unless the server handles
-// 'checkContinue'. The server (src/http/server.ts) handles it by marking the request and
+// 'checkContinue'. The server (./server.ts) handles it by marking the request and
 // passing it on; a route that wants the body sends the 100 itself once its checks pass, and
 // every other route gets it at once (src/app.ts).
 // HTTP/2 has the same event and the same writeContinue() (a 100 HEADERS frame on the stream).
