@@ -112,6 +112,21 @@ export const ERROR_CODES = {
     status: { compression: 503 },
     meaning: "every compression slot and queue place is taken; retry after Retry-After.",
   },
+  invalid_json: { status: { compression: 400 }, meaning: "a JSON body is not a JSON object." },
+  invalid_upload_id: { status: { compression: 400 }, meaning: "upload_id is not a string." },
+  invalid_callback_url: {
+    status: { compression: 400 },
+    meaning: "callback_url is not an https URL of a public host (http and private hosts only outside production).",
+  },
+  invalid_filename: { status: { compression: 400 }, meaning: "a direct upload's filename is not a short string." },
+  upload_not_found: { status: { compression: 404 }, meaning: "no direct upload with this id is the subscriber's." },
+  upload_incomplete: { status: { compression: 409 }, meaning: "nothing was PUT to the direct upload's URL yet." },
+  upload_used: { status: { compression: 409 }, meaning: "the direct upload was already compressed." },
+  body_too_large: { status: { compression: 413 }, meaning: "a JSON body is larger than 16 KiB." },
+  interrupted: {
+    status: { compression: 500 },
+    meaning: "an asynchronous job's worker stopped every attempt (a failed job's error; not charged).",
+  },
 
   invalid_key_id: {
     status: { dashboard: 400 },
