@@ -1,7 +1,8 @@
 // compressPdf: bytes in, smaller bytes out, same pages. The passes, in order: active content out
 // (every profile), private data and metadata out (as the profile says), unreferenced objects and
-// duplicates out, images (images.ts), lossless stream re-encoding (streams.ts), duplicates again,
-// and the writer (object streams, objects renumbered). The input comes back unchanged when the
+// duplicates out, fonts embedded whole subset to the glyphs drawn (fonts.ts, every profile),
+// images (images.ts), lossless stream re-encoding (streams.ts), duplicates again, and the writer
+// (object streams, objects renumbered). The input comes back unchanged when the
 // output would not be smaller, except when active content was removed: a file is never handed
 // back with its JavaScript for the sake of a few bytes, and refused (unsupported_pdf) when the
 // cleaned document cannot be written back.
@@ -11,6 +12,8 @@ import { PdfRejected } from "./errors.ts";
 import type { ActiveContentReport } from "./active-content.ts";
 import { catalogXmp, discardMetadata, discardPrivateData, pdfAPart } from "./cleanup.ts";
 import { mergeDuplicates } from "./dedup.ts";
+import { subsetFonts } from "./fonts.ts";
+import type { FontReport } from "./fonts.ts";
 import { optimiseImages } from "./images.ts";
 import type { ImageReport } from "./images.ts";
 import { openPdf } from "./load.ts";
@@ -30,6 +33,7 @@ export interface EngineOutput {
 
 export interface CompressionReport {
   images?: ImageReport;
+  fonts: FontReport;
   streams: StreamReport;
   activeContent: ActiveContentReport;
   /** /PieceInfo, /Thumb and (extreme) metadata entries dropped. */
@@ -82,6 +86,8 @@ async function rewrite(
   // Dead objects and copies go first, so that the expensive passes do not work on them.
   let removedObjects = removeUnreachableObjects(context);
   let mergedObjects = mergeDuplicates(context).merged;
+  // Visually lossless: in every profile. After the merge, so that a font copied per page is subset once.
+  const fonts = await subsetFonts(context);
   const images = settings.images
     ? await optimiseImages(context, settings.images, {
         concurrency: defaultConcurrency(),
@@ -102,6 +108,7 @@ async function rewrite(
   removedObjects += removeUnreachableObjects(context);
   const report: CompressionReport = {
     ...(images ? { images: images.report } : {}),
+    fonts,
     streams,
     activeContent,
     discardedEntries: discarded,

@@ -1,8 +1,9 @@
-// A content-stream tokenizer for the image passes: linear time, never throws, and reports only
-// what those passes use: the graphics-state operators (q, Q, cm, gs), Do, and inline images
+// A content-stream tokenizer for the image and font passes: linear time, never throws, and reports
+// only what those passes use: the operators with their number and name operands (q, Q, cm, gs, Do,
+// Tf, the text-showing ones), strings when asked for (the font pass), and inline images
 // (BI … ID … EI, found and skipped whole, their dictionary parsed).
 //
-// Everything else (text, paths, strings, comments, arrays, dictionaries) is read and dropped.
+// Everything else (paths, comments, arrays, dictionaries) is read and dropped.
 
 /** An operand as the passes see it: a number, a name (without the slash), or anything else. */
 export type Operand = number | string | null;
@@ -30,6 +31,11 @@ export const Op = {
   gs: code("gs"),
   BI: code("BI"),
   ID: code("ID"),
+  Tf: code("Tf"),
+  Tj: code("Tj"),
+  TJ: code("TJ"),
+  quote: code("'"),
+  doubleQuote: code('"'),
 } as const;
 
 /** Up to three operator bytes packed in a number (longer operators are -1: none matter here). */
@@ -54,6 +60,11 @@ export interface ContentHandlers {
   /** An operator with its operands (the last few, oldest first). */
   operator?(op: number, operands: readonly Operand[]): void;
   inlineImage?(image: InlineImage): void;
+  /**
+   * A string operand (literal or hex, escapes applied), as it is read: those of a TJ array come
+   * one by one before the operator. Without this handler strings are skipped, not decoded.
+   */
+  string?(bytes: Uint8Array): void;
 }
 
 class Reader {
@@ -347,13 +358,19 @@ export function scanContent(bytes: Uint8Array, handlers: ContentHandlers): boole
       case 0x2f: // /
         push(reader.name());
         continue;
-      case 0x28: // (
-        reader.literalString(false);
+      case 0x28: {
+        // (
+        const string = reader.literalString(handlers.string !== undefined);
+        if (string) handlers.string?.(string);
         push(null);
         continue;
+      }
       case 0x3c: // <
         if (bytes[reader.pos + 1] === 0x3c) reader.pos += 2;
-        else reader.hexString(false);
+        else {
+          const string = reader.hexString(handlers.string !== undefined);
+          if (string) handlers.string?.(string);
+        }
         push(null);
         continue;
       case 0x3e: // >

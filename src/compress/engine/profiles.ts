@@ -65,8 +65,9 @@ const BALANCED_IMAGES: ImageSettings = {
 };
 
 export const PROFILE_SETTINGS: Record<CompressionProfile, ProfileSettings> = {
-  // Everything decodes to exactly what it was; nothing is dropped but unreferenced objects,
-  // duplicates and active content.
+  // Everything decodes to exactly what it was and renders the same; nothing is dropped but
+  // unreferenced objects, duplicates, active content and the glyphs no page draws of fonts
+  // embedded whole (fonts.ts: every profile).
   lossless: { discardPrivateData: false, discardMetadata: false },
   balanced: {
     images: BALANCED_IMAGES,

@@ -1,0 +1,444 @@
+// Font subsetting: a font program embedded whole is replaced by one holding only the glyphs the
+// document draws (fonts-usage.ts finds them), built by HarfBuzz's hb-subset (fonts-hb.ts). Glyph
+// ids are kept (hb-subset's retain-gids: the glyphs not drawn become empty), so codes, CIDs, the
+// CIDToGIDMap, a CFF's charset, widths, encodings and ToUnicode all stay valid unchanged, and the
+// font is renamed with a subset tag (PDF 32000-1:2008, 9.6.4: six capital letters and a plus
+// sign). Visually lossless: every profile runs it. A program is replaced only when the subset is
+// smaller, reads back, and maps every drawn code to the glyph it had.
+//
+// What is subset (everything else is left as it is):
+// - Type 0 fonts with Identity-H or Identity-V over a CIDFontType2 (FontFile2, or FontFile3
+//   /OpenType): the glyphs are the drawn CIDs through the CIDToGIDMap (Identity or a stream);
+// - Type 0 fonts with Identity-H or Identity-V over a CIDFontType0 with CFF (FontFile3
+//   /CIDFontType0C, bare, given to hb-subset in an OpenType wrapper by fonts-cff.ts; or
+//   /OpenType): the glyphs are the drawn CIDs through the charset of a CID-keyed CFF, which the
+//   subset is checked to keep, else the CIDs themselves;
+// - TrueType fonts with a FontFile2 and WinAnsiEncoding (with or without Differences) or, when
+//   symbolic, no encoding: every glyph any of the ways a reader may take (9.6.6.4: the (3,1)
+//   subtable through the encoding's glyph names, (3,0) at 0xF000 + code, (1,0) when there is no
+//   Microsoft subtable, the post table's names) reaches for a drawn code is kept, and the subset's
+//   cmap is checked to map those codes to the same glyphs.
+// Not subset: fonts named by an interactive form (editing a field needs every glyph), fonts a use
+// of which could not be read (fonts-usage.ts), Type 1 fonts (FontFile: no maintained library
+// subsets Type 1 programs; hb-subset reads OpenType, TrueType and CFF only), simple fonts with
+// CFF (FontFile3 /Type1C: the code to glyph mapping goes through CFF glyph names, not read here),
+// Type 0 fonts with other CMaps, MacRoman, Standard or built-in encodings of non-symbolic
+// TrueType fonts, and any font for which hb-subset fails or whose subset is no smaller.
+import { createHash } from "node:crypto";
+import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
+import type { PDFContext } from "@cantoo/pdf-lib";
+import { Encodings } from "@cantoo/pdf-lib/standard-fonts";
+import { decodeStreamData, deflate, N } from "./filters.ts";
+import { subsetFontProgram } from "./fonts-hb.ts";
+import { readCff, unwrapCff, wrapCff } from "./fonts-cff.ts";
+import type { CffFont } from "./fonts-cff.ts";
+import { charMaps, glyphNames, readSfnt } from "./fonts-sfnt.ts";
+import type { CharMap } from "./fonts-sfnt.ts";
+import { everyDict, findFontUsage, isIdentityType0 } from "./fonts-usage.ts";
+
+export interface FontReport {
+  /** Font programs replaced by a subset. */
+  subset: number;
+  /** Their decoded size before and after. */
+  bytesBefore: number;
+  bytesAfter: number;
+}
+
+const F = {
+  BaseEncoding: PDFName.of("BaseEncoding"),
+  BaseFont: PDFName.of("BaseFont"),
+  CIDFontType0: PDFName.of("CIDFontType0"),
+  CIDFontType0C: PDFName.of("CIDFontType0C"),
+  CIDFontType2: PDFName.of("CIDFontType2"),
+  CIDToGIDMap: PDFName.of("CIDToGIDMap"),
+  DescendantFonts: PDFName.of("DescendantFonts"),
+  Differences: PDFName.of("Differences"),
+  Encoding: PDFName.of("Encoding"),
+  Flags: PDFName.of("Flags"),
+  FontDescriptor: PDFName.of("FontDescriptor"),
+  FontFile: PDFName.of("FontFile"),
+  FontFile2: PDFName.of("FontFile2"),
+  FontFile3: PDFName.of("FontFile3"),
+  FontName: PDFName.of("FontName"),
+  Identity: PDFName.of("Identity"),
+  Length1: PDFName.of("Length1"),
+  OpenType: PDFName.of("OpenType"),
+  TrueType: PDFName.of("TrueType"),
+  WinAnsiEncoding: PDFName.of("WinAnsiEncoding"),
+} as const;
+
+/** A font program is at most this large decoded (a CJK TrueType font runs to some 20 MB). */
+const MAX_PROGRAM_BYTES = 64 * 1024 * 1024;
+/** FontDescriptor /Flags: symbolic (bit 3). */
+const SYMBOLIC = 4;
+
+/** WinAnsiEncoding: code → glyph name, and glyph name → Unicode, from pdf-lib's table. */
+const WIN_ANSI_NAMES = new Map<number, string>();
+const UNICODE_OF_NAME = new Map<string, number>();
+for (const cp of Encodings.WinAnsi.supportedCodePoints) {
+  const { code, name } = Encodings.WinAnsi.encodeUnicodeCodePoint(cp);
+  if (!WIN_ANSI_NAMES.has(code)) WIN_ANSI_NAMES.set(code, name);
+  if (!UNICODE_OF_NAME.has(name)) UNICODE_OF_NAME.set(name, cp);
+}
+
+/** The Unicode value a glyph name stands for (the Adobe Glyph List's rules for uniXXXX and uXXXX[XX]). */
+function unicodeOfName(name: string): number | undefined {
+  const known = UNICODE_OF_NAME.get(name);
+  if (known !== undefined) return known;
+  const match = /^uni([0-9A-F]{4})$/.exec(name) ?? /^u([0-9A-F]{4,6})$/.exec(name);
+  return match ? parseInt(match[1]!, 16) : undefined;
+}
+
+/**
+ * How a program is stored: an OpenType/TrueType file (FontFile2, FontFile3 /OpenType) or a bare
+ * CID-keyed CFF (FontFile3 /CIDFontType0C), which hb-subset gets in a wrapper.
+ */
+type ProgramKind = "sfnt" | "cff";
+
+/** One font's part in a subset of its program. */
+interface FontPlan {
+  /** The dictionary holding /FontDescriptor (a TrueType font, or a Type 0 font's CIDFont). */
+  owner: PDFDict;
+  /** Dictionaries whose /BaseFont gets the tag. */
+  named: PDFDict[];
+  descriptor: PDFDict;
+  program: PDFRawStream;
+  kind: ProgramKind;
+  /** Glyphs and code points to keep, from the original program. */
+  keep(program: Uint8Array): { glyphs: Set<number>; unicodes: Set<number> } | undefined;
+  /** Whether the subset (stored as the original was) draws the same glyphs for the drawn codes. */
+  check(original: Uint8Array, subset: Uint8Array): boolean;
+}
+
+/** The descriptor's font program and how it is stored; undefined for Type 1 (FontFile) and others. */
+function programOf(descriptor: PDFDict): { program: PDFRawStream; kind: ProgramKind } | undefined {
+  const file2 = descriptor.lookup(F.FontFile2);
+  const file3 = descriptor.lookup(F.FontFile3);
+  if (descriptor.has(F.FontFile) || (file2 !== undefined) === (file3 !== undefined)) return undefined;
+  if (file2 instanceof PDFRawStream) return { program: file2, kind: "sfnt" };
+  if (!(file3 instanceof PDFRawStream)) return undefined;
+  const subtype = file3.dict.lookup(N.Subtype);
+  if (subtype === F.OpenType) return { program: file3, kind: "sfnt" };
+  if (subtype === F.CIDFontType0C) return { program: file3, kind: "cff" };
+  return undefined;
+}
+
+/** The glyph of each drawn CID of a CIDFontType2 (CIDToGIDMap: Identity or a stream). */
+function cidType2Glyphs(cidFont: PDFDict, codes: Set<number>): Set<number> | undefined {
+  const map = cidFont.lookup(F.CIDToGIDMap);
+  if (map === undefined || map === F.Identity) return codes;
+  if (!(map instanceof PDFRawStream)) return undefined;
+  const table = decodeStreamData(map, 2 * 65536 + 2);
+  if (!table) return undefined;
+  const gids = new Set<number>();
+  for (const cid of codes) if (2 * cid + 1 < table.length) gids.add((table[2 * cid]! << 8) | table[2 * cid + 1]!);
+  return gids;
+}
+
+/** The CFF of a CIDFontType0: the bare CFF, or the 'CFF ' table of an OpenType program. */
+function cffOf(program: Uint8Array, kind: ProgramKind): CffFont | undefined {
+  const cff = kind === "cff" ? program : unwrapCff(program);
+  return cff && readCff(cff);
+}
+
+/** A CIDFontType0's glyph for a CID: by the charset of a CID-keyed CFF, else the CID is the glyph id. */
+function glyphOfCid(cff: CffFont, cid: number): number | undefined {
+  const glyph = cff.glyphOfCid ? cff.glyphOfCid.get(cid) : cid;
+  return glyph !== undefined && glyph < cff.glyphs ? glyph : undefined;
+}
+
+/**
+ * A Type 0 font with Identity-H/V over a CIDFontType2 (glyphs by CIDToGIDMap) or a CIDFontType0
+ * with CFF (glyphs by the charset of a CID-keyed CFF, which the subset must keep, else by id).
+ */
+function cidPlan(font: PDFDict, codes: Set<number>): FontPlan | undefined {
+  const descendants = font.lookup(F.DescendantFonts);
+  const cidFont = descendants instanceof PDFArray && descendants.size() === 1 ? descendants.lookup(0) : undefined;
+  if (!(cidFont instanceof PDFDict)) return undefined;
+  const descriptor = cidFont.lookup(F.FontDescriptor);
+  const found = descriptor instanceof PDFDict ? programOf(descriptor) : undefined;
+  if (!(descriptor instanceof PDFDict) || !found) return undefined;
+  const base = { owner: cidFont, named: [font, cidFont], descriptor, ...found };
+  const subtype = cidFont.lookup(N.Subtype);
+  if (subtype === F.CIDFontType2 && found.kind === "sfnt") {
+    const gids = cidType2Glyphs(cidFont, codes);
+    if (!gids) return undefined;
+    return {
+      ...base,
+      keep: (program) => {
+        const sfnt = readSfnt(program);
+        return sfnt && { glyphs: new Set([...gids].filter((g) => g < sfnt.numGlyphs)), unicodes: new Set() };
+      },
+      // Glyph ids are all the subset needs to keep: CIDFontType2 glyphs are found by id, not cmap.
+      check: (original, subset) => {
+        const before = readSfnt(original);
+        const after = readSfnt(subset);
+        return !!before && !!after && [...gids].every((g) => g >= before.numGlyphs || g < after.numGlyphs);
+      },
+    };
+  }
+  if (subtype === F.CIDFontType0) {
+    return {
+      ...base,
+      keep: (program) => {
+        const cff = cffOf(program, found.kind);
+        if (!cff) return undefined;
+        const glyphs = new Set<number>();
+        for (const cid of codes) {
+          const glyph = glyphOfCid(cff, cid);
+          if (glyph !== undefined) glyphs.add(glyph);
+        }
+        return { glyphs, unicodes: new Set() };
+      },
+      check: (original, subset) => {
+        const before = cffOf(original, found.kind);
+        const after = cffOf(subset, found.kind);
+        if (!before || !after || !before.glyphOfCid !== !after.glyphOfCid) return false;
+        for (const cid of codes) {
+          const glyph = glyphOfCid(before, cid);
+          if (glyph !== undefined && glyphOfCid(after, cid) !== glyph) return false;
+        }
+        return true;
+      },
+    };
+  }
+  return undefined;
+}
+
+/** Glyph names of the codes, from the font's encoding; undefined when it is not one read here. */
+function encodingNames(font: PDFDict, symbolic: boolean, codes: Set<number>): Map<number, string> | undefined {
+  const encoding = font.lookup(F.Encoding);
+  const names = new Map<number, string>();
+  let base: Map<number, string> | undefined;
+  let differences: PDFArray | undefined;
+  if (encoding === F.WinAnsiEncoding) base = WIN_ANSI_NAMES;
+  else if (encoding instanceof PDFDict) {
+    const baseName = encoding.lookup(F.BaseEncoding);
+    if (baseName === F.WinAnsiEncoding) base = WIN_ANSI_NAMES;
+    else if (baseName !== undefined) return undefined;
+    const d = encoding.lookup(F.Differences);
+    if (d !== undefined && !(d instanceof PDFArray)) return undefined;
+    differences = d;
+  } else if (encoding !== undefined) return undefined;
+  if (differences) {
+    let code = -1;
+    for (let i = 0; i < differences.size(); i++) {
+      const item = differences.lookup(i);
+      if (item instanceof PDFNumber) code = item.asNumber();
+      else if (item instanceof PDFName && code >= 0) names.set(code++, item.decodeText());
+      else return undefined;
+    }
+  }
+  for (const code of codes) {
+    if (names.has(code)) continue;
+    const name = base?.get(code);
+    if (name !== undefined) names.set(code, name);
+    // No base encoding: a symbolic font is drawn through its cmap by code alone; a non-symbolic
+    // one through StandardEncoding, which is not read here.
+    else if (!symbolic) return undefined;
+  }
+  return names;
+}
+
+/** A simple TrueType font with FontFile2. */
+function trueTypePlan(font: PDFDict, codes: Set<number>): FontPlan | undefined {
+  const descriptor = font.lookup(F.FontDescriptor);
+  const found = descriptor instanceof PDFDict ? programOf(descriptor) : undefined;
+  if (!(descriptor instanceof PDFDict) || found?.kind !== "sfnt") return undefined;
+  const flags = descriptor.lookup(F.Flags);
+  const symbolic = flags instanceof PDFNumber && (flags.asNumber() & SYMBOLIC) !== 0;
+  const names = encodingNames(font, symbolic, codes);
+  if (!names) return undefined;
+  /** Code points a reader may look each drawn code up at. */
+  const candidates = (code: number) => {
+    const points = [code, 0xf000 + code, 0xf100 + code, 0xf200 + code];
+    const name = names.get(code);
+    const unicode = name === undefined ? undefined : unicodeOfName(name);
+    if (unicode !== undefined) points.push(unicode);
+    return points;
+  };
+  const relevant = (maps: CharMap[]) => {
+    // 9.6.6.4: (1,0) is consulted only when the font has no Microsoft subtable to use.
+    const microsoft = maps.some((m) => m.platform === 3);
+    return maps.filter((m) => m.platform === 0 || m.platform === 3 || (m.platform === 1 && !microsoft));
+  };
+  return {
+    owner: font,
+    named: [font],
+    descriptor,
+    ...found,
+    keep: (bytes) => {
+      const program = readSfnt(bytes);
+      const maps = program && charMaps(program);
+      if (!program || !maps || maps.length === 0) return undefined;
+      const byName = glyphNames(program, []);
+      const glyphs = new Set<number>();
+      const unicodes = new Set<number>();
+      for (const code of codes) {
+        const name = names.get(code);
+        const named = name === undefined ? undefined : byName.get(name);
+        if (name !== undefined && unicodeOfName(name) === undefined && named === undefined) return undefined;
+        if (named !== undefined) glyphs.add(named);
+        for (const point of candidates(code)) {
+          unicodes.add(point);
+          for (const map of maps) {
+            const glyph = map.lookup(point);
+            if (glyph > 0 && glyph < program.numGlyphs) glyphs.add(glyph);
+          }
+        }
+      }
+      return { glyphs, unicodes };
+    },
+    check: (originalBytes, subsetBytes) => {
+      const original = readSfnt(originalBytes);
+      const subset = readSfnt(subsetBytes);
+      const before = original && charMaps(original);
+      const after = subset && charMaps(subset);
+      if (!before || !after) return false;
+      for (const map of relevant(before)) {
+        const twin = after.find((m) => m.platform === map.platform && m.encoding === map.encoding);
+        for (const code of codes) {
+          for (const point of candidates(code)) {
+            const glyph = map.lookup(point);
+            if (glyph === 0) continue;
+            // hb-subset writes the Unicode subtables it keeps as (0,3) and (3,1): a glyph a
+            // dropped twin mapped must come from a kept subtable of the same platform.
+            const kept = twin ? twin.lookup(point) : after.find((m) => m.platform === map.platform)?.lookup(point);
+            if (kept !== glyph) return false;
+          }
+        }
+      }
+      return true;
+    },
+  };
+}
+
+function planOf(font: PDFDict, codes: Set<number>): FontPlan | undefined {
+  if (isIdentityType0(font)) return cidPlan(font, codes);
+  if (font.lookup(N.Subtype) === F.TrueType) return trueTypePlan(font, codes);
+  return undefined;
+}
+
+/** Six capital letters from the program and its glyphs: the same subset gets the same tag. */
+function subsetTag(program: Uint8Array, glyphs: Set<number>): string {
+  const hash = createHash("sha256")
+    .update(program)
+    .update(Uint32Array.from([...glyphs].sort((a, b) => a - b)));
+  const digest = hash.digest();
+  let tag = "";
+  for (let i = 0; i < 6; i++) tag += String.fromCharCode(65 + (digest[i]! % 26));
+  return tag;
+}
+
+function tagged(name: PDFName, tag: string): PDFName {
+  const text = name.decodeText();
+  return PDFName.of(`${tag}+${/^[A-Z]{6}\+/.test(text) ? text.slice(7) : text}`);
+}
+
+/** The font programs a descriptor holds, of any kind (a program refused here keeps its glyphs). */
+function programsIn(descriptor: PDFDict | undefined): PDFRawStream[] {
+  if (!descriptor) return [];
+  return [F.FontFile, F.FontFile2, F.FontFile3]
+    .map((key) => descriptor.lookup(key))
+    .filter((program): program is PDFRawStream => program instanceof PDFRawStream);
+}
+
+/** Every dictionary that holds a FontDescriptor with this program, found over the whole document. */
+function programOwners(context: PDFContext): Map<PDFRawStream, Set<PDFDict>> {
+  const owners = new Map<PDFRawStream, Set<PDFDict>>();
+  for (const [dict] of everyDict(context)) {
+    const descriptor = dict.lookup(F.FontDescriptor);
+    for (const program of programsIn(descriptor instanceof PDFDict ? descriptor : undefined)) {
+      let set = owners.get(program);
+      if (!set) owners.set(program, (set = new Set()));
+      set.add(dict);
+    }
+  }
+  return owners;
+}
+
+/** The descriptor of a simple font, or of a Type 0 font's descendant. */
+function fontDescriptorOf(font: PDFDict): PDFDict | undefined {
+  const own = font.lookup(F.FontDescriptor);
+  if (own instanceof PDFDict) return own;
+  const descendants = font.lookup(F.DescendantFonts);
+  const cidFont = descendants instanceof PDFArray ? descendants.lookup(0) : undefined;
+  const descriptor = cidFont instanceof PDFDict ? cidFont.lookup(F.FontDescriptor) : undefined;
+  return descriptor instanceof PDFDict ? descriptor : undefined;
+}
+
+/** hb-subset on a program as it is stored; the result stored the same way, or undefined. */
+async function subsetProgram(
+  bytes: Uint8Array,
+  kind: ProgramKind,
+  keep: { glyphs: Set<number>; unicodes: Set<number> },
+): Promise<Uint8Array | undefined> {
+  if (kind === "sfnt") return readSfnt(bytes) && subsetFontProgram(bytes, keep);
+  const cff = readCff(bytes);
+  if (!cff) return undefined;
+  const wrapped = await subsetFontProgram(wrapCff(bytes, cff.glyphs), keep);
+  return wrapped && unwrapCff(wrapped);
+}
+
+/** Subsets the font programs the document's fonts embed whole to the glyphs drawn. */
+export async function subsetFonts(context: PDFContext): Promise<FontReport> {
+  const report: FontReport = { subset: 0, bytesBefore: 0, bytesAfter: 0 };
+  const usage = findFontUsage(context);
+  if (!usage.complete || usage.codes.size === 0) return report;
+  const groups = new Map<PDFRawStream, FontPlan[]>();
+  const refused = new Set<PDFRawStream>();
+  for (const [font, codes] of usage.codes) {
+    const plan = usage.excluded.has(font) ? undefined : planOf(font, codes);
+    if (!plan) {
+      // A font drawn but not planned keeps its program whole, whoever else shares it.
+      for (const program of programsIn(fontDescriptorOf(font))) refused.add(program);
+      continue;
+    }
+    const list = groups.get(plan.program);
+    if (list) list.push(plan);
+    else groups.set(plan.program, [plan]);
+  }
+  for (const font of usage.excluded) for (const program of programsIn(fontDescriptorOf(font))) refused.add(program);
+  const owners = programOwners(context);
+  for (const [program, plans] of groups) {
+    if (refused.has(program)) continue;
+    // Every font using the program must be one of those planned (a font nothing draws would lose its glyphs).
+    const planned = new Set(plans.map((p) => p.owner));
+    if ([...(owners.get(program) ?? [])].some((owner) => !planned.has(owner))) continue;
+    const kind = plans[0]!.kind;
+    const bytes = decodeStreamData(program, MAX_PROGRAM_BYTES);
+    if (!bytes || plans.some((plan) => plan.kind !== kind)) continue;
+    const keep = { glyphs: new Set<number>(), unicodes: new Set<number>() };
+    let readable = true;
+    for (const plan of plans) {
+      const kept = plan.keep(bytes);
+      if (!kept) {
+        readable = false;
+        break;
+      }
+      for (const g of kept.glyphs) keep.glyphs.add(g);
+      for (const u of kept.unicodes) keep.unicodes.add(u);
+    }
+    if (!readable) continue;
+    const output = await subsetProgram(bytes, kind, keep);
+    if (!output || output.length >= bytes.length || !plans.every((plan) => plan.check(bytes, output))) continue;
+    program.dict.set(N.Filter, N.FlateDecode);
+    program.dict.delete(N.DecodeParms);
+    // FontFile2 gives the decoded length (Length1); FontFile3 (with its /Subtype) does not.
+    if (!program.dict.has(N.Subtype) || program.dict.has(F.Length1))
+      program.dict.set(F.Length1, PDFNumber.of(output.length));
+    program.updateContents(deflate(output));
+    const tag = subsetTag(bytes, keep.glyphs);
+    for (const plan of plans) {
+      for (const dict of [...plan.named, plan.descriptor]) {
+        const key = dict === plan.descriptor ? F.FontName : F.BaseFont;
+        const name = dict.lookup(key);
+        if (name instanceof PDFName) dict.set(key, tagged(name, tag));
+      }
+    }
+    report.subset++;
+    report.bytesBefore += bytes.length;
+    report.bytesAfter += output.length;
+  }
+  return report;
+}

@@ -1,0 +1,373 @@
+// Font subsetting (src/compress/engine/fonts.ts): TrueType programs embedded whole come out
+// holding only the glyphs drawn, with text extraction (pdftotext) and rendering (pdftoppm at
+// 100 dpi) identical; fonts a form field names stay whole; Type 3 fonts keep working. Documents are
+// made here with DejaVu fonts embedded whole by pdf-lib (fontkit), or by hand for a simple
+// TrueType font; the corpus's mixed-fonts file is run when the corpus is there.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import fontkit from "@pdf-lib/fontkit";
+import { afterAll, describe, expect, it } from "vitest";
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, StandardFonts } from "@cantoo/pdf-lib";
+import type { PDFFont, PDFRef } from "@cantoo/pdf-lib";
+import { compressPdf, COMPRESSION_PROFILES } from "../../src/compress/engine/index.ts";
+import type { CompressionProfile, CompressionReport } from "../../src/compress/engine/index.ts";
+import { decodeStreamData } from "../../src/compress/engine/filters.ts";
+import { createRunner } from "../../src/compress/isolation/runner.ts";
+import { corpusDir } from "./fixtures.ts";
+
+const FONTS = "/usr/share/fonts/truetype/dejavu";
+const SANS = path.join(FONTS, "DejaVuSans.ttf");
+const SERIF = path.join(FONTS, "DejaVuSerif.ttf");
+const MONO = path.join(FONTS, "DejaVuSansMono.ttf");
+/** A CFF-flavoured OpenType font (fonts-urw-base35, which ghostscript installs). */
+const NIMBUS = "/usr/share/fonts/opentype/urw-base35/NimbusSans-Regular.otf";
+const HAVE_FONTS = [SANS, SERIF, MONO, NIMBUS].every((file) => existsSync(file));
+
+function hasPoppler(): boolean {
+  try {
+    execFileSync("pdftoppm", ["-v"], { stdio: "ignore" });
+    execFileSync("pdftotext", ["-v"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const POPPLER = hasPoppler();
+if (!HAVE_FONTS)
+  console.log(
+    `engine-fonts.test.ts: skipped, the DejaVu fonts (${FONTS}) or ${NIMBUS} are missing (apt-get install fonts-dejavu-core fonts-urw-base35).`,
+  );
+if (!POPPLER) console.log("engine-fonts.test.ts: skipped, poppler-utils (pdftotext, pdftoppm) is not installed.");
+
+const scratch = mkdtempSync(path.join(tmpdir(), "engine-fonts-"));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let files = 0;
+
+function write(bytes: Uint8Array): string {
+  const file = path.join(scratch, `f${++files}.pdf`);
+  writeFileSync(file, bytes);
+  return file;
+}
+
+/** pdftotext's text of the whole document (layout kept). */
+function textOf(bytes: Uint8Array): string {
+  return execFileSync("pdftotext", ["-layout", write(bytes), "-"], { encoding: "utf8" });
+}
+
+/** Every page rendered by pdftoppm at 100 dpi, as raw PPM bytes. */
+function pixelsOf(bytes: Uint8Array): Buffer[] {
+  const prefix = path.join(scratch, `r${++files}`);
+  execFileSync("pdftoppm", ["-r", "100", write(bytes), prefix]);
+  const base = path.basename(prefix);
+  return readdirSync(scratch)
+    .filter((name) => name.startsWith(`${base}-`))
+    .sort()
+    .map((name) => readFileSync(path.join(scratch, name)));
+}
+
+async function compress(input: Uint8Array, profile: CompressionProfile) {
+  let report: CompressionReport | undefined;
+  const { output } = await compressPdf(input, profile, (r) => (report = r));
+  return { output, report: report! };
+}
+
+/** Text and pixels of the output are those of the input. */
+function expectSameLook(input: Uint8Array, output: Uint8Array): void {
+  expect(textOf(output)).toBe(textOf(input));
+  const before = pixelsOf(input);
+  const after = pixelsOf(output);
+  expect(after.length).toBe(before.length);
+  for (let i = 0; i < before.length; i++) expect(after[i]!.equals(before[i]!), `page ${i + 1} pixels`).toBe(true);
+}
+
+interface FontState {
+  baseFont: string;
+  /** Decoded size of its font program. */
+  programBytes: number;
+}
+
+/** Each font with a FontFile2, by its /BaseFont without a subset tag. */
+async function fontsOf(bytes: Uint8Array): Promise<Map<string, FontState>> {
+  const doc = await PDFDocument.load(bytes, { updateMetadata: false });
+  const found = new Map<string, FontState>();
+  for (const [, object] of doc.context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFDict)) continue;
+    const descriptor = object.lookup(PDFName.of("FontDescriptor"));
+    const program = descriptor instanceof PDFDict ? descriptor.lookup(PDFName.of("FontFile2")) : undefined;
+    const name = object.lookup(PDFName.of("BaseFont"));
+    if (!(program instanceof PDFRawStream) || !(name instanceof PDFName)) continue;
+    const baseFont = name.decodeText();
+    const data = decodeStreamData(program, 64 << 20)!;
+    // pdf-lib names its fonts Name-1234.
+    found.set(baseFont.replace(/^[A-Z]{6}\+/, "").replace(/-\d+$/, ""), { baseFont, programBytes: data.length });
+  }
+  return found;
+}
+
+/** Draws `text` with `font` through a Form XObject of its own resources, placed on `page`. */
+function drawThroughForm(doc: PDFDocument, page: ReturnType<PDFDocument["addPage"]>, font: PDFFont, text: string) {
+  const { context } = doc;
+  const encoded = font.encodeText(text).toString();
+  const form = context.flateStream(`BT /FX 16 Tf 0 0 Td ${encoded} Tj ET`, {
+    Type: "XObject",
+    Subtype: "Form",
+    BBox: [0, 0, 400, 40],
+    Resources: { Font: { FX: font.ref } },
+  });
+  const ref = context.register(form);
+  page.node.setXObject(PDFName.of("Fm1"), ref);
+  const contents = context.flateStream("q 1 0 0 1 60 600 cm /Fm1 Do Q");
+  page.node.addContentStream(context.register(contents));
+}
+
+/**
+ * Two pages: DejaVu Sans drawn on both (page text and a Form XObject), DejaVu Serif drawn on both
+ * and named by a text field's default appearance, a standard font beside them.
+ */
+async function twoPagesAndAField(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  doc.registerFontkit(fontkit);
+  const sans = await doc.embedFont(readFileSync(SANS), { subset: false });
+  const serif = await doc.embedFont(readFileSync(SERIF), { subset: false });
+  const helvetica = await doc.embedFont(StandardFonts.Helvetica);
+  const first = doc.addPage([500, 700]);
+  first.drawText("Subset me: the quick brown fox", { x: 50, y: 650, size: 18, font: sans });
+  first.drawText("Kept whole: jumps over the lazy dog", { x: 50, y: 620, size: 18, font: serif });
+  first.drawText("Standard font, not embedded", { x: 50, y: 590, size: 12, font: helvetica });
+  drawThroughForm(doc, first, sans, "Ωmega through a form: ∑ ≠ ∞");
+  const second = doc.addPage([500, 700]);
+  second.drawText("Second page: Zebra 0123456789 ÄÖÜ ß", { x: 50, y: 650, size: 18, font: sans });
+  second.drawText("Serif on page two: Quixotic", { x: 50, y: 620, size: 18, font: serif });
+  const field = doc.getForm().createTextField("name");
+  field.setText("Ada");
+  field.addToPage(first, { x: 50, y: 400, width: 300, height: 30, font: serif });
+  field.updateAppearances(serif);
+  // The field's default appearance names the font in the form's default resources, as the spec has it.
+  const da = field.acroField.getDefaultAppearance()!;
+  const name = /\/(\S+) [\d.]+ Tf/.exec(da)![1]!;
+  doc.getForm().acroForm.dict.set(PDFName.of("DR"), doc.context.obj({ Font: doc.context.obj({ [name]: serif.ref }) }));
+  return doc.save({ useObjectStreams: false });
+}
+
+/** A Type 3 font: one glyph a filled square, another showing DejaVu Sans text from its own resources. */
+async function type3Document(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  doc.registerFontkit(fontkit);
+  const sans = await doc.embedFont(readFileSync(SANS), { subset: false });
+  const { context } = doc;
+  const square = context.register(context.flateStream("600 0 0 0 600 600 d1 50 0 500 500 re f"));
+  const lettered = context.register(
+    context.flateStream(`600 0 0 0 600 600 d1 BT /FS 700 Tf 0 0 Td ${sans.encodeText("Q").toString()} Tj ET`),
+  );
+  const type3 = context.register(
+    context.obj({
+      Type: "Font",
+      Subtype: "Type3",
+      FontBBox: [0, 0, 600, 600],
+      FontMatrix: [0.001, 0, 0, 0.001, 0, 0],
+      CharProcs: { square, lettered },
+      Encoding: { Type: "Encoding", Differences: [65, "square", "lettered"] },
+      FirstChar: 65,
+      LastChar: 66,
+      Widths: [600, 600],
+      Resources: { Font: { FS: sans.ref } },
+    }),
+  );
+  const page = doc.addPage([400, 300]);
+  page.drawText("Beside a Type 3 font", { x: 40, y: 250, size: 16, font: sans });
+  page.node.setFontDictionary(PDFName.of("T3"), type3);
+  page.node.addContentStream(context.register(context.flateStream("BT /T3 40 Tf 40 120 Td (ABBA) Tj ET")));
+  return doc.save({ useObjectStreams: false });
+}
+
+/** A simple TrueType font (WinAnsiEncoding, FontFile2 whole), made by hand as producers write them. */
+async function simpleTrueTypeDocument(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  const { context } = doc;
+  const program = readFileSync(MONO);
+  const fontFile = context.register(context.flateStream(program, { Length1: program.length }));
+  const descriptor = context.register(
+    context.obj({
+      Type: "FontDescriptor",
+      FontName: "DejaVuSansMono",
+      Flags: 32,
+      FontBBox: [-558, -375, 718, 1042],
+      ItalicAngle: 0,
+      Ascent: 760,
+      Descent: -240,
+      CapHeight: 729,
+      StemV: 80,
+      FontFile2: fontFile,
+    }),
+  );
+  const font: PDFRef = context.register(
+    context.obj({
+      Type: "Font",
+      Subtype: "TrueType",
+      BaseFont: "DejaVuSansMono",
+      FirstChar: 32,
+      LastChar: 255,
+      Widths: new Array<number>(224).fill(602),
+      Encoding: "WinAnsiEncoding",
+      FontDescriptor: descriptor,
+    }),
+  );
+  const page = doc.addPage([500, 300]);
+  page.node.setFontDictionary(PDFName.of("TT"), font);
+  const text = "BT /TT 16 Tf 40 220 Td (Monospaced: caf\\351 \\200 100) Tj 0 -30 Td [(Kerned) -250 (array)] TJ ET";
+  page.node.addContentStream(context.register(context.flateStream(text)));
+  return doc.save({ useObjectStreams: false });
+}
+
+describe.skipIf(!HAVE_FONTS || !POPPLER)("font subsetting", () => {
+  it.each(COMPRESSION_PROFILES)(
+    "%s: a font on two pages is subset, the form field's font stays whole, text and pixels unchanged",
+    async (profile) => {
+      const input = await twoPagesAndAField();
+      const { output, report } = await compress(input, profile);
+      expect(report.fonts.subset).toBe(1);
+      // What is left is mostly the form field's font, whole.
+      expect(output.length).toBeLessThan(input.length / 2);
+      const before = await fontsOf(input);
+      const after = await fontsOf(output);
+      expect(after.get("DejaVuSans")!.baseFont).toMatch(/^[A-Z]{6}\+DejaVuSans-\d+$/);
+      expect(after.get("DejaVuSans")!.programBytes).toBeLessThan(before.get("DejaVuSans")!.programBytes / 10);
+      expect(after.get("DejaVuSerif")).toEqual(before.get("DejaVuSerif"));
+      expectSameLook(input, output);
+      // The field can still be filled with any text the font has.
+      const doc = await PDFDocument.load(output);
+      const field = doc.getForm().getTextField("name");
+      expect(field.getText()).toBe("Ada");
+    },
+    60_000,
+  );
+
+  it("a Type 3 font keeps working, and the font its glyphs draw keeps their glyphs", async () => {
+    const input = await type3Document();
+    const { output, report } = await compress(input, "lossless");
+    expect(report.fonts.subset).toBe(1);
+    expectSameLook(input, output);
+  }, 60_000);
+
+  it("a CID font with Identity-H keeps its CIDToGIDMap, widths and ToUnicode, and extracts the same text", async () => {
+    const input = await twoPagesAndAField();
+    const { output } = await compress(input, "lossless");
+    const read = async (bytes: Uint8Array) => {
+      const doc = await PDFDocument.load(bytes, { updateMetadata: false });
+      for (const [, object] of doc.context.enumerateIndirectObjects()) {
+        if (!(object instanceof PDFDict) || object.lookup(PDFName.of("Subtype")) !== PDFName.of("Type0")) continue;
+        const base = object.lookup(PDFName.of("BaseFont"), PDFName).decodeText();
+        if (!/DejaVuSans-\d+$/.test(base)) continue;
+        expect(object.lookup(PDFName.of("Encoding"))).toBe(PDFName.of("Identity-H"));
+        const cid = object.lookup(PDFName.of("DescendantFonts"), PDFArray).lookup(0, PDFDict);
+        const stream = object.lookup(PDFName.of("ToUnicode"));
+        if (!(stream instanceof PDFRawStream)) throw new Error("no ToUnicode stream");
+        const toUnicode = decodeStreamData(stream, 1 << 24)!;
+        return {
+          map: String(cid.lookup(PDFName.of("CIDToGIDMap"))),
+          widths: String(cid.lookup(PDFName.of("W"))),
+          toUnicode: Buffer.from(toUnicode).toString("latin1"),
+        };
+      }
+      throw new Error("no DejaVuSans Type 0 font");
+    };
+    expect(await read(output)).toEqual(await read(input));
+  }, 60_000);
+
+  it("a simple TrueType font with WinAnsiEncoding is subset through its cmap", async () => {
+    const input = await simpleTrueTypeDocument();
+    const { output, report } = await compress(input, "lossless");
+    expect(report.fonts.subset).toBe(1);
+    const after = await fontsOf(output);
+    expect(after.get("DejaVuSansMono")!.baseFont).toMatch(/^[A-Z]{6}\+DejaVuSansMono$/);
+    expect(after.get("DejaVuSansMono")!.programBytes).toBeLessThan(readFileSync(MONO).length / 10);
+    expectSameLook(input, output);
+  }, 60_000);
+
+  it("a CID font with CFF outlines (FontFile3 /OpenType, Identity-H) is subset", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    doc.registerFontkit(fontkit);
+    const nimbus = await doc.embedFont(readFileSync(NIMBUS), { subset: false });
+    const page = doc.addPage([500, 300]);
+    page.drawText("CFF outlines: Sphinx of black quartz", { x: 30, y: 220, size: 20, font: nimbus });
+    page.drawText("judge my vow 1234567890", { x: 30, y: 180, size: 20, font: nimbus });
+    const input = await doc.save({ useObjectStreams: false });
+    const { output, report } = await compress(input, "lossless");
+    expect(report.fonts.subset).toBe(1);
+    expect(report.fonts.bytesAfter).toBeLessThan(report.fonts.bytesBefore / 5);
+    const loaded = await PDFDocument.load(output);
+    const names = loaded.context
+      .enumerateIndirectObjects()
+      .map(([, object]) => (object instanceof PDFDict ? object.lookup(PDFName.of("BaseFont")) : undefined))
+      .filter((name): name is PDFName => name instanceof PDFName)
+      .map((name) => name.decodeText());
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) expect(name).toMatch(/^[A-Z]{6}\+NimbusSans-Regular/);
+    expectSameLook(input, output);
+  }, 60_000);
+
+  it("a form without resources that nothing draws, and that shows no text, does not stop subsetting", async () => {
+    const doc = await PDFDocument.load(await twoPagesAndAField());
+    const { context } = doc;
+    const orphan = context.register(
+      context.flateStream("0 0 1 1 re f", { Type: "XObject", Subtype: "Form", BBox: [0, 0, 1, 1] }),
+    );
+    doc.catalog.set(PDFName.of("Orphan"), orphan);
+    const { report } = await compress(await doc.save({ useObjectStreams: false }), "lossless");
+    expect(report.fonts.subset).toBe(1);
+  }, 60_000);
+
+  it("a font whose use cannot be read completely stays whole", async () => {
+    // A Form XObject without resources that nothing draws could show any glyph of any font.
+    const doc = await PDFDocument.load(await twoPagesAndAField());
+    const { context } = doc;
+    const orphan = context.register(
+      context.flateStream("BT /F1 12 Tf (anything) Tj ET", { Type: "XObject", Subtype: "Form", BBox: [0, 0, 1, 1] }),
+    );
+    doc.catalog.set(PDFName.of("Orphan"), orphan);
+    const input = await doc.save({ useObjectStreams: false });
+    const { report } = await compress(input, "lossless");
+    expect(report.fonts.subset).toBe(0);
+  }, 60_000);
+
+  it("runs in the warm engine processes (the stripped JavaScript copy)", async () => {
+    const input = await twoPagesAndAField();
+    const inputPath = write(input);
+    const outputPath = path.join(scratch, "runner-out.pdf");
+    const runner = createRunner({ concurrency: 1, queueLimit: 1, timeoutMs: 60_000, memoryMb: 512 });
+    try {
+      const result = await runner.run({ kind: "compress", inputPath, outputPath, profile: "lossless" });
+      expect(result.ok).toBe(true);
+    } finally {
+      await runner.close();
+    }
+    const output = readFileSync(outputPath);
+    expect((await fontsOf(output)).get("DejaVuSans")!.baseFont).toMatch(/^[A-Z]{6}\+/);
+    expectSameLook(input, output);
+  }, 60_000);
+});
+
+const CORPUS = corpusDir();
+if (!CORPUS)
+  console.log("engine-fonts.test.ts: corpus cases skipped, the PDF corpus is not there (set PDF_CORPUS_DIR).");
+
+describe.skipIf(!CORPUS || !POPPLER)("font subsetting on the corpus", () => {
+  it.each([
+    // A DejaVuSans CIDFontType2 (Identity-H) embedded whole beside unembedded fonts.
+    ["text_mixedfonts_truetype.pdf", 0.125],
+    // A bare CID-keyed CFF (FontFile3 /CIDFontType0C, Identity-H) of 1.9 MB embedded whole.
+    ["text_cjk_cidfont_issue6286.pdf", 0.05],
+  ])(
+    "%s: the whole font is subset, text and pixels unchanged",
+    async (name, ratio) => {
+      const input = readFileSync(path.join(CORPUS!, "files", name));
+      const { output, report } = await compress(input, "lossless");
+      expect(report.fonts.subset).toBe(1);
+      expect(output.length).toBeLessThan(input.length * ratio);
+      expectSameLook(input, output);
+    },
+    60_000,
+  );
+});
