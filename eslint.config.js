@@ -36,6 +36,58 @@ export default tseslint.config(
       ],
     },
   },
+  // The direction of dependencies (docs/ARCHITECTURE.md), as lint errors; test/lint.test.ts feeds
+  // each rule a wrong import. Each file set below has one rule of its own (flat config replaces a
+  // rule's options, it does not merge them, so the sets must not overlap).
+  {
+    files: ["src/auth/**/*.ts", "src/graphql/**/*.ts", "src/compress/{engine,isolation,storage}/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^(\\.\\./)+http/",
+              message:
+                "The HTTP layer sits above auth, the read model and the compression engine, isolation and storage: use src/errors.ts, or have the caller pass it in.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["src/http/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^(\\.\\./)+(auth|graphql|rest|compress|dashboard)/|^\\.\\./(app|main|lifecycle)\\.ts$",
+              message: "src/http is plumbing under every feature: it never imports one (features import it).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["src/rest/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^(\\.\\./)+(db|generated/prisma)/|^@prisma/|^pg$",
+              message: "REST runs operations of the read model (src/graphql); it never touches Prisma or src/db.",
+            },
+          ],
+        },
+      ],
+    },
+  },
   {
     files: ["test/**/*.ts", "**/*.test.ts"],
     rules: {

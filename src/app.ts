@@ -13,13 +13,14 @@ import type { Config } from "./config/env.ts";
 import { createDashboardRouter } from "./dashboard/routes.ts";
 import { createMailer, type Mailer } from "./dashboard/mailer.ts";
 import type { Database } from "./db/database.ts";
+import { contextFactory } from "./graphql/context.ts";
 import { configureTotals } from "./graphql/totals.ts";
 import { createGraphQLServer } from "./graphql/yoga.ts";
 import { errorMiddleware } from "./http/errors.ts";
 import { createHealthRouter, dependencyFaults } from "./http/health.ts";
 import { createRateLimiter, rateLimitByClientIp } from "./http/rate-limit.ts";
 import { requestLog } from "./http/request-log.ts";
-import type { Lifecycle } from "./lifecycle.ts";
+import type { Lifecycle } from "./http/drain.ts";
 import type { Logger } from "./logger.ts";
 import { createDocsRouter } from "./rest/docs.ts";
 import { createRestRouter } from "./rest/routes.ts";
@@ -113,7 +114,7 @@ export function createApp({
   app.use(graphql.routes());
 
   const rest = createRestRouter({
-    prisma: db.prisma,
+    context: contextFactory(db.prisma),
     webBaseUrl: config.publicWebBaseUrl,
     publicBaseUrl: config.publicApiBaseUrl,
     cache: { maxAgeSeconds: config.catalogCacheMaxAge },

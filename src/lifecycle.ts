@@ -1,6 +1,6 @@
 // Graceful shutdown. Cloud Run sends SIGTERM and, 10 s later, SIGKILL; in between the instance
 // gets no new requests. On SIGTERM (or SIGINT), in this order:
-//  1. readiness answers 503 `shutting_down` at once (the lifecycle is `draining`);
+//  1. readiness answers 503 `shutting_down` at once (the lifecycle is `draining`: src/http/drain.ts);
 //  2. after a moment (ACCEPT_GRACE_MS, so connections and requests already on their way are still
 //     taken), the listener closes: new connections are refused. Every HTTP/1.1 response from then
 //     on carries `Connection: close`, idle keep-alive connections are closed, and every HTTP/2
@@ -14,8 +14,9 @@
 //     compression runner (its children are killed), the admin socket, Redis, the database;
 //  5. the log is flushed. main.ts then exits 0 (a failed step is logged), or 1 if its hard limit
 //     (graceMs + 1.5 s) hits first.
-import { flushLogger, type Logger } from "./logger.ts";
+import type { LifecycleController } from "./http/drain.ts";
 import type { ServiceServer } from "./http/server.ts";
+import { flushLogger, type Logger } from "./logger.ts";
 
 /** How long connections already on their way are still accepted after the signal. */
 export const ACCEPT_GRACE_MS = 250;
@@ -25,45 +26,6 @@ const ABORT_FLUSH_MS = 500;
 const LINGER_MS = 150;
 /** Each dependency gets this long to close. */
 const STEP_TIMEOUT_MS = 1_000;
-
-/** What the application sees of the lifecycle. */
-export interface Lifecycle {
-  /** True from the moment shutdown begins: readiness answers 503. */
-  readonly draining: boolean;
-  /** Aborted (with a ShuttingDown reason) when in-flight work must give up. */
-  readonly deadline: AbortSignal;
-}
-
-/** The reason of the deadline signal. */
-export class ShuttingDown extends Error {
-  constructor() {
-    super("The service is shutting down.");
-    this.name = "ShuttingDown";
-  }
-}
-
-export interface LifecycleController extends Lifecycle {
-  beginDraining(): void;
-  abortInFlight(): void;
-}
-
-export function createLifecycle(): LifecycleController {
-  const controller = new AbortController();
-  let draining = false;
-  return {
-    get draining() {
-      return draining;
-    },
-    deadline: controller.signal,
-    beginDraining() {
-      draining = true;
-    },
-    abortInFlight() {
-      draining = true;
-      if (!controller.signal.aborted) controller.abort(new ShuttingDown());
-    },
-  };
-}
 
 export interface ShutdownStep {
   name: string;

@@ -3,6 +3,7 @@
 import { createApp } from "./app.ts";
 import { temporaryRoot } from "./compress/http/routes.ts";
 import { createRunner, serviceRunnerOptions } from "./compress/isolation/runner.ts";
+import { startJobWorker } from "./compress/jobs/worker.ts";
 import { startHousekeeping } from "./compress/maintenance.ts";
 import { createStorage } from "./compress/storage/index.ts";
 import { accounts } from "./auth/accounts.ts";
@@ -14,7 +15,8 @@ import { applyMigrations } from "./db/migrate.ts";
 import { isCatalogEmpty, seedCatalog } from "./db/seed/seed.ts";
 import { seedDemoSubscribers } from "./db/seed/subscribers.ts";
 import { createServiceServer } from "./http/server.ts";
-import { createLifecycle, shutdown } from "./lifecycle.ts";
+import { createLifecycle } from "./http/drain.ts";
+import { shutdown } from "./lifecycle.ts";
 import { createLogger, flushLogger } from "./logger.ts";
 import { closeRedis, createRedis } from "./redis.ts";
 
@@ -75,6 +77,9 @@ async function start() {
     logger,
   });
 
+  // Asynchronous jobs and their webhooks: every instance with COMPRESS_JOB_WORKERS > 0 takes due
+  // jobs from the database (a web-only instance sends webhooks but runs no job: slots 0).
+  const jobWorker = startJobWorker({ config, prisma: db.prisma, storage, runner, logger });
   const lifecycle = createLifecycle();
   const app = createApp({ config, db, logger, redis, compress: { storage, runner }, lifecycle });
   const server = createServiceServer(app, config.httpProtocol);
@@ -86,7 +91,7 @@ async function start() {
       `listening on http://${config.host}:${port} (${config.httpProtocol === "h2c" ? "HTTP/1.1 and h2c" : "HTTP/1.1"}; database: ${where}); explorer at /graphql, API docs at /api/v1/docs`,
     );
   }
-  return { redis, db, accountsSocket, runner, housekeeping, feedHousekeeping, lifecycle, server };
+  return { redis, db, accountsSocket, runner, jobWorker, housekeeping, feedHousekeeping, lifecycle, server };
 }
 
 let service: Awaited<ReturnType<typeof start>>;
@@ -97,7 +102,7 @@ try {
   await flushLogger(logger);
   process.exit(1);
 }
-const { redis, db, accountsSocket, runner, housekeeping, feedHousekeeping, lifecycle, server } = service;
+const { redis, db, accountsSocket, runner, jobWorker, housekeeping, feedHousekeeping, lifecycle, server } = service;
 
 let stopping = false;
 async function stop(signal: NodeJS.Signals) {
@@ -119,6 +124,8 @@ async function stop(signal: NodeJS.Signals) {
     graceMs: config.shutdownGraceMs,
     logger,
     steps: [
+      // Running jobs go back to the queue (their attempt not counted) for another instance.
+      { name: "job worker", run: () => jobWorker.stop() },
       { name: "compression runner", run: () => runner.close() },
       { name: "admin socket", run: () => accountsSocket?.close() },
       { name: "redis", run: () => closeRedis(redis) },

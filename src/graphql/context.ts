@@ -12,3 +12,14 @@ export interface GraphQLContext {
 export function createContext(prisma: PrismaClient, now = new Date()): GraphQLContext {
   return { prisma, now, totals: totalsFor(prisma) };
 }
+
+/**
+ * A fresh context per operation: what the REST layer is given to run operations with, so it
+ * never holds the database client itself.
+ */
+export type ContextFactory = () => GraphQLContext;
+
+export const contextFactory =
+  (prisma: PrismaClient): ContextFactory =>
+  () =>
+    createContext(prisma);

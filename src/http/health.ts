@@ -10,7 +10,7 @@ import type { Redis } from "ioredis";
 import type { Context, Next } from "koa";
 import type { Database } from "../db/database.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
-import type { Lifecycle } from "../lifecycle.ts";
+import type { Lifecycle } from "./drain.ts";
 import { databaseUnavailable, HttpError, rateLimitUnavailable, shuttingDown } from "../errors.ts";
 
 /** A readiness check that takes longer than this counts as failed. */

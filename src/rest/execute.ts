@@ -3,10 +3,8 @@
 // /graphql. Errors become HttpErrors the REST error middleware renders in the documented shape.
 import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
 import type { GraphQLError } from "graphql";
-import type { PrismaClient } from "../generated/prisma/client.ts";
 import { executeCompiled } from "../graphql/compiled.ts";
-import { createContext } from "../graphql/context.ts";
-import { isDatabaseUnavailable } from "../db/errors.ts";
+import type { ContextFactory } from "../graphql/context.ts";
 import { TotalNotReady } from "../graphql/totals.ts";
 import { databaseUnavailable, HttpError } from "../errors.ts";
 
@@ -28,22 +26,23 @@ function failure(error: GraphQLError): Error {
     return new HttpError(400, `invalid_${PARAMETER_OF[argument] ?? argument}`, error.message);
   }
   if (extensions["code"] === "SINCE_EXPIRED") return new HttpError(410, "since_expired", error.message);
-  if (isDatabaseUnavailable(error.originalError)) {
-    // A first count still running is the same kind of wait (and code), but the database is fine.
-    return error.originalError instanceof TotalNotReady
-      ? databaseUnavailable("This list's total is still being counted; retry shortly.")
-      : databaseUnavailable();
+  // A first count still running is the same kind of wait (and code) as a database that cannot be
+  // reached, but the database is fine.
+  if (error.originalError instanceof TotalNotReady) {
+    return databaseUnavailable("This list's total is still being counted; retry shortly.");
   }
-  // Anything else is a fault of ours: the error middleware logs it and answers a masked 500.
+  // A database that cannot be reached becomes 503 database_unavailable in the app's dependency
+  // faults (src/http/health.ts); anything else is a fault of ours: the error middleware logs it
+  // and answers a masked 500.
   return error.originalError ?? error;
 }
 
 export async function runOperation<Result, Variables extends Record<string, unknown>>(
-  prisma: PrismaClient,
+  context: ContextFactory,
   document: TypedDocumentNode<Result, Variables>,
   variables: Variables,
 ): Promise<Result> {
-  const result = await executeCompiled(document, variables, createContext(prisma));
+  const result = await executeCompiled(document, variables, context());
   const [first] = result.errors ?? [];
   if (first) throw failure(first);
   return result.data as Result;

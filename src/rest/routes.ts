@@ -3,7 +3,7 @@
 // document (./openapi.ts) is generated from, so the description lists exactly what is served.
 import Router from "@koa/router";
 import type { ZodType } from "zod";
-import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { ContextFactory } from "../graphql/context.ts";
 import { CHANGES_LIMIT_DEFAULT, CHANGES_LIMIT_MAX } from "../graphql/types/job-changes.ts";
 import { LOCATION_FILTER_DESCRIPTION } from "../graphql/types/location.ts";
 import { HttpError } from "../errors.ts";
@@ -52,7 +52,7 @@ export const API_PREFIX = "/api/v1";
 export const COMPANY_OPEN_JOBS = 50;
 
 export interface RouteContext {
-  prisma: PrismaClient;
+  context: ContextFactory;
   linker: Linker;
 }
 
@@ -176,7 +176,7 @@ export const routes: Route[] = [
     },
     item: resources.JobSummary,
     async load(rc, p) {
-      const { jobs } = await runOperation(rc.prisma, JobsListOperation, {
+      const { jobs } = await runOperation(rc.context, JobsListOperation, {
         limit: p.limit,
         offset: p.offset,
         after: p.cursor,
@@ -212,7 +212,7 @@ export const routes: Route[] = [
     },
     item: resources.JobChange,
     load: async (rc, p) => {
-      const { jobChanges } = await runOperation(rc.prisma, JobChangesOperation, { since: p.since, limit: p.limit });
+      const { jobChanges } = await runOperation(rc.context, JobChangesOperation, { since: p.since, limit: p.limit });
       return {
         items: jobChanges.items.map((c) => present.jobChange(rc.linker, c)),
         nextSince: jobChanges.nextSince,
@@ -230,7 +230,7 @@ export const routes: Route[] = [
     key: slugKey,
     item: resources.JobDetail,
     load: async (rc, slug) => {
-      const { job } = await runOperation(rc.prisma, JobOperation, { slug });
+      const { job } = await runOperation(rc.context, JobOperation, { slug });
       return job && present.jobDetail(rc.linker, job);
     },
     alternate: { type: JSON_LD, schema: JobPostingLd, present: jobPosting },
@@ -248,7 +248,7 @@ export const routes: Route[] = [
     },
     item: resources.TalentSummary,
     async load(rc, p) {
-      const { talents } = await runOperation(rc.prisma, TalentsListOperation, {
+      const { talents } = await runOperation(rc.context, TalentsListOperation, {
         limit: p.limit,
         offset: p.offset,
         after: p.cursor,
@@ -266,7 +266,7 @@ export const routes: Route[] = [
     key: { name: "handle", description: "The talent's handle without the leading @ (case-insensitive)." },
     item: resources.TalentDetail,
     load: async (rc, handle) => {
-      const { talent } = await runOperation(rc.prisma, TalentOperation, { handle });
+      const { talent } = await runOperation(rc.context, TalentOperation, { handle });
       return talent && present.talentDetail(rc.linker, talent);
     },
   }),
@@ -281,7 +281,7 @@ export const routes: Route[] = [
     },
     item: resources.AgentSummary,
     async load(rc, p) {
-      const { agents } = await runOperation(rc.prisma, AgentsListOperation, {
+      const { agents } = await runOperation(rc.context, AgentsListOperation, {
         limit: p.limit,
         offset: p.offset,
         after: p.cursor,
@@ -300,7 +300,7 @@ export const routes: Route[] = [
     key: slugKey,
     item: resources.AgentDetail,
     load: async (rc, slug) => {
-      const { agent } = await runOperation(rc.prisma, AgentOperation, { slug });
+      const { agent } = await runOperation(rc.context, AgentOperation, { slug });
       return agent && present.agentDetail(rc.linker, agent);
     },
   }),
@@ -312,7 +312,10 @@ export const routes: Route[] = [
     params: paging,
     item: resources.CompanySummary,
     async load(rc, p) {
-      const { companies } = await runOperation(rc.prisma, CompaniesListOperation, { limit: p.limit, offset: p.offset });
+      const { companies } = await runOperation(rc.context, CompaniesListOperation, {
+        limit: p.limit,
+        offset: p.offset,
+      });
       return pageOf(companies, p, (c) => present.companySummary(rc.linker, c));
     },
   }),
@@ -325,7 +328,7 @@ export const routes: Route[] = [
     key: slugKey,
     item: resources.CompanyDetail,
     load: async (rc, slug) => {
-      const { company } = await runOperation(rc.prisma, CompanyOperation, { slug, openJobsLimit: COMPANY_OPEN_JOBS });
+      const { company } = await runOperation(rc.context, CompanyOperation, { slug, openJobsLimit: COMPANY_OPEN_JOBS });
       return company && present.companyDetail(rc.linker, company);
     },
   }),
@@ -338,7 +341,7 @@ export const routes: Route[] = [
     params: {},
     item: resources.Sector,
     async load(rc) {
-      const { sectors } = await runOperation(rc.prisma, SectorsListOperation, {});
+      const { sectors } = await runOperation(rc.context, SectorsListOperation, {});
       return {
         items: sectors.map((s) => present.sector(rc.linker, s)),
         total: sectors.length,
@@ -357,7 +360,7 @@ export const routes: Route[] = [
     key: slugKey,
     item: resources.Sector,
     load: async (rc, slug) => {
-      const { sector } = await runOperation(rc.prisma, SectorOperation, { slug });
+      const { sector } = await runOperation(rc.context, SectorOperation, { slug });
       return sector && present.sector(rc.linker, sector);
     },
   }),
@@ -372,7 +375,7 @@ export const routes: Route[] = [
     },
     item: resources.Skill,
     async load(rc, p) {
-      const { skills } = await runOperation(rc.prisma, SkillsListOperation, {
+      const { skills } = await runOperation(rc.context, SkillsListOperation, {
         limit: p.limit,
         offset: p.offset,
         category: p.category,
@@ -389,14 +392,15 @@ export const routes: Route[] = [
     key: slugKey,
     item: resources.Skill,
     load: async (rc, slug) => {
-      const { skill } = await runOperation(rc.prisma, SkillOperation, { slug });
+      const { skill } = await runOperation(rc.context, SkillOperation, { slug });
       return skill && present.skill(rc.linker, skill);
     },
   }),
 ];
 
 export interface RestOptions {
-  prisma: PrismaClient;
+  /** Makes each operation's GraphQL context: REST reaches the database only through the schema. */
+  context: ContextFactory;
   /** Where links.html points. */
   webBaseUrl: string;
   /** The API's public origin, e.g. https://api.example.com; derived from each request when null. */
@@ -411,7 +415,7 @@ export function createRestRouter(options: RestOptions): Router {
   for (const route of routes) {
     router.get(koaPath(route.path), async (ctx) => {
       const apiBase = `${publicOrigin(ctx, options.publicBaseUrl)}${API_PREFIX}`;
-      const rc: RouteContext = { prisma: options.prisma, linker: { apiBase, webBase: options.webBaseUrl } };
+      const rc: RouteContext = { context: options.context, linker: { apiBase, webBase: options.webBaseUrl } };
       const search = new URLSearchParams(ctx.querystring);
       if (route.kind === "feed") {
         const params = parseQuery(route.params, search, `${API_PREFIX}${route.path}`);

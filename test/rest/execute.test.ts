@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PrismaClient } from "../../src/generated/prisma/client.ts";
 import { configureTotals } from "../../src/graphql/totals.ts";
 import { HttpError } from "../../src/errors.ts";
+import { contextFactory } from "../../src/graphql/context.ts";
 import { runOperation } from "../../src/rest/execute.ts";
 import { JobsListOperation, TalentsListOperation } from "../../src/rest/operations.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -35,7 +36,7 @@ const stuck = {
 
 describe("runOperation", () => {
   it("returns typed data from the read model, with its gates and filters", async () => {
-    const { jobs } = await runOperation(db.prisma, JobsListOperation, {
+    const { jobs } = await runOperation(contextFactory(db.prisma), JobsListOperation, {
       limit: 10,
       offset: 0,
       filter: { workModel: ["REMOTE"] },
@@ -51,7 +52,7 @@ describe("runOperation", () => {
   });
 
   it("turns a bad argument into a 400 naming it", async () => {
-    const failure = runOperation(db.prisma, JobsListOperation, { limit: 0, offset: 0 });
+    const failure = runOperation(contextFactory(db.prisma), JobsListOperation, { limit: 0, offset: 0 });
     await expect(failure).rejects.toBeInstanceOf(HttpError);
     await expect(failure).rejects.toMatchObject({ status: 400, code: "invalid_limit" });
   });
@@ -59,7 +60,7 @@ describe("runOperation", () => {
   it("answers the first total of a job filter whose full count is stuck from a capped count, exact under the cap", async () => {
     configureTotals(db.prisma, 30, stuck, { bounding: db.prisma });
     try {
-      const { jobs } = await runOperation(db.prisma, JobsListOperation, {
+      const { jobs } = await runOperation(contextFactory(db.prisma), JobsListOperation, {
         limit: 1,
         offset: 0,
         filter: { workModel: ["REMOTE"] },
@@ -74,7 +75,7 @@ describe("runOperation", () => {
     configureTotals(db.prisma, 30, stuck, { bounding: db.prisma, countCap: 1, firstCountBoundedWaitMs: 50 });
     try {
       // A counted filter (the kept counters answer no filter, a sector, a skill or a company at once).
-      const { jobs } = await runOperation(db.prisma, JobsListOperation, {
+      const { jobs } = await runOperation(contextFactory(db.prisma), JobsListOperation, {
         limit: 1,
         offset: 0,
         filter: { workModel: ["REMOTE", "ONSITE"] },
@@ -91,7 +92,11 @@ describe("runOperation", () => {
     // The counts never finish: the request waits its 5 s, then is told to retry.
     configureTotals(db.prisma, 30, stuck);
     try {
-      const failure = runOperation(db.prisma, TalentsListOperation, { limit: 1, offset: 0, filter: {} });
+      const failure = runOperation(contextFactory(db.prisma), TalentsListOperation, {
+        limit: 1,
+        offset: 0,
+        filter: {},
+      });
       await expect(failure).rejects.toMatchObject({
         status: 503,
         code: "database_unavailable",

@@ -1,0 +1,64 @@
+// The direction of dependencies is a lint error, not a paragraph: each forbidden direction of
+// docs/ARCHITECTURE.md, written into a real file of the layer, must fail eslint.config.js's
+// no-restricted-imports, an allowed import beside it must pass, and the tree has no violation.
+import path from "node:path";
+import { ESLint } from "eslint";
+import tseslint from "typescript-eslint";
+import { describe, expect, it } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "../..");
+// Type information is not what these rules read; without it a file lints in milliseconds.
+const eslint = new ESLint({ cwd: root, overrideConfig: tseslint.configs.disableTypeChecked });
+
+async function restrictedImports(file: string, code: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.join(root, file) });
+  return (result?.messages ?? []).filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.message);
+}
+
+describe("layer rules", () => {
+  it.each([
+    ["src/auth/authenticate.ts", "../http/errors.ts"],
+    ["src/auth/sessions.ts", "../http/rate-limit.ts"],
+    ["src/graphql/yoga.ts", "../http/health.ts"],
+    ["src/graphql/types/job.ts", "../../http/errors.ts"],
+    ["src/compress/engine/compress.ts", "../../http/errors.ts"],
+    ["src/compress/isolation/runner.ts", "../../http/server.ts"],
+    ["src/compress/storage/local.ts", "../../http/origin.ts"],
+    ["src/http/health.ts", "../auth/authenticate.ts"],
+    ["src/http/errors.ts", "../graphql/context.ts"],
+    ["src/http/server.ts", "../rest/routes.ts"],
+    ["src/http/server.ts", "../compress/http/routes.ts"],
+    ["src/http/rate-limit.ts", "../dashboard/routes.ts"],
+    ["src/http/health.ts", "../lifecycle.ts"],
+    ["src/http/server.ts", "../app.ts"],
+    ["src/rest/routes.ts", "../generated/prisma/client.ts"],
+    ["src/rest/execute.ts", "../db/errors.ts"],
+    ["src/rest/routes.ts", "@prisma/client"],
+  ])("%s may not import %s", async (file, target) => {
+    const messages = await restrictedImports(file, `import { thing } from "${target}";\nexport { thing };\n`);
+    expect(messages).toHaveLength(1);
+  });
+
+  it.each([
+    ["src/auth/authenticate.ts", "../errors.ts"],
+    ["src/graphql/yoga.ts", "../errors.ts"],
+    ["src/compress/http/routes.ts", "../../http/errors.ts"],
+    ["src/http/health.ts", "../db/errors.ts"],
+    ["src/http/health.ts", "./drain.ts"],
+    ["src/rest/execute.ts", "../graphql/context.ts"],
+    ["src/lifecycle.ts", "./http/server.ts"],
+  ])("%s may import %s", async (file, target) => {
+    const messages = await restrictedImports(file, `import { thing } from "${target}";\nexport { thing };\n`);
+    expect(messages).toEqual([]);
+  });
+
+  it("holds for every file of src", async () => {
+    const results = await eslint.lintFiles(["src"]);
+    const violations = results.flatMap((result) =>
+      result.messages
+        .filter((m) => m.ruleId === "no-restricted-imports")
+        .map((m) => `${path.relative(root, result.filePath)}:${m.line} ${m.message}`),
+    );
+    expect(violations).toEqual([]);
+  });
+});
