@@ -13,7 +13,7 @@
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { nextMonth, releaseQuota, reserveQuota } from "../auth/quota.ts";
-import { HttpError } from "../http/errors.ts";
+import { HttpError } from "../errors.ts";
 import type { CompressionProfile } from "./engine/index.ts";
 import type { EngineJob } from "./isolation/protocol.ts";
 import { RunnerBusy, type Runner } from "./isolation/runner.ts";
@@ -123,22 +123,30 @@ export function downloadName(uploaded: string, kind: EngineJob["kind"]): string 
   return `${stem}-${kind === "unlock" ? "unlocked" : "compressed"}.pdf`;
 }
 
-export interface Stored {
-  objectName: string;
-  url: string;
-}
-
-/** Stores the engine's output under a random 144-bit name and signs its download URL. */
+/** Stores the engine's output under a random 144-bit name; answers the name. */
 export async function store(
   storage: ObjectStorage,
   output: { path: string; uploadedName: string; kind: EngineJob["kind"] },
-  url: { ttlSeconds: number; origin: string },
-): Promise<Stored> {
+): Promise<string> {
   const objectName = `${randomBytes(18).toString("base64url")}.pdf`;
-  const meta = { contentType: "application/pdf", downloadName: downloadName(output.uploadedName, output.kind) };
-  await storage.put(objectName, output.path, meta);
-  return { objectName, url: await storage.signedUrl(objectName, meta, url.ttlSeconds, url.origin) };
+  await storage.put(objectName, output.path, resultMeta(output.uploadedName, output.kind));
+  return objectName;
 }
+
+/** A stored result's download URL, valid ttlSeconds (origin: the API's, for the local storage). */
+export function signUrl(
+  storage: ObjectStorage,
+  stored: { objectName: string; uploadedName: string; kind: EngineJob["kind"] },
+  url: { ttlSeconds: number; origin: string },
+): Promise<string> {
+  const meta = resultMeta(stored.uploadedName, stored.kind);
+  return storage.signedUrl(stored.objectName, meta, url.ttlSeconds, url.origin);
+}
+
+const resultMeta = (uploadedName: string, kind: EngineJob["kind"]) => ({
+  contentType: "application/pdf",
+  downloadName: downloadName(uploadedName, kind),
+});
 
 export interface Outcome {
   profile: CompressionProfile;
@@ -151,7 +159,11 @@ export interface Outcome {
  * Marks the compression succeeded: its unit stays used. Only a running record is claimed; one the
  * housekeeping already failed (and released) is not charged after all, and this throws.
  */
-export async function succeed(prisma: PrismaClient, compression: Reserved, outcome: Outcome): Promise<void> {
+export async function succeed(
+  prisma: PrismaClient,
+  compression: Pick<Reserved, "id">,
+  outcome: Outcome,
+): Promise<void> {
   const claimed = await prisma.compression.updateMany({
     where: { id: compression.id, status: "running" },
     data: { status: "succeeded", ...outcome, finishedAt: new Date() },

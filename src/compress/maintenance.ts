@@ -30,7 +30,12 @@ export async function sweepTemporaryUploads(root: string, maxAgeMs: number, now 
  */
 export async function reconcileInterrupted(prisma: PrismaClient, olderThan: Date): Promise<number> {
   const stale = await prisma.compression.findMany({
-    where: { status: "running", createdAt: { lt: olderThan } },
+    // A compression of an asynchronous job is the queue's to end (jobs/worker.ts): it may wait.
+    where: {
+      status: "running",
+      createdAt: { lt: olderThan },
+      OR: [{ job: { is: null } }, { job: { status: { in: ["succeeded", "failed"] } } }],
+    },
     select: { id: true, subscriberId: true, month: true },
   });
   let released = 0;

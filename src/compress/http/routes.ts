@@ -16,11 +16,22 @@ import { addSwaggerUiRoutes } from "../../http/swagger-ui.ts";
 import { quotaHeaders } from "../compression.ts";
 import type { EngineJob } from "../isolation/protocol.ts";
 import type { LocalStorage } from "../storage/local.ts";
-import { LOCAL_DOWNLOAD_PREFIX } from "../storage/local.ts";
+import { LOCAL_DOWNLOAD_PREFIX, LOCAL_UPLOAD_PREFIX } from "../storage/local.ts";
+import { SIGNATURE_HEADER } from "../jobs/signature.ts";
+import { rotateWebhookSecret, webhookSecret } from "../jobs/webhooks.ts";
+import {
+  acceptUploadAsJob,
+  compressDirectUpload,
+  createDirectUpload,
+  getJob,
+  prefersAsync,
+  receiveDirectUpload,
+  type JobDeps,
+} from "./jobs.ts";
 import { contentDisposition as contentDispositionOf } from "../storage/storage.ts";
 import { expectsContinue } from "../../http/continue.ts";
 import { buildCompressOpenApi } from "./openapi.ts";
-import { createCompressService, type CompressDeps, type CompressService } from "./service.ts";
+import { createCompressService, type CompressService } from "./service.ts";
 import { MULTIPART_OVERHEAD, receiveUpload, tooLarge } from "./upload.ts";
 
 // The service's names, where the app, the dashboard and the composition root import them from.
@@ -62,31 +73,44 @@ async function readNoMoreThanNeeded(ctx: Context, next: Next) {
   }
 }
 
-export function createCompressRouter(
-  deps: CompressDeps,
-  service: CompressService = createCompressService(deps),
-): Router {
+/** GET (created on first use) or POST (rotated) the subscriber's webhook signing secret. */
+const answerWebhookSecret = (rotate: boolean) => async (deps: JobDeps, ctx: Context, key: AuthenticatedKey) => {
+  const secret = await (rotate ? rotateWebhookSecret : webhookSecret)(deps.prisma, key.subscriberId);
+  ctx.set("Cache-Control", "no-store");
+  ctx.body = { secret, algorithm: "HMAC-SHA256", header: SIGNATURE_HEADER };
+};
+
+export function createCompressRouter(deps: JobDeps, service: CompressService = createCompressService(deps)): Router {
   const { config, prisma, storage } = deps;
   const { perKey, authenticate } = service;
   const router = new Router();
 
-  const handle = (kind: EngineJob["kind"]) => async (ctx: Context) => {
-    const key = ctx.state["apiKey"] as AuthenticatedKey;
-    const declared = Number(ctx.get("Content-Length"));
-    if (declared > config.compress.maxUploadBytes + MULTIPART_OVERHEAD) throw tooLarge(config.compress.maxUploadBytes);
-    ctx.body = await service.compressFor(ctx, kind, key, {
-      receive: (dir) => {
-        if (expectsContinue(ctx.req)) ctx.res.writeContinue();
-        return receiveUpload(ctx.req, {
-          dir,
-          maxBytes: config.compress.maxUploadBytes,
-          idleTimeoutMs: config.compress.uploadIdleTimeoutMs,
-          fields: kind === "unlock" ? ["profile", "password"] : ["profile"],
-          signal: deps.shutdown ?? undefined,
-        });
-      },
+  const receive = (ctx: Context, fields: string[]) => (dir: string) => {
+    if (expectsContinue(ctx.req)) ctx.res.writeContinue();
+    return receiveUpload(ctx.req, {
+      dir,
+      maxBytes: config.compress.maxUploadBytes,
+      idleTimeoutMs: config.compress.uploadIdleTimeoutMs,
+      fields,
+      signal: deps.shutdown ?? undefined,
     });
   };
+  // POST /v1/compress and /v1/unlock: multipart (synchronous, or a job with Prefer: respond-async)
+  // or, for compress, a JSON body naming a direct upload.
+  const handle = (kind: EngineJob["kind"]) => async (ctx: Context) => {
+    const key = ctx.state["apiKey"] as AuthenticatedKey;
+    if (kind === "compress" && ctx.is("application/json")) return compressDirectUpload(deps, service, ctx, key);
+    const declared = Number(ctx.get("Content-Length"));
+    if (declared > config.compress.maxUploadBytes + MULTIPART_OVERHEAD) throw tooLarge(config.compress.maxUploadBytes);
+    if (kind === "compress" && prefersAsync(ctx)) {
+      return acceptUploadAsJob(deps, ctx, key, receive(ctx, ["profile", "callback_url"]));
+    }
+    ctx.body = await service.compressFor(ctx, kind, key, {
+      receive: receive(ctx, kind === "unlock" ? ["profile", "password"] : ["profile"]),
+    });
+  };
+  const withKey = (route: (deps: JobDeps, ctx: Context, key: AuthenticatedKey) => Promise<void>) => (ctx: Context) =>
+    route(deps, ctx, ctx.state["apiKey"] as AuthenticatedKey);
 
   router.get("/v1/openapi.json", (ctx) => {
     ctx.set("Cache-Control", "public, max-age=300");
@@ -112,6 +136,10 @@ export function createCompressRouter(
   });
   router.post("/v1/compress", readNoMoreThanNeeded, authenticate, rateLimitBy(perKey, keyOf), handle("compress"));
   router.post("/v1/unlock", readNoMoreThanNeeded, authenticate, rateLimitBy(perKey, keyOf), handle("unlock"));
+  router.get("/v1/jobs/:id", authenticate, rateLimitBy(perKey, keyOf), withKey(getJob));
+  router.post("/v1/uploads", authenticate, rateLimitBy(perKey, keyOf), withKey(createDirectUpload));
+  router.get("/v1/webhook-secret", authenticate, rateLimitBy(perKey, keyOf), withKey(answerWebhookSecret(false)));
+  router.post("/v1/webhook-secret", authenticate, rateLimitBy(perKey, keyOf), withKey(answerWebhookSecret(true)));
 
   if (storage.kind === "local") {
     const local = storage as LocalStorage;
@@ -127,6 +155,11 @@ export function createCompressRouter(
       ctx.set("Cache-Control", "private, no-store");
       ctx.body = createReadStream(verdict.file);
     });
+    router.put(`${LOCAL_UPLOAD_PREFIX}:name`, readNoMoreThanNeeded, (ctx) =>
+      receiveDirectUpload(local, ctx, () => {
+        if (expectsContinue(ctx.req)) ctx.res.writeContinue();
+      }),
+    );
   }
   return router;
 }

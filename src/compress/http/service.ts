@@ -124,18 +124,20 @@ export async function runReserved(
   const { config } = deps;
   const job = engineJob(work.kind, work.upload, path.join(work.dir, "output.pdf"));
   const result = await compression.run(deps.runner, job, work.signal);
-  const stored = await compression.store(
+  const output = { path: job.outputPath, uploadedName: work.upload.filename, kind: work.kind };
+  const objectName = await compression.store(deps.storage, output);
+  const url = await compression.signUrl(
     deps.storage,
-    { path: job.outputPath, uploadedName: work.upload.filename, kind: work.kind },
+    { ...output, objectName },
     { ttlSeconds: config.downloadUrlTtlSeconds, origin: work.origin },
   );
   await compression.succeed(deps.prisma, reserved, {
     profile: job.profile,
     originalSize: work.upload.size,
     compressedSize: result.outputSize,
-    objectName: stored.objectName,
+    objectName,
   });
-  return compression.resultBody(work.upload.size, result.outputSize, stored.url, config.downloadUrlTtlSeconds);
+  return compression.resultBody(work.upload.size, result.outputSize, url, config.downloadUrlTtlSeconds);
 }
 
 /** The client going away cancels the work (and so the charge), as does the service shutting down. */

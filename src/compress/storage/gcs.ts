@@ -4,7 +4,7 @@
 // account, which then signs through IAM signBlob and needs roles/iam.serviceAccountTokenCreator
 // on itself). Objects are deleted by a bucket lifecycle rule (README, deployment); the sweep
 // here is a fallback.
-import { createReadStream } from "node:fs";
+import { createReadStream, createWriteStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
 import { Storage, type StorageOptions } from "@google-cloud/storage";
@@ -20,6 +20,9 @@ export interface GcsOptions {
 
 // Files at or under this size go up in one request; larger ones resumably.
 const SINGLE_REQUEST_MAX = 8 * 1024 * 1024;
+// Where inputs of asynchronous jobs and direct uploads live in the bucket.
+const INPUTS = "inputs/";
+const PDF = "application/pdf";
 
 export function createGcsStorage(options: GcsOptions): ObjectStorage {
   const storageOptions: StorageOptions = {
@@ -50,6 +53,42 @@ export function createGcsStorage(options: GcsOptions): ObjectStorage {
         responseType: meta.contentType,
       });
       return url;
+    },
+    async putInput(name, file) {
+      const { size } = await stat(file);
+      await pipeline(
+        createReadStream(file),
+        bucket.file(INPUTS + name).createWriteStream({ resumable: size > SINGLE_REQUEST_MAX, contentType: PDF }),
+      );
+    },
+    async fetchInput(name, file) {
+      await pipeline(bucket.file(INPUTS + name).createReadStream({ validation: false }), createWriteStream(file));
+    },
+    async inputInfo(name, headBytes) {
+      const object = bucket.file(INPUTS + name);
+      const [exists] = await object.exists();
+      if (!exists) return null;
+      const [metadata] = await object.getMetadata();
+      const size = Number(metadata.size ?? 0);
+      if (size === 0) return { size, head: Buffer.alloc(0) };
+      const [head] = await object.download({ start: 0, end: Math.min(size, headBytes) - 1, validation: false });
+      return { size, head };
+    },
+    async deleteInput(name) {
+      await bucket.file(INPUTS + name).delete({ ignoreNotFound: true });
+    },
+    async signedUploadUrl(name, limits) {
+      // The size limit travels in the signature: Cloud Storage refuses a PUT whose body is outside
+      // x-goog-content-length-range, and the client must send that header as signed.
+      const headers = { "Content-Type": PDF, "x-goog-content-length-range": `0,${limits.maxBytes}` };
+      const [url] = await bucket.file(INPUTS + name).getSignedUrl({
+        version: "v4",
+        action: "write",
+        expires: Date.now() + limits.expiresInSeconds * 1000,
+        contentType: PDF,
+        extensionHeaders: { "x-goog-content-length-range": headers["x-goog-content-length-range"] },
+      });
+      return { url, headers };
     },
     async deleteOlderThan(cutoff) {
       const [files] = await bucket.getFiles({ prefix: "" });

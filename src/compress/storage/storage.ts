@@ -14,7 +14,29 @@ export interface ObjectStorage {
   signedUrl(name: string, meta: StoredObject, expiresInSeconds: number, origin: string): Promise<string>;
   /** Deletes objects stored before the cutoff; returns how many. */
   deleteOlderThan(cutoff: Date): Promise<number>;
+
+  // Inputs of asynchronous jobs and direct uploads, kept apart from results (`inputs/` in the
+  // bucket, a subdirectory locally) until their job has ended.
+  /** Stores an input from a local file. */
+  putInput(name: string, path: string): Promise<void>;
+  /** Copies an input to a local file (a hard link where it is local). */
+  fetchInput(name: string, path: string): Promise<void>;
+  /** An input's size and first bytes (for the %PDF- check), or null when nothing was uploaded. */
+  inputInfo(name: string, headBytes: number): Promise<{ size: number; head: Buffer } | null>;
+  deleteInput(name: string): Promise<void>;
+  /**
+   * A URL a client PUTs an input to until it expires (a V4 signed PUT on Cloud Storage, this
+   * service's signed upload path locally), and the headers the PUT must carry.
+   */
+  signedUploadUrl(
+    name: string,
+    limits: { maxBytes: number; expiresInSeconds: number },
+    origin: string,
+  ): Promise<{ url: string; headers: Record<string, string> }>;
 }
+
+/** The name of a job's input: a random 144-bit name, like results. */
+export const INPUT_NAME = /^[A-Za-z0-9_-]{16,64}\.pdf$/;
 
 /** RFC 6266: an ASCII fallback plus the exact name in RFC 5987 encoding. */
 export function contentDisposition(downloadName: string): string {

@@ -1,0 +1,67 @@
+// The job resource: what GET /v1/jobs/{id} answers, the 202 of an accepted job carries and a
+// webhook posts. A succeeded job has the synchronous call's result fields (its download URL signed
+// afresh at each read, valid expires_in seconds from then); a failed one, the error in the
+// documented shape.
+import type { CompressionJob } from "../../generated/prisma/client.ts";
+import { resultBody, signUrl, type CompressionResultBody } from "../compression.ts";
+import type { ObjectStorage } from "../storage/storage.ts";
+
+export type JobStatus = CompressionJob["status"];
+
+export type JobResource = {
+  id: string;
+  object: "compression_job";
+  status: JobStatus;
+  profile: CompressionJob["profile"];
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  attempts: number;
+} & (Partial<CompressionResultBody> & { error?: { code: string; message: string } });
+
+type JobRow = Pick<
+  CompressionJob,
+  | "id"
+  | "status"
+  | "profile"
+  | "createdAt"
+  | "startedAt"
+  | "finishedAt"
+  | "attempts"
+  | "originalSize"
+  | "compressedSize"
+  | "objectName"
+  | "filename"
+  | "errorCode"
+  | "errorMessage"
+  | "apiOrigin"
+>;
+
+export async function jobResource(
+  job: JobRow,
+  storage: ObjectStorage,
+  url: { ttlSeconds: number; origin?: string },
+): Promise<JobResource> {
+  const base = {
+    id: job.id,
+    object: "compression_job" as const,
+    status: job.status,
+    profile: job.profile,
+    created_at: job.createdAt.toISOString(),
+    started_at: job.startedAt?.toISOString() ?? null,
+    finished_at: job.finishedAt?.toISOString() ?? null,
+    attempts: job.attempts,
+  };
+  if (job.status === "succeeded" && job.objectName && job.compressedSize !== null) {
+    const signed = await signUrl(
+      storage,
+      { objectName: job.objectName, uploadedName: job.filename, kind: "compress" },
+      { ttlSeconds: url.ttlSeconds, origin: url.origin ?? job.apiOrigin },
+    );
+    return { ...base, ...resultBody(Number(job.originalSize), Number(job.compressedSize), signed, url.ttlSeconds) };
+  }
+  if (job.status === "failed") {
+    return { ...base, error: { code: job.errorCode ?? "internal_error", message: job.errorMessage ?? "" } };
+  }
+  return base;
+}
