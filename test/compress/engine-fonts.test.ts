@@ -10,10 +10,11 @@ import path from "node:path";
 import fontkit from "@pdf-lib/fontkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, StandardFonts } from "@cantoo/pdf-lib";
-import type { PDFFont, PDFRef } from "@cantoo/pdf-lib";
+import type { PDFFont, PDFRef, PDFNumber } from "@cantoo/pdf-lib";
 import { compressPdf, COMPRESSION_PROFILES } from "../../src/compress/engine/index.ts";
 import type { CompressionProfile, CompressionReport } from "../../src/compress/engine/index.ts";
 import { decodeStreamData } from "../../src/compress/engine/filters.ts";
+import { trimToUnicode, trimWidths } from "../../src/compress/engine/fonts-maps.ts";
 import { createRunner } from "../../src/compress/isolation/runner.ts";
 import { corpusDir } from "./fixtures.ts";
 
@@ -80,6 +81,37 @@ function expectSameLook(input: Uint8Array, output: Uint8Array): void {
   const after = pixelsOf(output);
   expect(after.length).toBe(before.length);
   for (let i = 0; i < before.length; i++) expect(after[i]!.equals(before[i]!), `page ${i + 1} pixels`).toBe(true);
+}
+
+/** A W array as CID → width. */
+function expandWidths(widths: PDFArray): Map<number, number> {
+  const out = new Map<number, number>();
+  const items = widths.asArray();
+  for (let i = 0; i < items.length;) {
+    const first = (items[i] as PDFNumber).asNumber();
+    const next = items[i + 1];
+    if (next instanceof PDFArray) {
+      next.asArray().forEach((w, k) => out.set(first + k, (w as PDFNumber).asNumber()));
+      i += 2;
+    } else {
+      const last = (next as PDFNumber).asNumber();
+      for (let c = first; c <= last; c++) out.set(c, (items[i + 2] as PDFNumber).asNumber());
+      i += 3;
+    }
+  }
+  return out;
+}
+
+/** The bfchar entries of a ToUnicode CMap (pdf-lib writes only those), code → hex destination. */
+function bfchars(cmap: string): Map<string, string> {
+  expect(cmap).not.toContain("beginbfrange");
+  const out = new Map<string, string>();
+  for (const block of cmap.matchAll(/beginbfchar([\s\S]*?)endbfchar/g)) {
+    for (const pair of block[1]!.matchAll(/<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>/g)) {
+      out.set(pair[1]!.toUpperCase(), pair[2]!.toUpperCase());
+    }
+  }
+  return out;
 }
 
 interface FontState {
@@ -251,7 +283,7 @@ describe.skipIf(!HAVE_FONTS || !POPPLER)("font subsetting", () => {
     expectSameLook(input, output);
   }, 60_000);
 
-  it("a CID font with Identity-H keeps its CIDToGIDMap, widths and ToUnicode, and extracts the same text", async () => {
+  it("a CID font with Identity-H keeps its CIDToGIDMap; W and ToUnicode keep the drawn CIDs' entries", async () => {
     const input = await twoPagesAndAField();
     const { output } = await compress(input, "lossless");
     const read = async (bytes: Uint8Array) => {
@@ -264,16 +296,24 @@ describe.skipIf(!HAVE_FONTS || !POPPLER)("font subsetting", () => {
         const cid = object.lookup(PDFName.of("DescendantFonts"), PDFArray).lookup(0, PDFDict);
         const stream = object.lookup(PDFName.of("ToUnicode"));
         if (!(stream instanceof PDFRawStream)) throw new Error("no ToUnicode stream");
-        const toUnicode = decodeStreamData(stream, 1 << 24)!;
+        const cmap = Buffer.from(decodeStreamData(stream, 1 << 24)!).toString("latin1");
         return {
           map: String(cid.lookup(PDFName.of("CIDToGIDMap"))),
-          widths: String(cid.lookup(PDFName.of("W"))),
-          toUnicode: Buffer.from(toUnicode).toString("latin1"),
+          widths: expandWidths(cid.lookup(PDFName.of("W"), PDFArray)),
+          toUnicode: bfchars(cmap),
         };
       }
       throw new Error("no DejaVuSans Type 0 font");
     };
-    expect(await read(output)).toEqual(await read(input));
+    const before = await read(input);
+    const after = await read(output);
+    expect(after.map).toBe(before.map);
+    // Some 40 distinct characters are drawn with the font, of its 6,000 glyphs.
+    expect(after.widths.size).toBeGreaterThan(30);
+    expect(after.widths.size).toBeLessThan(before.widths.size / 50);
+    for (const [cid, width] of after.widths) expect(before.widths.get(cid), `width of CID ${cid}`).toBe(width);
+    expect(after.toUnicode.size).toBe(after.widths.size);
+    for (const [code, text] of after.toUnicode) expect(before.toUnicode.get(code), `ToUnicode of ${code}`).toBe(text);
   }, 60_000);
 
   it("a simple TrueType font with WinAnsiEncoding is subset through its cmap", async () => {
@@ -347,6 +387,46 @@ describe.skipIf(!HAVE_FONTS || !POPPLER)("font subsetting", () => {
     expect((await fontsOf(output)).get("DejaVuSans")!.baseFont).toMatch(/^[A-Z]{6}\+/);
     expectSameLook(input, output);
   }, 60_000);
+});
+
+describe("code tables trimmed to the drawn codes", () => {
+  it("ToUnicode: bfchar, both bfrange forms and a carry that is refused", () => {
+    const cmap = [
+      "/CIDInit /ProcSet findresource begin 12 dict begin begincmap",
+      "1 begincodespacerange <0000> <FFFF> endcodespacerange",
+      "2 beginbfchar <0003> <0020> <0010> <D83DDE00> endbfchar",
+      "2 beginbfrange <0020> <0030> <0041> <0040> <0042> [<0061> <00620063> <0064>] endbfrange",
+      "endcmap CMapName currentdict /CMap defineresource pop end end",
+    ].join("\n");
+    const trimmed = trimToUnicode(new TextEncoder().encode(cmap), new Set([3, 0x10, 0x22, 0x41, 0x999]), 2)!;
+    expect(bfchars(Buffer.from(trimmed).toString("latin1"))).toEqual(
+      new Map([
+        ["0003", "0020"],
+        ["0010", "D83DDE00"],
+        ["0022", "0043"],
+        ["0041", "00620063"],
+      ]),
+    );
+    const carry = "1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfrange <00> <20> <00FF> endbfrange";
+    expect(trimToUnicode(new TextEncoder().encode(carry), new Set([1]), 1)).toBeUndefined();
+    expect(trimToUnicode(new TextEncoder().encode(`/Other usecmap ${cmap}`), new Set([3]), 2)).toBeUndefined();
+  });
+
+  it("W: both forms, the drawn CIDs' widths kept in runs", async () => {
+    const { context } = await PDFDocument.create();
+    const widths = context.obj([1, [500, 600, 700], 10, 20, 333, 30, [250]]);
+    const trimmed = trimWidths(context, widths, new Set([2, 3, 12, 13, 30, 99]))!;
+    expect(expandWidths(trimmed)).toEqual(
+      new Map([
+        [2, 600],
+        [3, 700],
+        [12, 333],
+        [13, 333],
+        [30, 250],
+      ]),
+    );
+    expect(trimmed.size()).toBe(6);
+  });
 });
 
 const CORPUS = corpusDir();

@@ -32,6 +32,7 @@ import { decodeStreamData, deflate, N } from "./filters.ts";
 import { subsetFontProgram } from "./fonts-hb.ts";
 import { readCff, unwrapCff, wrapCff } from "./fonts-cff.ts";
 import type { CffFont } from "./fonts-cff.ts";
+import { trimToUnicode, trimWidths } from "./fonts-maps.ts";
 import { charMaps, glyphNames, readSfnt } from "./fonts-sfnt.ts";
 import type { CharMap } from "./fonts-sfnt.ts";
 import { everyDict, findFontUsage, isIdentityType0 } from "./fonts-usage.ts";
@@ -63,7 +64,9 @@ const F = {
   Identity: PDFName.of("Identity"),
   Length1: PDFName.of("Length1"),
   OpenType: PDFName.of("OpenType"),
+  ToUnicode: PDFName.of("ToUnicode"),
   TrueType: PDFName.of("TrueType"),
+  W: PDFName.of("W"),
   WinAnsiEncoding: PDFName.of("WinAnsiEncoding"),
 } as const;
 
@@ -108,6 +111,8 @@ interface FontPlan {
   keep(program: Uint8Array): { glyphs: Set<number>; unicodes: Set<number> } | undefined;
   /** Whether the subset (stored as the original was) draws the same glyphs for the drawn codes. */
   check(original: Uint8Array, subset: Uint8Array): boolean;
+  /** A Type 0 font's drawn CIDs: its W and ToUnicode are trimmed to them once the program is subset. */
+  cids?: Set<number>;
 }
 
 /** The descriptor's font program and how it is stored; undefined for Type 1 (FontFile) and others. */
@@ -158,7 +163,7 @@ function cidPlan(font: PDFDict, codes: Set<number>): FontPlan | undefined {
   const descriptor = cidFont.lookup(F.FontDescriptor);
   const found = descriptor instanceof PDFDict ? programOf(descriptor) : undefined;
   if (!(descriptor instanceof PDFDict) || !found) return undefined;
-  const base = { owner: cidFont, named: [font, cidFont], descriptor, ...found };
+  const base = { owner: cidFont, named: [font, cidFont], descriptor, ...found, cids: codes };
   const subtype = cidFont.lookup(N.Subtype);
   if (subtype === F.CIDFontType2 && found.kind === "sfnt") {
     const gids = cidType2Glyphs(cidFont, codes);
@@ -436,9 +441,35 @@ export async function subsetFonts(context: PDFContext): Promise<FontReport> {
         if (name instanceof PDFName) dict.set(key, tagged(name, tag));
       }
     }
+    trimCodeTables(context, plans);
     report.subset++;
     report.bytesBefore += bytes.length;
     report.bytesAfter += output.length;
   }
   return report;
+}
+
+/**
+ * The W widths of subset CIDFonts and the ToUnicode maps of their Type 0 fonts, trimmed to the
+ * drawn CIDs (fonts-maps.ts). New objects replace them, so that a table another font shares is
+ * left as it was.
+ */
+function trimCodeTables(context: PDFContext, plans: readonly FontPlan[]): void {
+  const cidsOf = new Map<PDFDict, Set<number>>();
+  for (const plan of plans) {
+    if (!plan.cids) continue;
+    const cids = cidsOf.get(plan.owner) ?? new Set<number>();
+    for (const cid of plan.cids) cids.add(cid);
+    cidsOf.set(plan.owner, cids);
+    const font = plan.named[0]!;
+    const toUnicode = font.lookup(F.ToUnicode);
+    const cmap = toUnicode instanceof PDFRawStream ? decodeStreamData(toUnicode, MAX_PROGRAM_BYTES) : undefined;
+    const trimmed = cmap && trimToUnicode(cmap, plan.cids, 2);
+    if (trimmed && trimmed.length < cmap.length) font.set(F.ToUnicode, context.register(context.flateStream(trimmed)));
+  }
+  for (const [cidFont, cids] of cidsOf) {
+    const widths = cidFont.lookup(F.W);
+    const trimmed = widths instanceof PDFArray ? trimWidths(context, widths, cids) : undefined;
+    if (trimmed) cidFont.set(F.W, trimmed);
+  }
 }
