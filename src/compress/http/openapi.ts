@@ -3,6 +3,7 @@
 // validate responses against this document.
 import { COMPRESS_TIMEOUT_DEFAULTS } from "../../config/env.ts";
 import { COMPRESSION_PROFILES } from "../engine/index.ts";
+import { compressExtras, directUploadBody, jobPaths, jobSchemas } from "./openapi-jobs.ts";
 
 type Json = Record<string, unknown>;
 
@@ -36,7 +37,7 @@ const result = {
 
 const common = {
   "400": error(
-    "The form is not as documented: invalid_profile, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password. Not charged.",
+    "The form is not as documented: invalid_profile, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url. Not charged.",
   ),
   "401": error(
     "Missing, malformed, unknown, revoked or non-corporate key: missing_api_key, malformed_api_key, invalid_api_key, plan_not_eligible.",
@@ -49,7 +50,9 @@ const common = {
     "X-Quota-Reset": { schema: { type: "string" } },
   }),
   "408": error("upload_timeout: the upload stalled."),
-  "413": error("file_too_large: over 314,572,800 bytes (300 MB); exactly that is accepted."),
+  "413": error(
+    "file_too_large: over 314,572,800 bytes (300 MB); exactly that is accepted. body_too_large: a JSON body over 16 KiB.",
+  ),
   "415": error("unsupported_media_type: the body is not multipart/form-data."),
   "422": error(
     `The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default ${COMPRESS_TIMEOUT_DEFAULTS.baseSeconds} s + ${COMPRESS_TIMEOUT_DEFAULTS.secondsPerMb} s per MB), processing_failed; for unlock also password_required, incorrect_password, not_encrypted.`,
@@ -64,8 +67,69 @@ const form = (fields: Json, required: string[]) => ({
 });
 
 const fileField = { type: "string", format: "binary", description: "The PDF, at most 300 MB." };
+const schemas = {
+  CompressionResult: {
+    type: "object",
+    required: ["success", "original_size", "compressed_size", "savings_percentage", "url", "expires_in"],
+    properties: {
+      success: { type: "boolean", const: true },
+      original_size: { type: "integer", minimum: 1, description: "Bytes of the uploaded file." },
+      compressed_size: {
+        type: "integer",
+        minimum: 1,
+        description: "Bytes of the result; never more than original_size.",
+      },
+      savings_percentage: {
+        type: "number",
+        minimum: 0,
+        maximum: 100,
+        description: "100 × (1 − compressed/original), two decimals.",
+      },
+      url: { type: "string", format: "uri" },
+      expires_in: { type: "integer", const: 3600, description: "Seconds the url stays valid." },
+    },
+  },
+  Usage: {
+    type: "object",
+    required: ["plan", "monthly_quota", "used", "remaining", "period_start", "resets_at"],
+    properties: {
+      plan: { type: "string", enum: ["corporate", "professional", "starter"] },
+      monthly_quota: { type: "integer", minimum: 0, description: "Compressions per calendar month (UTC)." },
+      used: {
+        type: "integer",
+        minimum: 0,
+        description: "Compressions charged this month; failures are given back, so not counted.",
+      },
+      remaining: { type: "integer", minimum: 0 },
+      period_start: {
+        type: "string",
+        format: "date-time",
+        description: "00:00 UTC on the first day of this month.",
+      },
+      resets_at: {
+        type: "string",
+        format: "date-time",
+        description: "When the quota renews: 00:00 UTC on the first day of next month.",
+      },
+    },
+  },
+  Error: {
+    type: "object",
+    required: ["error"],
+    properties: {
+      error: {
+        type: "object",
+        required: ["code", "message"],
+        properties: { code: { type: "string" }, message: { type: "string" }, request_id: { type: "string" } },
+      },
+    },
+  },
+};
+
 export function buildCompressOpenApi(serverUrl: string): Json {
   const profileField = { type: "string", enum: [...COMPRESSION_PROFILES], default: "balanced" };
+  const shared = { error, retryAfter, common, profileField };
+  const extras = compressExtras(shared);
   return {
     openapi: "3.1.0",
     info: {
@@ -80,11 +144,21 @@ export function buildCompressOpenApi(serverUrl: string): Json {
       "/v1/compress": {
         post: {
           operationId: "compress",
-          summary: "Compress a PDF",
-          requestBody: form({ file: fileField, profile: profileField }, ["file"]),
-          responses: { "200": result, ...common },
+          summary: "Compress a PDF (at once, or as a job with Prefer: respond-async)",
+          description:
+            "multipart/form-data with the file, or JSON naming a direct upload (POST /v1/uploads). With `Prefer: respond-async` the answer is 202 with Location: /v1/jobs/{id} as soon as the file is stored; the quota unit is reserved then and given back if the job fails.",
+          parameters: extras.parameters,
+          requestBody: {
+            required: true,
+            content: {
+              ...form({ file: fileField, profile: profileField, callback_url: extras.callbackField }, ["file"]).content,
+              "application/json": { schema: directUploadBody(profileField) },
+            },
+          },
+          responses: { "200": result, ...extras.responses, ...common },
         },
       },
+      ...jobPaths(shared),
       "/v1/usage": {
         get: {
           operationId: "usage",
@@ -123,64 +197,7 @@ export function buildCompressOpenApi(serverUrl: string): Json {
     },
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "mkp_… personal access token" } },
-      schemas: {
-        CompressionResult: {
-          type: "object",
-          required: ["success", "original_size", "compressed_size", "savings_percentage", "url", "expires_in"],
-          properties: {
-            success: { type: "boolean", const: true },
-            original_size: { type: "integer", minimum: 1, description: "Bytes of the uploaded file." },
-            compressed_size: {
-              type: "integer",
-              minimum: 1,
-              description: "Bytes of the result; never more than original_size.",
-            },
-            savings_percentage: {
-              type: "number",
-              minimum: 0,
-              maximum: 100,
-              description: "100 × (1 − compressed/original), two decimals.",
-            },
-            url: { type: "string", format: "uri" },
-            expires_in: { type: "integer", const: 3600, description: "Seconds the url stays valid." },
-          },
-        },
-        Usage: {
-          type: "object",
-          required: ["plan", "monthly_quota", "used", "remaining", "period_start", "resets_at"],
-          properties: {
-            plan: { type: "string", enum: ["corporate", "professional", "starter"] },
-            monthly_quota: { type: "integer", minimum: 0, description: "Compressions per calendar month (UTC)." },
-            used: {
-              type: "integer",
-              minimum: 0,
-              description: "Compressions charged this month; failures are given back, so not counted.",
-            },
-            remaining: { type: "integer", minimum: 0 },
-            period_start: {
-              type: "string",
-              format: "date-time",
-              description: "00:00 UTC on the first day of this month.",
-            },
-            resets_at: {
-              type: "string",
-              format: "date-time",
-              description: "When the quota renews: 00:00 UTC on the first day of next month.",
-            },
-          },
-        },
-        Error: {
-          type: "object",
-          required: ["error"],
-          properties: {
-            error: {
-              type: "object",
-              required: ["code", "message"],
-              properties: { code: { type: "string" }, message: { type: "string" }, request_id: { type: "string" } },
-            },
-          },
-        },
-      },
+      schemas: { ...schemas, ...jobSchemas },
     },
   };
 }

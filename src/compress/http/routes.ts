@@ -141,27 +141,29 @@ export function createCompressRouter(deps: JobDeps, service: CompressService = c
   router.get("/v1/webhook-secret", authenticate, rateLimitBy(perKey, keyOf), withKey(answerWebhookSecret(false)));
   router.post("/v1/webhook-secret", authenticate, rateLimitBy(perKey, keyOf), withKey(answerWebhookSecret(true)));
 
-  if (storage.kind === "local") {
-    const local = storage as LocalStorage;
-    router.get(`${LOCAL_DOWNLOAD_PREFIX}:name`, async (ctx) => {
-      const verdict = await local.verify(ctx.params["name"] ?? "", new URLSearchParams(ctx.querystring));
-      if (!verdict.ok) {
-        throw verdict.reason === "expired"
-          ? new HttpError(403, "url_expired", "This download address has expired; compress the file again.")
-          : new HttpError(403, "invalid_signature", "This download address is not valid.");
-      }
-      ctx.type = "application/pdf";
-      ctx.set("Content-Disposition", contentDispositionOf(verdict.downloadName));
-      ctx.set("Cache-Control", "private, no-store");
-      ctx.body = createReadStream(verdict.file);
-    });
-    router.put(`${LOCAL_UPLOAD_PREFIX}:name`, readNoMoreThanNeeded, (ctx) =>
-      receiveDirectUpload(local, ctx, () => {
-        if (expectsContinue(ctx.req)) ctx.res.writeContinue();
-      }),
-    );
-  }
+  if (storage.kind === "local") addLocalStorageRoutes(router, storage as LocalStorage);
   return router;
 }
 
 const keyOf = (ctx: Context) => (ctx.state["apiKey"] as AuthenticatedKey | undefined)?.id;
+
+/** The local stand-in's signed download and upload paths (Cloud Storage serves its own). */
+function addLocalStorageRoutes(router: Router, local: LocalStorage): void {
+  router.get(`${LOCAL_DOWNLOAD_PREFIX}:name`, async (ctx) => {
+    const verdict = await local.verify(ctx.params["name"] ?? "", new URLSearchParams(ctx.querystring));
+    if (!verdict.ok) {
+      throw verdict.reason === "expired"
+        ? new HttpError(403, "url_expired", "This download address has expired; compress the file again.")
+        : new HttpError(403, "invalid_signature", "This download address is not valid.");
+    }
+    ctx.type = "application/pdf";
+    ctx.set("Content-Disposition", contentDispositionOf(verdict.downloadName));
+    ctx.set("Cache-Control", "private, no-store");
+    ctx.body = createReadStream(verdict.file);
+  });
+  router.put(`${LOCAL_UPLOAD_PREFIX}:name`, readNoMoreThanNeeded, (ctx) =>
+    receiveDirectUpload(local, ctx, () => {
+      if (expectsContinue(ctx.req)) ctx.res.writeContinue();
+    }),
+  );
+}

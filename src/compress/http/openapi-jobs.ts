@@ -1,0 +1,216 @@
+// The OpenAPI description of asynchronous jobs, direct uploads and webhook secrets (jobs.ts),
+// merged into /v1/openapi.json by openapi.ts.
+type Json = Record<string, unknown>;
+
+export interface Shared {
+  error: (description: string, extra?: Json) => Json;
+  retryAfter: Json;
+  common: Record<string, Json>;
+  profileField: Json;
+}
+
+const preferHeader = {
+  name: "Prefer",
+  in: "header",
+  required: false,
+  description:
+    "`respond-async` (RFC 7240): answer 202 with Location as soon as the file is stored, and compress it as a job. Without it the call answers the result when the compression is done.",
+  schema: { type: "string", examples: ["respond-async"] },
+};
+
+const callbackField = {
+  type: "string",
+  format: "uri",
+  maxLength: 2048,
+  description:
+    "Called (POST, the job resource as body, signed in Marketplace-Signature) when the job ends. https:// and a public host in production.",
+};
+
+/** The JSON body of POST /v1/compress from a direct upload. */
+export const directUploadBody = (profileField: Json) => ({
+  type: "object",
+  required: ["upload_id"],
+  additionalProperties: false,
+  properties: {
+    upload_id: { type: "string", format: "uuid", description: "From POST /v1/uploads, after the PUT." },
+    profile: profileField,
+    callback_url: callbackField,
+  },
+});
+
+/** What /v1/compress answers beyond the synchronous call: the job's 202 and the direct upload's refusals. */
+export function compressExtras(shared: Shared) {
+  return {
+    parameters: [preferHeader],
+    callbackField,
+    responses: {
+      "202": {
+        description: "Accepted as a job (Prefer: respond-async); poll Location or wait for the webhook.",
+        headers: {
+          Location: { description: "/v1/jobs/{id}", schema: { type: "string" } },
+          "Preference-Applied": { schema: { type: "string", const: "respond-async" } },
+        },
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Job" } } },
+      },
+      "404": shared.error("upload_not_found: no direct upload of this id is the subscriber's."),
+      "409": shared.error(
+        "upload_incomplete: nothing was PUT to the upload's URL yet; upload_used: already compressed.",
+      ),
+    },
+  };
+}
+
+export function jobPaths(shared: Shared): Json {
+  const { error, common, retryAfter } = shared;
+  const keyed = {
+    "401": common["401"],
+    "429": common["429"],
+    "503": error("rate_limit_unavailable or database_unavailable.", retryAfter),
+  };
+  return {
+    "/v1/jobs/{id}": {
+      get: {
+        operationId: "getJob",
+        summary: "An asynchronous compression job",
+        description: "Only to keys of the subscriber that made the job; to anyone else 404, as if it did not exist.",
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+        responses: {
+          "200": {
+            description: "The job; while queued or running, Retry-After suggests when to ask again.",
+            headers: { "Retry-After": { schema: { type: "integer", minimum: 1 } } },
+            content: { "application/json": { schema: { $ref: "#/components/schemas/Job" } } },
+          },
+          "404": error("not_found: no job with this id is this key's subscriber's."),
+          ...keyed,
+        },
+      },
+    },
+    "/v1/uploads": {
+      post: {
+        operationId: "createUpload",
+        summary: "A direct upload: a short-lived signed URL to PUT a file to",
+        description:
+          "PUT the PDF to upload_url with the headers given (on Cloud Storage the signature covers the 300 MB limit in x-goog-content-length-range), then POST /v1/compress with {upload_id}.",
+        requestBody: {
+          required: false,
+          content: {
+            "application/json": {
+              schema: { type: "object", properties: { filename: { type: "string", maxLength: 255 } } },
+            },
+          },
+        },
+        responses: {
+          "201": {
+            description: "The upload and its URL.",
+            content: { "application/json": { schema: { $ref: "#/components/schemas/DirectUpload" } } },
+          },
+          "400": error("invalid_json or invalid_filename."),
+          "413": error("body_too_large: the JSON body is over 16 KiB."),
+          ...keyed,
+        },
+      },
+    },
+    "/v1/uploads/content/{name}": localUploadPath(shared),
+    "/v1/webhook-secret": {
+      get: {
+        operationId: "getWebhookSecret",
+        summary: "The secret webhooks are signed with (created on first use)",
+        responses: { "200": webhookSecretAnswer, ...keyed },
+      },
+      post: {
+        operationId: "rotateWebhookSecret",
+        summary: "Replace the webhook secret; calls from now on are signed with the new one",
+        responses: { "200": webhookSecretAnswer, ...keyed },
+      },
+    },
+  };
+}
+
+const webhookSecretAnswer = {
+  description: "The subscriber's webhook secret.",
+  content: {
+    "application/json": {
+      schema: {
+        type: "object",
+        required: ["secret", "algorithm", "header"],
+        properties: {
+          secret: { type: "string" },
+          algorithm: { type: "string", const: "HMAC-SHA256" },
+          header: { type: "string", const: "Marketplace-Signature" },
+        },
+      },
+    },
+  },
+};
+
+export const jobSchemas = {
+  Job: {
+    type: "object",
+    required: ["id", "object", "status", "profile", "created_at", "started_at", "finished_at", "attempts"],
+    description:
+      "A succeeded job also has the synchronous call's result fields (success, original_size, compressed_size, savings_percentage, url signed afresh at each read, expires_in); a failed one has error. Webhooks post this resource, signed: Marketplace-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of '<t>.<raw body>' under the webhook secret>.",
+    properties: {
+      id: { type: "string", format: "uuid" },
+      object: { type: "string", const: "compression_job" },
+      status: { type: "string", enum: ["queued", "running", "succeeded", "failed"] },
+      profile: { type: "string" },
+      created_at: { type: "string", format: "date-time" },
+      started_at: { type: ["string", "null"], format: "date-time" },
+      finished_at: { type: ["string", "null"], format: "date-time" },
+      attempts: { type: "integer", minimum: 0, description: "Attempts started (a worker that died counts one)." },
+      success: { type: "boolean", const: true },
+      original_size: { type: "integer", minimum: 1 },
+      compressed_size: { type: "integer", minimum: 1 },
+      savings_percentage: { type: "number", minimum: 0, maximum: 100 },
+      url: { type: "string", format: "uri" },
+      expires_in: { type: "integer" },
+      error: {
+        type: "object",
+        required: ["code", "message"],
+        properties: { code: { type: "string" }, message: { type: "string" } },
+      },
+    },
+  },
+  DirectUpload: {
+    type: "object",
+    required: ["upload_id", "upload_url", "method", "headers", "max_bytes", "expires_at"],
+    properties: {
+      upload_id: { type: "string", format: "uuid" },
+      upload_url: { type: "string", format: "uri" },
+      method: { type: "string", const: "PUT" },
+      headers: { type: "object", additionalProperties: { type: "string" }, description: "Send these with the PUT." },
+      max_bytes: { type: "integer" },
+      expires_at: { type: "string", format: "date-time" },
+    },
+  },
+};
+
+/** The embedded default's signed PUT path (jobs.ts receiveDirectUpload). */
+function localUploadPath({ error, common }: Shared): Json {
+  return {
+    put: {
+      operationId: "putUpload",
+      summary: "The embedded default's signed upload path (Cloud Storage takes the PUT itself in production)",
+      security: [],
+      parameters: [
+        { name: "name", in: "path", required: true, schema: { type: "string" } },
+        { name: "expires", in: "query", required: true, schema: { type: "string" } },
+        { name: "max", in: "query", required: true, schema: { type: "string" } },
+        { name: "signature", in: "query", required: true, schema: { type: "string" } },
+      ],
+      requestBody: {
+        required: true,
+        content: { "application/pdf": { schema: { type: "string", format: "binary" } } },
+      },
+      responses: {
+        "200": {
+          description: "Stored.",
+          content: { "application/json": { schema: { type: "object", properties: { size: { type: "integer" } } } } },
+        },
+        "403": error("invalid_signature or url_expired: the upload address was altered or has expired."),
+        "413": common["413"],
+        "422": error("not_a_pdf: no %PDF- header in the first 1024 bytes."),
+      },
+    },
+  };
+}
