@@ -14,8 +14,86 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Compress a PDF */
+    /**
+     * Compress a PDF (at once, or as a job with Prefer: respond-async)
+     * @description multipart/form-data with the file, or JSON naming a direct upload (POST /v1/uploads). With `Prefer: respond-async` the answer is 202 with Location: /v1/jobs/{id} as soon as the file is stored; the quota unit is reserved then and given back if the job fails.
+     */
     post: operations["compress"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/jobs/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * An asynchronous compression job
+     * @description Only to keys of the subscriber that made the job; to anyone else 404, as if it did not exist.
+     */
+    get: operations["getJob"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/uploads": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A direct upload: a short-lived signed URL to PUT a file to
+     * @description PUT the PDF to upload_url with the headers given (on Cloud Storage the signature covers the 300 MB limit in x-goog-content-length-range), then POST /v1/compress with {upload_id}.
+     */
+    post: operations["createUpload"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/uploads/content/{name}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** The embedded default's signed upload path (Cloud Storage takes the PUT itself in production) */
+    put: operations["putUpload"];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/webhook-secret": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The secret webhooks are signed with (created on first use) */
+    get: operations["getWebhookSecret"];
+    put?: never;
+    /** Replace the webhook secret; calls from now on are signed with the new one */
+    post: operations["rotateWebhookSecret"];
     delete?: never;
     options?: never;
     head?: never;
@@ -106,6 +184,51 @@ export interface components {
         request_id?: string;
       };
     };
+    /** @description A succeeded job also has the synchronous call's result fields (success, original_size, compressed_size, savings_percentage, url signed afresh at each read, expires_in); a failed one has error. Webhooks post this resource, signed: Marketplace-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of '<t>.<raw body>' under the webhook secret>. */
+    Job: {
+      /** Format: uuid */
+      id: string;
+      /** @constant */
+      object: "compression_job";
+      /** @enum {string} */
+      status: "queued" | "running" | "succeeded" | "failed";
+      profile: string;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      started_at: string | null;
+      /** Format: date-time */
+      finished_at: string | null;
+      /** @description Attempts started (a worker that died counts one). */
+      attempts: number;
+      /** @constant */
+      success?: true;
+      original_size?: number;
+      compressed_size?: number;
+      savings_percentage?: number;
+      /** Format: uri */
+      url?: string;
+      expires_in?: number;
+      error?: {
+        code: string;
+        message: string;
+      };
+    };
+    DirectUpload: {
+      /** Format: uuid */
+      upload_id: string;
+      /** Format: uri */
+      upload_url: string;
+      /** @constant */
+      method: "PUT";
+      /** @description Send these with the PUT. */
+      headers: {
+        [key: string]: string;
+      };
+      max_bytes: number;
+      /** Format: date-time */
+      expires_at: string;
+    };
   };
   responses: never;
   parameters: never;
@@ -118,7 +241,10 @@ export interface operations {
   compress: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description `respond-async` (RFC 7240): answer 202 with Location as soon as the file is stored, and compress it as a job. Without it the call answers the result when the compression is done. */
+        Prefer?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -135,6 +261,28 @@ export interface operations {
            * @enum {string}
            */
           profile?: "lossless" | "balanced" | "extreme";
+          /**
+           * Format: uri
+           * @description Called (POST, the job resource as body, signed in Marketplace-Signature) when the job ends. https:// and a public host in production.
+           */
+          callback_url?: string;
+        };
+        "application/json": {
+          /**
+           * Format: uuid
+           * @description From POST /v1/uploads, after the PUT.
+           */
+          upload_id: string;
+          /**
+           * @default balanced
+           * @enum {string}
+           */
+          profile?: "lossless" | "balanced" | "extreme";
+          /**
+           * Format: uri
+           * @description Called (POST, the job resource as body, signed in Marketplace-Signature) when the job ends. https:// and a public host in production.
+           */
+          callback_url?: string;
         };
       };
     };
@@ -154,7 +302,19 @@ export interface operations {
           "application/json": components["schemas"]["CompressionResult"];
         };
       };
-      /** @description The form is not as documented: invalid_profile, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password. Not charged. */
+      /** @description Accepted as a job (Prefer: respond-async); poll Location or wait for the webhook. */
+      202: {
+        headers: {
+          /** @description /v1/jobs/{id} */
+          Location?: string;
+          "Preference-Applied"?: "respond-async";
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Job"];
+        };
+      };
+      /** @description The form is not as documented: invalid_profile, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url. Not charged. */
       400: {
         headers: {
           /** @description The error code, as in the body. */
@@ -196,6 +356,19 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description upload_not_found: no direct upload of this id is the subscriber's. */
+      404: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description upload_timeout: the upload stalled. */
       408: {
         headers: {
@@ -209,7 +382,20 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description file_too_large: over 314,572,800 bytes (300 MB); exactly that is accepted. */
+      /** @description upload_incomplete: nothing was PUT to the upload's URL yet; upload_used: already compressed. */
+      409: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description file_too_large: over 314,572,800 bytes (300 MB); exactly that is accepted. body_too_large: a JSON body over 16 KiB. */
       413: {
         headers: {
           /** @description The error code, as in the body. */
@@ -263,6 +449,385 @@ export interface operations {
         };
       };
       /** @description busy, rate_limit_unavailable, database_unavailable or shutting_down. */
+      503: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getJob: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The job; while queued or running, Retry-After suggests when to ask again. */
+      200: {
+        headers: {
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Job"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or non-corporate key: missing_api_key, malformed_api_key, invalid_api_key, plan_not_eligible. */
+      401: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description not_found: no job with this id is this key's subscriber's. */
+      404: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description rate_limited: over 120 requests a minute for this key. */
+      429: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description rate_limit_unavailable or database_unavailable. */
+      503: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  createUpload: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        "application/json": {
+          filename?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The upload and its URL. */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["DirectUpload"];
+        };
+      };
+      /** @description invalid_json or invalid_filename. */
+      400: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or non-corporate key: missing_api_key, malformed_api_key, invalid_api_key, plan_not_eligible. */
+      401: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description body_too_large: the JSON body is over 16 KiB. */
+      413: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description rate_limited: over 120 requests a minute for this key. */
+      429: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description rate_limit_unavailable or database_unavailable. */
+      503: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  putUpload: {
+    parameters: {
+      query: {
+        expires: string;
+        max: string;
+        signature: string;
+      };
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        "application/pdf": Blob;
+      };
+    };
+    responses: {
+      /** @description Stored. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            size?: number;
+          };
+        };
+      };
+      /** @description invalid_signature or url_expired: the upload address was altered or has expired. */
+      403: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description file_too_large: over 314,572,800 bytes (300 MB); exactly that is accepted. body_too_large: a JSON body over 16 KiB. */
+      413: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description not_a_pdf: no %PDF- header in the first 1024 bytes. */
+      422: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getWebhookSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The subscriber's webhook secret. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            secret: string;
+            /** @constant */
+            algorithm: "HMAC-SHA256";
+            /** @constant */
+            header: "Marketplace-Signature";
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or non-corporate key: missing_api_key, malformed_api_key, invalid_api_key, plan_not_eligible. */
+      401: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description rate_limited: over 120 requests a minute for this key. */
+      429: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description rate_limit_unavailable or database_unavailable. */
+      503: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  rotateWebhookSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The subscriber's webhook secret. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            secret: string;
+            /** @constant */
+            algorithm: "HMAC-SHA256";
+            /** @constant */
+            header: "Marketplace-Signature";
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or non-corporate key: missing_api_key, malformed_api_key, invalid_api_key, plan_not_eligible. */
+      401: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description rate_limited: over 120 requests a minute for this key. */
+      429: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description rate_limit_unavailable or database_unavailable. */
       503: {
         headers: {
           /** @description The error code, as in the body. */
@@ -386,7 +951,7 @@ export interface operations {
           "application/json": components["schemas"]["CompressionResult"];
         };
       };
-      /** @description The form is not as documented: invalid_profile, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password. Not charged. */
+      /** @description The form is not as documented: invalid_profile, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url. Not charged. */
       400: {
         headers: {
           /** @description The error code, as in the body. */
@@ -441,7 +1006,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description file_too_large: over 314,572,800 bytes (300 MB); exactly that is accepted. */
+      /** @description file_too_large: over 314,572,800 bytes (300 MB); exactly that is accepted. body_too_large: a JSON body over 16 KiB. */
       413: {
         headers: {
           /** @description The error code, as in the body. */
