@@ -20,6 +20,7 @@ import { errorMiddleware } from "./http/errors.ts";
 import { createHealthRouter, dependencyFaults } from "./http/health.ts";
 import { createRateLimiter, rateLimitByClientIp } from "./http/rate-limit.ts";
 import { requestLog } from "./http/request-log.ts";
+import type { AppState } from "./http/state.ts";
 import type { Lifecycle } from "./http/drain.ts";
 import type { Logger } from "./logger.ts";
 import { createDocsRouter } from "./rest/docs.ts";
@@ -47,17 +48,17 @@ export function createApp({
   compress = null,
   lifecycle = null,
   mailer = null,
-}: AppDeps): Koa {
+}: AppDeps): Koa<AppState> {
   // Behind a trusted proxy, ctx.ip is the LAST X-Forwarded-For entry: the one Cloud Run's front end
   // appends. Entries before it come from the client and are ignored.
-  const app = new Koa({ proxy: config.trustProxy, maxIpsCount: 1 });
+  const app = new Koa<AppState>({ proxy: config.trustProxy, maxIpsCount: 1 });
   app.silent = true;
   app.use(requestLog(logger, config));
 
   app.use(async (ctx, next) => {
     const incoming = ctx.get("x-request-id");
-    ctx.state["requestId"] = /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
-    ctx.set("X-Request-Id", ctx.state["requestId"] as string);
+    ctx.state.requestId = /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+    ctx.set("X-Request-Id", ctx.state.requestId);
     // Only the upload routes decide when to invite the body; everything else invites it at once.
     if (!ctx.path.startsWith("/v1/") && expectsContinue(ctx.req)) ctx.res.writeContinue();
     await next();
@@ -103,7 +104,7 @@ export function createApp({
 
   configureTotals(db.prisma, config.listTotalCacheSeconds, db.counting, { bounding: db.bounding });
   const yoga = createGraphQLServer({ prisma: db.prisma, config, logger });
-  const graphql = new Router();
+  const graphql = new Router<AppState>();
   graphql.all("/graphql", async (ctx) => {
     const response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res, {});
     ctx.status = response.status;

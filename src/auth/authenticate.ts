@@ -2,7 +2,7 @@
 // nothing of the body is read before it passes. A malformed key (wrong shape or checksum) is
 // refused without a database query; an unknown or revoked one, or one whose subscriber is no
 // longer on a plan that includes the API, after one indexed lookup.
-import type { Context, Middleware, Next } from "koa";
+import type { Middleware, Next, ParameterizedContext } from "koa";
 import type { Plan, PrismaClient } from "../generated/prisma/client.ts";
 import { HttpError, type ErrorCode } from "../errors.ts";
 import { COMPRESSION_PLANS } from "./accounts.ts";
@@ -14,6 +14,11 @@ export interface AuthenticatedKey {
   subscriberId: string;
   plan: Plan;
   monthlyQuota: number;
+}
+
+/** What authenticateApiKey leaves in ctx.state for the middleware after it. */
+export interface ApiKeyState {
+  apiKey?: AuthenticatedKey;
 }
 
 // last_used_at is written at most this often per key: not one write per request.
@@ -66,8 +71,8 @@ export function authenticateApiKey(options: {
   prisma: PrismaClient;
   pepper: string | null;
   onBackgroundError?: (error: unknown) => void;
-}): Middleware {
-  return async (ctx: Context, next: Next) => {
+}): Middleware<ApiKeyState> {
+  return async (ctx: ParameterizedContext<ApiKeyState>, next: Next) => {
     const header = ctx.get("Authorization");
     if (!header) {
       throw new HttpError(401, "missing_api_key", "Send your API key as Authorization: Bearer <key>.", {
@@ -91,13 +96,13 @@ export function authenticateApiKey(options: {
       );
     }
     recordUse(options.prisma, key, options.onBackgroundError);
-    ctx.state["apiKey"] = {
+    ctx.state.apiKey = {
       id: key.id,
       prefix: key.prefix,
       subscriberId: key.subscriberId,
       plan: key.subscriber.plan,
       monthlyQuota: key.subscriber.monthlyQuota,
-    } satisfies AuthenticatedKey;
+    };
     await next();
   };
 }

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
 import Router from "@koa/router";
-import type { Context, Next } from "koa";
+import type { Context, Next, ParameterizedContext } from "koa";
 import type { Redis } from "ioredis";
 import { accounts, AccountError, keyRefusal } from "../auth/accounts.ts";
 import { subscriberKey } from "../auth/authenticate.ts";
@@ -21,6 +21,7 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import { HttpError, retryAfter } from "../errors.ts";
 import { publicOrigin } from "../http/origin.ts";
 import { createRateLimiter, setRateLimitHeaders } from "../http/rate-limit.ts";
+import type { AppState } from "../http/state.ts";
 import type { Logger } from "../logger.ts";
 import { html } from "./html.ts";
 import type { Mailer } from "./mailer.ts";
@@ -71,6 +72,16 @@ interface SignedIn extends Viewer {
   secret: string;
 }
 
+/** ctx.state here: the app's, and the viewer once a session cookie resolved. */
+interface DashboardState extends AppState {
+  dashboard?: SignedIn;
+}
+/** ctx.state of the routes behind `signedIn`, which only go on with a viewer. */
+interface SignedInState {
+  dashboard: SignedIn;
+}
+type DashboardContext = ParameterizedContext<DashboardState>;
+
 function page(ctx: Context, body: string, status = 200) {
   setPageHeaders(ctx);
   ctx.status = status;
@@ -78,7 +89,7 @@ function page(ctx: Context, body: string, status = 200) {
   ctx.body = body;
 }
 
-export function createDashboardRouter(deps: DashboardDeps): Router {
+export function createDashboardRouter(deps: DashboardDeps): Router<DashboardState> {
   const { config, prisma, logger, mailer } = deps;
   const settings = config.dashboard;
   const linkMinutes = Math.round(settings.signInLinkTtlMs / 60_000);
@@ -98,36 +109,36 @@ export function createDashboardRouter(deps: DashboardDeps): Router {
     redis: deps.redis,
     logger,
   });
-  const router = new Router({ prefix: DASHBOARD });
+  const router = new Router<DashboardState>({ prefix: DASHBOARD });
 
   // Errors become pages here, with the status they carry; anything unexpected is logged.
-  router.use(async (ctx: Context, next: Next) => {
+  router.use(async (ctx, next) => {
     try {
       await next();
     } catch (error) {
-      const viewer = (ctx.state["dashboard"] as SignedIn | undefined) ?? null;
+      const viewer = ctx.state.dashboard ?? null;
       if (error instanceof HttpError) {
         ctx.set(error.headers);
         return page(ctx, errorPage(titleOf(error.status), error.message, viewer), error.status);
       }
-      logger.error({ err: error, requestId: ctx.state["requestId"] as string }, "dashboard request failed");
+      logger.error({ err: error, requestId: ctx.state.requestId }, "dashboard request failed");
       page(ctx, errorPage("Something went wrong", "The page could not be shown; try again shortly.", viewer), 500);
     }
   });
 
   /** Loads the session of the cookie, if any, into ctx.state.dashboard. */
-  async function viewerOf(ctx: Context): Promise<SignedIn | null> {
+  async function viewerOf(ctx: DashboardContext): Promise<SignedIn | null> {
     const secret = ctx.cookies.get(sessionCookieName(ctx));
     if (!secret) return null;
     const session = await auth.resolve(secret);
     if (!session) return null;
     const viewer: SignedIn = { session, csrf: csrfToken(secret), secret };
-    ctx.state["dashboard"] = viewer;
+    ctx.state.dashboard = viewer;
     return viewer;
   }
 
   /** Signed-in pages: a GET without a session goes to the sign-in page; anything else is a 401. */
-  const signedIn = async (ctx: Context, next: Next): Promise<void> => {
+  const signedIn = async (ctx: DashboardContext, next: Next): Promise<void> => {
     if (await viewerOf(ctx)) {
       await next();
       return;
@@ -141,8 +152,8 @@ export function createDashboardRouter(deps: DashboardDeps): Router {
   };
 
   /** Every request that changes something: from this origin, with the session's token. */
-  const changing = (ctx: Context, form: URLSearchParams | Record<string, string>) => {
-    const viewer = ctx.state["dashboard"] as SignedIn;
+  const changing = (ctx: ParameterizedContext<SignedInState>, form: URLSearchParams | Record<string, string>) => {
+    const viewer = ctx.state.dashboard;
     const token = form instanceof URLSearchParams ? form.get("csrf_token") : form["csrf_token"];
     if (!isCsrfToken(viewer.secret, token)) {
       throw new HttpError(403, "invalid_csrf_token", "This form has expired or did not come from this dashboard.");
@@ -253,7 +264,7 @@ export function createDashboardRouter(deps: DashboardDeps): Router {
     ctx.redirect(`${DASHBOARD}/keys`);
   });
 
-  router.post("/sign-out", sameOrigin, signedIn, async (ctx) => {
+  router.post<SignedInState>("/sign-out", sameOrigin, signedIn, async (ctx) => {
     const viewer = changing(ctx, await readForm(ctx));
     await auth.revoke(viewer.session.sessionId);
     clearSessionCookie(ctx);
@@ -267,15 +278,15 @@ export function createDashboardRouter(deps: DashboardDeps): Router {
   const showKeys = async (ctx: Context, viewer: Viewer, options: Omit<KeysPageOptions, "keys">, status = 200) =>
     page(ctx, keysPage(viewer, { keys: await keysOf(viewer.session), ...options }), status);
 
-  router.get("/keys", signedIn, async (ctx) => {
-    const viewer = ctx.state["dashboard"] as SignedIn;
+  router.get<SignedInState>("/keys", signedIn, async (ctx) => {
+    const viewer = ctx.state.dashboard;
     // Only a key prefix is echoed: the page cannot be made to announce anything else.
     const given = ctx.query["revoked"];
     const revoked = typeof given === "string" && /^mkp_[0-9A-Za-z]{6}$/.test(given) ? given : undefined;
     await showKeys(ctx, viewer, revoked ? { revoked } : {});
   });
 
-  router.post("/keys", sameOrigin, signedIn, async (ctx) => {
+  router.post<SignedInState>("/keys", sameOrigin, signedIn, async (ctx) => {
     const form = await readForm(ctx);
     const viewer = changing(ctx, form);
     const name = form.get("name") ?? "";
@@ -301,7 +312,7 @@ export function createDashboardRouter(deps: DashboardDeps): Router {
     }
   });
 
-  router.post("/keys/:id/revoke", sameOrigin, signedIn, async (ctx) => {
+  router.post<SignedInState>("/keys/:id/revoke", sameOrigin, signedIn, async (ctx) => {
     const viewer = changing(ctx, await readForm(ctx));
     try {
       const key = await admin.revokeKey(ctx.params["id"] ?? "", viewer.session.subscriberId);
@@ -319,8 +330,8 @@ export function createDashboardRouter(deps: DashboardDeps): Router {
 
   // ---- Usage ----
 
-  router.get("/usage", signedIn, async (ctx) => {
-    const viewer = ctx.state["dashboard"] as SignedIn;
+  router.get<SignedInState>("/usage", signedIn, async (ctx) => {
+    const viewer = ctx.state.dashboard;
     const subscriber = {
       id: viewer.session.subscriberId,
       plan: viewer.session.plan,
@@ -335,13 +346,13 @@ export function createDashboardRouter(deps: DashboardDeps): Router {
 
   // ---- Try it ----
 
-  router.get("/try", signedIn, async (ctx) => {
-    const viewer = ctx.state["dashboard"] as SignedIn;
+  router.get<SignedInState>("/try", signedIn, async (ctx) => {
+    const viewer = ctx.state.dashboard;
     page(ctx, tryPage(viewer, { keys: await keysOf(viewer.session) }));
   });
 
-  router.post("/try", sameOrigin, signedIn, async (ctx) => {
-    const viewer = ctx.state["dashboard"] as SignedIn;
+  router.post<SignedInState>("/try", sameOrigin, signedIn, async (ctx) => {
+    const viewer = ctx.state.dashboard;
     const keys = await keysOf(viewer.session);
     const service = deps.compress;
     if (!service) throw new HttpError(503, "not_served", "This instance does not serve the compression API.");

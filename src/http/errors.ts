@@ -1,9 +1,10 @@
 // The error middleware: every HttpError (src/errors.ts) and every unexpected error becomes the one
 // error shape of the service, {error: {code, message, request_id}}, with X-Error-Code and
 // X-Error-Message.
-import type { Context, Next } from "koa";
+import type { Next } from "koa";
 import { errorBody, HttpError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import type { AppContext } from "./state.ts";
 
 // src/compress still imports HttpError from here; its owner moves it to src/errors.ts.
 export { HttpError };
@@ -14,7 +15,7 @@ function headerSafe(message: string): string {
 }
 
 export function errorMiddleware(logger: Logger) {
-  return async (ctx: Context, next: Next) => {
+  return async (ctx: AppContext, next: Next) => {
     try {
       await next();
       if (ctx.status === 404 && ctx.body == null) {
@@ -29,7 +30,7 @@ export function errorMiddleware(logger: Logger) {
         });
       }
     } catch (error) {
-      const requestId = ctx.state["requestId"] as string | undefined;
+      const { requestId } = ctx.state;
       // An error is about this moment: no cache may keep it.
       ctx.set("Cache-Control", "no-store");
       ctx.remove("ETag");

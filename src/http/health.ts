@@ -11,6 +11,7 @@ import type { Context, Next } from "koa";
 import type { Database } from "../db/database.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
 import type { Lifecycle } from "./drain.ts";
+import type { AppState } from "./state.ts";
 import { databaseUnavailable, HttpError, rateLimitUnavailable, shuttingDown } from "../errors.ts";
 
 /** A readiness check that takes longer than this counts as failed. */
@@ -31,9 +32,13 @@ async function check(probe: () => Promise<unknown>): Promise<boolean> {
   }
 }
 
-export function createHealthRouter(deps: { db: Database; redis: Redis | null; lifecycle: Lifecycle | null }): Router {
+export function createHealthRouter(deps: {
+  db: Database;
+  redis: Redis | null;
+  lifecycle: Lifecycle | null;
+}): Router<AppState> {
   const { db, redis, lifecycle } = deps;
-  const router = new Router();
+  const router = new Router<AppState>();
   router.get("/healthz", (ctx) => {
     ctx.body = { status: "ok" };
   });

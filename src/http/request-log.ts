@@ -12,9 +12,10 @@
 // (TRACE_ID/SPAN_ID;o=OPTIONS, the span id in decimal); Cloud Run sends both. A header that does
 // not parse is ignored: the line is then written without trace fields rather than with a guess.
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import type { Context, Middleware, Next } from "koa";
+import type { Middleware, Next } from "koa";
 import type { Config } from "../config/env.ts";
 import { redactUrl, withLogFields, type Logger } from "../logger.ts";
+import type { AppContext, AppState } from "./state.ts";
 
 export interface TraceContext {
   /** 32 lowercase hex digits, not all zero. */
@@ -81,12 +82,11 @@ export function traceFields(trace: TraceContext | null, projectId: string | null
 }
 
 /** Who the request is, as far as is known yet: its id and, once authenticated, its API key. */
-function identity(ctx: Context): Record<string, unknown> {
+function identity(ctx: AppContext): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
-  const requestId = ctx.state["requestId"] as string | undefined;
+  const { requestId, apiKey: key } = ctx.state;
   if (requestId) fields["requestId"] = requestId;
-  const key = ctx.state["apiKey"] as { id?: string; prefix?: string; subscriberId?: string } | undefined;
-  if (key?.id) {
+  if (key) {
     fields["apiKeyId"] = key.id;
     fields["apiKeyPrefix"] = key.prefix;
     fields["subscriberId"] = key.subscriberId;
@@ -128,9 +128,9 @@ const PROBES = new Set(["/healthz", "/readyz"]);
 /** A client that closed the connection before the response was complete (nginx's convention). */
 export const CLIENT_CLOSED = 499;
 
-export function requestLog(logger: Logger, config: Pick<Config, "logging">): Middleware {
+export function requestLog(logger: Logger, config: Pick<Config, "logging">): Middleware<AppState> {
   const projectId = config.logging.projectId;
-  return (ctx: Context, next: Next) => {
+  return (ctx: AppContext, next: Next) => {
     const started = process.hrtime.bigint();
     const trace = traceFields(traceContextOf(ctx.req.headers), projectId);
     const fields = () => ({ ...trace, ...identity(ctx) });

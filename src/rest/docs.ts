@@ -1,6 +1,7 @@
 // The API's description: the OpenAPI document at /api/v1/openapi.json and a readable page at
 // /api/v1/docs (Swagger UI, served as the compression API's page is: ../http/swagger-ui.ts).
 import Router from "@koa/router";
+import type { AppState } from "../http/state.ts";
 import { publicOrigin } from "../http/origin.ts";
 import { addSwaggerUiRoutes } from "../http/swagger-ui.ts";
 import { buildOpenApiDocument } from "./openapi.ts";
@@ -11,8 +12,8 @@ export interface DocsOptions {
   publicBaseUrl: string | null;
 }
 
-export function createDocsRouter(options: DocsOptions): Router {
-  const router = new Router();
+export function createDocsRouter(options: DocsOptions): Router<AppState> {
+  const router = new Router<AppState>();
   const docsCache = { maxAgeSeconds: 300 };
   router.get(`${API_PREFIX}/openapi.json`, (ctx) => {
     sendJson(ctx, buildOpenApiDocument(`${publicOrigin(ctx, options.publicBaseUrl)}${API_PREFIX}`), docsCache);

@@ -8,6 +8,7 @@ import { CHANGES_LIMIT_DEFAULT, CHANGES_LIMIT_MAX } from "../graphql/types/job-c
 import { LOCATION_FILTER_DESCRIPTION } from "../graphql/types/location.ts";
 import { HttpError } from "../errors.ts";
 import { publicOrigin } from "../http/origin.ts";
+import type { AppState } from "../http/state.ts";
 import { runOperation } from "./execute.ts";
 import {
   AgentOperation,
@@ -410,8 +411,8 @@ export interface RestOptions {
 
 const koaPath = (path: string) => path.replace(/\{(\w+)\}/g, ":$1");
 
-export function createRestRouter(options: RestOptions): Router {
-  const router = new Router({ prefix: API_PREFIX });
+export function createRestRouter(options: RestOptions): Router<AppState> {
+  const router = new Router<AppState>({ prefix: API_PREFIX });
   for (const route of routes) {
     router.get(koaPath(route.path), async (ctx) => {
       const apiBase = `${publicOrigin(ctx, options.publicBaseUrl)}${API_PREFIX}`;
