@@ -70,7 +70,6 @@ for (const [net, bits] of [
 for (const [net, bits] of [
   ["::", 128],
   ["::1", 128],
-  ["::ffff:0:0", 96],
   ["64:ff9b::", 96],
   ["100::", 64],
   ["2001:db8::", 32],
@@ -84,7 +83,8 @@ export function isPublicAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
   if (family === 6) {
-    // An IPv4-mapped address is judged as the IPv4 address it carries.
+    // An IPv4-mapped address is judged as the IPv4 address it carries (a ::ffff:0:0/96 rule would
+    // also match every plain IPv4 address in a BlockList).
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
     if (mapped) return !FORBIDDEN.check(mapped[1]!, "ipv4");
   }
