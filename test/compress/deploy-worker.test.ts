@@ -20,8 +20,13 @@ const flag = (step: Step, name: string) =>
     ?.split("=")
     .slice(1)
     .join("=");
-const envOf = (step: Step) =>
-  Object.fromEntries((flag(step, "set-env-vars") ?? "").split(",").map((kv) => kv.split("=")));
+const envOf = (step: Step): Record<string, string> =>
+  Object.fromEntries(
+    (flag(step, "set-env-vars") ?? "").split(",").map((kv): [string, string] => {
+      const at = kv.indexOf("=");
+      return [kv.slice(0, at), kv.slice(at + 1)];
+    }),
+  );
 
 describe("cloudbuild.yaml and asynchronous jobs", () => {
   const [web, worker] = deploys;
