@@ -1,5 +1,7 @@
 // Builds the Koa application; it never listens (src/main.ts does), so tests hand its callback
-// real HTTP requests. Error middleware first, then health, then /graphql.
+// real HTTP requests. In order: the request log, the request id, the error middleware, CORS,
+// dependency faults, the per-IP rate limit, then the routers: health, /graphql, the compression
+// API, the dashboard, /api/v1 and its docs.
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import cors from "@koa/cors";

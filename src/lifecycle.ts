@@ -17,6 +17,7 @@
 import type { LifecycleController } from "./http/drain.ts";
 import type { ServiceServer } from "./http/server.ts";
 import { flushLogger, type Logger } from "./logger.ts";
+import { withTimeout } from "./with-timeout.ts";
 
 /** How long connections already on their way are still accepted after the signal. */
 export const ACCEPT_GRACE_MS = 250;
@@ -56,16 +57,13 @@ export interface ShutdownReport {
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** Resolves with true when promise settled within ms, false otherwise (never rejects). */
-async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-  try {
-    return await Promise.race([promise.then(() => true), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** Resolves with true when promise settled within ms, false otherwise. */
+const within = (promise: Promise<unknown>, ms: number): Promise<boolean> =>
+  withTimeout(
+    promise.then(() => true),
+    ms,
+    () => false,
+  );
 
 export async function shutdown(options: ShutdownOptions): Promise<ShutdownReport> {
   const { lifecycle, server, graceMs, logger } = options;

@@ -21,7 +21,9 @@ export const builder = new SchemaBuilder<{
     client: (ctx) => ctx.prisma,
     dmmf: getDatamodel(),
     exposeDescriptions: false,
-    // A relation the planner could not preload falls back to its own query; warn in development.
+    // Off: Pothos' check that a resolver spreads the planner's `query` into its Prisma call. A
+    // relation loaded by a statement of its own shows in the SQL-log snapshot tests instead
+    // (test/read-model/query-count.test.ts).
     onUnusedQuery: null,
   },
 });

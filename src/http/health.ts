@@ -13,6 +13,7 @@ import { isDatabaseUnavailable } from "../db/errors.ts";
 import type { Lifecycle } from "./drain.ts";
 import type { AppState } from "./state.ts";
 import { databaseUnavailable, HttpError, rateLimitUnavailable, shuttingDown } from "../errors.ts";
+import { withTimeout } from "../with-timeout.ts";
 
 /** A readiness check that takes longer than this counts as failed. */
 const CHECK_TIMEOUT_MS = 1_500;
@@ -21,14 +22,14 @@ const CHECK_TIMEOUT_MS = 1_500;
 export { shuttingDown };
 
 async function check(probe: () => Promise<unknown>): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CHECK_TIMEOUT_MS)));
   try {
-    return await Promise.race([probe().then(() => true), timeout]);
+    return await withTimeout(
+      probe().then(() => true),
+      CHECK_TIMEOUT_MS,
+      () => false,
+    );
   } catch {
     return false;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -8,6 +8,7 @@ import type { Redis } from "ioredis";
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import type { Logger } from "../logger.ts";
 import { HttpError, rateLimitUnavailable, retryAfter } from "../errors.ts";
+import { withTimeout } from "../with-timeout.ts";
 
 /** A store that answers slower than this counts as down: ioredis' own timeout is 1 s. */
 const STORE_TIMEOUT_MS = 1_500;
@@ -77,21 +78,15 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
     points,
     windowSeconds,
     async consume(key) {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(
-          () => reject(new Error(`rate limit store gave no answer in ${STORE_TIMEOUT_MS} ms`)),
-          STORE_TIMEOUT_MS,
-        );
-      });
       try {
-        return result(await Promise.race([store.consume(key), timeout]), true);
+        const answer = await withTimeout(store.consume(key), STORE_TIMEOUT_MS, () => {
+          throw new Error(`rate limit store gave no answer in ${STORE_TIMEOUT_MS} ms`);
+        });
+        return result(answer, true);
       } catch (error) {
         // The store refuses with a RateLimiterRes when the key is over its limit; anything else failed.
         if (error instanceof RateLimiterRes) return result(error, false);
         throw storeFailed(error);
-      } finally {
-        clearTimeout(timer);
       }
     },
   };

@@ -3,8 +3,8 @@
 // is described is what is served. Decisions the catalog document left open are stated here.
 import { z } from "zod";
 import { errorCodesOf } from "../errors.ts";
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from "../graphql/paging.ts";
 import { routes, API_PREFIX, COMPANY_OPEN_JOBS, type Route } from "./routes.ts";
-import { PAGE_LIMIT_MAX } from "./params.ts";
 import * as resources from "./resources.ts";
 
 export const API_VERSION = "1.0.0";
@@ -165,7 +165,7 @@ AI agents, companies, sectors and skills. It shows exactly what the public web p
 - Every item carries \`links.self\` (this API) and \`links.html\` (the public web page), nested items too.
 - Orders are stable: jobs and agents newest first (published_at, then id, descending); talents by handle;
   companies, sectors and skills by name then slug.
-- \`limit\` is 1 to ${PAGE_LIMIT_MAX} (default 50) and \`offset\` at least 0 (default 0). A malformed or
+- \`limit\` is 1 to ${PAGE_LIMIT_MAX} (default ${PAGE_LIMIT_DEFAULT}) and \`offset\` at least 0 (default 0). A malformed or
   out-of-range value is a 400 \`invalid_<parameter>\`: values are never clamped. A parameter the route does
   not know is a 400 \`unknown_parameter\`, so a typo cannot silently return the default page. An offset past
   the end returns an empty page. Skipped rows are still walked, so a deep offset costs more.

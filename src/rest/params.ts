@@ -6,6 +6,7 @@
 // `unknown_parameter`, so a typo such as `limt=10` cannot silently return the default page; a
 // single-valued parameter given twice is malformed; an empty value is malformed.
 import { HttpError } from "../errors.ts";
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from "../graphql/paging.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -20,8 +21,6 @@ export interface ParamDef<T> {
   format(value: T): string | undefined;
 }
 
-export const PAGE_LIMIT_DEFAULT = 50;
-export const PAGE_LIMIT_MAX = 100;
 // GraphQL's Int is 32-bit; an offset beyond it could never address a row anyway.
 export const OFFSET_MAX = 2_147_483_647;
 
