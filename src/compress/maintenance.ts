@@ -45,6 +45,22 @@ export async function reconcileInterrupted(prisma: PrismaClient, olderThan: Date
   return released;
 }
 
+/**
+ * Direct uploads never compressed within the retention period: their files and rows are deleted
+ * (a used one's file belongs to its job, which deletes it when it ends). Returns how many.
+ */
+export async function expireDirectUploads(prisma: PrismaClient, storage: ObjectStorage, before: Date): Promise<number> {
+  const stale = await prisma.directUpload.findMany({
+    where: { usedAt: null, createdAt: { lt: before } },
+    select: { id: true, objectName: true },
+  });
+  for (const upload of stale) {
+    await storage.deleteInput(upload.objectName);
+    await prisma.directUpload.deleteMany({ where: { id: upload.id, usedAt: null } });
+  }
+  return stale.length;
+}
+
 export function startHousekeeping(options: {
   prisma: PrismaClient;
   storage: ObjectStorage;
@@ -61,10 +77,12 @@ export function startHousekeeping(options: {
       const deleted = await options.storage.deleteOlderThan(new Date(now - options.retentionHours * 3_600_000));
       const swept = await sweepTemporaryUploads(options.tmpRoot, options.interruptedAfterMs, now);
       const released = await reconcileInterrupted(options.prisma, new Date(now - options.interruptedAfterMs));
-      if (deleted || swept || released) {
+      const cutoff = new Date(now - options.retentionHours * 3_600_000);
+      const uploads = await expireDirectUploads(options.prisma, options.storage, cutoff);
+      if (deleted || swept || released || uploads) {
         options.logger.info(
-          { deleted, swept, released },
-          "housekeeping: expired results, stale uploads, interrupted work",
+          { deleted, swept, released, uploads },
+          "housekeeping: expired results, stale uploads, interrupted work, unused direct uploads",
         );
       }
     } catch (error) {

@@ -136,9 +136,9 @@ describe("compress()", () => {
     runs = 0;
     const { error, response } = await client.POST("/v1/compress", {
       body: { file: await openAsBlob(pdfPath) },
-      bodySerializer: ({ file }) => {
+      bodySerializer: (body) => {
         const form = new FormData();
-        form.append("file", file, "report.pdf");
+        form.append("file", (body as { file: Blob }).file, "report.pdf");
         return form;
       },
     });

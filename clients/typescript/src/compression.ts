@@ -9,7 +9,7 @@
 // disk, `fs.openAsBlob(path)`: a 300 MB upload never sits in memory, and can be sent again). A
 // one-shot stream could be retried only by keeping a copy of up to 300 MB, so the API takes none.
 import createClient, { type Client, type FetchResponse } from "openapi-fetch";
-import type { paths } from "./generated/compression.ts";
+import type { components, paths } from "./generated/compression.ts";
 import { retryMiddleware, withRetry, type RetryOptions } from "./retry.ts";
 
 export type { components as CompressionComponents, paths as CompressionPaths } from "./generated/compression.ts";
@@ -27,6 +27,12 @@ export interface CompressionClientOptions {
 type CompressForm = paths["/v1/compress"]["post"]["requestBody"]["content"]["multipart/form-data"];
 type UnlockForm = paths["/v1/unlock"]["post"]["requestBody"]["content"]["multipart/form-data"];
 export type CompressionProfile = NonNullable<CompressForm["profile"]>;
+type CompressionResult = components["schemas"]["CompressionResult"];
+/**
+ * compress() and unlock() never send `Prefer: respond-async`, so a success is the 200's result,
+ * never the 202's job that POST /v1/compress also documents.
+ */
+type Synchronous<T> = T extends { error?: never } ? Omit<T, "data"> & { data: CompressionResult } : T;
 
 export interface UploadOptions {
   profile?: CompressionProfile;
@@ -38,13 +44,17 @@ export interface UploadOptions {
 
 type UploadInit = { bodySerializer: typeof formData; signal?: AbortSignal };
 
-/** The multipart form of an upload; a Blob without a name is sent as `document.pdf`. */
-function formData(fields: CompressForm | UnlockForm): FormData {
+/**
+ * The multipart form of an upload; a Blob without a name is sent as `document.pdf`. (Its type takes
+ * any body of the two routes, JSON included, as openapi-fetch asks of a route with two media types;
+ * the client sends it forms only.)
+ */
+function formData(fields: Record<string, unknown>): FormData {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) {
     if (value === undefined) continue;
     if (value instanceof Blob) form.append(name, value, value instanceof File ? value.name : "document.pdf");
-    else form.append(name, String(value));
+    else if (typeof value === "string" || typeof value === "number") form.append(name, String(value));
   }
   return form;
 }
@@ -58,7 +68,7 @@ export type UploadResponse<P extends "/v1/compress" | "/v1/unlock"> = FetchRespo
 
 export interface CompressionClient extends Client<paths> {
   /** POST /v1/compress: the typed result or error, retried on 429/503 (see the file's header). */
-  compress(file: Blob, options?: UploadOptions): Promise<UploadResponse<"/v1/compress">>;
+  compress(file: Blob, options?: UploadOptions): Promise<Synchronous<UploadResponse<"/v1/compress">>>;
   /** POST /v1/unlock: decrypts with the user or owner password, then compresses. */
   unlock(file: Blob, password: string, options?: UploadOptions): Promise<UploadResponse<"/v1/unlock">>;
 }
@@ -85,7 +95,8 @@ export function createCompressionClient(options: CompressionClientOptions): Comp
     ...client,
     compress(file: Blob, call: UploadOptions = {}) {
       const body: CompressForm = { file, ...(call.profile ? { profile: call.profile } : {}) };
-      return upload(call, (init) => client.POST("/v1/compress", { body, ...init }));
+      const sent = upload(call, (init) => client.POST("/v1/compress", { body, ...init }));
+      return sent as Promise<Synchronous<UploadResponse<"/v1/compress">>>;
     },
     unlock(file: Blob, password: string, call: UploadOptions = {}) {
       const body: UnlockForm = { file, password, ...(call.profile ? { profile: call.profile } : {}) };
