@@ -1,11 +1,10 @@
 // The queue of asynchronous compressions: rows of `compression_jobs` in the service's own
 // database, so a job outlives the instance that accepted it, and any instance's worker may run it.
 //
-// Why not a queue library: graphile-worker and pg-boss each keep their own schema, migrations and
-// connection pool beside Prisma's, so a job could not be written in the same database session
-// (and with the same migration workflow) as the quota reservation it belongs to, and neither runs
-// on the embedded PGlite, whose one in-process connection has no socket for their `pg` pools nor
-// the LISTEN connection graphile-worker holds (docs/async-jobs.md). The queue needs three
+// Why not a queue library (docs/async-jobs.md): graphile-worker needs a `pg` pool and a LISTEN
+// connection the embedded PGlite cannot give; pg-boss does run over PGlite through its executeSql
+// adapter, but keeps its own schema and migrations outside prisma/migrations, and a job's state
+// would live apart from the compression record its writes must be fenced with. The queue needs three
 // statements, written here once for both databases:
 //   claim    one UPDATE whose subquery takes the oldest due job FOR UPDATE SKIP LOCKED: two
 //            workers never take one row, and neither waits for the other's lock
