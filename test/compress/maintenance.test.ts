@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reserveQuota, usedThisMonth } from "../../src/auth/quota.ts";
-import { reconcileInterrupted, sweepTemporaryUploads } from "../../src/compress/maintenance.ts";
+import { expireDirectUploads, reconcileInterrupted, sweepTemporaryUploads } from "../../src/compress/maintenance.ts";
 import { createLocalStorage } from "../../src/compress/storage/local.ts";
 import { subscriberWithKey } from "../helpers/compress.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -68,5 +68,36 @@ describe("housekeeping", () => {
     await utimes(path.join(dir, "oldoldoldoldoldoldold1.pdf"), hoursAgo(25), hoursAgo(25));
     expect(await storage.deleteOlderThan(hoursAgo(24))).toBe(1);
     expect((await readdir(dir)).filter((f) => f.endsWith(".pdf"))).toEqual(["newnewnewnewnewnewnew1.pdf"]);
+  });
+
+  it("deletes direct uploads never compressed within the retention period, file and row, and only those", async () => {
+    const { subscriber, key } = await subscriberWithKey(db.prisma, { quota: 5 });
+    const storage = await createLocalStorage(path.join(work, "uploads-objects"), null);
+    const source = path.join(work, "upload.pdf");
+    await writeFile(source, "%PDF-1.7");
+    const rows = [
+      ["staleunusedupload01.pdf", hoursAgo(30), null],
+      ["freshunusedupload01.pdf", hoursAgo(1), null],
+      ["staleusedupload0001.pdf", hoursAgo(30), hoursAgo(29)],
+    ] as const;
+    for (const [objectName, createdAt, usedAt] of rows) {
+      await storage.putInput(objectName, source);
+      await db.prisma.directUpload.create({
+        data: {
+          subscriberId: subscriber.id,
+          apiKeyId: key.id,
+          objectName,
+          filename: "a.pdf",
+          expiresAt: createdAt,
+          createdAt,
+          usedAt,
+        },
+      });
+    }
+    expect(await expireDirectUploads(db.prisma, storage, hoursAgo(24))).toBe(1);
+    const left = await db.prisma.directUpload.findMany({ where: { subscriberId: subscriber.id } });
+    expect(left.map((row) => row.objectName).sort()).toEqual(["freshunusedupload01.pdf", "staleusedupload0001.pdf"]);
+    expect(await storage.inputInfo("staleunusedupload01.pdf", 8)).toBeNull();
+    expect(await storage.inputInfo("staleusedupload0001.pdf", 8)).not.toBeNull();
   });
 });
