@@ -63,9 +63,28 @@ export async function getJob(deps: JobDeps, ctx: Context, key: AuthenticatedKey)
   ctx.body = await jobResource(job, deps.storage, { ttlSeconds: deps.config.downloadUrlTtlSeconds, origin });
 }
 
-/** The 202 of an accepted job: Location, Preference-Applied and the queued resource. */
-async function answerAccepted(deps: JobDeps, ctx: Context, jobId: string): Promise<void> {
-  const job = await deps.prisma.compressionJob.findUniqueOrThrow({ where: { id: jobId } });
+/**
+ * Queues the job of a reserved compression whose input is stored, and answers the 202: Location,
+ * Preference-Applied and the queued resource.
+ */
+async function enqueueAndAnswer(
+  deps: JobDeps,
+  ctx: Context,
+  key: AuthenticatedKey,
+  reserved: Reserved,
+  input: { objectName: string; filename: string; size: number },
+  options: ReturnType<typeof jobOptions>,
+): Promise<void> {
+  const { id } = await queue.enqueue(deps.prisma, reserved, {
+    ...options,
+    apiKeyId: key.id,
+    inputObject: input.objectName,
+    filename: input.filename,
+    originalSize: input.size,
+    apiOrigin: publicOrigin(ctx, deps.config.publicApiBaseUrl),
+    maxAttempts: deps.config.jobs.maxAttempts,
+  });
+  const job = await deps.prisma.compressionJob.findUniqueOrThrow({ where: { id } });
   deps.onJobQueued?.();
   ctx.status = 202;
   ctx.set("Location", `/v1/jobs/${job.id}`);
@@ -94,16 +113,8 @@ export async function acceptUploadAsJob(
     const options = jobOptions(deps, upload.fields["profile"], upload.fields["callback_url"]);
     inputObject = newInputName();
     await deps.storage.putInput(inputObject, upload.path);
-    const job = await queue.enqueue(deps.prisma, reserved, {
-      ...options,
-      apiKeyId: key.id,
-      inputObject,
-      filename: upload.filename,
-      originalSize: upload.size,
-      apiOrigin: publicOrigin(ctx, deps.config.publicApiBaseUrl),
-      maxAttempts: deps.config.jobs.maxAttempts,
-    });
-    await answerAccepted(deps, ctx, job.id);
+    const input = { objectName: inputObject, filename: upload.filename, size: upload.size };
+    await enqueueAndAnswer(deps, ctx, key, reserved, input, options);
   } catch (error) {
     if (inputObject) await deps.storage.deleteInput(inputObject).catch(() => undefined);
     await failAcceptance(deps, reserved, error);
@@ -238,16 +249,7 @@ async function acceptDirectUploadAsJob(
 ): Promise<void> {
   const reserved = await compression.reserve(deps.prisma, key);
   try {
-    const job = await queue.enqueue(deps.prisma, reserved, {
-      ...options,
-      apiKeyId: key.id,
-      inputObject: upload.objectName,
-      filename: upload.filename,
-      originalSize: upload.size,
-      apiOrigin: publicOrigin(ctx, deps.config.publicApiBaseUrl),
-      maxAttempts: deps.config.jobs.maxAttempts,
-    });
-    await answerAccepted(deps, ctx, job.id);
+    await enqueueAndAnswer(deps, ctx, key, reserved, upload, options);
   } catch (error) {
     await failAcceptance(deps, reserved, error);
     throw error;

@@ -127,33 +127,32 @@ export async function renewLease(prisma: PrismaClient, job: ClaimedJob, leaseMs:
   return renewed.count === 1;
 }
 
-export async function finishSucceeded(
+/** Ends the job succeeded with its result; false when it was no longer this worker's. */
+export function finishSucceeded(
   prisma: PrismaClient,
   job: ClaimedJob,
   result: { compressedSize: number; objectName: string },
 ): Promise<boolean> {
-  const done = await prisma.compressionJob.updateMany({
-    where: held(job),
-    data: { status: "succeeded", ...result, lockedBy: null, lockedUntil: null, finishedAt: new Date() },
-  });
-  return done.count === 1;
+  return finish(prisma, job, { status: "succeeded", ...result });
 }
 
-export async function finishFailed(
+/** Ends the job failed with the error it answers; false when it was no longer this worker's. */
+export function finishFailed(
   prisma: PrismaClient,
   job: ClaimedJob,
   error: { code: string; message: string },
 ): Promise<boolean> {
+  return finish(prisma, job, { status: "failed", errorCode: error.code, errorMessage: error.message });
+}
+
+async function finish(
+  prisma: PrismaClient,
+  job: ClaimedJob,
+  outcome: { status: "succeeded" | "failed" } & Record<string, string | number>,
+): Promise<boolean> {
   const done = await prisma.compressionJob.updateMany({
     where: held(job),
-    data: {
-      status: "failed",
-      errorCode: error.code,
-      errorMessage: error.message,
-      lockedBy: null,
-      lockedUntil: null,
-      finishedAt: new Date(),
-    },
+    data: { ...outcome, lockedBy: null, lockedUntil: null, finishedAt: new Date() },
   });
   return done.count === 1;
 }
