@@ -7,6 +7,7 @@ import { Readable } from "node:stream";
 import cors from "@koa/cors";
 import Router from "@koa/router";
 import type { Redis } from "ioredis";
+import type { OAuth2Client } from "google-auth-library";
 import Koa from "koa";
 import { expectsContinue } from "./http/continue.ts";
 import { createCompressRouter, createCompressService, type EngineRunner } from "./compress/http/routes.ts";
@@ -17,6 +18,7 @@ import { createMailer, type Mailer } from "./dashboard/mailer.ts";
 import type { Database } from "./db/database.ts";
 import { contextFactory } from "./graphql/context.ts";
 import { configureTotals } from "./graphql/totals.ts";
+import { accessWarning, graphqlAccess } from "./graphql/access.ts";
 import { createGraphQLServer } from "./graphql/yoga.ts";
 import { errorMiddleware } from "./http/errors.ts";
 import { createHealthRouter, dependencyFaults } from "./http/health.ts";
@@ -40,6 +42,8 @@ export interface AppDeps {
   lifecycle?: Lifecycle | null;
   /** Where the dashboard's sign-in mail goes; by default from the configuration (SMTP or the outbox). */
   mailer?: Mailer | null;
+  /** Verifies Google identities for /graphql's internal access; by default Google's keys over the network. */
+  googleAuth?: OAuth2Client | null;
 }
 
 export function createApp({
@@ -50,6 +54,7 @@ export function createApp({
   compress = null,
   lifecycle = null,
   mailer = null,
+  googleAuth = null,
 }: AppDeps): Koa<AppState> {
   // Behind a trusted proxy, ctx.ip is the LAST X-Forwarded-For entry: the one Cloud Run's front end
   // appends. Entries before it come from the client and are ignored.
@@ -107,7 +112,9 @@ export function createApp({
   configureTotals(db.prisma, config.listTotalCacheSeconds, db.counting, { bounding: db.bounding });
   const yoga = createGraphQLServer({ prisma: db.prisma, config, logger });
   const graphql = new Router<AppState>();
-  graphql.all("/graphql", async (ctx) => {
+  const warning = accessWarning(config.graphql.access);
+  if (warning) logger.warn(warning);
+  graphql.all("/graphql", graphqlAccess(config.graphql.access, googleAuth ?? undefined), async (ctx) => {
     const response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res, {});
     ctx.status = response.status;
     response.headers.forEach((value, key) => ctx.append(key, value));

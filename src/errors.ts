@@ -4,8 +4,11 @@
 // OpenAPI documents are generated from or tested against it), HttpError (which takes only a
 // registered code), the error body, Retry-After, and the errors several layers answer alike.
 
-/** The surfaces that answer errors in the `{error: {code, message, request_id}}` shape. */
-export type Api = "catalog" | "compression" | "dashboard";
+/**
+ * The surfaces that answer errors in the `{error: {code, message, request_id}}` shape (/graphql
+ * only before an operation runs: its access gate, rate limit and dependency faults).
+ */
+export type Api = "catalog" | "compression" | "dashboard" | "graphql";
 
 interface CodeEntry {
   /** The status each surface answers the code with (one code may differ between surfaces). */
@@ -13,7 +16,7 @@ interface CodeEntry {
   readonly meaning: string;
 }
 
-const everywhere = (status: number) => ({ catalog: status, compression: status, dashboard: status });
+const everywhere = (status: number) => ({ catalog: status, compression: status, dashboard: status, graphql: status });
 
 /**
  * Every error code of the catalog (/api/v1), the compression API (/v1) and the dashboard, with
@@ -137,6 +140,23 @@ export const ERROR_CODES = {
   cross_origin_request: { status: { dashboard: 403 }, meaning: "the form was sent from another site." },
   form_too_large: { status: { dashboard: 413 }, meaning: "the form is larger than 16 KiB." },
   not_served: { status: { dashboard: 503 }, meaning: "this instance does not serve the compression API." },
+
+  missing_identity_token: {
+    status: { graphql: 401 },
+    meaning: "GRAPHQL_ACCESS is internal and the request carries no Google identity.",
+  },
+  invalid_identity_token: {
+    status: { graphql: 401 },
+    meaning: "the ID token or IAP assertion failed verification (signature, issuer, audience or expiry).",
+  },
+  identity_not_allowed: {
+    status: { graphql: 403 },
+    meaning: "the verified identity is not in an allowed domain or among the allowed service accounts.",
+  },
+  identity_keys_unavailable: {
+    status: { graphql: 503 },
+    meaning: "Google's signing keys could not be fetched to verify an identity; retry after Retry-After.",
+  },
 } as const satisfies Record<string, CodeEntry>;
 
 type Registered = keyof typeof ERROR_CODES;

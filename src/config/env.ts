@@ -6,6 +6,17 @@ const bool = z
   .enum(["true", "false", "1", "0", "yes", "no"])
   .transform((v) => v === "true" || v === "1" || v === "yes");
 
+/** A comma-separated list (blanks dropped), lower-cased. */
+const list = z
+  .string()
+  .default("")
+  .transform((v) =>
+    v
+      .split(",")
+      .map((item) => item.trim().toLowerCase())
+      .filter(Boolean),
+  );
+
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   HOST: z.string().min(1).default("0.0.0.0"),
@@ -49,6 +60,15 @@ const envSchema = z.object({
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(15),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(5000),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(1).default(2000),
+  // Who may use /graphql: public (anyone), internal (a Google-signed identity: an ID token for
+  // GRAPHQL_AUDIENCE whose account is in an allowed domain or an allowed service account, or IAP's
+  // assertion for GRAPHQL_IAP_AUDIENCE), off (404). Unset: internal in production (NODE_ENV=production
+  // or Cloud Run), public elsewhere.
+  GRAPHQL_ACCESS: z.enum(["public", "internal", "off"]).optional(),
+  GRAPHQL_AUDIENCE: z.string().min(1).optional(),
+  GRAPHQL_ALLOWED_DOMAINS: list,
+  GRAPHQL_ALLOWED_SERVICE_ACCOUNTS: list,
+  GRAPHQL_IAP_AUDIENCE: z.string().min(1).optional(),
 
   // Compression API keys are stored as HMAC-SHA256 under this secret when set (keep it in Secret
   // Manager; changing it invalidates every key), else as plain SHA-256.
@@ -135,6 +155,19 @@ const envSchema = z.object({
   K_REVISION: z.string().min(1).optional(),
 });
 
+/** Who may use /graphql (README, "The GraphQL endpoint"). */
+export interface GraphQLAccess {
+  mode: "public" | "internal" | "off";
+  /** The audience Google ID tokens must be issued for (internal); null: no ID token is accepted. */
+  audience: string | null;
+  /** Google Workspace domains (the token's `hd`) whose accounts may call. */
+  allowedDomains: string[];
+  /** Service accounts (the token's `email`) that may call. */
+  allowedServiceAccounts: string[];
+  /** The audience of IAP's signed header (internal); null: the header is not accepted. */
+  iapAudience: string | null;
+}
+
 export type DatabaseConfig =
   | { kind: "postgres"; url: string; poolSize: number; migrateOnStart: boolean; seedDemoData: boolean; seed: number }
   | { kind: "pglite"; dataDir: string; migrateOnStart: boolean; seedDemoData: boolean; seed: number };
@@ -161,6 +194,7 @@ export interface Config {
     maxAliases: number;
     maxCost: number;
     maxTokens: number;
+    access: GraphQLAccess;
   };
   compress: {
     maxUploadBytes: number;
@@ -327,6 +361,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       maxAliases: e.GRAPHQL_MAX_ALIASES,
       maxCost: e.GRAPHQL_MAX_COST,
       maxTokens: e.GRAPHQL_MAX_TOKENS,
+      access: {
+        mode: e.GRAPHQL_ACCESS ?? (e.NODE_ENV === "production" || e.K_SERVICE !== undefined ? "internal" : "public"),
+        audience: e.GRAPHQL_AUDIENCE ?? null,
+        allowedDomains: e.GRAPHQL_ALLOWED_DOMAINS,
+        allowedServiceAccounts: e.GRAPHQL_ALLOWED_SERVICE_ACCOUNTS,
+        iapAudience: e.GRAPHQL_IAP_AUDIENCE ?? null,
+      },
     },
     apiKeyPepper: e.API_KEY_PEPPER ?? null,
     dashboard: {

@@ -211,6 +211,9 @@ describe("cloudbuild.yaml", () => {
     expect(config.redis).not.toBeNull();
     expect(config.apiKeyPepper).not.toBeNull();
     expect(config.publicApiBaseUrl).toBe("https://api.acme.example");
+    // /graphql is for internal teams: Google ID tokens minted for the API's public origin.
+    expect(config.graphql.access.mode).toBe("internal");
+    expect(Object.fromEntries(env)["GRAPHQL_AUDIENCE"]).toBe("${_PUBLIC_API_BASE_URL}");
     // Sign-in mail goes out by SMTP: the production image has no writable outbox.
     expect(config.dashboard.smtpUrl).toMatch(/^smtps:/);
     const preflight = steps.find((step) => step.id === "preflight");

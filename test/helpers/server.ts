@@ -25,6 +25,8 @@ export interface ServerOptions {
   redis?: Redis | null;
   /** Serve /v1 with this storage and engine runner. */
   compress?: AppDeps["compress"];
+  /** Verifies /graphql's Google identities (a stand-in with local keys: test/helpers/google-keys.ts). */
+  googleAuth?: AppDeps["googleAuth"];
 }
 
 export async function startServer(
@@ -50,6 +52,7 @@ export async function startServer(
     logger: createLogger(config),
     redis: options.redis ?? null,
     compress: options.compress ?? null,
+    googleAuth: options.googleAuth ?? null,
   });
   const server = createHttpServer(app).listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));

@@ -61,6 +61,8 @@ export async function startService(env: Record<string, string>, options: StartOp
       PORT: "0",
       LOG_LEVEL: "info",
       SEED_DEMO_DATA: "false",
+      // Production's /graphql wants a Google identity (test/graphql-access.test.ts tests that).
+      GRAPHQL_ACCESS: "public",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
