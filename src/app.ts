@@ -17,7 +17,7 @@ import { createDashboardRouter } from "./dashboard/routes.ts";
 import { createMailer, type Mailer } from "./dashboard/mailer.ts";
 import type { Database } from "./db/database.ts";
 import { contextFactory } from "./graphql/context.ts";
-import { configureTotals } from "./graphql/totals.ts";
+import { listTotals, type TotalsCache } from "./graphql/totals.ts";
 import { accessWarning, graphqlAccess } from "./graphql/access.ts";
 import { createGraphQLServer } from "./graphql/yoga.ts";
 import { errorMiddleware } from "./http/errors.ts";
@@ -44,6 +44,8 @@ export interface AppDeps {
   mailer?: Mailer | null;
   /** Verifies Google identities for /graphql's internal access; by default Google's keys over the network. */
   googleAuth?: OAuth2Client | null;
+  /** The cache of list totals; by default one from the configuration (LIST_TOTAL_CACHE_SECONDS). */
+  totalsCache?: TotalsCache | null;
 }
 
 export function createApp({
@@ -55,6 +57,7 @@ export function createApp({
   lifecycle = null,
   mailer = null,
   googleAuth = null,
+  totalsCache,
 }: AppDeps): Koa<AppState> {
   // Behind a trusted proxy, ctx.ip is the LAST X-Forwarded-For entry: the one Cloud Run's front end
   // appends. Entries before it come from the client and are ignored.
@@ -109,8 +112,12 @@ export function createApp({
   const health = createHealthRouter({ db, redis, lifecycle });
   app.use(health.routes());
 
-  configureTotals(db.prisma, config.listTotalCacheSeconds, db.counting, { bounding: db.bounding });
-  const yoga = createGraphQLServer({ prisma: db.prisma, config, logger });
+  // One cache of list totals, for /graphql and /api/v1 alike.
+  const totals =
+    totalsCache === undefined
+      ? listTotals(config.listTotalCacheSeconds, db.counting, { bounding: db.bounding })
+      : totalsCache;
+  const yoga = createGraphQLServer({ prisma: db.prisma, config, logger, totals });
   const graphql = new Router<AppState>();
   const warning = accessWarning(config.graphql.access);
   if (warning) logger.warn(warning);
@@ -124,7 +131,7 @@ export function createApp({
   app.use(graphql.routes());
 
   const rest = createRestRouter({
-    context: contextFactory(db.prisma),
+    context: contextFactory(db.prisma, totals),
     webBaseUrl: config.publicWebBaseUrl,
     publicBaseUrl: config.publicApiBaseUrl,
     cache: { maxAgeSeconds: config.catalogCacheMaxAge },

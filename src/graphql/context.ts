@@ -1,5 +1,5 @@
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { totalsFor, type TotalsCache } from "./totals.ts";
+import type { TotalsCache } from "./totals.ts";
 
 export interface GraphQLContext {
   prisma: PrismaClient;
@@ -9,8 +9,13 @@ export interface GraphQLContext {
   totals: TotalsCache | null;
 }
 
-export function createContext(prisma: PrismaClient, now = new Date()): GraphQLContext {
-  return { prisma, now, totals: totalsFor(prisma) };
+/** `totals`: the app's cache of list totals (./totals.ts listTotals); null counts every time. */
+export function createContext(
+  prisma: PrismaClient,
+  now = new Date(),
+  totals: TotalsCache | null = null,
+): GraphQLContext {
+  return { prisma, now, totals };
 }
 
 /**
@@ -20,6 +25,6 @@ export function createContext(prisma: PrismaClient, now = new Date()): GraphQLCo
 export type ContextFactory = () => GraphQLContext;
 
 export const contextFactory =
-  (prisma: PrismaClient): ContextFactory =>
+  (prisma: PrismaClient, totals: TotalsCache | null = null): ContextFactory =>
   () =>
-    createContext(prisma);
+    createContext(prisma, new Date(), totals);

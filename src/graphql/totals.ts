@@ -17,8 +17,8 @@
 // Counts run on their own client (`counting`: on a server, a small pool with a longer statement
 // limit than requests have), at most MAX_CONCURRENT_COUNTS at a time, so recounts never take the
 // connections requests need; capped counts at most MAX_CONCURRENT_BOUNDS at a time (a request that
-// finds them all busy goes without one). One cache per database client, configured once by the
-// app (configureTotals) and found by the context.
+// finds them all busy goes without one). The app makes one cache (listTotals) and gives it to the
+// contexts it creates (./context.ts); a context without one counts every time.
 import type { PrismaClient } from "../generated/prisma/client.ts";
 
 /** Counts a total with the client it is given (the cache's counting client). */
@@ -237,24 +237,16 @@ function createSkippingLimiter(max: number) {
 
 function ignore() {}
 
-const caches = new WeakMap<PrismaClient, TotalsCache>();
-
 /**
- * Serve this client's list totals from a cache for ttlSeconds, recounting stale ones in the
- * background on `counting` (default: the same client) and bounding first counts on
- * `more.bounding` (default: `counting`); 0 counts every time, on the request.
+ * The cache of list totals for ttlSeconds, recounting stale ones in the background on `counting`
+ * and bounding first counts on `more.bounding` (default: `counting`); null for 0 (every total is
+ * counted on its request).
  */
-export function configureTotals(
-  prisma: PrismaClient,
+export function listTotals(
   ttlSeconds: number,
-  counting: PrismaClient = prisma,
+  counting: PrismaClient,
   /** The bounding client, and the cap and waits for tests. */
   more: Pick<TotalsOptions, "bounding" | "countCap" | "firstCountBoundedWaitMs" | "firstCountWaitMs"> = {},
-): void {
-  if (ttlSeconds > 0) caches.set(prisma, createTotalsCache({ ttlSeconds, counting, ...more }));
-  else caches.delete(prisma);
-}
-
-export function totalsFor(prisma: PrismaClient): TotalsCache | null {
-  return caches.get(prisma) ?? null;
+): TotalsCache | null {
+  return ttlSeconds > 0 ? createTotalsCache({ ttlSeconds, counting, ...more }) : null;
 }

@@ -11,8 +11,9 @@ import { isDatabaseUnavailable } from "../db/errors.ts";
 import { DEPENDENCY_RETRY_SECONDS, retryAfter } from "../errors.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
-import { createContext } from "./context.ts";
+import { contextFactory } from "./context.ts";
 import { schema } from "./schema.ts";
+import type { TotalsCache } from "./totals.ts";
 
 const defaultQuery = `# The public catalog. Every list is paged with limit (1-100) and offset.
 query LatestJobs {
@@ -82,12 +83,18 @@ function yogaLog(logger: Logger, level: "debug" | "info" | "warn" | "error") {
   };
 }
 
-export function createGraphQLServer(options: { prisma: PrismaClient; config: Config; logger: Logger }) {
+export function createGraphQLServer(options: {
+  prisma: PrismaClient;
+  config: Config;
+  logger: Logger;
+  /** The app's cache of list totals, shared with REST; null counts every time. */
+  totals: TotalsCache | null;
+}) {
   const { config, prisma, logger } = options;
   return createYoga({
     schema,
     graphqlEndpoint: "/graphql",
-    context: () => createContext(prisma),
+    context: contextFactory(prisma, options.totals),
     graphiql: config.graphql.explorer ? { title: "Marketplace catalog · GraphQL explorer", defaultQuery } : false,
     renderGraphiQL,
     landingPage: false,

@@ -27,6 +27,8 @@ export interface ServerOptions {
   compress?: AppDeps["compress"];
   /** Verifies /graphql's Google identities (a stand-in with local keys: test/helpers/google-keys.ts). */
   googleAuth?: AppDeps["googleAuth"];
+  /** The app's cache of list totals, instead of one from LIST_TOTAL_CACHE_SECONDS. */
+  totalsCache?: AppDeps["totalsCache"];
 }
 
 export async function startServer(
@@ -53,6 +55,7 @@ export async function startServer(
     redis: options.redis ?? null,
     compress: options.compress ?? null,
     googleAuth: options.googleAuth ?? null,
+    ...(options.totalsCache !== undefined ? { totalsCache: options.totalsCache } : {}),
   });
   const server = createHttpServer(app).listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));

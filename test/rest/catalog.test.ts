@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase } from "../../src/db/database.ts";
 import type { PrismaClient } from "../../src/generated/prisma/client.ts";
 import { publicJobWhere } from "../../src/graphql/gates.ts";
-import { configureTotals } from "../../src/graphql/totals.ts";
+import { listTotals } from "../../src/graphql/totals.ts";
 import { routes } from "../../src/rest/routes.ts";
 import { createApiClient, type ApiClient } from "../helpers/api.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -599,8 +599,6 @@ describe("remembered list totals", () => {
   });
 
   it("answer a first total that takes long to count as a documented lower bound, next on full pages, exact afterwards", async () => {
-    const bounded = await startServer(db, { LIST_TOTAL_CACHE_SECONDS: "30" });
-    const boundedApi = await createApiClient(bounded.url);
     // Counts of a million jobs, scaled down: a cap of 2 rows, and full counts held back until released.
     let release: () => void = () => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -612,7 +610,12 @@ describe("remembered list totals", () => {
         },
       },
     } as unknown as PrismaClient;
-    configureTotals(db.prisma, 30, slow, { countCap: 2, firstCountBoundedWaitMs: 50 });
+    const bounded = await startServer(
+      db,
+      {},
+      { totalsCache: listTotals(30, slow, { countCap: 2, firstCountBoundedWaitMs: 50 }) },
+    );
+    const boundedApi = await createApiClient(bounded.url);
     // Not one of the kept counters' filters, so it is counted.
     const path = "/api/v1/jobs?limit=2&offset=2&work_model=hybrid,onsite,remote";
     try {
@@ -628,7 +631,6 @@ describe("remembered list totals", () => {
         .poll(async () => (await boundedApi.get<List>(path)).body.meta)
         .toMatchObject({ total_exact: true, total: exact });
     } finally {
-      configureTotals(db.prisma, 0);
       await bounded.close();
     }
   });

@@ -1,7 +1,7 @@
 // The REST layer's path into the read model: a typed operation run in-process.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PrismaClient } from "../../src/generated/prisma/client.ts";
-import { configureTotals } from "../../src/graphql/totals.ts";
+import { listTotals } from "../../src/graphql/totals.ts";
 import { HttpError } from "../../src/errors.ts";
 import { contextFactory } from "../../src/graphql/context.ts";
 import { runOperation } from "../../src/rest/execute.ts";
@@ -58,53 +58,41 @@ describe("runOperation", () => {
   });
 
   it("answers the first total of a job filter whose full count is stuck from a capped count, exact under the cap", async () => {
-    configureTotals(db.prisma, 30, stuck, { bounding: db.prisma });
-    try {
-      const { jobs } = await runOperation(contextFactory(db.prisma), JobsListOperation, {
-        limit: 1,
-        offset: 0,
-        filter: { workModel: ["REMOTE"] },
-      });
-      expect(jobs).toMatchObject({ total: 1, totalExact: true });
-    } finally {
-      configureTotals(db.prisma, 0);
-    }
+    const totals = listTotals(30, stuck, { bounding: db.prisma });
+    const { jobs } = await runOperation(contextFactory(db.prisma, totals), JobsListOperation, {
+      limit: 1,
+      offset: 0,
+      filter: { workModel: ["REMOTE"] },
+    });
+    expect(jobs).toMatchObject({ total: 1, totalExact: true });
   });
 
   it("answers a lower bound (totalExact false) when the capped count reaches its cap and the full count is slow", async () => {
-    configureTotals(db.prisma, 30, stuck, { bounding: db.prisma, countCap: 1, firstCountBoundedWaitMs: 50 });
-    try {
-      // A counted filter (the kept counters answer no filter, a sector, a skill or a company at once).
-      const { jobs } = await runOperation(contextFactory(db.prisma), JobsListOperation, {
-        limit: 1,
-        offset: 0,
-        filter: { workModel: ["REMOTE", "ONSITE"] },
-      });
-      // The cap (1), raised to the rows up to this full page plus one.
-      expect(jobs).toMatchObject({ total: 2, totalExact: false });
-      expect(jobs.items).toHaveLength(1);
-    } finally {
-      configureTotals(db.prisma, 0);
-    }
+    const totals = listTotals(30, stuck, { bounding: db.prisma, countCap: 1, firstCountBoundedWaitMs: 50 });
+    // A counted filter (the kept counters answer no filter, a sector, a skill or a company at once).
+    const { jobs } = await runOperation(contextFactory(db.prisma, totals), JobsListOperation, {
+      limit: 1,
+      offset: 0,
+      filter: { workModel: ["REMOTE", "ONSITE"] },
+    });
+    // The cap (1), raised to the rows up to this full page plus one.
+    expect(jobs).toMatchObject({ total: 2, totalExact: false });
+    expect(jobs.items).toHaveLength(1);
   });
 
   it("answers a first count of a list without a bound that outlasts its wait with a retryable 503 that says so", async () => {
     // The counts never finish: the request waits its 5 s, then is told to retry.
-    configureTotals(db.prisma, 30, stuck);
-    try {
-      const failure = runOperation(contextFactory(db.prisma), TalentsListOperation, {
-        limit: 1,
-        offset: 0,
-        filter: {},
-      });
-      await expect(failure).rejects.toMatchObject({
-        status: 503,
-        code: "database_unavailable",
-        message: "This list's total is still being counted; retry shortly.",
-        headers: { "Retry-After": "5" },
-      });
-    } finally {
-      configureTotals(db.prisma, 0);
-    }
+    const totals = listTotals(30, stuck);
+    const failure = runOperation(contextFactory(db.prisma, totals), TalentsListOperation, {
+      limit: 1,
+      offset: 0,
+      filter: {},
+    });
+    await expect(failure).rejects.toMatchObject({
+      status: 503,
+      code: "database_unavailable",
+      message: "This list's total is still being counted; retry shortly.",
+      headers: { "Retry-After": "5" },
+    });
   }, 15_000);
 });
