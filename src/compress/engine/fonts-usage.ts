@@ -72,6 +72,23 @@ export function isIdentityType0(font: PDFDict): boolean {
   return font.lookup(N.Subtype) === F.Type0 && (encoding === F.IdentityH || encoding === F.IdentityV);
 }
 
+/** The state of one content stream being replayed (a page's several streams share one). */
+interface Replay {
+  resources: PDFDict | undefined;
+  fonts: PDFObject | undefined;
+  xobjects: PDFObject | undefined;
+  states: PDFObject | undefined;
+  /** The current font, saved by q and restored by Q. */
+  font: PDFDict | undefined;
+  stack: (PDFDict | undefined)[];
+  depth: number;
+}
+
+/**
+ * Replays content as it is read (nothing of a stream is kept once read: the events and strings
+ * of a long document's pages would take tens of megabytes); a form drawn again with the same
+ * resources and current font is not read again, since it shows the same codes.
+ */
 class UsageWalker {
   readonly codes = new Map<PDFDict, Set<number>>();
   readonly excluded = new Set<PDFDict>();
@@ -80,7 +97,7 @@ class UsageWalker {
   complete = true;
   private events = 0;
   private contentBytes = 0;
-  private readonly parsed = new Map<PDFRawStream, Event[] | undefined>();
+  private readonly played = new Map<PDFRawStream, Map<PDFDict | undefined, Set<PDFDict | undefined>>>();
   private readonly active = new Set<PDFRawStream>();
   private readonly type3Walked = new Set<PDFDict>();
   private readonly patternsWalked = new Set<PDFRawStream>();
@@ -90,38 +107,38 @@ class UsageWalker {
     this.context = context;
   }
 
-  eventsOf(stream: PDFRawStream): Event[] | undefined {
-    if (this.parsed.has(stream)) return this.parsed.get(stream);
+  /** Reads a stream's events into `onEvent`; false (and an incomplete usage) when it cannot be read. */
+  scan(stream: PDFRawStream, onEvent: (event: Event) => void): boolean {
     this.walked.add(stream);
+    // An empty stream is empty content, whatever its filter (Flate cannot decode zero bytes).
     const bytes =
-      this.contentBytes > MAX_TOTAL_CONTENT_BYTES
-        ? undefined
-        : decodeStreamData(stream, MAX_CONTENT_BYTES, { predictors: true, tolerant: false });
+      stream.contents.length === 0
+        ? stream.contents
+        : this.contentBytes > MAX_TOTAL_CONTENT_BYTES
+          ? undefined
+          : decodeStreamData(stream, MAX_CONTENT_BYTES, { predictors: true, tolerant: false });
     if (bytes) this.contentBytes += bytes.length;
-    const events: Event[] = [];
     let strings: Uint8Array[] = [];
     const ok =
       bytes !== undefined &&
       scanContent(bytes, {
         string: (s) => strings.push(s),
         operator: (op, operands) => {
-          if (op === Op.q) events.push({ op: "q" });
-          else if (op === Op.Q) events.push({ op: "Q" });
+          if (op === Op.q) onEvent({ op: "q" });
+          else if (op === Op.Q) onEvent({ op: "Q" });
           else if (op === Op.Tf || op === Op.Do || op === Op.gs) {
             // Tf's name comes before its size.
             const name = operands.at(op === Op.Tf ? -2 : -1);
-            if (typeof name === "string") events.push({ op: op === Op.Tf ? "Tf" : op === Op.Do ? "Do" : "gs", name });
+            if (typeof name === "string") onEvent({ op: op === Op.Tf ? "Tf" : op === Op.Do ? "Do" : "gs", name });
             else if (op === Op.Tf) this.complete = false;
           } else if (op === Op.Tj || op === Op.TJ || op === Op.quote || op === Op.doubleQuote) {
-            events.push({ op: "show", strings });
+            onEvent({ op: "show", strings });
           }
           strings = [];
         },
       });
-    const result = ok ? events : undefined;
-    if (!result) this.complete = false;
-    this.parsed.set(stream, result);
-    return result;
+    if (!ok) this.complete = false;
+    return ok;
   }
 
   private record(font: PDFDict, strings: readonly Uint8Array[]): void {
@@ -155,11 +172,16 @@ class UsageWalker {
       return;
     }
     if (this.active.has(stream)) return;
-    const events = this.eventsOf(stream);
-    if (!events) return;
     const own = stream.dict.lookup(F.Resources);
+    const resources = own instanceof PDFDict ? own : inherited;
+    let byResources = this.played.get(stream);
+    if (!byResources) this.played.set(stream, (byResources = new Map<PDFDict | undefined, Set<PDFDict | undefined>>()));
+    let fonts = byResources.get(resources);
+    if (!fonts) byResources.set(resources, (fonts = new Set<PDFDict | undefined>()));
+    if (fonts.has(font)) return;
+    fonts.add(font);
     this.active.add(stream);
-    this.run(events, own instanceof PDFDict ? own : inherited, font, depth + 1);
+    this.play([stream], resources, font, depth + 1);
     this.active.delete(stream);
   }
 
@@ -176,61 +198,77 @@ class UsageWalker {
     }
   }
 
-  run(events: readonly Event[], resources: PDFDict | undefined, initial: PDFDict | undefined, depth: number): void {
+  /** Reads `streams` one after the other as one content stream drawn with `resources`. */
+  play(
+    streams: readonly PDFRawStream[],
+    resources: PDFDict | undefined,
+    font: PDFDict | undefined,
+    depth: number,
+  ): void {
     if (resources) {
       this.scannedResources.add(resources);
       this.patterns(resources, depth);
     }
-    const fonts = resources?.lookup(F.Font);
-    const xobjects = resources?.lookup(F.XObject);
-    const states = resources?.lookup(F.ExtGState);
-    const stack: (PDFDict | undefined)[] = [];
-    let font = initial;
-    for (const event of events) {
-      if (++this.events > MAX_EVENTS) {
-        this.complete = false;
-        return;
+    const replay: Replay = {
+      resources,
+      fonts: resources?.lookup(F.Font),
+      xobjects: resources?.lookup(F.XObject),
+      states: resources?.lookup(F.ExtGState),
+      font,
+      stack: [],
+      depth,
+    };
+    for (const stream of streams) if (!this.scan(stream, (event) => this.step(replay, event))) return;
+  }
+
+  private step(replay: Replay, event: Event): void {
+    if (++this.events > MAX_EVENTS) {
+      this.complete = false;
+      return;
+    }
+    const { resources, depth } = replay;
+    switch (event.op) {
+      case "q":
+        replay.stack.push(replay.font);
+        break;
+      case "Q":
+        if (replay.stack.length > 0) replay.font = replay.stack.pop();
+        break;
+      case "Tf": {
+        const fonts = replay.fonts;
+        const found = fonts instanceof PDFDict ? fonts.lookup(PDFName.of(event.name)) : undefined;
+        replay.font = found instanceof PDFDict ? found : undefined;
+        if (!replay.font) this.complete = false;
+        else if (replay.font.lookup(N.Subtype) === F.Type3) this.type3(replay.font, resources, depth);
+        break;
       }
-      switch (event.op) {
-        case "q":
-          stack.push(font);
-          break;
-        case "Q":
-          if (stack.length > 0) font = stack.pop();
-          break;
-        case "Tf": {
-          const found = fonts instanceof PDFDict ? fonts.lookup(PDFName.of(event.name)) : undefined;
-          font = found instanceof PDFDict ? found : undefined;
-          if (!font) this.complete = false;
-          else if (font.lookup(N.Subtype) === F.Type3) this.type3(font, resources, depth);
-          break;
+      case "show":
+        if (replay.font) this.record(replay.font, event.strings);
+        else if (event.strings.some((s) => s.length > 0)) this.complete = false;
+        break;
+      case "Do": {
+        const xobjects = replay.xobjects;
+        const object =
+          xobjects instanceof PDFDict ? this.context.lookup(xobjects.get(PDFName.of(event.name))) : undefined;
+        if (object instanceof PDFRawStream && object.dict.lookup(N.Subtype) === F.Form) {
+          this.form(object, resources, replay.font, depth);
         }
-        case "show":
-          if (font) this.record(font, event.strings);
-          else if (event.strings.some((s) => s.length > 0)) this.complete = false;
-          break;
-        case "Do": {
-          const object =
-            xobjects instanceof PDFDict ? this.context.lookup(xobjects.get(PDFName.of(event.name))) : undefined;
-          if (object instanceof PDFRawStream && object.dict.lookup(N.Subtype) === F.Form) {
-            this.form(object, resources, font, depth);
-          }
-          break;
+        break;
+      }
+      case "gs": {
+        const states = replay.states;
+        const state = states instanceof PDFDict ? this.context.lookup(states.get(PDFName.of(event.name))) : undefined;
+        if (!(state instanceof PDFDict)) break;
+        const mask = state.lookup(N.SMask);
+        const group = mask instanceof PDFDict ? mask.lookup(F.G) : undefined;
+        if (group instanceof PDFRawStream) this.form(group, resources, undefined, depth);
+        const set = state.lookup(F.Font);
+        if (set instanceof PDFArray) {
+          const chosen = set.lookup(0);
+          replay.font = chosen instanceof PDFDict ? chosen : undefined;
+          if (replay.font) this.excluded.add(replay.font);
         }
-        case "gs": {
-          const state = states instanceof PDFDict ? this.context.lookup(states.get(PDFName.of(event.name))) : undefined;
-          if (!(state instanceof PDFDict)) break;
-          const mask = state.lookup(N.SMask);
-          const group = mask instanceof PDFDict ? mask.lookup(F.G) : undefined;
-          if (group instanceof PDFRawStream) this.form(group, resources, undefined, depth);
-          const set = state.lookup(F.Font);
-          if (set instanceof PDFArray) {
-            const chosen = set.lookup(0);
-            font = chosen instanceof PDFDict ? chosen : undefined;
-            if (font) this.excluded.add(font);
-          }
-          break;
-        }
+        break;
       }
     }
   }
@@ -301,8 +339,7 @@ export function findFontUsage(context: PDFContext): FontUsage {
     const streams = contentStreamsOf(context, page);
     if (!streams) walker.complete = false;
     // A page's streams are one content stream cut in pieces: the current font carries over.
-    const events = streams?.map((stream) => walker.eventsOf(stream));
-    if (events?.every((e) => e !== undefined)) walker.run(events.flat(), resources, undefined, 0);
+    if (streams) walker.play(streams, resources, undefined, 0);
     walker.annotations(page, formResources instanceof PDFDict ? formResources : resources);
   }
   // What the walk did not see keeps its fonts whole.
@@ -323,8 +360,10 @@ export function findFontUsage(context: PDFContext): FontUsage {
       if (resources instanceof PDFDict) for (const font of fontsOf(resources)) walker.excluded.add(font);
       // Without resources of its own it would draw with any font it is given: harmless only
       // when it shows no text.
-      else if (walker.eventsOf(stream)?.some((event) => event.op === "show" || event.op === "Tf") !== false) {
-        walker.complete = false;
+      else {
+        let text = false;
+        const read = walker.scan(stream, (event) => (text ||= event.op === "show" || event.op === "Tf"));
+        if (!read || text) walker.complete = false;
       }
     }
   }

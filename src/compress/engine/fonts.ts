@@ -29,7 +29,7 @@ import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream } from "@cantoo/pdf
 import type { PDFContext } from "@cantoo/pdf-lib";
 import { Encodings } from "@cantoo/pdf-lib/standard-fonts";
 import { decodeStreamData, deflate, N } from "./filters.ts";
-import { subsetFontProgram } from "./fonts-hb.ts";
+import { releaseSubsetter, subsetFontProgram } from "./fonts-hb.ts";
 import { readCff, unwrapCff, wrapCff } from "./fonts-cff.ts";
 import type { CffFont } from "./fonts-cff.ts";
 import { trimToUnicode, trimWidths } from "./fonts-maps.ts";
@@ -387,6 +387,14 @@ async function subsetProgram(
 
 /** Subsets the font programs the document's fonts embed whole to the glyphs drawn. */
 export async function subsetFonts(context: PDFContext): Promise<FontReport> {
+  try {
+    return await subsetAll(context);
+  } finally {
+    releaseSubsetter();
+  }
+}
+
+async function subsetAll(context: PDFContext): Promise<FontReport> {
   const report: FontReport = { subset: 0, bytesBefore: 0, bytesAfter: 0 };
   const usage = findFontUsage(context);
   if (!usage.complete || usage.codes.size === 0) return report;
