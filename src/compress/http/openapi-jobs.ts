@@ -90,7 +90,7 @@ export function jobPaths(shared: Shared): Json {
         operationId: "createUpload",
         summary: "A direct upload: a short-lived signed URL to PUT a file to",
         description:
-          "PUT the PDF to upload_url with the headers given (on Cloud Storage the signature covers the 300 MB limit in x-goog-content-length-range), then POST /v1/compress with {upload_id}.",
+          "PUT the PDF to upload_url with the headers given, then POST /v1/compress with {upload_id}. In production upload_url is Cloud Storage's (a V4 signed PUT whose signature covers the 300 MB limit in x-goog-content-length-range); on the embedded default it is this service's signed path /v1/uploads/content/{name}, which answers 200 {size}, 403 invalid_signature or url_expired, 413 file_too_large, 422 not_a_pdf (no %PDF- in the first 1024 bytes).",
         requestBody: {
           required: false,
           content: {
@@ -110,7 +110,6 @@ export function jobPaths(shared: Shared): Json {
         },
       },
     },
-    "/v1/uploads/content/{name}": localUploadPath(shared),
     "/v1/webhook-secret": {
       get: {
         operationId: "getWebhookSecret",
@@ -184,33 +183,3 @@ export const jobSchemas = {
     },
   },
 };
-
-/** The embedded default's signed PUT path (jobs.ts receiveDirectUpload). */
-function localUploadPath({ error, common }: Shared): Json {
-  return {
-    put: {
-      operationId: "putUpload",
-      summary: "The embedded default's signed upload path (Cloud Storage takes the PUT itself in production)",
-      security: [],
-      parameters: [
-        { name: "name", in: "path", required: true, schema: { type: "string" } },
-        { name: "expires", in: "query", required: true, schema: { type: "string" } },
-        { name: "max", in: "query", required: true, schema: { type: "string" } },
-        { name: "signature", in: "query", required: true, schema: { type: "string" } },
-      ],
-      requestBody: {
-        required: true,
-        content: { "application/pdf": { schema: { type: "string", format: "binary" } } },
-      },
-      responses: {
-        "200": {
-          description: "Stored.",
-          content: { "application/json": { schema: { type: "object", properties: { size: { type: "integer" } } } } },
-        },
-        "403": error("invalid_signature or url_expired: the upload address was altered or has expired."),
-        "413": common["413"],
-        "422": error("not_a_pdf: no %PDF- header in the first 1024 bytes."),
-      },
-    },
-  };
-}

@@ -7,7 +7,7 @@
 import { createReadStream, createWriteStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
-import { Storage, type StorageOptions } from "@google-cloud/storage";
+import { Storage, type Bucket, type StorageOptions } from "@google-cloud/storage";
 import { contentDisposition, type ObjectStorage } from "./storage.ts";
 
 export interface GcsOptions {
@@ -54,6 +54,27 @@ export function createGcsStorage(options: GcsOptions): ObjectStorage {
       });
       return url;
     },
+    ...gcsInputs(bucket),
+    async deleteOlderThan(cutoff) {
+      const [files] = await bucket.getFiles({ prefix: "" });
+      let deleted = 0;
+      for (const file of files) {
+        const created = file.metadata.timeCreated ? new Date(file.metadata.timeCreated) : null;
+        if (created && created < cutoff) {
+          await file.delete({ ignoreNotFound: true });
+          deleted++;
+        }
+      }
+      return deleted;
+    },
+  };
+}
+
+/** Job inputs and direct uploads under inputs/ in the bucket; their PUT URLs V4-signed. */
+function gcsInputs(
+  bucket: Bucket,
+): Pick<ObjectStorage, "putInput" | "fetchInput" | "inputInfo" | "deleteInput" | "signedUploadUrl"> {
+  return {
     async putInput(name, file) {
       const { size } = await stat(file);
       await pipeline(
@@ -89,18 +110,6 @@ export function createGcsStorage(options: GcsOptions): ObjectStorage {
         extensionHeaders: { "x-goog-content-length-range": headers["x-goog-content-length-range"] },
       });
       return { url, headers };
-    },
-    async deleteOlderThan(cutoff) {
-      const [files] = await bucket.getFiles({ prefix: "" });
-      let deleted = 0;
-      for (const file of files) {
-        const created = file.metadata.timeCreated ? new Date(file.metadata.timeCreated) : null;
-        if (created && created < cutoff) {
-          await file.delete({ ignoreNotFound: true });
-          deleted++;
-        }
-      }
-      return deleted;
     },
   };
 }

@@ -40,23 +40,34 @@ async function signingKey(dir: string, configured: string | null): Promise<Buffe
   }
 }
 
-export async function createLocalStorage(dir: string, secret: string | null): Promise<LocalStorage> {
-  await mkdir(dir, { recursive: true });
-  const key = await signingKey(dir, secret);
-  const sign = (name: string, expires: string, filename: string) =>
-    createHmac("sha256", key).update(`${name}\n${expires}\n${filename}`).digest("base64url");
+/** Why a signed address is refused (its name's form, its signature in constant time, its expiry), or null. */
+function refusal(
+  nameOk: boolean,
+  query: URLSearchParams,
+  expected: string,
+  expires: string,
+  now: Date,
+): "invalid" | "expired" | null {
+  const given = Buffer.from(query.get("signature") ?? "");
+  const wanted = Buffer.from(expected);
+  if (!nameOk || given.length !== wanted.length || !timingSafeEqual(given, wanted)) return "invalid";
+  return Number(expires) * 1000 <= now.getTime() ? "expired" : null;
+}
 
-  const inputs = path.join(dir, "inputs");
-  await mkdir(inputs, { recursive: true });
+type LocalInputs = Pick<
+  LocalStorage,
+  "putInput" | "fetchInput" | "inputInfo" | "deleteInput" | "signedUploadUrl" | "verifyUpload"
+>;
+
+/** Job inputs and direct uploads in `inputs`, their upload addresses signed with `key`. */
+function localInputs(inputs: string, key: Buffer): LocalInputs {
   const inputFile = (name: string) => {
     if (!INPUT_NAME.test(name)) throw new Error(`bad input name ${name}`);
     return path.join(inputs, name);
   };
   const signUpload = (name: string, expires: string, maxBytes: string) =>
     createHmac("sha256", key).update(`upload\n${name}\n${expires}\n${maxBytes}`).digest("base64url");
-
   return {
-    kind: "local",
     async putInput(name, file) {
       await copyFile(file, inputFile(name));
     },
@@ -95,14 +106,25 @@ export async function createLocalStorage(dir: string, secret: string | null): Pr
     verifyUpload(name, query, now = new Date()) {
       const expires = query.get("expires") ?? "";
       const max = query.get("max") ?? "";
-      const given = Buffer.from(query.get("signature") ?? "");
-      const expected = Buffer.from(signUpload(name, expires, max));
-      if (!INPUT_NAME.test(name) || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        return { ok: false, reason: "invalid" };
-      }
-      if (Number(expires) * 1000 <= now.getTime()) return { ok: false, reason: "expired" };
+      const refused = refusal(INPUT_NAME.test(name), query, signUpload(name, expires, max), expires, now);
+      if (refused) return { ok: false, reason: refused };
       return { ok: true, file: inputFile(name), maxBytes: Number(max) };
     },
+  };
+}
+
+export async function createLocalStorage(dir: string, secret: string | null): Promise<LocalStorage> {
+  await mkdir(dir, { recursive: true });
+  const key = await signingKey(dir, secret);
+  const sign = (name: string, expires: string, filename: string) =>
+    createHmac("sha256", key).update(`${name}\n${expires}\n${filename}`).digest("base64url");
+
+  const inputs = path.join(dir, "inputs");
+  await mkdir(inputs, { recursive: true });
+
+  return {
+    kind: "local",
+    ...localInputs(inputs, key),
     async put(name, file) {
       if (!NAME.test(name)) throw new Error(`bad object name ${name}`);
       await copyFile(file, path.join(dir, name));
@@ -116,12 +138,8 @@ export async function createLocalStorage(dir: string, secret: string | null): Pr
     async verify(name, query, now = new Date()) {
       const expires = query.get("expires") ?? "";
       const filename = query.get("filename") ?? "";
-      const given = Buffer.from(query.get("signature") ?? "");
-      const expected = Buffer.from(sign(name, expires, filename));
-      if (!NAME.test(name) || given.length !== expected.length || !timingSafeEqual(given, expected)) {
-        return { ok: false, reason: "invalid" };
-      }
-      if (Number(expires) * 1000 <= now.getTime()) return { ok: false, reason: "expired" };
+      const refused = refusal(NAME.test(name), query, sign(name, expires, filename), expires, now);
+      if (refused) return { ok: false, reason: refused };
       const file = path.join(dir, name);
       try {
         await stat(file);

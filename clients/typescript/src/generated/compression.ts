@@ -56,26 +56,9 @@ export interface paths {
     put?: never;
     /**
      * A direct upload: a short-lived signed URL to PUT a file to
-     * @description PUT the PDF to upload_url with the headers given (on Cloud Storage the signature covers the 300 MB limit in x-goog-content-length-range), then POST /v1/compress with {upload_id}.
+     * @description PUT the PDF to upload_url with the headers given, then POST /v1/compress with {upload_id}. In production upload_url is Cloud Storage's (a V4 signed PUT whose signature covers the 300 MB limit in x-goog-content-length-range); on the embedded default it is this service's signed path /v1/uploads/content/{name}, which answers 200 {size}, 403 invalid_signature or url_expired, 413 file_too_large, 422 not_a_pdf (no %PDF- in the first 1024 bytes).
      */
     post: operations["createUpload"];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/v1/uploads/content/{name}": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    /** The embedded default's signed upload path (Cloud Storage takes the PUT itself in production) */
-    put: operations["putUpload"];
-    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -628,77 +611,6 @@ export interface operations {
           /** @description The message, percent-encoded where not ASCII. */
           "X-Error-Message"?: string;
           "Retry-After"?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-    };
-  };
-  putUpload: {
-    parameters: {
-      query: {
-        expires: string;
-        max: string;
-        signature: string;
-      };
-      header?: never;
-      path: {
-        name: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        "application/pdf": Blob;
-      };
-    };
-    responses: {
-      /** @description Stored. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": {
-            size?: number;
-          };
-        };
-      };
-      /** @description invalid_signature or url_expired: the upload address was altered or has expired. */
-      403: {
-        headers: {
-          /** @description The error code, as in the body. */
-          "X-Error-Code"?: string;
-          /** @description The message, percent-encoded where not ASCII. */
-          "X-Error-Message"?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description file_too_large: over 314,572,800 bytes (300 MB); exactly that is accepted. body_too_large: a JSON body over 16 KiB. */
-      413: {
-        headers: {
-          /** @description The error code, as in the body. */
-          "X-Error-Code"?: string;
-          /** @description The message, percent-encoded where not ASCII. */
-          "X-Error-Message"?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          "application/json": components["schemas"]["Error"];
-        };
-      };
-      /** @description not_a_pdf: no %PDF- header in the first 1024 bytes. */
-      422: {
-        headers: {
-          /** @description The error code, as in the body. */
-          "X-Error-Code"?: string;
-          /** @description The message, percent-encoded where not ASCII. */
-          "X-Error-Message"?: string;
           [name: string]: unknown;
         };
         content: {
