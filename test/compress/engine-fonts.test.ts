@@ -158,7 +158,7 @@ function drawThroughForm(doc: PDFDocument, page: ReturnType<PDFDocument["addPage
  * Two pages: DejaVu Sans drawn on both (page text and a Form XObject), DejaVu Serif drawn on both
  * and named by a text field's default appearance, a standard font beside them.
  */
-async function twoPagesAndAField(): Promise<Uint8Array> {
+async function twoPagesAndAField(options: { formResources: boolean } = { formResources: true }): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
   doc.registerFontkit(fontkit);
   const sans = await doc.embedFont(readFileSync(SANS), { subset: false });
@@ -176,7 +176,9 @@ async function twoPagesAndAField(): Promise<Uint8Array> {
   field.setText("Ada");
   field.addToPage(first, { x: 50, y: 400, width: 300, height: 30, font: serif });
   field.updateAppearances(serif);
-  // The field's default appearance names the font in the form's default resources, as the spec has it.
+  // pdf-lib puts the font in the field's appearance only; the spec has the default appearance
+  // name it in the form's default resources.
+  if (!options.formResources) return doc.save({ useObjectStreams: false });
   const da = field.acroField.getDefaultAppearance()!;
   const name = /\/(\S+) [\d.]+ Tf/.exec(da)![1]!;
   doc.getForm().acroForm.dict.set(PDFName.of("DR"), doc.context.obj({ Font: doc.context.obj({ [name]: serif.ref }) }));
@@ -275,6 +277,14 @@ describe.skipIf(!HAVE_FONTS || !POPPLER)("font subsetting", () => {
     },
     60_000,
   );
+
+  it("the font a field's default appearance names stays whole without AcroForm /DR too (found in its appearance)", async () => {
+    const input = await twoPagesAndAField({ formResources: false });
+    const { output, report } = await compress(input, "lossless");
+    expect(report.fonts.subset).toBe(1);
+    expect((await fontsOf(output)).get("DejaVuSerif")).toEqual((await fontsOf(input)).get("DejaVuSerif"));
+    expectSameLook(input, output);
+  }, 60_000);
 
   it("a Type 3 font keeps working, and the font its glyphs draw keeps their glyphs", async () => {
     const input = await type3Document();
