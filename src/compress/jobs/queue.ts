@@ -18,25 +18,7 @@ import type { PrismaClient } from "../../generated/prisma/client.ts";
 import type { CompressionProfile } from "../engine/index.ts";
 import type { Reserved } from "../compression.ts";
 
-/** A job as its worker holds it. */
-export interface ClaimedJob {
-  id: string;
-  compressionId: string;
-  subscriberId: string;
-  /** The month of its compression's quota unit. */
-  month: Date;
-  compressionStatus: "running" | "succeeded" | "failed";
-  profile: CompressionProfile;
-  inputObject: string;
-  filename: string;
-  originalSize: number;
-  callbackUrl: string | null;
-  apiOrigin: string;
-  attempts: number;
-  maxAttempts: number;
-  lockedBy: string;
-}
-
+/** What a job is accepted with. */
 export interface NewJob {
   apiKeyId: string;
   profile: CompressionProfile;
@@ -46,6 +28,18 @@ export interface NewJob {
   callbackUrl: string | null;
   apiOrigin: string;
   maxAttempts: number;
+}
+
+/** A job as its worker holds it. */
+export interface ClaimedJob extends Omit<NewJob, "apiKeyId"> {
+  id: string;
+  compressionId: string;
+  subscriberId: string;
+  /** The month of its compression's quota unit. */
+  month: Date;
+  compressionStatus: "running" | "succeeded" | "failed";
+  attempts: number;
+  lockedBy: string;
 }
 
 /** Queues the job of a reserved compression. */
