@@ -1,10 +1,13 @@
 // Two instances sharing one PostgreSQL server never run one job twice: each has its own database
 // pool, its own app and its own worker, and jobs are submitted to both. Only on the server
 // (DATABASE_URL): the embedded PGlite is one process's alone, so there is no second instance.
+// Also a worker process killed (SIGKILL) mid-job: another instance's worker takes the job over.
+import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { usedThisMonth } from "../../src/auth/quota.ts";
 import type { EngineRunner } from "../../src/compress/compression.ts";
@@ -132,4 +135,74 @@ it.skipIf(!onServer)("never gives one job to two claims racing from two pools", 
   const taken = claims.filter((job) => job !== null).map((job) => job.id);
   expect(taken).toHaveLength(5);
   expect(new Set(taken).size).toBe(5);
+});
+
+it.skipIf(!onServer)("retries the job of a worker process killed mid-job (SIGKILL), and charges it once", async () => {
+  for (const worker of workers) await worker.stop();
+  const config = loadConfig().database;
+  if (config.kind !== "postgres") return;
+  const { subscriber, token } = await subscriberWithKey(dbs[0]!.prisma, { quota: 100 });
+  const { body, contentType } = multipart([{ name: "file", value: await makePdf(1), filename: "k.pdf" }]);
+  const accepted = await fetch(`${servers[0]!.url}/v1/compress`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": contentType, prefer: "respond-async" },
+    body: new Uint8Array(body),
+  });
+  expect(accepted.status).toBe(202);
+  const { id } = (await accepted.json()) as { id: string };
+  const url = new URL(config.url);
+  url.pathname = `/${dbName}`;
+  const child = spawn(
+    process.execPath,
+    [
+      "--disable-warning=ExperimentalWarning",
+      fileURLToPath(new URL("./helpers/doomed-worker.ts", import.meta.url)),
+      path.join(work, "objects"),
+      "a-shared-download-signing-secret-123",
+    ],
+    {
+      env: {
+        PATH: process.env["PATH"] ?? "",
+        DATABASE_URL: url.toString(),
+        UPLOAD_TMP_DIR: path.join(work, "uploads"),
+      },
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes("taken")) resolve();
+    });
+    child.once("exit", (code) => reject(new Error(`the worker process exited (${code}) before taking the job`)));
+  });
+  child.kill("SIGKILL");
+  await new Promise((resolve) => child.once("exit", resolve));
+  const running = await dbs[0]!.prisma.compressionJob.findUniqueOrThrow({ where: { id } });
+  expect(running).toMatchObject({ status: "running", attempts: 1 });
+  runs.length = 0;
+  const server = servers[1]!;
+  const rescuerConfig = { ...server.config, jobs: { ...server.config.jobs, leaseMs: 2_000 } };
+  const storage = await createLocalStorage(path.join(work, "objects"), "a-shared-download-signing-secret-123");
+  workers.push(
+    startJobWorker(
+      {
+        config: rescuerConfig,
+        prisma: dbs[1]!.prisma,
+        storage,
+        runner: recordingRunner,
+        logger: createLogger(rescuerConfig),
+        pollMs: 50,
+      },
+      1,
+    ),
+  );
+  const deadline = Date.now() + 30_000;
+  let job = running;
+  while (job.status !== "succeeded" && Date.now() < deadline) {
+    await sleep(100);
+    job = await dbs[0]!.prisma.compressionJob.findUniqueOrThrow({ where: { id } });
+  }
+  expect(job).toMatchObject({ status: "succeeded", attempts: 2 });
+  expect(runs).toHaveLength(1);
+  expect(await usedThisMonth(dbs[0]!.prisma, subscriber.id)).toBe(1);
 });
