@@ -217,7 +217,8 @@ async function type3Document(): Promise<Uint8Array> {
 }
 
 /** A simple TrueType font (WinAnsiEncoding, FontFile2 whole), made by hand as producers write them. */
-async function simpleTrueTypeDocument(): Promise<Uint8Array> {
+/** A page drawing with DejaVu Sans Mono, embedded whole under `name` (a subset tag says it is not). */
+async function simpleTrueTypeDocument(name = "DejaVuSansMono"): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
   const { context } = doc;
   const program = readFileSync(MONO);
@@ -225,7 +226,7 @@ async function simpleTrueTypeDocument(): Promise<Uint8Array> {
   const descriptor = context.register(
     context.obj({
       Type: "FontDescriptor",
-      FontName: "DejaVuSansMono",
+      FontName: name,
       Flags: 32,
       FontBBox: [-558, -375, 718, 1042],
       ItalicAngle: 0,
@@ -240,7 +241,7 @@ async function simpleTrueTypeDocument(): Promise<Uint8Array> {
     context.obj({
       Type: "Font",
       Subtype: "TrueType",
-      BaseFont: "DejaVuSansMono",
+      BaseFont: name,
       FirstChar: 32,
       LastChar: 255,
       Widths: new Array<number>(224).fill(602),
@@ -334,6 +335,17 @@ describe.skipIf(!HAVE_FONTS || !POPPLER)("font subsetting", () => {
     expect(after.get("DejaVuSansMono")!.baseFont).toMatch(/^[A-Z]{6}\+DejaVuSansMono$/);
     expect(after.get("DejaVuSansMono")!.programBytes).toBeLessThan(readFileSync(MONO).length / 10);
     expectSameLook(input, output);
+  }, 60_000);
+
+  it("a document whose fonts all carry a subset tag is left as it is, without reading its text", async () => {
+    const input = await simpleTrueTypeDocument("QWERTY+DejaVuSansMono");
+    const { output, report } = await compress(input, "lossless");
+    expect(report.fonts).toEqual({ subset: 0, bytesBefore: 0, bytesAfter: 0 });
+    const after = await fontsOf(output);
+    expect(after.get("DejaVuSansMono")).toEqual({
+      baseFont: "QWERTY+DejaVuSansMono",
+      programBytes: readFileSync(MONO).length,
+    });
   }, 60_000);
 
   it("a CID font with CFF outlines (FontFile3 /OpenType, Identity-H) is subset", async () => {
