@@ -151,22 +151,75 @@ interface Resolved<W> {
   rows?: Promise<Record<string, unknown>[]>;
 }
 
+/**
+ * What a cursor is bound to: the filter, and the order when it is not the default one (so a
+ * cursor of one order is refused by another, and the default order's cursors stay as they were).
+ */
+function cursorScope(page: Page<unknown>, order: ListOrder): string {
+  return page.order
+    ? `${page.countKey}\u0000${order.map((o) => `${o.direction === "desc" ? "-" : ""}${o.field}`).join(",")}`
+    : page.countKey;
+}
+
+/** The window of list `name`'s page in `order`, its cursor decoded; a bad cursor is a BAD_USER_INPUT on `after`. */
+function windowFor<M extends Model>(
+  name: string,
+  page: Page<Where<M>>,
+  order: ListOrder | undefined,
+): Resolved<Where<M>> {
+  if (page.after == null) {
+    return { window: { where: page.where, skip: page.offset, limit: page.limit, offset: page.offset, order } };
+  }
+  if (!order) throw badArgument("after", `${name} does not continue by cursor; use offset`);
+  const cursor = decodeCursor(
+    name,
+    cursorScope(page, order),
+    page.after,
+    order.map((o) => o.kind),
+  );
+  if (page.offset !== 0 && page.offset !== cursor.offset) {
+    throw badArgument(
+      "after",
+      `The cursor stands for offset ${cursor.offset}, but offset ${page.offset} was given; give one or the other`,
+    );
+  }
+  const where = { AND: [page.where, seekWhere(order as readonly OrderField<M>[], cursor.key)] } as Where<M>;
+  return { window: { where, skip: 0, limit: page.limit, offset: cursor.offset, order } };
+}
+
+/** The query with the order columns added, so the last row can name its position. */
+function withKeys<M extends Model>(query: PlannedQuery<M>, order: ListOrder | undefined): PlannedQuery<M> {
+  if (!order || !query.select) return query;
+  const keys = Object.fromEntries(order.map((o) => [o.field, true]));
+  return { ...query, select: { ...query.select, ...keys } };
+}
+
+/** The cursor after the last row of a full page; null on the last page. */
+function cursorAfter(
+  name: string,
+  page: Page<unknown>,
+  window: PageWindow<unknown>,
+  rows: Record<string, unknown>[],
+): string | null {
+  const order = window.order!;
+  const last = rows.length === page.limit ? rows[rows.length - 1] : undefined;
+  if (!last) return null;
+  const key: unknown[] = order.map((o) => last[o.field]);
+  if (!key.every((v): v is KeyValue => ["string", "number"].includes(typeof v) || v instanceof Date)) return null;
+  return encodeCursor(name, cursorScope(page, order), { offset: window.offset + rows.length, key });
+}
+
+/** A lower bound is at least the rows up to this page, and one more after a full page. */
+async function totalShown(page: Page<unknown>, total: Total, r: Resolved<unknown>): Promise<number> {
+  if (total.exact || !r.rows) return total.value;
+  const rows = await r.rows;
+  return Math.max(total.value, r.window.offset + rows.length + (rows.length === page.limit ? 1 : 0));
+}
+
 /** A page object type `<Name>` over model M: items, total, limit, offset (and nextCursor when ordered). */
 export function definePage<M extends Model>(model: M, name: string, load: PageLoader<M>) {
   const resolved = new WeakMap<Page<Where<M>>, Resolved<Where<M>>>();
   const totals = new WeakMap<Page<Where<M>>, Promise<Total>>();
-
-  /** The page's order: the request's, else the list's (none: the list does not continue by cursor). */
-  const orderOf = (page: Page<Where<M>>): ListOrder | undefined => page.order ?? load.order;
-
-  /**
-   * What a cursor is bound to: the filter, and the order when it is not the default one (so a
-   * cursor of one order is refused by another, and the default order's cursors stay as they were).
-   */
-  const cursorScope = (page: Page<Where<M>>, order: ListOrder): string =>
-    page.order
-      ? `${page.countKey}\u0000${order.map((o) => `${o.direction === "desc" ? "-" : ""}${o.field}`).join(",")}`
-      : page.countKey;
 
   /** The page's total, asked once for both of its fields. */
   function totalOf(page: Page<Where<M>>, ctx: GraphQLContext): Promise<Total> {
@@ -184,39 +237,11 @@ export function definePage<M extends Model>(model: M, name: string, load: PageLo
     return total;
   }
 
-  /** The page's window, the cursor decoded once; a bad cursor is a BAD_USER_INPUT on `after`. */
+  /** The page's window, decoded once (the page's order: the request's, else the list's). */
   function windowOf(page: Page<Where<M>>): Resolved<Where<M>> {
     let r = resolved.get(page);
-    if (r) return r;
-    const order = orderOf(page);
-    if (page.after == null) {
-      r = { window: { where: page.where, skip: page.offset, limit: page.limit, offset: page.offset, order } };
-    } else {
-      if (!order) throw badArgument("after", `${name} does not continue by cursor; use offset`);
-      const cursor = decodeCursor(
-        name,
-        cursorScope(page, order),
-        page.after,
-        order.map((o) => o.kind),
-      );
-      if (page.offset !== 0 && page.offset !== cursor.offset) {
-        throw badArgument(
-          "after",
-          `The cursor stands for offset ${cursor.offset}, but offset ${page.offset} was given; give one or the other`,
-        );
-      }
-      const where = { AND: [page.where, seekWhere(order as readonly OrderField<M>[], cursor.key)] } as Where<M>;
-      r = { window: { where, skip: 0, limit: page.limit, offset: cursor.offset, order } };
-    }
-    resolved.set(page, r);
+    if (!r) resolved.set(page, (r = windowFor(name, page, page.order ?? load.order)));
     return r;
-  }
-
-  /** The query with the order columns added, so the last row can name its position. */
-  function withKeys(query: PlannedQuery<M>, order: ListOrder | undefined): PlannedQuery<M> {
-    if (!order || !query.select) return query;
-    const keys = Object.fromEntries(order.map((o) => [o.field, true]));
-    return { ...query, select: { ...query.select, ...keys } };
   }
 
   return builder.objectRef<Page<Where<M>>>(name).implement({
@@ -233,14 +258,7 @@ export function definePage<M extends Model>(model: M, name: string, load: PageLo
       }),
       total: t.int({
         description: "Rows matching the request, ignoring limit and offset; a lower bound when totalExact is false.",
-        resolve: async (page, _args, ctx) => {
-          const total = await totalOf(page, ctx);
-          const r = windowOf(page);
-          if (total.exact || !r.rows) return total.value;
-          // A lower bound is at least the rows up to this page, and one more after a full page.
-          const rows = await r.rows;
-          return Math.max(total.value, r.window.offset + rows.length + (rows.length === page.limit ? 1 : 0));
-        },
+        resolve: async (page, _args, ctx) => totalShown(page, await totalOf(page, ctx), windowOf(page)),
       }),
       totalExact: t.boolean({
         description:
@@ -263,16 +281,9 @@ export function definePage<M extends Model>(model: M, name: string, load: PageLo
                 // the sibling `items` (if asked for) has begun loading, and its rows are reused.
                 await Promise.resolve();
                 const r = windowOf(page);
-                const order = r.window.order!;
-                const keys = Object.fromEntries(order.map((o) => [o.field, true]));
+                const keys = Object.fromEntries(r.window.order!.map((o) => [o.field, true]));
                 const rows: Record<string, unknown>[] = await (r.rows ?? load.items(ctx, { select: keys }, r.window));
-                const last = rows.length === page.limit ? rows[rows.length - 1] : undefined;
-                if (!last) return null;
-                const key: unknown[] = order.map((o) => last[o.field]);
-                if (!key.every((v): v is KeyValue => ["string", "number"].includes(typeof v) || v instanceof Date)) {
-                  return null;
-                }
-                return encodeCursor(name, cursorScope(page, order), { offset: r.window.offset + rows.length, key });
+                return cursorAfter(name, page, r.window, rows);
               },
             }),
           }
