@@ -10,7 +10,12 @@ import type { Redis } from "ioredis";
 import type { OAuth2Client } from "google-auth-library";
 import Koa from "koa";
 import { expectsContinue } from "./http/continue.ts";
-import { createCompressRouter, createCompressService, type EngineRunner } from "./compress/http/routes.ts";
+import {
+  createCompressRouter,
+  createCompressService,
+  type CompressService,
+  type EngineRunner,
+} from "./compress/http/routes.ts";
 import type { ObjectStorage } from "./compress/storage/storage.ts";
 import type { Config } from "./config/env.ts";
 import { createDashboardRouter } from "./dashboard/routes.ts";
@@ -48,23 +53,60 @@ export interface AppDeps {
   totalsCache?: TotalsCache | null;
 }
 
-export function createApp({
-  config,
-  db,
-  logger,
-  redis = null,
-  compress = null,
-  lifecycle = null,
-  mailer = null,
-  googleAuth = null,
-  totalsCache,
-}: AppDeps): Koa<AppState> {
+export function createApp(deps: AppDeps): Koa<AppState> {
+  const { config, db, logger, redis = null, lifecycle = null } = deps;
   // Behind a trusted proxy, ctx.ip is the LAST X-Forwarded-For entry: the one Cloud Run's front end
   // appends. Entries before it come from the client and are ignored.
   const app = new Koa<AppState>({ proxy: config.trustProxy, maxIpsCount: 1 });
   app.silent = true;
-  app.use(requestLog(logger, config));
+  useEdge(app, config, logger, redis);
 
+  // Liveness (/healthz) touches nothing; readiness (/readyz) checks the database and Redis.
+  const health = createHealthRouter({ db, redis, lifecycle });
+  app.use(health.routes());
+
+  // One cache of list totals, for /graphql and /api/v1 alike.
+  const totals =
+    deps.totalsCache === undefined
+      ? listTotals(config.listTotalCacheSeconds, db.counting, { bounding: db.bounding })
+      : deps.totalsCache;
+  const graphql = graphqlRouter(deps, totals);
+  app.use(graphql.routes());
+
+  const rest = createRestRouter({
+    context: contextFactory(db.prisma, totals),
+    webBaseUrl: config.publicWebBaseUrl,
+    publicBaseUrl: config.publicApiBaseUrl,
+    cache: { maxAgeSeconds: config.catalogCacheMaxAge },
+  });
+  const docs = createDocsRouter({ publicBaseUrl: config.publicApiBaseUrl });
+  const compressService = useCompressApi(app, deps);
+  // The subscriber dashboard: sign-in, API keys, usage, and Try it through the same service as /v1.
+  const dashboard = createDashboardRouter({
+    config,
+    prisma: db.prisma,
+    logger,
+    redis,
+    mailer: deps.mailer ?? createMailer(config.dashboard, logger),
+    compress: compressService,
+  });
+  app.use(dashboard.routes());
+  app.use(dashboard.allowedMethods());
+  app.use(rest.routes());
+  app.use(docs.routes());
+  // Another method on a known path: 405 with Allow (the error middleware writes the body);
+  // OPTIONS without a CORS preflight: 200 with Allow.
+  app.use(rest.allowedMethods());
+  app.use(docs.allowedMethods());
+  app.use(graphql.allowedMethods());
+  app.use(health.allowedMethods());
+
+  return app;
+}
+
+/** What every request passes first: the request log and id, the error middleware, CORS, dependency faults, the per-IP limit. */
+function useEdge(app: Koa<AppState>, config: Config, logger: Logger, redis: Redis | null): void {
+  app.use(requestLog(logger, config));
   app.use(async (ctx, next) => {
     const incoming = ctx.get("x-request-id");
     ctx.state.requestId = /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
@@ -96,81 +138,47 @@ export function createApp({
   // A database that cannot be reached is a 503 wherever a route meets it (with the CORS headers).
   app.use(dependencyFaults());
   // Per client IP, for the service as a whole (health probes excepted); after CORS so 429s carry it.
-  app.use(
-    rateLimitByClientIp(
-      createRateLimiter({
-        name: "client-ip",
-        points: config.rateLimit.requests,
-        windowSeconds: config.rateLimit.windowSeconds,
-        redis,
-        logger,
-      }),
-    ),
-  );
+  const limiter = createRateLimiter({
+    name: "client-ip",
+    points: config.rateLimit.requests,
+    windowSeconds: config.rateLimit.windowSeconds,
+    redis,
+    logger,
+  });
+  app.use(rateLimitByClientIp(limiter));
+}
 
-  // Liveness (/healthz) touches nothing; readiness (/readyz) checks the database and Redis.
-  const health = createHealthRouter({ db, redis, lifecycle });
-  app.use(health.routes());
-
-  // One cache of list totals, for /graphql and /api/v1 alike.
-  const totals =
-    totalsCache === undefined
-      ? listTotals(config.listTotalCacheSeconds, db.counting, { bounding: db.bounding })
-      : totalsCache;
+/** /graphql: graphql-yoga behind the access setting (GRAPHQL_ACCESS). */
+function graphqlRouter(deps: AppDeps, totals: TotalsCache | null): Router<AppState> {
+  const { config, db, logger } = deps;
   const yoga = createGraphQLServer({ prisma: db.prisma, config, logger, totals });
   const graphql = new Router<AppState>();
   const warning = accessWarning(config.graphql.access);
   if (warning) logger.warn(warning);
-  graphql.all("/graphql", graphqlAccess(config.graphql.access, googleAuth ?? undefined), async (ctx) => {
+  graphql.all("/graphql", graphqlAccess(config.graphql.access, deps.googleAuth ?? undefined), async (ctx) => {
     const response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res, {});
     ctx.status = response.status;
     response.headers.forEach((value, key) => ctx.append(key, value));
     // yoga answers with a ponyfilled web stream; it is async-iterable, which Node can wrap.
     ctx.body = response.body ? Readable.from(response.body) : null;
   });
-  app.use(graphql.routes());
+  return graphql;
+}
 
-  const rest = createRestRouter({
-    context: contextFactory(db.prisma, totals),
-    webBaseUrl: config.publicWebBaseUrl,
-    publicBaseUrl: config.publicApiBaseUrl,
-    cache: { maxAgeSeconds: config.catalogCacheMaxAge },
-  });
-  const docs = createDocsRouter({ publicBaseUrl: config.publicApiBaseUrl });
-  let compressService = null;
-  if (compress) {
-    const compressDeps = {
-      config,
-      prisma: db.prisma,
-      redis,
-      logger,
-      ...compress,
-      shutdown: lifecycle?.deadline ?? null,
-    };
-    compressService = createCompressService(compressDeps);
-    const v1 = createCompressRouter(compressDeps, compressService);
-    app.use(v1.routes());
-    app.use(v1.allowedMethods());
-  }
-  // The subscriber dashboard: sign-in, API keys, usage, and Try it through the same service as /v1.
-  const dashboard = createDashboardRouter({
-    config,
-    prisma: db.prisma,
-    logger,
-    redis,
-    mailer: mailer ?? createMailer(config.dashboard, logger),
-    compress: compressService,
-  });
-  app.use(dashboard.routes());
-  app.use(dashboard.allowedMethods());
-  app.use(rest.routes());
-  app.use(docs.routes());
-  // Another method on a known path: 405 with Allow (the error middleware writes the body);
-  // OPTIONS without a CORS preflight: 200 with Allow.
-  app.use(rest.allowedMethods());
-  app.use(docs.allowedMethods());
-  app.use(graphql.allowedMethods());
-  app.use(health.allowedMethods());
-
-  return app;
+/** The compression API (/v1), when the app has storage and an engine; returns its service for the dashboard. */
+function useCompressApi(app: Koa<AppState>, deps: AppDeps): CompressService | null {
+  if (!deps.compress) return null;
+  const compressDeps = {
+    config: deps.config,
+    prisma: deps.db.prisma,
+    redis: deps.redis ?? null,
+    logger: deps.logger,
+    ...deps.compress,
+    shutdown: deps.lifecycle?.deadline ?? null,
+  };
+  const service = createCompressService(compressDeps);
+  const v1 = createCompressRouter(compressDeps, service);
+  app.use(v1.routes());
+  app.use(v1.allowedMethods());
+  return service;
 }
