@@ -74,6 +74,42 @@ export interface ServiceServer {
   destroy(): Promise<void>;
 }
 
+/** The HTTP/2 server of h2c mode: wide flow-control windows, idle sessions closed, each session tracked. */
+function createH2c(handler: Handler, sessions: Set<http2.ServerHttp2Session>): http2.Http2Server {
+  const h2 = http2.createServer({ settings: { initialWindowSize: STREAM_WINDOW_BYTES } });
+  h2.on("request", (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void handler(req, res));
+  h2.on("checkContinue", (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => {
+    markExpectsContinue(req);
+    void handler(req, res);
+  });
+  h2.on("session", (session: http2.ServerHttp2Session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+    // A session that stays silent this long is closed (GOAWAY), like an idle keep-alive connection.
+    session.setTimeout(IDLE_TIMEOUT_MS, () => session.close());
+    session.on("error", () => undefined);
+    // The connection-level window starts at 64 KiB; widen it to match the streams'.
+    if (session.socket) session.setLocalWindowSize(SESSION_WINDOW_BYTES);
+    else session.once("connect", () => session.setLocalWindowSize(SESSION_WINDOW_BYTES));
+  });
+  h2.on("sessionError", () => undefined);
+  return h2;
+}
+
+/** The listener of h2c mode: each connection goes to HTTP/2 or HTTP/1.1 by its first bytes (route). */
+function h2cListener(h2: http2.Http2Server, http1: http.Server, accepted: Set<net.Socket>): net.Server {
+  const listener = net.createServer((socket) => {
+    accepted.add(socket);
+    socket.once("close", () => accepted.delete(socket));
+    route(socket, h2, http1);
+  });
+  // Node tracks an HTTP/1.1 server's connections (headersTimeout, closeIdleConnections()) from its
+  // "listening" event on; in h2c mode the HTTP/1.1 server gets its connections from the listener.
+  listener.once("listening", () => http1.emit("listening"));
+  listener.once("close", () => http1.close());
+  return listener;
+}
+
 export function createServiceServer(app: Koa, protocol: HttpProtocol = "http1"): ServiceServer {
   const callback = app.callback();
   const inFlight = new Set<Response>();
@@ -105,44 +141,12 @@ export function createServiceServer(app: Koa, protocol: HttpProtocol = "http1"):
     socket.once("close", () => sockets.delete(socket));
   });
 
-  let h2: http2.Http2Server | null = null;
-  if (protocol === "h2c") {
-    h2 = http2.createServer({ settings: { initialWindowSize: STREAM_WINDOW_BYTES } });
-    h2.on("request", (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void handler(req, res));
-    h2.on("checkContinue", (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => {
-      markExpectsContinue(req);
-      void handler(req, res);
-    });
-    h2.on("session", (session: http2.ServerHttp2Session) => {
-      sessions.add(session);
-      session.once("close", () => sessions.delete(session));
-      // A session that stays silent this long is closed (GOAWAY), like an idle keep-alive connection.
-      session.setTimeout(IDLE_TIMEOUT_MS, () => session.close());
-      session.on("error", () => undefined);
-      // The connection-level window starts at 64 KiB; widen it to match the streams'.
-      if (session.socket) session.setLocalWindowSize(SESSION_WINDOW_BYTES);
-      else session.once("connect", () => session.setLocalWindowSize(SESSION_WINDOW_BYTES));
-    });
-    h2.on("sessionError", () => undefined);
-  }
-
+  const h2 = protocol === "h2c" ? createH2c(handler, sessions) : null;
   // In h2c mode, every connection the listener took (including those still being looked at).
   const accepted = new Set<net.Socket>();
-  const listener: net.Server = h2
-    ? net.createServer((socket) => {
-        accepted.add(socket);
-        socket.once("close", () => accepted.delete(socket));
-        route(socket, h2, http1);
-      })
-    : http1;
+  const listener: net.Server = h2 ? h2cListener(h2, http1, accepted) : http1;
   let closed = false;
   listener.once("close", () => (closed = true));
-  // Node tracks an HTTP/1.1 server's connections (headersTimeout, closeIdleConnections()) from its
-  // "listening" event on; in h2c mode the HTTP/1.1 server gets its connections from the listener.
-  if (listener !== http1) {
-    listener.once("listening", () => http1.emit("listening"));
-    listener.once("close", () => http1.close());
-  }
 
   return {
     protocol,
