@@ -130,21 +130,11 @@ const BOUNDING_POOL_SIZE = 2;
 // little after that is of no use to it, and only takes CPU from the requests behind it.
 const BOUND_TIMEOUT_MS = 500;
 
-function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, options: OpenOptions): Database {
-  const queryMs = options.timeouts?.queryMs ?? 0;
-  const connectMs = options.timeouts?.connectMs ?? 5_000;
-  const pool = createPool(config.url, config.poolSize, connectMs, queryMs);
-  // Without a statement limit there is nothing to escape: counts share the one pool.
-  const countingPool =
-    queryMs > 0
-      ? createPool(config.url, COUNTING_POOL_SIZE, connectMs, options.timeouts?.countMs ?? COUNT_TIMEOUT_MS)
-      : null;
-  const boundingPool =
-    queryMs > 0
-      ? createPool(config.url, BOUNDING_POOL_SIZE, connectMs, options.timeouts?.boundMs ?? BOUND_TIMEOUT_MS)
-      : null;
-  // When one connection fails, the idle ones probably share its fate (same network, same server):
-  // drop them too, rather than have each of the next requests find out by waiting for a timeout.
+/**
+ * When one connection fails, the idle ones probably share its fate (same network, same server):
+ * drop them too, rather than have each of the next requests find out by waiting for a timeout.
+ */
+function dropIdleOnFault(pool: pg.Pool): void {
   const idle = new Set<pg.PoolClient>();
   pool.on("release", (error: Error | undefined, client: pg.PoolClient) => {
     if (!error) idle.add(client);
@@ -157,22 +147,34 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, opt
   });
   pool.on("acquire", (client) => idle.delete(client));
   pool.on("remove", (client) => idle.delete(client));
-  const prisma = createPrisma(new PrismaPg(pool), options);
-  const counting = countingPool ? createPrisma(new PrismaPg(countingPool), options) : prisma;
-  const bounding = boundingPool ? createPrisma(new PrismaPg(boundingPool), options) : prisma;
-  const sql: SqlRunner = {
+}
+
+/** Statements on one client. */
+function clientSql(client: pg.PoolClient | pg.Client): SqlRunner {
+  return {
+    exec: async (text) => {
+      await client.query(text);
+    },
+    query: async <Row>(text: string, params: unknown[] = []) => (await client.query(text, params)).rows as Row[],
+    exclusive: () => Promise.reject(new Error("already exclusive")),
+  };
+}
+
+/**
+ * Statements on the pool; `exclusive` runs fn in one transaction under the migration lock. With a
+ * statement limit on the pool (`ownConnectMs` given), on a connection of its own without one:
+ * migrations may take as long as they need.
+ */
+function poolSql(pool: pg.Pool, url: string, ownConnectMs: number | null): SqlRunner {
+  return {
     exec: async (text) => {
       await pool.query(text);
     },
     query: async <Row>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as Row[],
     exclusive: async (fn) => {
-      // Migrations may take as long as they need: with a statement limit, on a connection of their own.
       let client: pg.PoolClient | pg.Client;
-      if (queryMs > 0) {
-        client = new pg.Client({
-          connectionString: config.url,
-          connectionTimeoutMillis: options.timeouts?.connectMs ?? 5_000,
-        });
+      if (ownConnectMs !== null) {
+        client = new pg.Client({ connectionString: url, connectionTimeoutMillis: ownConnectMs });
         // A connection lost between statements: the statement running rejects; no uncaught 'error'.
         client.on("error", () => undefined);
         await client.connect();
@@ -182,15 +184,8 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, opt
       try {
         await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
         await client.query("BEGIN");
-        const tx: SqlRunner = {
-          exec: async (text) => {
-            await client.query(text);
-          },
-          query: async <Row>(text: string, params: unknown[] = []) => (await client.query(text, params)).rows as Row[],
-          exclusive: () => Promise.reject(new Error("already exclusive")),
-        };
         try {
-          const result = await fn(tx);
+          const result = await fn(clientSql(client));
           await client.query("COMMIT");
           return result;
         } catch (error) {
@@ -204,6 +199,26 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, opt
       }
     },
   };
+}
+
+function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, options: OpenOptions): Database {
+  const queryMs = options.timeouts?.queryMs ?? 0;
+  const connectMs = options.timeouts?.connectMs ?? 5_000;
+  const pool = createPool(config.url, config.poolSize, connectMs, queryMs);
+  // Without a statement limit there is nothing to escape: counts share the one pool.
+  const countingPool =
+    queryMs > 0
+      ? createPool(config.url, COUNTING_POOL_SIZE, connectMs, options.timeouts?.countMs ?? COUNT_TIMEOUT_MS)
+      : null;
+  const boundingPool =
+    queryMs > 0
+      ? createPool(config.url, BOUNDING_POOL_SIZE, connectMs, options.timeouts?.boundMs ?? BOUND_TIMEOUT_MS)
+      : null;
+  dropIdleOnFault(pool);
+  const prisma = createPrisma(new PrismaPg(pool), options);
+  const counting = countingPool ? createPrisma(new PrismaPg(countingPool), options) : prisma;
+  const bounding = boundingPool ? createPrisma(new PrismaPg(boundingPool), options) : prisma;
+  const sql = poolSql(pool, config.url, queryMs > 0 ? connectMs : null);
   return {
     kind: "postgres",
     prisma,
