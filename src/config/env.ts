@@ -316,17 +316,14 @@ function compressTimeoutConflicts(env: Record<string, string | undefined>): stri
   ];
 }
 
-export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
-  // Empty strings mean "unset", as in most deployment tools' UIs.
-  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
-  const parsed = envSchema.safeParse(cleaned);
-  const issues = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
-  issues.push(...deploymentIssues(cleaned), ...conflicts(cleaned));
-  if (!parsed.success || issues.length) throw new ConfigError(issues);
-  const e = parsed.data;
-  // An embedded database belongs to this process: migrate and seed it by default. A server is
-  // shared: migrations run as their own step (npm run db:migrate, a Cloud Run job).
-  const database: DatabaseConfig = e.DATABASE_URL
+type Env = z.infer<typeof envSchema>;
+
+/**
+ * An embedded database belongs to this process: migrate and seed it by default. A server is
+ * shared: migrations run as their own step (npm run db:migrate, a Cloud Run job).
+ */
+function databaseOf(e: Env): DatabaseConfig {
+  return e.DATABASE_URL
     ? {
         kind: "postgres",
         url: e.DATABASE_URL,
@@ -342,6 +339,48 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         seedDemoData: e.SEED_DEMO_DATA ?? true,
         seed: e.SEED,
       };
+}
+
+function graphqlOf(e: Env): Config["graphql"] {
+  return {
+    explorer: e.GRAPHQL_EXPLORER,
+    maxDepth: e.GRAPHQL_MAX_DEPTH,
+    maxAliases: e.GRAPHQL_MAX_ALIASES,
+    maxCost: e.GRAPHQL_MAX_COST,
+    maxTokens: e.GRAPHQL_MAX_TOKENS,
+    access: {
+      mode: e.GRAPHQL_ACCESS ?? (e.NODE_ENV === "production" || e.K_SERVICE !== undefined ? "internal" : "public"),
+      audience: e.GRAPHQL_AUDIENCE ?? null,
+      allowedDomains: e.GRAPHQL_ALLOWED_DOMAINS,
+      allowedServiceAccounts: e.GRAPHQL_ALLOWED_SERVICE_ACCOUNTS,
+      iapAudience: e.GRAPHQL_IAP_AUDIENCE ?? null,
+    },
+  };
+}
+
+function compressOf(e: Env): Config["compress"] {
+  return {
+    maxUploadBytes: e.COMPRESS_MAX_UPLOAD_BYTES,
+    ratePerMinute: e.COMPRESS_RATE_LIMIT_PER_MINUTE,
+    concurrency: e.COMPRESS_CONCURRENCY,
+    queueLimit: e.COMPRESS_QUEUE_LIMIT,
+    ...compressTimeout(e),
+    memoryMb: e.COMPRESS_MEMORY_MB,
+    maxRssMb: e.COMPRESS_MAX_RSS_MB ?? e.COMPRESS_MEMORY_MB * 2,
+    warmProcesses: e.COMPRESS_WARM_PROCESSES ?? e.COMPRESS_CONCURRENCY,
+    uploadIdleTimeoutMs: e.UPLOAD_IDLE_TIMEOUT_SECONDS * 1000,
+    tmpDir: e.UPLOAD_TMP_DIR ?? null,
+  };
+}
+
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  // Empty strings mean "unset", as in most deployment tools' UIs.
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(cleaned);
+  const issues = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`);
+  issues.push(...deploymentIssues(cleaned), ...conflicts(cleaned));
+  if (!parsed.success || issues.length) throw new ConfigError(issues);
+  const e = parsed.data;
   return Object.freeze({
     env: e.NODE_ENV,
     host: e.HOST,
@@ -349,26 +388,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     logLevel: e.LOG_LEVEL,
     httpProtocol: e.HTTP_PROTOCOL,
     shutdownGraceMs: Math.round(e.SHUTDOWN_GRACE_SECONDS * 1000),
-    database,
+    database: databaseOf(e),
     databaseTimeouts: { connectMs: e.DATABASE_CONNECT_TIMEOUT_MS, queryMs: e.DATABASE_QUERY_TIMEOUT_MS },
     publicWebBaseUrl: e.PUBLIC_WEB_BASE_URL.replace(/\/+$/, ""),
     publicApiBaseUrl: e.PUBLIC_API_BASE_URL?.replace(/\/+$/, "") ?? null,
     catalogCacheMaxAge: e.CATALOG_CACHE_MAX_AGE,
     listTotalCacheSeconds: e.LIST_TOTAL_CACHE_SECONDS,
-    graphql: {
-      explorer: e.GRAPHQL_EXPLORER,
-      maxDepth: e.GRAPHQL_MAX_DEPTH,
-      maxAliases: e.GRAPHQL_MAX_ALIASES,
-      maxCost: e.GRAPHQL_MAX_COST,
-      maxTokens: e.GRAPHQL_MAX_TOKENS,
-      access: {
-        mode: e.GRAPHQL_ACCESS ?? (e.NODE_ENV === "production" || e.K_SERVICE !== undefined ? "internal" : "public"),
-        audience: e.GRAPHQL_AUDIENCE ?? null,
-        allowedDomains: e.GRAPHQL_ALLOWED_DOMAINS,
-        allowedServiceAccounts: e.GRAPHQL_ALLOWED_SERVICE_ACCOUNTS,
-        iapAudience: e.GRAPHQL_IAP_AUDIENCE ?? null,
-      },
-    },
+    graphql: graphqlOf(e),
     apiKeyPepper: e.API_KEY_PEPPER ?? null,
     dashboard: {
       smtpUrl: e.SMTP_URL ?? null,
@@ -379,18 +405,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       signInPerAddress: e.SIGN_IN_LIMIT_PER_ADDRESS,
       signInPerIp: e.SIGN_IN_LIMIT_PER_IP,
     },
-    compress: {
-      maxUploadBytes: e.COMPRESS_MAX_UPLOAD_BYTES,
-      ratePerMinute: e.COMPRESS_RATE_LIMIT_PER_MINUTE,
-      concurrency: e.COMPRESS_CONCURRENCY,
-      queueLimit: e.COMPRESS_QUEUE_LIMIT,
-      ...compressTimeout(e),
-      memoryMb: e.COMPRESS_MEMORY_MB,
-      maxRssMb: e.COMPRESS_MAX_RSS_MB ?? e.COMPRESS_MEMORY_MB * 2,
-      warmProcesses: e.COMPRESS_WARM_PROCESSES ?? e.COMPRESS_CONCURRENCY,
-      uploadIdleTimeoutMs: e.UPLOAD_IDLE_TIMEOUT_SECONDS * 1000,
-      tmpDir: e.UPLOAD_TMP_DIR ?? null,
-    },
+    compress: compressOf(e),
     storage: e.GCS_BUCKET
       ? {
           kind: "gcs" as const,
