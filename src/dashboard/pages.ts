@@ -217,69 +217,14 @@ export interface KeysPageOptions {
 }
 
 export function keysPage(viewer: Viewer, options: KeysPageOptions): string {
-  const eligible = viewer.session.plan === "corporate";
+  // Newest first.
   const keys = [...options.keys].reverse();
-  const created = options.created
-    ? notice(
-        "success",
-        html`<h2>Your new key “${options.created.name}”</h2>
-          <p><strong>Copy it now: it is shown only this once.</strong> Only a hash is kept; keep the key secret.</p>
-          <div class="secret">
-            <label for="new-key">API key</label>
-            <input id="new-key" type="text" readonly value="${options.created.token}" spellcheck="false" />
-            <button type="button" data-copy="new-key" hidden>Copy</button>
-          </div>
-          <p class="copy-status" aria-live="polite" data-copy-status></p>
-          <p>Use it as <code>Authorization: Bearer &lt;key&gt;</code>.</p>`,
-      )
-    : "";
-  const form = eligible
-    ? html`<section class="card" aria-labelledby="create">
-        <h2 id="create">Create a key</h2>
-        ${options.error ? notice("error", options.error, "alert") : ""}
-        <form method="post" action="${DASHBOARD}/keys" class="inline">
-          ${csrfField(viewer)}
-          <div class="field">
-            <label for="key-name">Name</label>
-            <input
-              id="key-name"
-              name="name"
-              required
-              maxlength="60"
-              aria-describedby="key-name-hint"
-              value="${options.name ?? ""}"
-            />
-            <span id="key-name-hint" class="hint">What the key is for, e.g. “production” or “CI”.</span>
-          </div>
-          <button type="submit">Create key</button>
-        </form>
-      </section>`
-    : html`${options.error ? notice("error", options.error, "alert") : ""}${planNeeded(viewer.session.plan)}`;
-  const rows = keys.map(
-    (key) =>
-      html`<tr>
-        <th scope="row">${key.name}</th>
-        <td class="nowrap"><code>${key.prefix}…</code></td>
-        <td class="nowrap">${when(key.createdAt)}</td>
-        <td class="nowrap">${when(key.lastUsedAt)}</td>
-        <td class="nowrap">
-          ${
-            key.revokedAt
-              ? html`<span class="muted">Revoked<br />${when(key.revokedAt)}</span>`
-              : html`<form method="post" action="${DASHBOARD}/keys/${key.id}/revoke">
-                  ${csrfField(viewer)}
-                  <button type="submit" class="danger" aria-label="Revoke ${key.name} (${key.prefix}…)">Revoke</button>
-                </form>`
-          }
-        </td>
-      </tr>`,
-  );
   return layout(
     "API keys",
     html`<p class="crumbs">Settings</p>
       <h1>API keys</h1>
       <p>Keys authenticate calls to the compression API. Revoking a key refuses it from the next request on.</p>
-      ${created}
+      ${options.created ? createdKeyNotice(options.created) : ""}
       ${
         options.revoked
           ? notice(
@@ -288,33 +233,95 @@ export function keysPage(viewer: Viewer, options: KeysPageOptions): string {
             )
           : ""
       }
-      ${form}
+      ${createKeySection(viewer, options)}
       <section class="card" aria-labelledby="list">
         <h2 id="list">Your keys</h2>
-        ${
-          keys.length
-            ? html`<div class="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Name</th>
-                      <th scope="col">Prefix</th>
-                      <th scope="col">Created</th>
-                      <th scope="col">Last used</th>
-                      <th scope="col">Status</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${rows}
-                  </tbody>
-                </table>
-              </div>`
-            : html`<p>No keys yet.</p>`
-        }
+        ${keys.length ? keysTable(viewer, keys) : html`<p>No keys yet.</p>`}
       </section>`,
     viewer,
     "keys",
   );
+}
+
+/** The one time a new key's secret is shown, with the copy button dashboard.js enables. */
+function createdKeyNotice(created: NonNullable<KeysPageOptions["created"]>): Html {
+  return notice(
+    "success",
+    html`<h2>Your new key “${created.name}”</h2>
+      <p><strong>Copy it now: it is shown only this once.</strong> Only a hash is kept; keep the key secret.</p>
+      <div class="secret">
+        <label for="new-key">API key</label>
+        <input id="new-key" type="text" readonly value="${created.token}" spellcheck="false" />
+        <button type="button" data-copy="new-key" hidden>Copy</button>
+      </div>
+      <p class="copy-status" aria-live="polite" data-copy-status></p>
+      <p>Use it as <code>Authorization: Bearer &lt;key&gt;</code>.</p>`,
+  );
+}
+
+/** The create form on the corporate plan; elsewhere, why there is none. Either way, the last refusal. */
+function createKeySection(viewer: Viewer, options: Pick<KeysPageOptions, "error" | "name">): Html {
+  const error = options.error ? notice("error", options.error, "alert") : "";
+  if (viewer.session.plan !== "corporate") return html`${error}${planNeeded(viewer.session.plan)}`;
+  return html`<section class="card" aria-labelledby="create">
+    <h2 id="create">Create a key</h2>
+    ${error}
+    <form method="post" action="${DASHBOARD}/keys" class="inline">
+      ${csrfField(viewer)}
+      <div class="field">
+        <label for="key-name">Name</label>
+        <input
+          id="key-name"
+          name="name"
+          required
+          maxlength="60"
+          aria-describedby="key-name-hint"
+          value="${options.name ?? ""}"
+        />
+        <span id="key-name-hint" class="hint">What the key is for, e.g. “production” or “CI”.</span>
+      </div>
+      <button type="submit">Create key</button>
+    </form>
+  </section>`;
+}
+
+function keysTable(viewer: Viewer, keys: KeyView[]): Html {
+  return html`<div class="table-wrap">
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Prefix</th>
+          <th scope="col">Created</th>
+          <th scope="col">Last used</th>
+          <th scope="col">Status</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${keys.map((key) => keyRow(viewer, key))}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+/** A key's row: a revoked key says when; an active one has its own revoke form. */
+function keyRow(viewer: Viewer, key: KeyView): Html {
+  return html`<tr>
+    <th scope="row">${key.name}</th>
+    <td class="nowrap"><code>${key.prefix}…</code></td>
+    <td class="nowrap">${when(key.createdAt)}</td>
+    <td class="nowrap">${when(key.lastUsedAt)}</td>
+    <td class="nowrap">
+      ${
+        key.revokedAt
+          ? html`<span class="muted">Revoked<br />${when(key.revokedAt)}</span>`
+          : html`<form method="post" action="${DASHBOARD}/keys/${key.id}/revoke">
+              ${csrfField(viewer)}
+              <button type="submit" class="danger" aria-label="Revoke ${key.name} (${key.prefix}…)">Revoke</button>
+            </form>`
+      }
+    </td>
+  </tr>`;
 }
 
 // ---- Usage --------------------------------------------------------------------------------------
@@ -386,93 +393,103 @@ export interface TryPageOptions {
 }
 
 export function tryPage(viewer: Viewer, options: TryPageOptions): string {
+  // Newest first, as on the keys page.
   const active = options.keys.filter((key) => !key.revokedAt).reverse();
-  const profile = options.profile ?? "balanced";
-  let content: Html;
-  if (viewer.session.plan !== "corporate") content = planNeeded(viewer.session.plan);
-  else if (active.length === 0) {
-    content = notice(
-      "info",
-      html`<p>You have no active key. <a href="${DASHBOARD}/keys">Create a key</a> first, then try it here.</p>`,
-    );
-  } else {
-    content = html`<form method="post" action="${DASHBOARD}/try" enctype="multipart/form-data" class="card stack">
-      ${csrfField(viewer)}
-      <label for="key">API key</label>
-      <select id="key" name="key_id" required>
-        ${active.map(
-          (key) =>
-            html`<option value="${key.id}" ${key.id === options.keyId ? "selected" : ""}>
-              ${key.name} (${key.prefix}…)
-            </option>`,
-        )}
-      </select>
-      <fieldset>
-        <legend>Profile</legend>
-        ${COMPRESSION_PROFILES.map(
-          (name) =>
-            html`<div class="choice">
-              <input
-                type="radio"
-                id="profile-${name}"
-                name="profile"
-                value="${name}"
-                ${name === profile ? "checked" : ""}
-                aria-describedby="profile-${name}-text"
-              />
-              <label for="profile-${name}">${name}</label>
-              <span id="profile-${name}-text" class="hint">${PROFILE_TEXT[name] ?? ""}</span>
-            </div>`,
-        )}
-      </fieldset>
-      <label for="file">PDF file</label>
-      <input id="file" name="file" type="file" accept="application/pdf,.pdf" required />
-      <button type="submit">Compress</button>
-      <p class="hint">
-        Runs <code>POST /v1/compress</code> with the chosen key: it counts against your monthly quota and the key's rate
-        limit like any call.
-      </p>
-    </form>`;
-  }
-  const result = options.result
-    ? notice(
-        "success",
-        html`<h2>Compressed ${options.result.filename}</h2>
-          <dl class="figures">
-            <div>
-              <dt>Original</dt>
-              <dd>${bytes(options.result.original_size)}</dd>
-            </div>
-            <div>
-              <dt>Compressed</dt>
-              <dd>${bytes(options.result.compressed_size)}</dd>
-            </div>
-            <div>
-              <dt>Savings</dt>
-              <dd>${options.result.savings_percentage} %</dd>
-            </div>
-          </dl>
-          <p>
-            <a href="${options.result.url}" class="button" download>Download the compressed PDF</a>
-            <span class="hint">The link works for ${Math.round(options.result.expires_in / 60)} minutes.</span>
-          </p>`,
-      )
-    : "";
-  const error = options.error
-    ? notice(
-        "error",
-        html`<h2>Not compressed</h2>
-          <p>${options.error.message}</p>
-          <p class="hint">The API answered <code>${options.error.status} ${options.error.code}</code>.</p>`,
-        "alert",
-      )
-    : "";
+  const result = options.result ? compressedNotice(options.result) : "";
+  const error = options.error ? notCompressedNotice(options.error) : "";
   return layout(
     "Try it",
     html`<h1>Try it</h1>
       <p>Compress a PDF through the API from here.</p>
-      ${result}${error}${content}`,
+      ${result}${error}${tryContent(viewer, active, options)}`,
     viewer,
     "try",
+  );
+}
+
+/** The form, or why there is none: a plan without the API, or no active key to call it with. */
+function tryContent(viewer: Viewer, active: KeyView[], options: Pick<TryPageOptions, "keyId" | "profile">): Html {
+  if (viewer.session.plan !== "corporate") return planNeeded(viewer.session.plan);
+  if (active.length === 0) {
+    return notice(
+      "info",
+      html`<p>You have no active key. <a href="${DASHBOARD}/keys">Create a key</a> first, then try it here.</p>`,
+    );
+  }
+  return tryForm(viewer, active, options.keyId, options.profile ?? "balanced");
+}
+
+function tryForm(viewer: Viewer, active: KeyView[], keyId: string | undefined, profile: string): Html {
+  return html`<form method="post" action="${DASHBOARD}/try" enctype="multipart/form-data" class="card stack">
+    ${csrfField(viewer)}
+    <label for="key">API key</label>
+    <select id="key" name="key_id" required>
+      ${active.map(
+        (key) =>
+          html`<option value="${key.id}" ${key.id === keyId ? "selected" : ""}>${key.name} (${key.prefix}…)</option>`,
+      )}
+    </select>
+    <fieldset>
+      <legend>Profile</legend>
+      ${COMPRESSION_PROFILES.map((name) => profileChoice(name, name === profile))}
+    </fieldset>
+    <label for="file">PDF file</label>
+    <input id="file" name="file" type="file" accept="application/pdf,.pdf" required />
+    <button type="submit">Compress</button>
+    <p class="hint">
+      Runs <code>POST /v1/compress</code> with the chosen key: it counts against your monthly quota and the key's rate
+      limit like any call.
+    </p>
+  </form>`;
+}
+
+function profileChoice(name: string, checked: boolean): Html {
+  return html`<div class="choice">
+    <input
+      type="radio"
+      id="profile-${name}"
+      name="profile"
+      value="${name}"
+      ${checked ? "checked" : ""}
+      aria-describedby="profile-${name}-text"
+    />
+    <label for="profile-${name}">${name}</label>
+    <span id="profile-${name}-text" class="hint">${PROFILE_TEXT[name] ?? ""}</span>
+  </div>`;
+}
+
+function compressedNotice(result: NonNullable<TryPageOptions["result"]>): Html {
+  return notice(
+    "success",
+    html`<h2>Compressed ${result.filename}</h2>
+      <dl class="figures">
+        <div>
+          <dt>Original</dt>
+          <dd>${bytes(result.original_size)}</dd>
+        </div>
+        <div>
+          <dt>Compressed</dt>
+          <dd>${bytes(result.compressed_size)}</dd>
+        </div>
+        <div>
+          <dt>Savings</dt>
+          <dd>${result.savings_percentage} %</dd>
+        </div>
+      </dl>
+      <p>
+        <a href="${result.url}" class="button" download>Download the compressed PDF</a>
+        <span class="hint">The link works for ${Math.round(result.expires_in / 60)} minutes.</span>
+      </p>`,
+  );
+}
+
+/** The API's refusal as it answered it, so the same call from code can be recognised. */
+function notCompressedNotice(error: NonNullable<TryPageOptions["error"]>): Html {
+  return notice(
+    "error",
+    html`<h2>Not compressed</h2>
+      <p>${error.message}</p>
+      <p class="hint">The API answered <code>${error.status} ${error.code}</code>.</p>`,
+    "alert",
   );
 }
