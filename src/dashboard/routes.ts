@@ -10,9 +10,9 @@ import path from "node:path";
 import Router from "@koa/router";
 import type { Context, Next, ParameterizedContext } from "koa";
 import type { Redis } from "ioredis";
-import { accounts, AccountError, keyRefusal } from "../auth/accounts.ts";
+import { accounts, AccountError, keyRefusal, type Accounts } from "../auth/accounts.ts";
 import { subscriberKey } from "../auth/authenticate.ts";
-import { csrfToken, isCsrfToken, sessions, type SessionSubscriber } from "../auth/sessions.ts";
+import { csrfToken, isCsrfToken, sessions, type Sessions, type SessionSubscriber } from "../auth/sessions.ts";
 import { dailyCompressions, usageSummary } from "../auth/usage.ts";
 import { temporaryRoot, type CompressService } from "../compress/http/routes.ts";
 import { MULTIPART_OVERHEAD, receiveUpload, tooLarge } from "../compress/http/upload.ts";
@@ -20,7 +20,7 @@ import type { Config } from "../config/env.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { HttpError, retryAfter } from "../errors.ts";
 import { publicOrigin } from "../http/origin.ts";
-import { createRateLimiter, setRateLimitHeaders } from "../http/rate-limit.ts";
+import { createRateLimiter, setRateLimitHeaders, type RateLimiter } from "../http/rate-limit.ts";
 import type { AppState } from "../http/state.ts";
 import type { Logger } from "../logger.ts";
 import { html } from "./html.ts";
@@ -89,12 +89,135 @@ function page(ctx: Context, body: string, status = 200) {
   ctx.body = body;
 }
 
+/** Middleware that lets a request on only with a viewer; see `signedInOnly`. */
+type SignedInGate = (ctx: DashboardContext, next: Next) => Promise<void>;
+
 export function createDashboardRouter(deps: DashboardDeps): Router<DashboardState> {
-  const { config, prisma, logger, mailer } = deps;
+  const { config, prisma, logger } = deps;
   const settings = config.dashboard;
-  const linkMinutes = Math.round(settings.signInLinkTtlMs / 60_000);
   const auth = sessions(prisma, { linkTtlMs: settings.signInLinkTtlMs, sessionTtlMs: settings.sessionTtlMs });
   const admin = accounts(prisma, config.apiKeyPepper);
+  const signedIn = signedInOnly(auth);
+  const router = new Router<DashboardState>({ prefix: DASHBOARD });
+
+  router.use(errorsAsPages(logger));
+  registerAssets(router);
+  router.get("/", async (ctx) => {
+    ctx.set("Cache-Control", "no-store");
+    ctx.redirect((await viewerOf(ctx, auth)) ? `${DASHBOARD}/keys` : `${DASHBOARD}/sign-in`);
+  });
+  registerSignIn(router, { config, logger, redis: deps.redis, mailer: deps.mailer, auth, signedIn });
+  registerKeys(router, { logger, admin, signedIn });
+  registerUsage(router, { prisma, signedIn });
+  registerTryIt(router, { config, prisma, logger, compress: deps.compress, admin, signedIn });
+
+  // Any other page under /dashboard: a page saying so, not the API's JSON.
+  router.get("/{*rest}", () => {
+    throw new HttpError(404, "not_found", "There is no such page in the dashboard.");
+  });
+
+  return router;
+}
+
+/** Errors become pages here, with the status they carry; anything unexpected is logged. */
+function errorsAsPages(logger: Logger) {
+  return async (ctx: DashboardContext, next: Next) => {
+    try {
+      await next();
+    } catch (error) {
+      const viewer = ctx.state.dashboard ?? null;
+      if (error instanceof HttpError) {
+        ctx.set(error.headers);
+        return page(ctx, errorPage(titleOf(error.status), error.message, viewer), error.status);
+      }
+      logger.error({ err: error, requestId: ctx.state.requestId }, "dashboard request failed");
+      page(ctx, errorPage("Something went wrong", "The page could not be shown; try again shortly.", viewer), 500);
+    }
+  };
+}
+
+/** Loads the session of the cookie, if any, into ctx.state.dashboard. */
+async function viewerOf(ctx: DashboardContext, auth: Sessions): Promise<SignedIn | null> {
+  const secret = ctx.cookies.get(sessionCookieName(ctx));
+  if (!secret) return null;
+  const session = await auth.resolve(secret);
+  if (!session) return null;
+  const viewer: SignedIn = { session, csrf: csrfToken(secret), secret };
+  ctx.state.dashboard = viewer;
+  return viewer;
+}
+
+/** Signed-in pages: a GET without a session goes to the sign-in page; anything else is a 401. */
+function signedInOnly(auth: Sessions): SignedInGate {
+  return async (ctx, next) => {
+    if (await viewerOf(ctx, auth)) {
+      await next();
+      return;
+    }
+    if (ctx.method === "GET" || ctx.method === "HEAD") {
+      clearSessionCookie(ctx);
+      ctx.set("Cache-Control", "no-store");
+      return ctx.redirect(`${DASHBOARD}/sign-in`);
+    }
+    throw new HttpError(401, "signed_out", "Your session has ended. Sign in again, then repeat what you did.");
+  };
+}
+
+/** Every request that changes something: from this origin, with the session's token. */
+function changing(ctx: ParameterizedContext<SignedInState>, form: URLSearchParams | Record<string, string>) {
+  const viewer = ctx.state.dashboard;
+  const token = form instanceof URLSearchParams ? form.get("csrf_token") : form["csrf_token"];
+  if (!isCsrfToken(viewer.secret, token)) {
+    throw new HttpError(403, "invalid_csrf_token", "This form has expired or did not come from this dashboard.");
+  }
+  return viewer;
+}
+
+/** The origin half of that, as middleware: checked before the form is read. */
+async function sameOrigin(ctx: Context, next: Next) {
+  assertSameOrigin(ctx);
+  await next();
+}
+
+function registerAssets(router: Router<DashboardState>) {
+  router.get("/assets/:file", (ctx) => {
+    const file = ctx.params["file"] ?? "";
+    const body = assetFiles.get(file);
+    if (!body) throw new HttpError(404, "not_found", `No asset ${file}`);
+    ctx.set("Cache-Control", "public, max-age=3600");
+    ctx.set("X-Content-Type-Options", "nosniff");
+    ctx.type = ASSETS[file]!;
+    ctx.body = body;
+  });
+}
+
+// ---- Sign-in ----
+
+interface SignInDeps {
+  config: Config;
+  logger: Logger;
+  redis: Redis | null;
+  mailer: Mailer;
+  auth: Sessions;
+  signedIn: SignedInGate;
+}
+
+/** What requesting a link needs: where it is sent from, how long it lasts, and the two limits on asking. */
+interface LinkRequest {
+  config: Config;
+  logger: Logger;
+  mailer: Mailer;
+  auth: Sessions;
+  linkMinutes: number;
+  outboxDir: string | null;
+  perIp: RateLimiter;
+  perAddress: RateLimiter;
+}
+
+function registerSignIn(router: Router<DashboardState>, deps: SignInDeps) {
+  const { config, logger, auth, signedIn } = deps;
+  const settings = config.dashboard;
+  const linkMinutes = Math.round(settings.signInLinkTtlMs / 60_000);
   const perAddress = createRateLimiter({
     name: "sign-in-address",
     points: settings.signInPerAddress,
@@ -109,143 +232,27 @@ export function createDashboardRouter(deps: DashboardDeps): Router<DashboardStat
     redis: deps.redis,
     logger,
   });
-  const router = new Router<DashboardState>({ prefix: DASHBOARD });
-
-  // Errors become pages here, with the status they carry; anything unexpected is logged.
-  router.use(async (ctx, next) => {
-    try {
-      await next();
-    } catch (error) {
-      const viewer = ctx.state.dashboard ?? null;
-      if (error instanceof HttpError) {
-        ctx.set(error.headers);
-        return page(ctx, errorPage(titleOf(error.status), error.message, viewer), error.status);
-      }
-      logger.error({ err: error, requestId: ctx.state.requestId }, "dashboard request failed");
-      page(ctx, errorPage("Something went wrong", "The page could not be shown; try again shortly.", viewer), 500);
-    }
-  });
-
-  /** Loads the session of the cookie, if any, into ctx.state.dashboard. */
-  async function viewerOf(ctx: DashboardContext): Promise<SignedIn | null> {
-    const secret = ctx.cookies.get(sessionCookieName(ctx));
-    if (!secret) return null;
-    const session = await auth.resolve(secret);
-    if (!session) return null;
-    const viewer: SignedIn = { session, csrf: csrfToken(secret), secret };
-    ctx.state.dashboard = viewer;
-    return viewer;
-  }
-
-  /** Signed-in pages: a GET without a session goes to the sign-in page; anything else is a 401. */
-  const signedIn = async (ctx: DashboardContext, next: Next): Promise<void> => {
-    if (await viewerOf(ctx)) {
-      await next();
-      return;
-    }
-    if (ctx.method === "GET" || ctx.method === "HEAD") {
-      clearSessionCookie(ctx);
-      ctx.set("Cache-Control", "no-store");
-      return ctx.redirect(`${DASHBOARD}/sign-in`);
-    }
-    throw new HttpError(401, "signed_out", "Your session has ended. Sign in again, then repeat what you did.");
+  const outboxDir = deps.mailer.kind === "outbox" ? settings.outboxDir : null;
+  const linkRequest: LinkRequest = {
+    config,
+    logger,
+    mailer: deps.mailer,
+    auth,
+    linkMinutes,
+    outboxDir,
+    perIp,
+    perAddress,
   };
 
-  /** Every request that changes something: from this origin, with the session's token. */
-  const changing = (ctx: ParameterizedContext<SignedInState>, form: URLSearchParams | Record<string, string>) => {
-    const viewer = ctx.state.dashboard;
-    const token = form instanceof URLSearchParams ? form.get("csrf_token") : form["csrf_token"];
-    if (!isCsrfToken(viewer.secret, token)) {
-      throw new HttpError(403, "invalid_csrf_token", "This form has expired or did not come from this dashboard.");
-    }
-    return viewer;
-  };
-  const sameOrigin = async (ctx: Context, next: Next) => {
-    assertSameOrigin(ctx);
-    await next();
-  };
-
-  router.get("/assets/:file", (ctx) => {
-    const file = ctx.params["file"] ?? "";
-    const body = assetFiles.get(file);
-    if (!body) throw new HttpError(404, "not_found", `No asset ${file}`);
-    ctx.set("Cache-Control", "public, max-age=3600");
-    ctx.set("X-Content-Type-Options", "nosniff");
-    ctx.type = ASSETS[file]!;
-    ctx.body = body;
-  });
-
-  router.get("/", async (ctx) => {
-    ctx.set("Cache-Control", "no-store");
-    ctx.redirect((await viewerOf(ctx)) ? `${DASHBOARD}/keys` : `${DASHBOARD}/sign-in`);
-  });
-
-  // ---- Sign-in ----
-
-  const outboxDir = mailer.kind === "outbox" ? settings.outboxDir : null;
   router.get("/sign-in", async (ctx) => {
-    if (await viewerOf(ctx)) {
+    if (await viewerOf(ctx, auth)) {
       ctx.set("Cache-Control", "no-store");
       return ctx.redirect(`${DASHBOARD}/keys`);
     }
     page(ctx, signInPage({ signedOut: ctx.query["signed_out"] === "1", outboxDir }));
   });
 
-  router.post("/sign-in", sameOrigin, async (ctx) => {
-    const form = await readForm(ctx);
-    const email = (form.get("email") ?? "").trim().toLowerCase();
-    if (!EMAIL.test(email) || email.length > 254) {
-      return page(ctx, signInPage({ email, error: "Enter the e-mail address of your subscription.", outboxDir }), 400);
-    }
-    // Per client IP first, then per address (hashed: no address is kept in the limiter's store).
-    // The same refusal whether or not the address is a subscriber's.
-    for (const [limiter, key] of [
-      [perIp, ctx.ip || "unknown"],
-      [perAddress, createHash("sha256").update(email).digest("hex")],
-    ] as const) {
-      const result = await limiter.consume(key);
-      setRateLimitHeaders(ctx, limiter, result);
-      if (!result.allowed) {
-        const minutes = Math.max(1, Math.ceil(result.resetSeconds / 60));
-        ctx.set(retryAfter(result.resetSeconds));
-        return page(
-          ctx,
-          signInPage({
-            email,
-            error: `Too many sign-in requests. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
-            outboxDir,
-          }),
-          429,
-        );
-      }
-    }
-    // Looked up and sent after the answer, so its timing says nothing about the address. With a mail
-    // server the link's origin is the configured one (the configuration requires it).
-    const origin = publicOrigin(ctx, config.publicApiBaseUrl);
-    void sendLink(email, origin).catch((error: unknown) =>
-      logger.error({ err: error }, "could not send a sign-in link"),
-    );
-    page(ctx, checkEmailPage(email, linkMinutes));
-  });
-
-  async function sendLink(email: string, origin: string) {
-    const link = await auth.createLink(email);
-    if (!link) return;
-    const url = `${origin}${DASHBOARD}/sign-in/link?code=${link.token}`;
-    await mailer.send(
-      {
-        to: email,
-        subject: "Your sign-in link for the Marketplace dashboard",
-        text: `Sign in to the Marketplace dashboard:\n\n${url}\n\nThe link works once, within ${linkMinutes} minutes. If you did not ask for it, ignore this message.\n`,
-        html: html`<p>Sign in to the Marketplace dashboard:</p>
-          <p><a href="${url}">Sign in</a></p>
-          <p>The link works once, within ${linkMinutes} minutes. If you did not ask for it, ignore this message.</p>`
-          .value,
-      },
-      // Without a mail server the log is where a developer finds the link; never with one.
-      mailer.kind === "outbox" ? { link: url } : {},
-    );
-  }
+  router.post("/sign-in", sameOrigin, (ctx) => requestLink(ctx, linkRequest));
 
   // The link opens a page that asks to confirm: a mail scanner that follows links does not spend it.
   router.get("/sign-in/link", async (ctx) => {
@@ -271,12 +278,78 @@ export function createDashboardRouter(deps: DashboardDeps): Router<DashboardStat
     ctx.status = 303;
     ctx.redirect(`${DASHBOARD}/sign-in?signed_out=1`);
   });
+}
 
-  // ---- Settings → API keys ----
+/** POST /sign-in: answers "check your e-mail" for any well-formed address it does not rate-limit. */
+async function requestLink(ctx: DashboardContext, deps: LinkRequest) {
+  const { config, logger, outboxDir } = deps;
+  const form = await readForm(ctx);
+  const email = (form.get("email") ?? "").trim().toLowerCase();
+  if (!EMAIL.test(email) || email.length > 254) {
+    return page(ctx, signInPage({ email, error: "Enter the e-mail address of your subscription.", outboxDir }), 400);
+  }
+  // Per client IP first, then per address (hashed: no address is kept in the limiter's store).
+  // The same refusal whether or not the address is a subscriber's.
+  for (const [limiter, key] of [
+    [deps.perIp, ctx.ip || "unknown"],
+    [deps.perAddress, createHash("sha256").update(email).digest("hex")],
+  ] as const) {
+    const result = await limiter.consume(key);
+    setRateLimitHeaders(ctx, limiter, result);
+    if (!result.allowed) {
+      const minutes = Math.max(1, Math.ceil(result.resetSeconds / 60));
+      ctx.set(retryAfter(result.resetSeconds));
+      return page(
+        ctx,
+        signInPage({
+          email,
+          error: `Too many sign-in requests. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
+          outboxDir,
+        }),
+        429,
+      );
+    }
+  }
+  // Looked up and sent after the answer, so its timing says nothing about the address. With a mail
+  // server the link's origin is the configured one (the configuration requires it).
+  const origin = publicOrigin(ctx, config.publicApiBaseUrl);
+  void sendLink(deps, email, origin).catch((error: unknown) =>
+    logger.error({ err: error }, "could not send a sign-in link"),
+  );
+  page(ctx, checkEmailPage(email, deps.linkMinutes));
+}
 
-  const keysOf = (session: SessionSubscriber) => admin.listKeys(session.subscriberId);
+async function sendLink(deps: Pick<LinkRequest, "auth" | "mailer" | "linkMinutes">, email: string, origin: string) {
+  const { auth, mailer, linkMinutes } = deps;
+  const link = await auth.createLink(email);
+  if (!link) return;
+  const url = `${origin}${DASHBOARD}/sign-in/link?code=${link.token}`;
+  await mailer.send(
+    {
+      to: email,
+      subject: "Your sign-in link for the Marketplace dashboard",
+      text: `Sign in to the Marketplace dashboard:\n\n${url}\n\nThe link works once, within ${linkMinutes} minutes. If you did not ask for it, ignore this message.\n`,
+      html: html`<p>Sign in to the Marketplace dashboard:</p>
+        <p><a href="${url}">Sign in</a></p>
+        <p>The link works once, within ${linkMinutes} minutes. If you did not ask for it, ignore this message.</p>`
+        .value,
+    },
+    // Without a mail server the log is where a developer finds the link; never with one.
+    mailer.kind === "outbox" ? { link: url } : {},
+  );
+}
+
+// ---- Settings → API keys ----
+
+const keysOf = (admin: Accounts, session: SessionSubscriber) => admin.listKeys(session.subscriberId);
+
+function registerKeys(
+  router: Router<DashboardState>,
+  deps: { logger: Logger; admin: Accounts; signedIn: SignedInGate },
+) {
+  const { logger, admin, signedIn } = deps;
   const showKeys = async (ctx: Context, viewer: Viewer, options: Omit<KeysPageOptions, "keys">, status = 200) =>
-    page(ctx, keysPage(viewer, { keys: await keysOf(viewer.session), ...options }), status);
+    page(ctx, keysPage(viewer, { keys: await keysOf(admin, viewer.session), ...options }), status);
 
   router.get<SignedInState>("/keys", signedIn, async (ctx) => {
     const viewer = ctx.state.dashboard;
@@ -327,9 +400,12 @@ export function createDashboardRouter(deps: DashboardDeps): Router<DashboardStat
       throw new HttpError(404, "not_found", "No such key of yours.");
     }
   });
+}
 
-  // ---- Usage ----
+// ---- Usage ----
 
+function registerUsage(router: Router<DashboardState>, deps: { prisma: PrismaClient; signedIn: SignedInGate }) {
+  const { prisma, signedIn } = deps;
   router.get<SignedInState>("/usage", signedIn, async (ctx) => {
     const viewer = ctx.state.dashboard;
     const subscriber = {
@@ -343,87 +419,96 @@ export function createDashboardRouter(deps: DashboardDeps): Router<DashboardStat
     ]);
     page(ctx, usagePage(viewer, summary, days));
   });
+}
 
-  // ---- Try it ----
+// ---- Try it ----
 
+interface TryItDeps {
+  config: Config;
+  prisma: PrismaClient;
+  logger: Logger;
+  /** The compression API's service; null where /v1 is not served. */
+  compress: CompressService | null;
+  admin: Accounts;
+}
+
+function registerTryIt(router: Router<DashboardState>, deps: TryItDeps & { signedIn: SignedInGate }) {
+  const { admin, signedIn } = deps;
   router.get<SignedInState>("/try", signedIn, async (ctx) => {
     const viewer = ctx.state.dashboard;
-    page(ctx, tryPage(viewer, { keys: await keysOf(viewer.session) }));
+    page(ctx, tryPage(viewer, { keys: await keysOf(admin, viewer.session) }));
   });
 
-  router.post<SignedInState>("/try", sameOrigin, signedIn, async (ctx) => {
-    const viewer = ctx.state.dashboard;
-    const keys = await keysOf(viewer.session);
-    const service = deps.compress;
-    if (!service) throw new HttpError(503, "not_served", "This instance does not serve the compression API.");
-    const refusal = keyRefusal(viewer.session.email, viewer.session.plan);
-    if (refusal) throw new HttpError(403, "plan_not_eligible", `${refusal}.`);
-    if (Number(ctx.get("Content-Length")) > config.compress.maxUploadBytes + MULTIPART_OVERHEAD) {
-      throw tooLarge(config.compress.maxUploadBytes);
-    }
-    // The form's token and key come in the body, so the upload is read first, then checked, then
-    // handed to the API's service (rate limit, quota, record, engine). A file refused while it is
-    // read (not a PDF, too large) is not charged, as on /v1, but neither is it recorded.
-    const root = temporaryRoot(config);
-    await mkdir(root, { recursive: true });
-    const dir = await mkdtemp(path.join(root, "req-"));
-    let fields: Record<string, string> = {};
-    try {
-      const upload = await receiveUpload(ctx.req, {
-        dir,
-        maxBytes: config.compress.maxUploadBytes,
-        idleTimeoutMs: config.compress.uploadIdleTimeoutMs,
-        fields: ["csrf_token", "key_id", "profile"],
-      });
-      fields = upload.fields;
-      changing(ctx, fields);
-      const key = await subscriberKey(prisma, viewer.session.subscriberId, fields["key_id"] ?? "", (error) =>
-        logger.warn({ err: error }, "could not record an API key's last use"),
-      );
-      if (!key) throw new HttpError(400, "invalid_key_id", "Choose one of your active keys.");
-      const limit = await service.perKey.consume(key.id);
-      setRateLimitHeaders(ctx, service.perKey, limit);
-      if (!limit.allowed) {
-        throw new HttpError(
-          429,
-          "rate_limited",
-          `Too many requests with this key; retry in ${limit.resetSeconds} s.`,
-          retryAfter(limit.resetSeconds),
-        );
-      }
-      const result = await service.compressFor(ctx, "compress", key, { received: upload, dir });
-      page(
-        ctx,
-        tryPage(viewer, {
-          keys,
-          keyId: key.id,
-          profile: fields["profile"],
-          result: { ...result, filename: upload.filename },
-        }),
-      );
-    } catch (error) {
-      await rm(dir, { recursive: true, force: true });
-      if (!(error instanceof HttpError) || error.status === 401 || error.code === "invalid_csrf_token") throw error;
-      ctx.set(error.headers);
-      page(
-        ctx,
-        tryPage(viewer, {
-          keys,
-          ...(fields["key_id"] ? { keyId: fields["key_id"] } : {}),
-          ...(fields["profile"] ? { profile: fields["profile"] } : {}),
-          error: { status: error.status, code: error.code, message: error.message },
-        }),
-        error.status,
+  router.post<SignedInState>("/try", sameOrigin, signedIn, (ctx) => tryCompress(ctx, deps));
+}
+
+/** POST /try: the upload through the compression API's service, its result or refusal shown on the page. */
+async function tryCompress(ctx: ParameterizedContext<SignedInState>, deps: TryItDeps) {
+  const { config, prisma, logger } = deps;
+  const viewer = ctx.state.dashboard;
+  const keys = await keysOf(deps.admin, viewer.session);
+  const service = deps.compress;
+  if (!service) throw new HttpError(503, "not_served", "This instance does not serve the compression API.");
+  const refusal = keyRefusal(viewer.session.email, viewer.session.plan);
+  if (refusal) throw new HttpError(403, "plan_not_eligible", `${refusal}.`);
+  if (Number(ctx.get("Content-Length")) > config.compress.maxUploadBytes + MULTIPART_OVERHEAD) {
+    throw tooLarge(config.compress.maxUploadBytes);
+  }
+  // The form's token and key come in the body, so the upload is read first, then checked, then
+  // handed to the API's service (rate limit, quota, record, engine). A file refused while it is
+  // read (not a PDF, too large) is not charged, as on /v1, but neither is it recorded.
+  const root = temporaryRoot(config);
+  await mkdir(root, { recursive: true });
+  const dir = await mkdtemp(path.join(root, "req-"));
+  let fields: Record<string, string> = {};
+  try {
+    const upload = await receiveUpload(ctx.req, {
+      dir,
+      maxBytes: config.compress.maxUploadBytes,
+      idleTimeoutMs: config.compress.uploadIdleTimeoutMs,
+      fields: ["csrf_token", "key_id", "profile"],
+    });
+    fields = upload.fields;
+    changing(ctx, fields);
+    const key = await subscriberKey(prisma, viewer.session.subscriberId, fields["key_id"] ?? "", (error) =>
+      logger.warn({ err: error }, "could not record an API key's last use"),
+    );
+    if (!key) throw new HttpError(400, "invalid_key_id", "Choose one of your active keys.");
+    const limit = await service.perKey.consume(key.id);
+    setRateLimitHeaders(ctx, service.perKey, limit);
+    if (!limit.allowed) {
+      throw new HttpError(
+        429,
+        "rate_limited",
+        `Too many requests with this key; retry in ${limit.resetSeconds} s.`,
+        retryAfter(limit.resetSeconds),
       );
     }
-  });
-
-  // Any other page under /dashboard: a page saying so, not the API's JSON.
-  router.get("/{*rest}", () => {
-    throw new HttpError(404, "not_found", "There is no such page in the dashboard.");
-  });
-
-  return router;
+    const result = await service.compressFor(ctx, "compress", key, { received: upload, dir });
+    page(
+      ctx,
+      tryPage(viewer, {
+        keys,
+        keyId: key.id,
+        profile: fields["profile"],
+        result: { ...result, filename: upload.filename },
+      }),
+    );
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    if (!(error instanceof HttpError) || error.status === 401 || error.code === "invalid_csrf_token") throw error;
+    ctx.set(error.headers);
+    page(
+      ctx,
+      tryPage(viewer, {
+        keys,
+        ...(fields["key_id"] ? { keyId: fields["key_id"] } : {}),
+        ...(fields["profile"] ? { profile: fields["profile"] } : {}),
+        error: { status: error.status, code: error.code, message: error.message },
+      }),
+      error.status,
+    );
+  }
 }
 
 function titleOf(status: number): string {
