@@ -68,123 +68,146 @@ export interface KeyView {
   revokedAt: Date | null;
 }
 
+/** The operations, bound to one database and the key pepper. */
 export function accounts(prisma: PrismaClient, pepper: string | null) {
-  async function findSubscriber(ref: string) {
-    const subscriber = await prisma.subscriber.findFirst({
-      where: UUID.test(ref) ? { id: ref } : { email: ref.toLowerCase() },
-    });
-    if (!subscriber) throw new AccountError(`no subscriber ${ref}`);
-    return subscriber;
-  }
-
-  async function view(id: string): Promise<SubscriberView> {
-    const s = await prisma.subscriber.findUniqueOrThrow({
-      where: { id },
-      include: {
-        usage: { where: { month: currentMonth() } },
-        _count: { select: { apiKeys: { where: { revokedAt: null } } } },
-      },
-    });
-    return {
-      id: s.id,
-      name: s.name,
-      email: s.email,
-      plan: s.plan,
-      monthlyQuota: s.monthlyQuota,
-      usedThisMonth: s.usage[0]?.used ?? 0,
-      activeKeys: s._count.apiKeys,
-    };
-  }
-
   return {
-    createSubscriber: async (input: { name: string; email: string; plan: string; quota?: number | string }) => {
-      const plan = parsePlan(input.plan);
-      const email = input.email.trim().toLowerCase();
-      if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new AccountError("email must be an email address");
-      if (!input.name.trim()) throw new AccountError("name must not be empty");
-      if (await prisma.subscriber.findUnique({ where: { email } })) {
-        throw new AccountError(`a subscriber with email ${email} exists`);
-      }
-      const created = await prisma.subscriber.create({
-        data: {
-          name: input.name.trim(),
-          email,
-          plan,
-          monthlyQuota: input.quota === undefined ? DEFAULT_MONTHLY_QUOTA[plan] : parseQuota(input.quota),
-        },
-      });
-      return view(created.id);
-    },
-
-    updateSubscriber: async (ref: string, change: { plan?: string; quota?: number | string; name?: string }) => {
-      const subscriber = await findSubscriber(ref);
-      await prisma.subscriber.update({
-        where: { id: subscriber.id },
-        data: {
-          ...(change.plan !== undefined ? { plan: parsePlan(change.plan) } : {}),
-          ...(change.quota !== undefined ? { monthlyQuota: parseQuota(change.quota) } : {}),
-          ...(change.name !== undefined ? { name: change.name } : {}),
-        },
-      });
-      return view(subscriber.id);
-    },
-
-    listSubscribers: async (): Promise<SubscriberView[]> => {
-      const all = await prisma.subscriber.findMany({ orderBy: { email: "asc" }, select: { id: true } });
-      return Promise.all(all.map((s) => view(s.id)));
-    },
-
+    createSubscriber: (input: NewSubscriber) => createSubscriber(prisma, input),
+    updateSubscriber: (ref: string, change: SubscriberChange) => updateSubscriber(prisma, ref, change),
+    listSubscribers: () => listSubscribers(prisma),
     /** The only result that holds a secret: show it to the subscriber once. */
-    issueKey: async (ref: string, name = "default") => {
-      const label = parseKeyName(name);
-      const subscriber = await findSubscriber(ref);
-      const refusal = keyRefusal(subscriber.email, subscriber.plan);
-      if (refusal) throw new AccountError(refusal);
-      const { token, prefix } = generateApiKey();
-      const key = await prisma.apiKey.create({
-        data: { subscriberId: subscriber.id, name: label, prefix, hash: hashApiKey(token, pepper) },
-      });
-      return { id: key.id, prefix, name: label, subscriber: subscriber.email, createdAt: key.createdAt, token };
-    },
-
-    listKeys: async (ref?: string): Promise<KeyView[]> => {
-      const where = ref ? { subscriberId: (await findSubscriber(ref)).id } : {};
-      const keys = await prisma.apiKey.findMany({
-        where,
-        orderBy: { createdAt: "asc" },
-        include: { subscriber: { select: { email: true } } },
-      });
-      return keys.map((k) => ({
-        id: k.id,
-        prefix: k.prefix,
-        name: k.name,
-        subscriber: k.subscriber.email,
-        createdAt: k.createdAt,
-        lastUsedAt: k.lastUsedAt,
-        revokedAt: k.revokedAt,
-      }));
-    },
-
+    issueKey: (ref: string, name = "default") => issueKey(prisma, pepper, ref, name),
+    listKeys: (ref?: string) => listKeys(prisma, ref),
     /**
      * Revokes at once: the next request with the key is refused. With owner (a subscriber's id),
      * only a key of that subscriber's is found (the dashboard's revoke).
      */
-    revokeKey: async (ref: string, owner?: string): Promise<KeyView> => {
-      const matches = await prisma.apiKey.findMany({
-        where: {
-          ...(UUID.test(ref) ? { id: ref } : { prefix: ref }),
-          ...(owner !== undefined ? { subscriberId: owner } : {}),
-        },
-        include: { subscriber: { select: { email: true } } },
-      });
-      if (matches.length === 0) throw new AccountError(`no key ${ref}`);
-      if (matches.length > 1) throw new AccountError(`${ref} names ${matches.length} keys; use the key id`);
-      const [key] = matches as [(typeof matches)[number]];
-      const revokedAt = key.revokedAt ?? new Date();
-      await prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt } });
-      return { ...key, subscriber: key.subscriber.email, revokedAt };
-    },
+    revokeKey: (ref: string, owner?: string) => revokeKey(prisma, ref, owner),
   };
+}
+
+interface NewSubscriber {
+  name: string;
+  email: string;
+  plan: string;
+  quota?: number | string;
+}
+
+interface SubscriberChange {
+  plan?: string;
+  quota?: number | string;
+  name?: string;
+}
+
+/** A subscriber by id or by e-mail address (any case). */
+async function findSubscriber(prisma: PrismaClient, ref: string) {
+  const subscriber = await prisma.subscriber.findFirst({
+    where: UUID.test(ref) ? { id: ref } : { email: ref.toLowerCase() },
+  });
+  if (!subscriber) throw new AccountError(`no subscriber ${ref}`);
+  return subscriber;
+}
+
+async function subscriberView(prisma: PrismaClient, id: string): Promise<SubscriberView> {
+  const s = await prisma.subscriber.findUniqueOrThrow({
+    where: { id },
+    include: {
+      usage: { where: { month: currentMonth() } },
+      _count: { select: { apiKeys: { where: { revokedAt: null } } } },
+    },
+  });
+  return {
+    id: s.id,
+    name: s.name,
+    email: s.email,
+    plan: s.plan,
+    monthlyQuota: s.monthlyQuota,
+    usedThisMonth: s.usage[0]?.used ?? 0,
+    activeKeys: s._count.apiKeys,
+  };
+}
+
+async function createSubscriber(prisma: PrismaClient, input: NewSubscriber): Promise<SubscriberView> {
+  const plan = parsePlan(input.plan);
+  const email = input.email.trim().toLowerCase();
+  if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new AccountError("email must be an email address");
+  if (!input.name.trim()) throw new AccountError("name must not be empty");
+  if (await prisma.subscriber.findUnique({ where: { email } })) {
+    throw new AccountError(`a subscriber with email ${email} exists`);
+  }
+  const created = await prisma.subscriber.create({
+    data: {
+      name: input.name.trim(),
+      email,
+      plan,
+      monthlyQuota: input.quota === undefined ? DEFAULT_MONTHLY_QUOTA[plan] : parseQuota(input.quota),
+    },
+  });
+  return subscriberView(prisma, created.id);
+}
+
+async function updateSubscriber(prisma: PrismaClient, ref: string, change: SubscriberChange): Promise<SubscriberView> {
+  const subscriber = await findSubscriber(prisma, ref);
+  await prisma.subscriber.update({
+    where: { id: subscriber.id },
+    data: {
+      ...(change.plan !== undefined ? { plan: parsePlan(change.plan) } : {}),
+      ...(change.quota !== undefined ? { monthlyQuota: parseQuota(change.quota) } : {}),
+      ...(change.name !== undefined ? { name: change.name } : {}),
+    },
+  });
+  return subscriberView(prisma, subscriber.id);
+}
+
+async function listSubscribers(prisma: PrismaClient): Promise<SubscriberView[]> {
+  const all = await prisma.subscriber.findMany({ orderBy: { email: "asc" }, select: { id: true } });
+  return Promise.all(all.map((s) => subscriberView(prisma, s.id)));
+}
+
+async function issueKey(prisma: PrismaClient, pepper: string | null, ref: string, name: string) {
+  const label = parseKeyName(name);
+  const subscriber = await findSubscriber(prisma, ref);
+  const refusal = keyRefusal(subscriber.email, subscriber.plan);
+  if (refusal) throw new AccountError(refusal);
+  const { token, prefix } = generateApiKey();
+  const key = await prisma.apiKey.create({
+    data: { subscriberId: subscriber.id, name: label, prefix, hash: hashApiKey(token, pepper) },
+  });
+  return { id: key.id, prefix, name: label, subscriber: subscriber.email, createdAt: key.createdAt, token };
+}
+
+async function listKeys(prisma: PrismaClient, ref?: string): Promise<KeyView[]> {
+  const where = ref ? { subscriberId: (await findSubscriber(prisma, ref)).id } : {};
+  const keys = await prisma.apiKey.findMany({
+    where,
+    orderBy: { createdAt: "asc" },
+    include: { subscriber: { select: { email: true } } },
+  });
+  return keys.map((k) => ({
+    id: k.id,
+    prefix: k.prefix,
+    name: k.name,
+    subscriber: k.subscriber.email,
+    createdAt: k.createdAt,
+    lastUsedAt: k.lastUsedAt,
+    revokedAt: k.revokedAt,
+  }));
+}
+
+/** A key by id or by prefix; a prefix that two keys share is refused rather than guessed. */
+async function revokeKey(prisma: PrismaClient, ref: string, owner?: string): Promise<KeyView> {
+  const matches = await prisma.apiKey.findMany({
+    where: {
+      ...(UUID.test(ref) ? { id: ref } : { prefix: ref }),
+      ...(owner !== undefined ? { subscriberId: owner } : {}),
+    },
+    include: { subscriber: { select: { email: true } } },
+  });
+  if (matches.length === 0) throw new AccountError(`no key ${ref}`);
+  if (matches.length > 1) throw new AccountError(`${ref} names ${matches.length} keys; use the key id`);
+  const [key] = matches as [(typeof matches)[number]];
+  const revokedAt = key.revokedAt ?? new Date();
+  await prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt } });
+  return { ...key, subscriber: key.subscriber.email, revokedAt };
 }
 
 export type Accounts = ReturnType<typeof accounts>;
