@@ -13,7 +13,7 @@
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { nextMonth, releaseQuota, reserveQuota } from "../auth/quota.ts";
-import { HttpError } from "../errors.ts";
+import { HttpError, retryAfter } from "../errors.ts";
 import type { CompressionProfile } from "./engine/index.ts";
 import type { EngineJob } from "./isolation/protocol.ts";
 import { RunnerBusy, type Runner } from "./isolation/runner.ts";
@@ -57,7 +57,7 @@ export function quotaExceeded(monthlyQuota: number, reset = nextMonth()): HttpEr
     "quota_exceeded",
     `The monthly quota of ${monthlyQuota} compressions is used up; it renews at ${reset.toISOString()}.`,
     {
-      "Retry-After": String(Math.ceil((reset.getTime() - Date.now()) / 1000)),
+      ...retryAfter((reset.getTime() - Date.now()) / 1000),
       ...quotaHeaders(monthlyQuota, 0, reset),
     },
   );
@@ -100,9 +100,12 @@ export async function run(
     result = await runner.run(job, { signal });
   } catch (error) {
     if (error instanceof RunnerBusy) {
-      throw new HttpError(503, "busy", "Every compression slot is taken; retry shortly.", {
-        "Retry-After": String(Math.max(1, Math.ceil(error.retryAfterSeconds))),
-      });
+      throw new HttpError(
+        503,
+        "busy",
+        "Every compression slot is taken; retry shortly.",
+        retryAfter(error.retryAfterSeconds),
+      );
     }
     throw error;
   }

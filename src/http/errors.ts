@@ -6,9 +6,6 @@ import { errorBody, HttpError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { AppContext } from "./state.ts";
 
-// src/compress still imports HttpError from here; its owner moves it to src/errors.ts.
-export { HttpError };
-
 /** A header value must be visible ASCII: anything else is percent-encoded. */
 function headerSafe(message: string): string {
   return message.replace(/[^\x20-\x7e]|%/g, (c) => encodeURIComponent(c)).slice(0, 512);

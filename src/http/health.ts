@@ -18,9 +18,6 @@ import { withTimeout } from "../with-timeout.ts";
 /** A readiness check that takes longer than this counts as failed. */
 const CHECK_TIMEOUT_MS = 1_500;
 
-// src/compress still imports shuttingDown from here; its owner moves it to src/errors.ts.
-export { shuttingDown };
-
 async function check(probe: () => Promise<unknown>): Promise<boolean> {
   try {
     return await withTimeout(

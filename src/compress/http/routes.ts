@@ -9,7 +9,7 @@ import Router from "@koa/router";
 import type { Context, Next } from "koa";
 import type { AuthenticatedKey } from "../../auth/authenticate.ts";
 import { usageBody, usageSummary } from "../../auth/usage.ts";
-import { HttpError } from "../../http/errors.ts";
+import { HttpError } from "../../errors.ts";
 import { publicOrigin } from "../../http/origin.ts";
 import { rateLimitBy } from "../../http/rate-limit.ts";
 import { addSwaggerUiRoutes } from "../../http/swagger-ui.ts";

@@ -11,8 +11,8 @@ import { authenticateApiKey, type AuthenticatedKey } from "../../auth/authentica
 import { nextMonth } from "../../auth/quota.ts";
 import type { Config } from "../../config/env.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
-import { HttpError } from "../../http/errors.ts";
-import { shuttingDown } from "../../http/health.ts";
+import { HttpError } from "../../errors.ts";
+import { shuttingDown } from "../../errors.ts";
 import { publicOrigin } from "../../http/origin.ts";
 import { createRateLimiter, type RateLimiter } from "../../http/rate-limit.ts";
 import type { Logger } from "../../logger.ts";

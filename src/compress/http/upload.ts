@@ -9,7 +9,7 @@ import type { Http2ServerRequest } from "node:http2";
 import path from "node:path";
 import type { Readable } from "node:stream";
 import busboy from "busboy";
-import { HttpError } from "../../http/errors.ts";
+import { HttpError } from "../../errors.ts";
 
 export interface Upload {
   path: string;
