@@ -176,20 +176,28 @@ export async function succeed(
 
 /**
  * Marks a running compression failed with `errorCode` and releases its unit, once: only the caller
- * whose update claimed the record releases it. False when it was not running (already settled).
+ * whose update claimed the record releases it. One statement, so a process that dies in between
+ * cannot leave the record failed and the unit still used. False when it was not running (already
+ * settled).
  */
 export async function fail(
   prisma: PrismaClient,
-  compression: Pick<Reserved, "id" | "subscriberId" | "month">,
+  compression: Pick<Reserved, "id">,
   errorCode: string,
 ): Promise<boolean> {
-  const claimed = await prisma.compression.updateMany({
-    where: { id: compression.id, status: "running" },
-    data: { status: "failed", errorCode, finishedAt: new Date() },
-  });
-  if (claimed.count !== 1) return false;
-  await releaseQuota(prisma, compression.subscriberId, compression.month);
-  return true;
+  const [row] = await prisma.$queryRaw<{ claimed: number }[]>`
+    WITH claimed AS (
+      UPDATE compressions SET status = 'failed', error_code = ${errorCode}, finished_at = now()
+       WHERE id = ${compression.id}::uuid AND status = 'running'
+       RETURNING subscriber_id, month
+    ), released AS (
+      UPDATE quota_usage q SET used = q.used - 1
+        FROM claimed c
+       WHERE q.subscriber_id = c.subscriber_id AND q.month = c.month AND q.used > 0
+       RETURNING 1
+    )
+    SELECT count(*)::int AS claimed FROM claimed`;
+  return row?.claimed === 1;
 }
 
 /** The compression result of the API: sizes in bytes, savings in percent (two decimals). */
