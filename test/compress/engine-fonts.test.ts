@@ -10,10 +10,13 @@ import path from "node:path";
 import fontkit from "@pdf-lib/fontkit";
 import { afterAll, describe, expect, it } from "vitest";
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, StandardFonts } from "@cantoo/pdf-lib";
+import { Encodings } from "@cantoo/pdf-lib/standard-fonts";
 import type { PDFFont, PDFRef, PDFNumber } from "@cantoo/pdf-lib";
 import { compressPdf, COMPRESSION_PROFILES } from "../../src/compress/engine/index.ts";
 import type { CompressionProfile, CompressionReport } from "../../src/compress/engine/index.ts";
 import { decodeStreamData } from "../../src/compress/engine/filters.ts";
+import { unwrapCff } from "../../src/compress/engine/fonts-cff.ts";
+import { readNamedCff } from "../../src/compress/engine/fonts-cff-names.ts";
 import { trimToUnicode, trimWidths } from "../../src/compress/engine/fonts-maps.ts";
 import { createRunner } from "../../src/compress/isolation/runner.ts";
 import { corpusDir } from "./fixtures.ts";
@@ -256,6 +259,62 @@ async function simpleTrueTypeDocument(name = "DejaVuSansMono"): Promise<Uint8Arr
   return doc.save({ useObjectStreams: false });
 }
 
+/** WinAnsiEncoding code → Unicode, from pdf-lib's table. */
+function winAnsiUnicodes(): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const cp of Encodings.WinAnsi.supportedCodePoints) {
+    const { code } = Encodings.WinAnsi.encodeUnicodeCodePoint(cp);
+    if (!out.has(code)) out.set(code, cp);
+  }
+  return out;
+}
+
+/**
+ * Two pages drawing with Nimbus Sans as a simple font over its bare CFF (FontFile3 /Type1C, as
+ * Acrobat and Distiller embed Type 1 fonts): one font dictionary with WinAnsiEncoding on both
+ * pages, a second over the same program with /Differences on page two.
+ */
+async function type1cDocument(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  const { context } = doc;
+  const otf = readFileSync(NIMBUS);
+  const program = unwrapCff(otf)!;
+  const metrics = fontkit.create(otf) as unknown as { glyphForCodePoint(cp: number): { advanceWidth: number } };
+  const unicodes = winAnsiUnicodes();
+  const widths = Array.from({ length: 224 }, (_, i) => {
+    const cp = unicodes.get(32 + i);
+    return cp === undefined ? 0 : metrics.glyphForCodePoint(cp).advanceWidth;
+  });
+  const fontFile = context.register(context.flateStream(program, { Subtype: "Type1C" }));
+  const descriptor = context.register(
+    context.obj({
+      ...{ Type: "FontDescriptor", FontName: "NimbusSans-Regular", Flags: 32, FontBBox: [-210, -300, 1032, 1000] },
+      ...{ ItalicAngle: 0, Ascent: 729, Descent: -218, CapHeight: 729, StemV: 80, FontFile3: fontFile },
+    }),
+  );
+  const simple = (encoding: PDFName | PDFDict) =>
+    context.register(
+      context.obj({
+        ...{ Type: "Font", Subtype: "Type1", BaseFont: "NimbusSans-Regular", FirstChar: 32, LastChar: 255 },
+        ...{ Widths: widths, Encoding: encoding, FontDescriptor: descriptor },
+      }),
+    );
+  const winAnsi = simple(PDFName.of("WinAnsiEncoding"));
+  // Codes 65 and 66 draw Euro and eacute here; 67 draws a glyph by a name the font lacks.
+  const differences = simple(context.obj({ Type: "Encoding", Differences: [65, "Euro", "eacute", "notInFont"] }));
+  const first = doc.addPage([500, 300]);
+  first.node.setFontDictionary(PDFName.of("F1"), winAnsi);
+  first.node.addContentStream(
+    context.register(context.flateStream("BT /F1 20 Tf 30 220 Td (Type 1C: caf\\351 \\200 fjord) Tj ET")),
+  );
+  const second = doc.addPage([500, 300]);
+  second.node.setFontDictionary(PDFName.of("F1"), winAnsi);
+  second.node.setFontDictionary(PDFName.of("F2"), differences);
+  const text = "BT /F1 20 Tf 30 220 Td [(Page two) -300 (Quixotic)] TJ /F2 20 Tf 0 -40 Td (ABC) Tj ET";
+  second.node.addContentStream(context.register(context.flateStream(text)));
+  return doc.save({ useObjectStreams: false });
+}
+
 describe.skipIf(!HAVE_FONTS || !POPPLER)("font subsetting", () => {
   it.each(COMPRESSION_PROFILES)(
     "%s: a font on two pages is subset, the form field's font stays whole, text and pixels unchanged",
@@ -334,6 +393,31 @@ describe.skipIf(!HAVE_FONTS || !POPPLER)("font subsetting", () => {
     const after = await fontsOf(output);
     expect(after.get("DejaVuSansMono")!.baseFont).toMatch(/^[A-Z]{6}\+DejaVuSansMono$/);
     expect(after.get("DejaVuSansMono")!.programBytes).toBeLessThan(readFileSync(MONO).length / 10);
+    expectSameLook(input, output);
+  }, 60_000);
+
+  it("a simple font over a bare CFF (FontFile3 /Type1C) on two pages, by WinAnsi and Differences, is subset", async () => {
+    const input = await type1cDocument();
+    const { output, report } = await compress(input, "lossless");
+    expect(report.fonts.subset).toBe(1);
+    expect(report.fonts.bytesAfter).toBeLessThan(report.fonts.bytesBefore / 5);
+    const doc = await PDFDocument.load(output, { updateMetadata: false });
+    const fonts = doc.context
+      .enumerateIndirectObjects()
+      .map(([, object]) => object)
+      .filter((object): object is PDFDict => object instanceof PDFDict && object.has(PDFName.of("Widths")));
+    expect(fonts).toHaveLength(2);
+    const program = fonts[0]!.lookup(PDFName.of("FontDescriptor"), PDFDict).lookup(PDFName.of("FontFile3"));
+    if (!(program instanceof PDFRawStream)) throw new Error("no FontFile3");
+    expect(program.dict.lookup(PDFName.of("Subtype"))).toBe(PDFName.of("Type1C"));
+    const cff = readNamedCff(decodeStreamData(program, 1 << 24)!)!;
+    const whole = readNamedCff(unwrapCff(readFileSync(NIMBUS))!)!;
+    // The glyphs drawn keep their ids and names (the others are emptied, or cut off the end).
+    for (const name of ["T", "y", "eacute", "Euro", "j", "Q", "B", "C"]) {
+      expect(cff.glyphOfName.get(name), name).toBe(whole.glyphOfName.get(name));
+    }
+    expect(cff.glyphs).toBeLessThanOrEqual(whole.glyphs);
+    for (const font of fonts) expect(font.lookup(PDFName.of("BaseFont"), PDFName).decodeText()).toMatch(/^[A-Z]{6}\+/);
     expectSameLook(input, output);
   }, 60_000);
 
@@ -471,5 +555,23 @@ describe.skipIf(!CORPUS || !POPPLER)("font subsetting on the corpus", () => {
       expectSameLook(input, output);
     },
     60_000,
+  );
+
+  it.each([
+    // Seven simple fonts over bare CFF (FontFile3 /Type1C) embedded whole, Symbol and ZapfDingbats
+    // with their built-in encodings among them.
+    ["text_federal_register_15p.pdf", 7],
+    // Nine of them (WinAnsi, and /Differences over the built-in encoding) beside a bare CID-keyed CFF.
+    ["text_redbook_18p_cff.pdf", 10],
+  ])(
+    "%s: the simple fonts over bare CFF are subset, text and pixels unchanged",
+    async (name, fonts) => {
+      const input = readFileSync(path.join(CORPUS!, "files", name));
+      const { output, report } = await compress(input, "lossless");
+      expect(report.fonts.subset).toBeGreaterThanOrEqual(fonts);
+      expect(report.fonts.bytesAfter).toBeLessThan(report.fonts.bytesBefore / 3);
+      expectSameLook(input, output);
+    },
+    120_000,
   );
 });

@@ -1,6 +1,6 @@
-// Bare CFF font programs (FontFile3 /CIDFontType0C) for hb-subset, which reads only OpenType:
-// the CFF goes into a minimal OpenType wrapper ('OTTO' with the 'CFF ' table and a 'maxp' giving
-// the glyph count) and comes back out of the subset's wrapper. What the font pass needs of the
+// Bare CFF font programs (FontFile3 /CIDFontType0C or /Type1C) for hb-subset, which reads only
+// OpenType: the CFF goes into a minimal OpenType wrapper ('OTTO' with the 'CFF ' table and a
+// 'maxp' giving the glyph count) and comes back out of the subset's wrapper. What the font pass needs of the
 // CFF itself (Adobe Technical Note #5176, "The Compact Font Format Specification"): whether it is
 // CID-keyed (a ROS operator in the Top DICT), its glyph count, and its charset, which in a
 // CID-keyed font maps each glyph to its CID. Bounds-checked: a damaged font reads as undefined.
@@ -12,13 +12,13 @@ export interface CffFont {
   glyphOfCid: Map<number, number> | undefined;
 }
 
-interface Index {
+export interface Index {
   /** Offsets of the items, count + 1 of them, absolute. */
   offsets: number[];
   end: number;
 }
 
-function readIndex(b: Uint8Array, at: number): Index | undefined {
+export function readIndex(b: Uint8Array, at: number): Index | undefined {
   if (at + 2 > b.length) return undefined;
   const count = (b[at]! << 8) | b[at + 1]!;
   if (count === 0) return { offsets: [], end: at + 2 };
@@ -38,7 +38,7 @@ function readIndex(b: Uint8Array, at: number): Index | undefined {
 }
 
 /** The Top DICT's operators (12 x as 1200 + x) with their integer operands; reals are skipped. */
-function readDict(b: Uint8Array, start: number, end: number): Map<number, number[]> | undefined {
+export function readDict(b: Uint8Array, start: number, end: number): Map<number, number[]> | undefined {
   const entries = new Map<number, number[]>();
   let operands: number[] = [];
   let i = start;
@@ -88,6 +88,31 @@ const CHARSET = 15;
 const CHARSTRINGS = 17;
 const ROS = 1230;
 
+/**
+ * A custom charset (formats 0 to 2): the string id (name-keyed) or CID (CID-keyed) of each glyph,
+ * glyph 0 (.notdef) first; undefined when damaged.
+ */
+export function readCharset(b: Uint8Array, charsetAt: number, glyphs: number): number[] | undefined {
+  const charset = [0];
+  const format = b[charsetAt];
+  let at = charsetAt + 1;
+  const u16 = (p: number) => (b[p]! << 8) | b[p + 1]!;
+  if (format === 0) {
+    if (at + (glyphs - 1) * 2 > b.length) return undefined;
+    for (; charset.length < glyphs; at += 2) charset.push(u16(at));
+  } else if (format === 1 || format === 2) {
+    const size = format === 1 ? 3 : 4;
+    while (charset.length < glyphs) {
+      if (at + size > b.length) return undefined;
+      const first = u16(at);
+      const left = format === 1 ? b[at + 2]! : u16(at + 2);
+      for (let k = 0; k <= left && charset.length < glyphs; k++) charset.push(first + k);
+      at += size;
+    }
+  } else return undefined;
+  return charset;
+}
+
 /** A CFF font's glyph count and, CID-keyed, its CID map; undefined when damaged. */
 export function readCff(b: Uint8Array): CffFont | undefined {
   if (b.length < 4 || b[0] !== 1) return undefined;
@@ -103,24 +128,10 @@ export function readCff(b: Uint8Array): CffFont | undefined {
   const charsetAt = dict.get(CHARSET)?.[0];
   // Predefined charsets (0-2) name glyphs, not CIDs: not a CID-keyed font's.
   if (charsetAt === undefined || charsetAt <= 2) return undefined;
+  const charset = readCharset(b, charsetAt, glyphs);
+  if (!charset) return undefined;
   const glyphOfCid = new Map<number, number>([[0, 0]]);
-  const format = b[charsetAt];
-  let at = charsetAt + 1;
-  let gid = 1;
-  const u16 = (p: number) => (b[p]! << 8) | b[p + 1]!;
-  if (format === 0) {
-    if (at + (glyphs - 1) * 2 > b.length) return undefined;
-    for (; gid < glyphs; gid++, at += 2) glyphOfCid.set(u16(at), gid);
-  } else if (format === 1 || format === 2) {
-    const size = format === 1 ? 3 : 4;
-    while (gid < glyphs) {
-      if (at + size > b.length) return undefined;
-      const first = u16(at);
-      const left = format === 1 ? b[at + 2]! : u16(at + 2);
-      for (let k = 0; k <= left && gid < glyphs; k++) glyphOfCid.set(first + k, gid++);
-      at += size;
-    }
-  } else return undefined;
+  for (let gid = 1; gid < glyphs; gid++) glyphOfCid.set(charset[gid]!, gid);
   return { glyphs, glyphOfCid };
 }
 

@@ -18,12 +18,15 @@
 //   subtable through the encoding's glyph names, (3,0) at 0xF000 + code, (1,0) when there is no
 //   Microsoft subtable, the post table's names) reaches for a drawn code is kept, and the subset's
 //   cmap is checked to map those codes to the same glyphs.
+// - Type 1 fonts over a bare CFF (FontFile3 /Type1C, given to hb-subset in the same wrapper):
+//   every glyph a drawn code reaches by the CFF's built-in encoding or by a glyph name the font's
+//   encoding may give it (fonts-cff-names.ts reads the charset and encoding) is kept, and the
+//   subset is checked to reach the same glyphs.
 // Not subset: fonts named by an interactive form (editing a field needs every glyph), fonts a use
 // of which could not be read (fonts-usage.ts), Type 1 fonts (FontFile: no maintained library
-// subsets Type 1 programs; hb-subset reads OpenType, TrueType and CFF only), simple fonts with
-// CFF (FontFile3 /Type1C: the code to glyph mapping goes through CFF glyph names, not read here),
-// Type 0 fonts with other CMaps, MacRoman, Standard or built-in encodings of non-symbolic
-// TrueType fonts, and any font for which hb-subset fails or whose subset is no smaller.
+// subsets Type 1 programs; hb-subset reads OpenType, TrueType and CFF only), Type 0 fonts with
+// other CMaps, MacRoman encodings, Standard or built-in encodings of non-symbolic TrueType fonts,
+// and any font for which hb-subset fails or whose subset is no smaller.
 import { createHash } from "node:crypto";
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFContext } from "@cantoo/pdf-lib";
@@ -31,6 +34,8 @@ import { Encodings } from "@cantoo/pdf-lib/standard-fonts";
 import { decodeStreamData, deflate, N } from "./filters.ts";
 import { releaseSubsetter, subsetFontProgram } from "./fonts-hb.ts";
 import { readCff, unwrapCff, wrapCff } from "./fonts-cff.ts";
+import { readNamedCff } from "./fonts-cff-names.ts";
+import { STANDARD_ENCODING } from "./fonts-cff-strings.ts";
 import type { CffFont } from "./fonts-cff.ts";
 import { trimToUnicode, trimWidths } from "./fonts-maps.ts";
 import { charMaps, glyphNames, readSfnt } from "./fonts-sfnt.ts";
@@ -66,6 +71,9 @@ const F = {
   OpenType: PDFName.of("OpenType"),
   ToUnicode: PDFName.of("ToUnicode"),
   TrueType: PDFName.of("TrueType"),
+  Type1: PDFName.of("Type1"),
+  Type1C: PDFName.of("Type1C"),
+  StandardEncoding: PDFName.of("StandardEncoding"),
   W: PDFName.of("W"),
   WinAnsiEncoding: PDFName.of("WinAnsiEncoding"),
 } as const;
@@ -124,7 +132,7 @@ function programOf(descriptor: PDFDict): { program: PDFRawStream; kind: ProgramK
   if (!(file3 instanceof PDFRawStream)) return undefined;
   const subtype = file3.dict.lookup(N.Subtype);
   if (subtype === F.OpenType) return { program: file3, kind: "sfnt" };
-  if (subtype === F.CIDFontType0C) return { program: file3, kind: "cff" };
+  if (subtype === F.CIDFontType0C || subtype === F.Type1C) return { program: file3, kind: "cff" };
   return undefined;
 }
 
@@ -182,7 +190,7 @@ function cidPlan(font: PDFDict, codes: Set<number>): FontPlan | undefined {
       },
     };
   }
-  if (subtype === F.CIDFontType0) {
+  if (subtype === F.CIDFontType0 && found.program.dict.lookup(N.Subtype) !== F.Type1C) {
     return {
       ...base,
       keep: (program) => {
@@ -210,10 +218,22 @@ function cidPlan(font: PDFDict, codes: Set<number>): FontPlan | undefined {
   return undefined;
 }
 
+/** An encoding's /Differences array as code → glyph name; undefined when malformed. */
+function readDifferences(differences: PDFArray): Map<number, string> | undefined {
+  const names = new Map<number, string>();
+  let code = -1;
+  for (let i = 0; i < differences.size(); i++) {
+    const item = differences.lookup(i);
+    if (item instanceof PDFNumber) code = item.asNumber();
+    else if (item instanceof PDFName && code >= 0) names.set(code++, item.decodeText());
+    else return undefined;
+  }
+  return names;
+}
+
 /** Glyph names of the codes, from the font's encoding; undefined when it is not one read here. */
 function encodingNames(font: PDFDict, symbolic: boolean, codes: Set<number>): Map<number, string> | undefined {
   const encoding = font.lookup(F.Encoding);
-  const names = new Map<number, string>();
   let base: Map<number, string> | undefined;
   let differences: PDFArray | undefined;
   if (encoding === F.WinAnsiEncoding) base = WIN_ANSI_NAMES;
@@ -225,15 +245,8 @@ function encodingNames(font: PDFDict, symbolic: boolean, codes: Set<number>): Ma
     if (d !== undefined && !(d instanceof PDFArray)) return undefined;
     differences = d;
   } else if (encoding !== undefined) return undefined;
-  if (differences) {
-    let code = -1;
-    for (let i = 0; i < differences.size(); i++) {
-      const item = differences.lookup(i);
-      if (item instanceof PDFNumber) code = item.asNumber();
-      else if (item instanceof PDFName && code >= 0) names.set(code++, item.decodeText());
-      else return undefined;
-    }
-  }
+  const names = differences ? readDifferences(differences) : new Map<number, string>();
+  if (!names) return undefined;
   for (const code of codes) {
     if (names.has(code)) continue;
     const name = base?.get(code);
@@ -318,9 +331,83 @@ function trueTypePlan(font: PDFDict, codes: Set<number>): FontPlan | undefined {
   };
 }
 
+/**
+ * The glyph names a reader may take each code to: the /Differences name, else that of the
+ * declared base encoding, or with none declared (the font's built-in encoding is then the base)
+ * those of StandardEncoding and WinAnsiEncoding, which some readers assume. Undefined for the
+ * MacRoman and MacExpert encodings, not read here.
+ */
+function simpleFontNames(font: PDFDict, codes: Set<number>): Map<number, string[]> | undefined {
+  const encoding = font.lookup(F.Encoding);
+  const dict = encoding instanceof PDFDict ? encoding : undefined;
+  const baseName = dict ? dict.lookup(F.BaseEncoding) : encoding;
+  const bases =
+    baseName === undefined
+      ? [STANDARD_ENCODING, WIN_ANSI_NAMES]
+      : baseName === F.WinAnsiEncoding
+        ? [WIN_ANSI_NAMES]
+        : baseName === F.StandardEncoding
+          ? [STANDARD_ENCODING]
+          : undefined;
+  const differences = dict?.lookup(F.Differences);
+  if (!bases || (differences !== undefined && !(differences instanceof PDFArray))) return undefined;
+  const named = differences ? readDifferences(differences) : new Map<number, string>();
+  if (!named) return undefined;
+  const names = new Map<number, string[]>();
+  for (const c of codes) {
+    const own = named.get(c);
+    names.set(c, own !== undefined ? [own] : bases.flatMap((base) => base.get(c) ?? []));
+  }
+  return names;
+}
+
+/**
+ * A simple Type 1 font over a bare CFF (FontFile3 /Type1C): every glyph a drawn code reaches,
+ * by the CFF's built-in encoding or by any glyph name the code may stand for, is kept; the subset
+ * must reach the same glyphs the same ways. /Widths and /Encoding need no change (ids are kept).
+ */
+function type1cPlan(font: PDFDict, codes: Set<number>): FontPlan | undefined {
+  const descriptor = font.lookup(F.FontDescriptor);
+  const found = descriptor instanceof PDFDict ? programOf(descriptor) : undefined;
+  if (!(descriptor instanceof PDFDict) || !found || found.program.dict.lookup(N.Subtype) !== F.Type1C) return undefined;
+  const names = simpleFontNames(font, codes);
+  if (!names) return undefined;
+  /** Each way (a code by the built-in encoding, or a name) to the glyph it reaches. */
+  const reached = (bytes: Uint8Array) => {
+    const cff = readNamedCff(bytes);
+    if (!cff) return undefined;
+    const ways = new Map<string, number>();
+    for (const code of codes) {
+      const glyph = cff.glyphOfCode.get(code);
+      if (glyph !== undefined) ways.set(`code ${code}`, glyph);
+      for (const name of names.get(code)!) {
+        const named = cff.glyphOfName.get(name);
+        if (named !== undefined) ways.set(`name ${name}`, named);
+      }
+    }
+    return ways;
+  };
+  return {
+    owner: font,
+    named: [font],
+    descriptor,
+    ...found,
+    keep: (bytes) => {
+      const ways = reached(bytes);
+      return ways && { glyphs: new Set(ways.values()), unicodes: new Set() };
+    },
+    check: (original, subset) => {
+      const before = reached(original);
+      const after = reached(subset);
+      return !!before && !!after && [...before].every(([way, glyph]) => after.get(way) === glyph);
+    },
+  };
+}
+
 function planOf(font: PDFDict, codes: Set<number>): FontPlan | undefined {
   if (isIdentityType0(font)) return cidPlan(font, codes);
   if (font.lookup(N.Subtype) === F.TrueType) return trueTypePlan(font, codes);
+  if (font.lookup(N.Subtype) === F.Type1) return type1cPlan(font, codes);
   return undefined;
 }
 
