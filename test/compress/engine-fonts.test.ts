@@ -6,6 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { deflateSync } from "node:zlib";
 import path from "node:path";
 import fontkit from "@pdf-lib/fontkit";
 import { afterAll, describe, expect, it } from "vitest";
@@ -17,6 +18,11 @@ import type { CompressionProfile, CompressionReport } from "../../src/compress/e
 import { decodeStreamData } from "../../src/compress/engine/filters.ts";
 import { unwrapCff } from "../../src/compress/engine/fonts-cff.ts";
 import { readNamedCff } from "../../src/compress/engine/fonts-cff-names.ts";
+import { writeType2 } from "../../src/compress/engine/fonts-cff-write.ts";
+import { interpretType1 } from "../../src/compress/engine/fonts-type1-charstrings.ts";
+import { convertType1 } from "../../src/compress/engine/fonts-type1-convert.ts";
+import { decrypt, readType1 } from "../../src/compress/engine/fonts-type1.ts";
+import { STANDARD_ENCODING } from "../../src/compress/engine/fonts-cff-strings.ts";
 import { trimToUnicode, trimWidths } from "../../src/compress/engine/fonts-maps.ts";
 import { createRunner } from "../../src/compress/isolation/runner.ts";
 import { corpusDir } from "./fixtures.ts";
@@ -27,7 +33,10 @@ const SERIF = path.join(FONTS, "DejaVuSerif.ttf");
 const MONO = path.join(FONTS, "DejaVuSansMono.ttf");
 /** A CFF-flavoured OpenType font (fonts-urw-base35, which ghostscript installs). */
 const NIMBUS = "/usr/share/fonts/opentype/urw-base35/NimbusSans-Regular.otf";
-const HAVE_FONTS = [SANS, SERIF, MONO, NIMBUS].every((file) => existsSync(file));
+/** The same font as a Type 1 program (binary eexec), with its metrics. */
+const NIMBUS_T1 = "/usr/share/fonts/type1/urw-base35/NimbusSans-Regular.t1";
+const NIMBUS_AFM = "/usr/share/fonts/type1/urw-base35/NimbusSans-Regular.afm";
+const HAVE_FONTS = [SANS, SERIF, MONO, NIMBUS, NIMBUS_T1, NIMBUS_AFM].every((file) => existsSync(file));
 
 function hasPoppler(): boolean {
   try {
@@ -315,6 +324,132 @@ async function type1cDocument(): Promise<Uint8Array> {
   return doc.save({ useObjectStreams: false });
 }
 
+/** A Type 1 program's parts as a FontFile gives them: clear text, eexec section, the zeros after. */
+function type1Lengths(program: Uint8Array): { Length1: number; Length2: number; Length3: number } {
+  const text = Buffer.from(program).toString("latin1");
+  let clear = text.indexOf("eexec") + 5;
+  while (/\s/.test(text[clear]!)) clear++;
+  let trailer = text.lastIndexOf("cleartomark");
+  while (/[0\s]/.test(text[trailer - 1]!)) trailer--;
+  return { Length1: clear, Length2: trailer - clear, Length3: program.length - trailer };
+}
+
+/**
+ * Two pages drawing with Nimbus Sans embedded whole as a Type 1 program (FontFile): one font
+ * dictionary on both pages through the font's built-in encoding, a second over the same
+ * program with /Differences (accented letters, Euro) on page two. Widths from the font's AFM.
+ */
+async function type1Document(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  const { context } = doc;
+  const program = readFileSync(NIMBUS_T1);
+  const widthOf = new Map<string, number>();
+  const widthAt = new Map<number, number>();
+  for (const match of readFileSync(NIMBUS_AFM, "latin1").matchAll(/^C (-?\d+) ; WX (\d+) ; N (\S+)/gm)) {
+    widthOf.set(match[3]!, Number(match[2]));
+    if (Number(match[1]) >= 0) widthAt.set(Number(match[1]), Number(match[2]));
+  }
+  const fontFile = context.register(context.flateStream(program, type1Lengths(program)));
+  const descriptor = context.register(
+    context.obj({
+      ...{ Type: "FontDescriptor", FontName: "NimbusSans-Regular", Flags: 32, FontBBox: [-210, -300, 1032, 1000] },
+      ...{ ItalicAngle: 0, Ascent: 729, Descent: -218, CapHeight: 729, StemV: 80, FontFile: fontFile },
+    }),
+  );
+  const font = (widths: number[], encoding?: PDFDict) =>
+    context.register(
+      context.obj({
+        ...{
+          Type: "Font",
+          Subtype: "Type1",
+          BaseFont: "NimbusSans-Regular",
+          FirstChar: 32,
+          LastChar: 32 + widths.length - 1,
+        },
+        ...{ Widths: widths, FontDescriptor: descriptor, ...(encoding ? { Encoding: encoding } : {}) },
+      }),
+    );
+  const builtIn = font(Array.from({ length: 95 }, (_, i) => widthAt.get(32 + i) ?? 0));
+  const accented = ["Aacute", "Euro", "Lslash", "ccedilla", "fi"];
+  const differences = font(
+    [32, 33, 34, 35, 36, 37].map((code) => (code === 32 ? widthAt.get(32)! : widthOf.get(accented[code - 33]!)!)),
+    context.obj({ Type: "Encoding", Differences: [33, ...accented] }),
+  );
+  const first = doc.addPage([500, 300]);
+  first.node.setFontDictionary(PDFName.of("F1"), builtIn);
+  const line = "BT /F1 20 Tf 30 220 Td (Type 1 program: Sphinx of black quartz) Tj 0 -30 Td (judge my vow!) Tj ET";
+  first.node.addContentStream(context.register(context.flateStream(line)));
+  const second = doc.addPage([500, 300]);
+  second.node.setFontDictionary(PDFName.of("F1"), builtIn);
+  second.node.setFontDictionary(PDFName.of("F2"), differences);
+  const text = 'BT /F1 20 Tf 30 220 Td [(Page two) -300 (0123456789)] TJ /F2 24 Tf 0 -40 Td (!"#$%) Tj ET';
+  second.node.addContentStream(context.register(context.flateStream(text)));
+  return doc.save({ useObjectStreams: false });
+}
+
+/** Type 1 charstring bytes: numbers, operators by name (escape operators as 12 x). */
+function type1CharString(...items: (number | string)[]): Uint8Array {
+  const ops: Record<string, number[]> = {
+    hstem: [1],
+    vstem: [3],
+    rlineto: [5],
+    rrcurveto: [8],
+    closepath: [9],
+    callsubr: [10],
+    return: [11],
+    hsbw: [13],
+    endchar: [14],
+    rmoveto: [21],
+    seac: [12, 6],
+    div: [12, 12],
+    callothersubr: [12, 16],
+    pop: [12, 17],
+    setcurrentpoint: [12, 33],
+  };
+  const out: number[] = [];
+  for (const item of items) {
+    if (typeof item === "string") out.push(...ops[item]!);
+    else if (item >= -107 && item <= 107) out.push(item + 139);
+    else if (item >= 108 && item <= 1131) out.push(((item - 108) >> 8) + 247, (item - 108) & 0xff);
+    else if (item <= -108 && item >= -1131) out.push(((-item - 108) >> 8) + 251, (-item - 108) & 0xff);
+    else out.push(255, (item >>> 24) & 0xff, (item >>> 16) & 0xff, (item >>> 8) & 0xff, item & 0xff);
+  }
+  return Uint8Array.from(out);
+}
+
+/** A Type 2 charstring as text: numbers (16.16 ones as decimals) and operators by number, hintmask with its byte. */
+function type2Text(code: Uint8Array, stems: number): string {
+  const out: string[] = [];
+  const u8 = (k: number) => code[k]!;
+  for (let i = 0; i < code.length;) {
+    const v = u8(i);
+    let size = 1;
+    let token: string;
+    if (v >= 32 && v <= 246) token = String(v - 139);
+    else if (v >= 247 && v <= 254) {
+      const magnitude = ((v - (v >= 251 ? 251 : 247)) << 8) + u8(i + 1) + 108;
+      token = String(v >= 251 ? -magnitude : magnitude);
+      size = 2;
+    } else if (v === 28) {
+      token = String((((u8(i + 1) << 8) | u8(i + 2)) << 16) >> 16);
+      size = 3;
+    } else if (v === 255) {
+      token = String(new DataView(code.buffer, code.byteOffset + i + 1, 4).getInt32(0) / 65536);
+      size = 5;
+    } else if (v === 12) {
+      token = `op12.${u8(i + 1)}`;
+      size = 2;
+    } else if (v === 19) {
+      size = 1 + Math.ceil(stems / 8);
+      const bits = [...code.subarray(i + 1, i + size)].map((b) => b.toString(2).padStart(8, "0"));
+      token = `hintmask:${bits.join("")}`;
+    } else token = `op${v}`;
+    out.push(token);
+    i += size;
+  }
+  return out.join(" ");
+}
+
 describe.skipIf(!HAVE_FONTS || !POPPLER)("font subsetting", () => {
   it.each(COMPRESSION_PROFILES)(
     "%s: a font on two pages is subset, the form field's font stays whole, text and pixels unchanged",
@@ -421,10 +556,46 @@ describe.skipIf(!HAVE_FONTS || !POPPLER)("font subsetting", () => {
     expectSameLook(input, output);
   }, 60_000);
 
+  it("a Type 1 font (FontFile) on two pages becomes CFF (FontFile3 /Type1C), then is subset", async () => {
+    const input = await type1Document();
+    const { output, report } = await compress(input, "lossless");
+    expect(report.fonts.converted).toBe(1);
+    expect(report.fonts.subset).toBe(1);
+    const doc = await PDFDocument.load(output, { updateMetadata: false });
+    const descriptors = doc.context
+      .enumerateIndirectObjects()
+      .map(([, object]) => object)
+      .filter((object): object is PDFDict => object instanceof PDFDict && object.has(PDFName.of("FontName")));
+    expect(descriptors).toHaveLength(1);
+    const descriptor = descriptors[0]!;
+    expect(descriptor.has(PDFName.of("FontFile"))).toBe(false);
+    const program = descriptor.lookup(PDFName.of("FontFile3"));
+    if (!(program instanceof PDFRawStream)) throw new Error("no FontFile3");
+    expect(program.dict.lookup(PDFName.of("Subtype"))).toBe(PDFName.of("Type1C"));
+    expect(program.dict.has(PDFName.of("Length1"))).toBe(false);
+    // The whole font is some 120 KB as Type 1; its subset in CFF a few KB.
+    expect(program.contents.length).toBeLessThan(readFileSync(NIMBUS_T1).length / 10);
+    expectSameLook(input, output);
+  }, 60_000);
+
+  it("every glyph of a Type 1 font converts to CFF with its name and encoding", () => {
+    const program = new Uint8Array(readFileSync(NIMBUS_T1));
+    const type1 = readType1(program)!;
+    const cff = convertType1(program)!;
+    const named = readNamedCff(cff)!;
+    expect(named.glyphs).toBe(type1.charStrings.size);
+    for (const name of type1.charStrings.keys()) expect(named.glyphOfName.has(name), name).toBe(true);
+    // The font's encoding is StandardEncoding: its codes reach the same names.
+    expect(type1.encoding).toBe("standard");
+    for (const [code, name] of STANDARD_ENCODING) expect(named.glyphOfCode.get(code)).toBe(named.glyphOfName.get(name));
+    // Smaller, and unlike the encrypted Type 1 program it compresses: under half the size stored.
+    expect(cff.length).toBeLessThan(program.length);
+    expect(deflateSync(cff).length).toBeLessThan(deflateSync(program).length / 2);
+  });
   it("a document whose fonts all carry a subset tag is left as it is, without reading its text", async () => {
     const input = await simpleTrueTypeDocument("QWERTY+DejaVuSansMono");
     const { output, report } = await compress(input, "lossless");
-    expect(report.fonts).toEqual({ subset: 0, bytesBefore: 0, bytesAfter: 0 });
+    expect(report.fonts).toEqual({ converted: 0, subset: 0, bytesBefore: 0, bytesAfter: 0 });
     const after = await fontsOf(output);
     expect(after.get("DejaVuSansMono")).toEqual({
       baseFont: "QWERTY+DejaVuSansMono",
@@ -495,6 +666,95 @@ describe.skipIf(!HAVE_FONTS || !POPPLER)("font subsetting", () => {
   }, 60_000);
 });
 
+describe("Type 1 charstrings to Type 2", () => {
+  const standard = STANDARD_ENCODING;
+
+  it("keeps the points, moves vstems by the side bearing, and turns hint replacement into hintmask", () => {
+    // Subroutine 1 holds the replacement hints; OtherSubr 3 announces it (Type 1 spec, 8.1).
+    const subrs = [new Uint8Array(0), type1CharString(200, 30, "hstem", "return")];
+    const flex = [
+      [10, 0],
+      [5, 5],
+      [5, 0],
+      [5, 0],
+      [5, 0],
+      [5, -5],
+      [5, 0],
+    ].flatMap(([dx, dy]) => [dx!, dy!, "rmoveto", 0, 2, "callothersubr"]);
+    const glyph = type1CharString(
+      ...[50, 500, "hsbw", 0, 20, "hstem", 10, 30, "vstem", 0, 0, "rmoveto", 100, 0, "rlineto"],
+      ...[1, 1, 3, "callothersubr", "pop", "callsubr", 0, 100, "rlineto", "closepath", 10, 0, "rlineto"],
+      ...[7, 2, "div", 0, "rlineto", 0, 1, "callothersubr", ...flex, 50, 208.5, 100, 3, 0, "callothersubr"],
+      ...["pop", "pop", "setcurrentpoint", "endchar"],
+    );
+    const outline = interpretType1(glyph, { charStrings: new Map(), subrs, standard })!;
+    expect(outline.width).toBe(500);
+    expect(outline.hstems).toEqual([
+      [0, 20],
+      [200, 30],
+    ]);
+    expect(outline.vstems).toEqual([[60, 30]]);
+    expect(outline.ops.map((op) => `${op.kind} ${op.points.join(" ")}`)).toEqual([
+      "move 50,0",
+      "line 150,0",
+      "line 150,100",
+      // After closepath a line starts a new subpath where the last one ended, as FreeType draws it.
+      "move 150,100",
+      "line 160,100",
+      "line 163.5,100",
+      "flex 178.5,105 183.5,105 188.5,105 193.5,105 198.5,100 203.5,100",
+    ]);
+    expect(type2Text(writeType2(outline), 3)).toBe(
+      [
+        "500 0 20 180 30 op18 60 30 op23 hintmask:10100000 50 0 op21 100 0 op5",
+        "hintmask:01000000 0 100 op5 0 0 op21 10 0 op5 3.5 0 op5",
+        "15 5 5 0 5 0 5 0 5 -5 5 0 50 op12.35 op14",
+      ].join(" "),
+    );
+  });
+
+  it("draws a seac accent into the glyph, placed by the composite's side bearing + adx - asb", () => {
+    const charStrings = new Map([
+      ["A", type1CharString(10, 600, "hsbw", 0, 0, "rmoveto", 500, 0, "rlineto", "endchar")],
+      ["acute", type1CharString(30, 300, "hsbw", 0, 600, "rmoveto", 100, 100, "rlineto", "endchar")],
+    ]);
+    // asb 30, adx 200, ady 100: the accent's origin at 20 + 200 - 30.
+    const composite = type1CharString(20, 600, "hsbw", 30, 200, 100, 65, 194, "seac");
+    const outline = interpretType1(composite, { charStrings, subrs: [], standard })!;
+    expect(outline.width).toBe(600);
+    expect(outline.ops.map((op) => `${op.kind} ${op.points.join(" ")}`)).toEqual([
+      "move 10,0",
+      "line 510,0",
+      "move 220,700",
+      "line 320,800",
+    ]);
+    // A component missing, a component that is itself a seac, and subroutines calling each other without end.
+    const glyphs = { charStrings, subrs: [], standard };
+    expect(interpretType1(type1CharString(0, 600, "hsbw", 0, 0, 0, 65, 99, "seac"), glyphs)).toBeUndefined();
+    charStrings.set("A", type1CharString(0, 600, "hsbw", 0, 0, 0, 65, 194, "seac"));
+    expect(interpretType1(type1CharString(0, 600, "hsbw", 0, 0, 0, 65, 194, "seac"), glyphs)).toBeUndefined();
+    const loop = type1CharString(0, "callsubr", 0, "callsubr", "return");
+    const looping = { charStrings, subrs: [loop], standard };
+    expect(interpretType1(type1CharString(0, 600, "hsbw", 0, "callsubr", "endchar"), looping)).toBeUndefined();
+  });
+
+  it("decrypts eexec and charstrings (Type 1 spec, 7.1)", () => {
+    // Encrypting is the same recurrence with the cipher byte fed back.
+    const encrypt = (plain: Uint8Array, key: number) => {
+      const out = new Uint8Array(plain.length);
+      let r = key;
+      plain.forEach((p, i) => {
+        const c = p ^ (r >> 8);
+        out[i] = c;
+        r = ((c + r) * 52845 + 22719) & 0xffff;
+      });
+      return out;
+    };
+    const plain = Uint8Array.from([1, 2, 3, 4, ...new TextEncoder().encode("dup /Private 8 dict")]);
+    expect(Buffer.from(decrypt(encrypt(plain, 55665), 55665, 4)).toString("latin1")).toBe("dup /Private 8 dict");
+  });
+});
+
 describe("code tables trimmed to the drawn codes", () => {
   it("ToUnicode: bfchar, both bfrange forms and a carry that is refused", () => {
     const cmap = [
@@ -555,6 +815,23 @@ describe.skipIf(!CORPUS || !POPPLER)("font subsetting on the corpus", () => {
       expectSameLook(input, output);
     },
     60_000,
+  );
+
+  it.each([
+    // Six subset Type 1 fonts (pdfTeX): gs /ebook, which converts them to CFF too, writes 34,672 bytes.
+    ["text_multicolumn_type1.pdf", 6, 34_672],
+    // Fifteen of them over 14 pages beside images (kept as they are by lossless): gs /ebook writes 770,963 bytes.
+    ["text_tracemonkey_14p_type1.pdf", 15, 770_963],
+  ])(
+    "%s: the Type 1 fonts become CFF, text and pixels unchanged",
+    async (name, fonts, bound) => {
+      const input = readFileSync(path.join(CORPUS!, "files", name));
+      const { output, report } = await compress(input, "lossless");
+      expect(report.fonts.converted).toBe(fonts);
+      expect(output.length).toBeLessThan(bound);
+      expectSameLook(input, output);
+    },
+    120_000,
   );
 
   it.each([

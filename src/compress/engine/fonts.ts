@@ -22,11 +22,14 @@
 //   every glyph a drawn code reaches by the CFF's built-in encoding or by a glyph name the font's
 //   encoding may give it (fonts-cff-names.ts reads the charset and encoding) is kept, and the
 //   subset is checked to reach the same glyphs.
+// Type 1 programs (FontFile), which hb-subset cannot read and no maintained library converts,
+// are first converted to bare CFF (fonts-type1-convert.ts: the same outlines, hints, glyph names
+// and encoding, in a program a fraction of the size once compressed, as Ghostscript stores them),
+// and are then subset as the /Type1C fonts above when embedded whole.
 // Not subset: fonts named by an interactive form (editing a field needs every glyph), fonts a use
-// of which could not be read (fonts-usage.ts), Type 1 fonts (FontFile: no maintained library
-// subsets Type 1 programs; hb-subset reads OpenType, TrueType and CFF only), Type 0 fonts with
-// other CMaps, MacRoman encodings, Standard or built-in encodings of non-symbolic TrueType fonts,
-// and any font for which hb-subset fails or whose subset is no smaller.
+// of which could not be read (fonts-usage.ts), Type 0 fonts with other CMaps, MacRoman
+// encodings, Standard or built-in encodings of non-symbolic TrueType fonts, Type 1 programs the
+// conversion refuses, and any font for which hb-subset fails or whose subset is no smaller.
 import { createHash } from "node:crypto";
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFContext } from "@cantoo/pdf-lib";
@@ -35,6 +38,7 @@ import { decodeStreamData, deflate, N } from "./filters.ts";
 import { releaseSubsetter, subsetFontProgram } from "./fonts-hb.ts";
 import { readCff, unwrapCff, wrapCff } from "./fonts-cff.ts";
 import { readNamedCff } from "./fonts-cff-names.ts";
+import { convertType1 } from "./fonts-type1-convert.ts";
 import { STANDARD_ENCODING } from "./fonts-cff-strings.ts";
 import type { CffFont } from "./fonts-cff.ts";
 import { trimToUnicode, trimWidths } from "./fonts-maps.ts";
@@ -43,6 +47,8 @@ import type { CharMap } from "./fonts-sfnt.ts";
 import { everyDict, findFontUsage, isIdentityType0 } from "./fonts-usage.ts";
 
 export interface FontReport {
+  /** Type 1 programs (FontFile) replaced by the same font in CFF (FontFile3 /Type1C). */
+  converted: number;
   /** Font programs replaced by a subset. */
   subset: number;
   /** Their decoded size before and after. */
@@ -68,6 +74,8 @@ const F = {
   FontName: PDFName.of("FontName"),
   Identity: PDFName.of("Identity"),
   Length1: PDFName.of("Length1"),
+  Length2: PDFName.of("Length2"),
+  Length3: PDFName.of("Length3"),
   OpenType: PDFName.of("OpenType"),
   ToUnicode: PDFName.of("ToUnicode"),
   TrueType: PDFName.of("TrueType"),
@@ -490,17 +498,51 @@ async function subsetProgram(
   return wrapped && unwrapCff(wrapped);
 }
 
-/** Subsets the font programs the document's fonts embed whole to the glyphs drawn. */
+/**
+ * Converts the Type 1 programs to CFF (fonts-type1-convert.ts), then subsets the font programs
+ * the document's fonts embed whole to the glyphs drawn.
+ */
 export async function subsetFonts(context: PDFContext): Promise<FontReport> {
+  const converted = convertType1Programs(context);
   try {
-    return await subsetAll(context);
+    return { ...(await subsetAll(context)), converted };
   } finally {
     releaseSubsetter();
   }
 }
 
-async function subsetAll(context: PDFContext): Promise<FontReport> {
-  const report: FontReport = { subset: 0, bytesBefore: 0, bytesAfter: 0 };
+/**
+ * Every Type 1 program (FontFile) of fonts that are all /Type1 (not MMType1, whose program
+ * carries a blend) becomes a bare CFF (FontFile3 /Type1C) in the same stream object, when that
+ * converts faithfully and is smaller stored. The number converted.
+ */
+function convertType1Programs(context: PDFContext): number {
+  let converted = 0;
+  for (const [program, owners] of programOwners(context)) {
+    const descriptors = new Set([...owners].map((owner) => owner.lookup(F.FontDescriptor) as PDFDict));
+    const eligible = [...descriptors].every(
+      (d) => d.lookup(F.FontFile) === program && !d.has(F.FontFile2) && !d.has(F.FontFile3),
+    );
+    if (!eligible || [...owners].some((owner) => owner.lookup(N.Subtype) !== F.Type1)) continue;
+    const bytes = decodeStreamData(program, MAX_PROGRAM_BYTES);
+    const cff = bytes && convertType1(bytes);
+    const stored = cff && deflate(cff);
+    if (!stored || stored.length >= program.contents.length) continue;
+    for (const key of [F.Length1, F.Length2, F.Length3, N.DecodeParms]) program.dict.delete(key);
+    program.dict.set(N.Subtype, F.Type1C);
+    program.dict.set(N.Filter, N.FlateDecode);
+    program.updateContents(stored);
+    for (const descriptor of descriptors) {
+      descriptor.set(F.FontFile3, descriptor.get(F.FontFile)!);
+      descriptor.delete(F.FontFile);
+    }
+    converted++;
+  }
+  return converted;
+}
+
+async function subsetAll(context: PDFContext): Promise<Omit<FontReport, "converted">> {
+  const report = { subset: 0, bytesBefore: 0, bytesAfter: 0 };
   if (!hasWholeProgram(context)) return report;
   const usage = findFontUsage(context);
   if (!usage.complete || usage.codes.size === 0) return report;
