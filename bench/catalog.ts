@@ -602,6 +602,8 @@ interface Row {
   mean: number;
   errors: number;
   requests: number;
+  /** The main thread's CPU time per request (µs): the service's own cost, whatever else the machine runs. */
+  cpuUs: number;
 }
 
 const percentile = (sorted: Float64Array, p: number) =>
@@ -610,14 +612,13 @@ const percentile = (sorted: Float64Array, p: number) =>
 const results: Row[] = [];
 for (const scenario of scenarios) {
   for (const server of ["rest", "baseline"] as const) {
-    const r = await load({
-      port: servers[server],
-      host: HOST,
-      paths: scenario.paths,
-      connections,
-      warmupMs,
-      durationMs,
-    });
+    const request = { port: servers[server], host: HOST, paths: scenario.paths, connections };
+    if (warmupMs > 0) await load({ ...request, warmupMs: 0, durationMs: warmupMs });
+    // CPU time, not wall time: on a shared machine the latencies move with the neighbours' load,
+    // the main thread's CPU per request does not (the load generator runs in its own thread).
+    const cpuBefore = process.threadCpuUsage();
+    const r = await load({ ...request, warmupMs: 0, durationMs });
+    const cpu = process.threadCpuUsage(cpuBefore);
     const sorted = r.latencies.sort();
     const row: Row = {
       scenario: scenario.name,
@@ -628,6 +629,7 @@ for (const scenario of scenarios) {
       mean: sorted.reduce((a, b) => a + b, 0) / (sorted.length || 1),
       errors: r.errors,
       requests: r.requests,
+      cpuUs: (cpu.user + cpu.system) / (r.requests || 1),
     };
     results.push(row);
     console.log(
@@ -644,7 +646,18 @@ await worker.terminate();
 const find = (scenario: string, server: ServerName) =>
   results.find((r) => r.scenario === scenario && r.server === server);
 const fmt = (n: number | undefined, digits = 2) => (n === undefined || Number.isNaN(n) ? "-" : n.toFixed(digits));
-const header = ["scenario", "server", "req/s", "p50 ms", "p99 ms", "mean ms", "errors", "p50 rest/base"];
+const header = [
+  "scenario",
+  "server",
+  "req/s",
+  "p50 ms",
+  "p99 ms",
+  "mean ms",
+  "errors",
+  "p50 rest/base",
+  "CPU µs/req",
+  "CPU rest/base",
+];
 const table = results.map((r) => {
   const base = find(r.scenario, "baseline");
   return [
@@ -656,6 +669,8 @@ const table = results.map((r) => {
     fmt(r.mean),
     String(r.errors),
     r.server === "rest" && base ? `${fmt(r.p50 / base.p50)}x` : "",
+    r.cpuUs.toFixed(0),
+    r.server === "rest" && base ? `${fmt(r.cpuUs / base.cpuUs)}x` : "",
   ];
 });
 const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));

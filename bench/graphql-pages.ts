@@ -34,7 +34,7 @@ for (const offset of offsets) {
       schema,
       document,
       variableValues: { offset },
-      contextValue: createContext(db.prisma),
+      contextValue: createContext({ prisma: db.prisma, sql: db.sql }),
     });
     if (result.errors?.[0]) throw result.errors[0];
     if (i >= 3) times.push(performance.now() - started);

@@ -74,7 +74,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(graphql.routes());
 
   const rest = createRestRouter({
-    context: contextFactory(db.prisma, totals),
+    context: contextFactory({ prisma: db.prisma, sql: db.sql, totals }),
     webBaseUrl: config.publicWebBaseUrl,
     publicBaseUrl: config.publicApiBaseUrl,
     cache: { maxAgeSeconds: config.catalogCacheMaxAge },
@@ -151,7 +151,7 @@ function useEdge(app: Koa<AppState>, config: Config, logger: Logger, redis: Redi
 /** /graphql: graphql-yoga behind the access setting (GRAPHQL_ACCESS). */
 function graphqlRouter(deps: AppDeps, totals: TotalsCache | null): Router<AppState> {
   const { config, db, logger } = deps;
-  const yoga = createGraphQLServer({ prisma: db.prisma, config, logger, totals });
+  const yoga = createGraphQLServer({ prisma: db.prisma, sql: db.sql, config, logger, totals });
   const graphql = new Router<AppState>();
   const warning = accessWarning(config.graphql.access);
   if (warning) logger.warn(warning);

@@ -38,7 +38,7 @@ export interface Database {
 }
 
 export interface OpenOptions {
-  /** Called with the text of every SQL statement Prisma sends (tests count them). */
+  /** Called with the text of every SQL statement Prisma sends, and of every `sql.query` (tests count them). */
   onQuery?: (sql: string) => void;
   /**
    * A PostgreSQL server's time limits, in ms. connectMs (default 5000) bounds opening a connection,
@@ -54,7 +54,19 @@ export interface OpenOptions {
 const MIGRATION_LOCK_KEY = 72_707_369;
 
 export async function openDatabase(config: DatabaseConfig, options: OpenOptions = {}): Promise<Database> {
-  return config.kind === "pglite" ? openPglite(config.dataDir, options) : openPostgres(config, options);
+  const db = config.kind === "pglite" ? await openPglite(config.dataDir, options) : openPostgres(config, options);
+  return options.onQuery ? { ...db, sql: reportingQueries(db.sql, options.onQuery) } : db;
+}
+
+/** The runner, with every parameterised statement reported as Prisma's are (tests count them). */
+function reportingQueries(sql: SqlRunner, onQuery: (sql: string) => void): SqlRunner {
+  return {
+    ...sql,
+    query: (text, params) => {
+      onQuery(text);
+      return sql.query(text, params);
+    },
+  };
 }
 
 function createPrisma(

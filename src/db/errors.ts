@@ -36,6 +36,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     meta?: { driverAdapterError?: { cause?: { kind?: unknown; originalCode?: unknown } } };
   };
   if (typeof code === "string" && (UNAVAILABLE_PRISMA_CODES.has(code) || SOCKET_CODES.has(code))) return true;
+  // node-postgres' own error for a statement the server refused: the SQLSTATE is its code.
+  if (typeof code === "string" && UNAVAILABLE_SQLSTATES.test(code)) return true;
   const cause = meta?.driverAdapterError?.cause;
   if (typeof cause?.kind === "string" && UNAVAILABLE_ADAPTER_KINDS.has(cause.kind)) return true;
   if (typeof cause?.originalCode === "string" && UNAVAILABLE_SQLSTATES.test(cause.originalCode)) return true;

@@ -1,21 +1,30 @@
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { SqlRunner } from "./sql.ts";
 import type { TotalsCache } from "./totals.ts";
 
 export interface GraphQLContext {
   prisma: PrismaClient;
+  /**
+   * The same database's plain SQL, for the reads that run their own statement (./sql.ts); null
+   * sends them through Prisma too.
+   */
+  sql: SqlRunner | null;
   /** One instant per operation, so every gate in a request agrees on what "expired" means. */
   now: Date;
   /** Recent totals of paged lists, when the app keeps them. */
   totals: TotalsCache | null;
 }
 
-/** `totals`: the app's cache of list totals (./totals.ts listTotals); null counts every time. */
-export function createContext(
-  prisma: PrismaClient,
-  now = new Date(),
-  totals: TotalsCache | null = null,
-): GraphQLContext {
-  return { prisma, now, totals };
+/** What a context is made of: the database's clients, and the app's cache of list totals (./totals.ts). */
+export interface ContextSources {
+  prisma: PrismaClient;
+  sql?: SqlRunner | null;
+  /** null counts every time. */
+  totals?: TotalsCache | null;
+}
+
+export function createContext(sources: ContextSources, now = new Date()): GraphQLContext {
+  return { prisma: sources.prisma, sql: sources.sql ?? null, now, totals: sources.totals ?? null };
 }
 
 /**
@@ -25,6 +34,6 @@ export function createContext(
 export type ContextFactory = () => GraphQLContext;
 
 export const contextFactory =
-  (prisma: PrismaClient, totals: TotalsCache | null = null): ContextFactory =>
+  (sources: ContextSources): ContextFactory =>
   () =>
-    createContext(prisma, new Date(), totals);
+    createContext(sources);

@@ -96,7 +96,7 @@ export async function settleJobCounts(prisma: PrismaClient): Promise<number> {
 
 /**
  * The scope whose counter is exactly this job filter, when there is one: no filter (the whole
- * catalog), or only a sector, a skill or a public company. Recognises the shapes jobFilterWhere
+ * catalog), or only a sector, a skill or a public company. Recognises the shapes jobFilterConditions
  * builds behind the public gate; anything else (null) is counted with the filter.
  */
 export function jobCounterScope(

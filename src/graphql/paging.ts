@@ -9,6 +9,7 @@ import { getDatamodel } from "../generated/pothos-prisma-types.ts";
 import type { GraphQLContext } from "./context.ts";
 import { builder } from "./builder.ts";
 import { decodeCursor, encodeCursor, type KeyKind, type KeyValue } from "./cursor.ts";
+import type { SqlCondition } from "./sql.ts";
 import type { CountAtMost, Total } from "./totals.ts";
 
 export const PAGE_LIMIT_DEFAULT = 50;
@@ -27,6 +28,8 @@ export interface Page<Where> extends PageRequest {
   after?: string | null;
   /** This request's order, when the list offers more than its default one. */
   order?: ListOrder;
+  /** `where` in SQL, for a list whose rows can be read by a statement of its own (./sql.ts). */
+  sqlWhere?: SqlCondition;
 }
 
 export function badArgument(argument: string, message: string): GraphQLError {
@@ -82,6 +85,10 @@ export interface PageWindow<Where> {
   offset: number;
   /** The page's order: the request's, else the list's default. */
   order?: ListOrder;
+  /** The page's filter in SQL, when its list has one; `where`'s seek is `seek` there. */
+  sqlWhere?: SqlCondition;
+  /** For a page reached by cursor: the order key of the row it continues after. */
+  seek?: KeyValue[];
 }
 
 export interface PageLoader<M extends Model> {
@@ -168,7 +175,8 @@ function windowFor<M extends Model>(
   order: ListOrder | undefined,
 ): Resolved<Where<M>> {
   if (page.after == null) {
-    return { window: { where: page.where, skip: page.offset, limit: page.limit, offset: page.offset, order } };
+    const { where, sqlWhere, offset, limit } = page;
+    return { window: { where, sqlWhere, skip: offset, limit, offset, order } };
   }
   if (!order) throw badArgument("after", `${name} does not continue by cursor; use offset`);
   const cursor = decodeCursor(
@@ -184,7 +192,8 @@ function windowFor<M extends Model>(
     );
   }
   const where = { AND: [page.where, seekWhere(order as readonly OrderField<M>[], cursor.key)] } as Where<M>;
-  return { window: { where, skip: 0, limit: page.limit, offset: cursor.offset, order } };
+  const seek = { sqlWhere: page.sqlWhere, seek: cursor.key };
+  return { window: { where, skip: 0, limit: page.limit, offset: cursor.offset, order, ...seek } };
 }
 
 /** The query with the order columns added, so the last row can name its position. */

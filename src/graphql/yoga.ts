@@ -13,6 +13,7 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import { contextFactory } from "./context.ts";
 import { schema } from "./schema.ts";
+import type { SqlRunner } from "./sql.ts";
 import type { TotalsCache } from "./totals.ts";
 
 const defaultQuery = `# The public catalog. Every list is paged with limit (1-100) and offset.
@@ -85,6 +86,8 @@ function yogaLog(logger: Logger, level: "debug" | "info" | "warn" | "error") {
 
 export function createGraphQLServer(options: {
   prisma: PrismaClient;
+  /** The same database's plain SQL, for the reads that run their own statement (./sql.ts). */
+  sql: SqlRunner | null;
   config: Config;
   logger: Logger;
   /** The app's cache of list totals, shared with REST; null counts every time. */
@@ -94,7 +97,7 @@ export function createGraphQLServer(options: {
   return createYoga({
     schema,
     graphqlEndpoint: "/graphql",
-    context: contextFactory(prisma, options.totals),
+    context: contextFactory({ prisma, sql: options.sql, totals: options.totals }),
     graphiql: config.graphql.explorer ? { title: "Marketplace catalog · GraphQL explorer", defaultQuery } : false,
     renderGraphiQL,
     landingPage: false,

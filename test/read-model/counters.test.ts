@@ -357,7 +357,7 @@ describe("catalog counters", () => {
 
   it("answer the jobs total of no filter, one sector, one skill or one public company", async () => {
     const now = new Date();
-    const ctx = createContext(db.prisma, now);
+    const ctx = createContext({ prisma: db.prisma, sql: db.sql }, now);
     const [sector, skill, company, hidden] = await Promise.all([
       db.prisma.sector.findUniqueOrThrow({ where: { id: ids["s1"]! } }),
       db.prisma.skill.findUniqueOrThrow({ where: { id: ids["k3"]! } }),

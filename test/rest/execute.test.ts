@@ -36,7 +36,7 @@ const stuck = {
 
 describe("runOperation", () => {
   it("returns typed data from the read model, with its gates and filters", async () => {
-    const { jobs } = await runOperation(contextFactory(db.prisma), JobsListOperation, {
+    const { jobs } = await runOperation(contextFactory({ prisma: db.prisma, sql: db.sql }), JobsListOperation, {
       limit: 10,
       offset: 0,
       filter: { workModel: ["REMOTE"] },
@@ -52,14 +52,17 @@ describe("runOperation", () => {
   });
 
   it("turns a bad argument into a 400 naming it", async () => {
-    const failure = runOperation(contextFactory(db.prisma), JobsListOperation, { limit: 0, offset: 0 });
+    const failure = runOperation(contextFactory({ prisma: db.prisma, sql: db.sql }), JobsListOperation, {
+      limit: 0,
+      offset: 0,
+    });
     await expect(failure).rejects.toBeInstanceOf(HttpError);
     await expect(failure).rejects.toMatchObject({ status: 400, code: "invalid_limit" });
   });
 
   it("answers the first total of a job filter whose full count is stuck from a capped count, exact under the cap", async () => {
     const totals = listTotals(30, stuck, { bounding: db.prisma });
-    const { jobs } = await runOperation(contextFactory(db.prisma, totals), JobsListOperation, {
+    const { jobs } = await runOperation(contextFactory({ prisma: db.prisma, sql: db.sql, totals }), JobsListOperation, {
       limit: 1,
       offset: 0,
       filter: { workModel: ["REMOTE"] },
@@ -70,7 +73,7 @@ describe("runOperation", () => {
   it("answers a lower bound (totalExact false) when the capped count reaches its cap and the full count is slow", async () => {
     const totals = listTotals(30, stuck, { bounding: db.prisma, countCap: 1, firstCountBoundedWaitMs: 50 });
     // A counted filter (the kept counters answer no filter, a sector, a skill or a company at once).
-    const { jobs } = await runOperation(contextFactory(db.prisma, totals), JobsListOperation, {
+    const { jobs } = await runOperation(contextFactory({ prisma: db.prisma, sql: db.sql, totals }), JobsListOperation, {
       limit: 1,
       offset: 0,
       filter: { workModel: ["REMOTE", "ONSITE"] },
@@ -83,7 +86,7 @@ describe("runOperation", () => {
   it("answers a first count of a list without a bound that outlasts its wait with a retryable 503 that says so", async () => {
     // The counts never finish: the request waits its 5 s, then is told to retry.
     const totals = listTotals(30, stuck);
-    const failure = runOperation(contextFactory(db.prisma, totals), TalentsListOperation, {
+    const failure = runOperation(contextFactory({ prisma: db.prisma, sql: db.sql, totals }), TalentsListOperation, {
       limit: 1,
       offset: 0,
       filter: {},

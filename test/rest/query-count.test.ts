@@ -127,7 +127,7 @@ describe("SQL statements per REST route", () => {
           "SELECT jobs + companies",
         ],
         "/jobs/{slug}": [
-          "SELECT jobs + companies + sectors + _JobSkills + skills",
+          "SELECT _JobSkills + skills + jobs + companies + sectors",
         ],
         "/jobs?q": [
           "COUNT jobs",

@@ -1,7 +1,8 @@
 import type { Prisma } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
 import { EmploymentTypeEnum, SalaryPeriodEnum, SeniorityEnum, WorkModelEnum } from "../enums.ts";
-import { isPublicCompany, publicCompanyWhere, publicJobWhere } from "../gates.ts";
+import { isPublicCompany, publicCompanySql, publicCompanyWhere, publicJobSql, publicJobWhere } from "../gates.ts";
+import { allOf, enumValue, type SqlCondition } from "../sql.ts";
 import type { GraphQLContext } from "../context.ts";
 import { countJobs, jobCounterScope } from "../counters.ts";
 import {
@@ -15,6 +16,7 @@ import {
   type OrderField,
 } from "../paging.ts";
 import { Company } from "./company.ts";
+import { answersJobQuery, jobBySlug, jobPage } from "./job-rows.ts";
 import { Location, LOCATION_FILTER_DESCRIPTION, locationOf, locationWhere } from "./location.ts";
 
 interface SalaryShape {
@@ -188,26 +190,86 @@ async function lexemesOf(ctx: GraphQLContext, q: string): Promise<string[]> {
   return row?.terms ?? [];
 }
 
-async function jobFilterWhere(ctx: GraphQLContext, filter: JobFilterShape, sort: JobSortValue) {
-  const where: Prisma.JobWhereInput[] = [];
-  if (filter.q != null) where.push({ searchTerms: { hasEvery: await searchTerms(ctx, filter.q) } });
-  if (filter.workModel?.length) where.push({ workModel: { in: filter.workModel } });
-  if (filter.employmentType?.length) where.push({ employmentType: { in: filter.employmentType } });
-  if (filter.sector) where.push({ sector: { slug: filter.sector } });
-  if (filter.skill) where.push({ skills: { some: { slug: filter.skill } } });
+/** One condition of the job list, in both of its forms: Prisma's, and SQL on jobs aliased j (../sql.ts). */
+interface JobCondition {
+  where: Prisma.JobWhereInput;
+  sql: SqlCondition;
+}
+
+const anyOf =
+  (column: string, values: string[], enumType: string): SqlCondition =>
+  (p) =>
+    `${column} IN (${values.map((v) => enumValue(p, v, enumType)).join(", ")})`;
+
+async function jobFilterConditions(ctx: GraphQLContext, filter: JobFilterShape, sort: JobSortValue) {
+  const all: JobCondition[] = [];
+  if (filter.q != null) {
+    const terms = await searchTerms(ctx, filter.q);
+    all.push({
+      where: { searchTerms: { hasEvery: terms } },
+      sql: (p) => `j.search_terms @> ${p.add(terms, "text[]")}`,
+    });
+  }
+  if (filter.workModel?.length) {
+    const values = filter.workModel;
+    all.push({ where: { workModel: { in: values } }, sql: anyOf("j.work_model", values, "WorkModel") });
+  }
+  if (filter.employmentType?.length) {
+    const values = filter.employmentType;
+    all.push({ where: { employmentType: { in: values } }, sql: anyOf("j.employment_type", values, "EmploymentType") });
+  }
+  all.push(...relationConditions(filter));
+  if (filter.updatedSince) {
+    const since = filter.updatedSince;
+    all.push({ where: { updatedAt: { gte: since } }, sql: (p) => `j.updated_at >= ${p.add(since, "timestamptz")}` });
+  }
+  if (filter.location != null) {
+    const where = locationWhere(filter.location);
+    all.push({ where, sql: (p) => `j.location_terms @> ${p.add(where.locationTerms.hasEvery, "text[]")}` });
+  }
+  if (filter.remote != null) {
+    const remote = filter.remote;
+    all.push({
+      where: { workModel: remote ? "remote" : { not: "remote" } },
+      sql: () => `j.work_model ${remote ? "=" : "<>"} 'remote'`,
+    });
+  }
+  all.push(...salaryConditions(filter, sort));
+  return all;
+}
+
+/** The filters by a sector, a skill or a company, each named by its slug. */
+function relationConditions(filter: JobFilterShape): JobCondition[] {
+  const all: JobCondition[] = [];
+  const { sector, skill, company } = filter;
+  if (sector) {
+    all.push({
+      where: { sector: { slug: sector } },
+      sql: (p) => `j.sector_id = (SELECT id FROM sectors WHERE slug = ${p.add(sector, "text")})`,
+    });
+  }
+  if (skill) {
+    all.push({
+      where: { skills: { some: { slug: skill } } },
+      sql: (p) =>
+        `EXISTS (SELECT 1 FROM "_JobSkills" js JOIN skills k ON k.id = js."B" WHERE js."A" = j.id AND k.slug = ${p.add(skill, "text")})`,
+    });
+  }
   // Only a public company can be named: filtering by a hidden one must not reveal its jobs.
-  if (filter.company) where.push({ company: { slug: filter.company, ...publicCompanyWhere } });
-  if (filter.updatedSince) where.push({ updatedAt: { gte: filter.updatedSince } });
-  if (filter.location != null) where.push(locationWhere(filter.location));
-  if (filter.remote != null) where.push({ workModel: filter.remote ? "remote" : { not: "remote" } });
-  where.push(...salaryWhere(filter, sort));
-  return where;
+  if (company) {
+    all.push({
+      where: { company: { slug: company, ...publicCompanyWhere } },
+      sql: (p) =>
+        `j.company_id = (SELECT c.id FROM companies c WHERE c.slug = ${p.add(company, "text")} AND ${publicCompanySql})`,
+    });
+  }
+  return all;
 }
 
 const CURRENCY = /^[A-Z]{3}$/;
 
 /** The salary conditions: currency and period, and the top of the range when a minimum or a salary order needs it. */
-function salaryWhere(filter: JobFilterShape, sort: JobSortValue): Prisma.JobWhereInput[] {
+function salaryConditions(filter: JobFilterShape, sort: JobSortValue): JobCondition[] {
   const bySalary = sort === "SALARY_DESC" || sort === "SALARY_ASC";
   const currency = filter.salaryCurrency?.toUpperCase();
   if (currency != null && !CURRENCY.test(currency)) {
@@ -225,13 +287,25 @@ function salaryWhere(filter: JobFilterShape, sort: JobSortValue): Prisma.JobWher
     }
     if (bySalary)
       throw badArgument("sort", "sort by salary needs salary_currency: amounts are compared in one currency");
-    return filter.salaryPeriod ? [{ salaryPeriod: filter.salaryPeriod }] : [];
+    return filter.salaryPeriod ? [periodCondition({}, filter.salaryPeriod)] : [];
   }
   const period = filter.salaryPeriod ?? (filter.salaryMin != null || bySalary ? "year" : undefined);
-  const where: Prisma.JobWhereInput[] = [{ salaryCurrency: currency, ...(period ? { salaryPeriod: period } : {}) }];
-  if (filter.salaryMin != null) where.push({ salaryTop: { gte: filter.salaryMin } });
-  else if (bySalary) where.push({ salaryTop: { not: null } });
-  return where;
+  const all: JobCondition[] = [periodCondition({ salaryCurrency: currency }, period)];
+  const atLeast = filter.salaryMin;
+  if (atLeast != null) {
+    all.push({ where: { salaryTop: { gte: atLeast } }, sql: (p) => `j.salary_top >= ${p.add(atLeast, "int")}` });
+  } else if (bySalary) all.push({ where: { salaryTop: { not: null } }, sql: () => "j.salary_top IS NOT NULL" });
+  return all;
+}
+
+/** A salary's period, with its currency when one is given. */
+function periodCondition(currency: { salaryCurrency?: string }, period: JobFilterShape["salaryPeriod"]): JobCondition {
+  const parts: SqlCondition[] = [];
+  const { salaryCurrency } = currency;
+  // As char(3), the column's type: compared as text, the column would be cast and its index unused.
+  if (salaryCurrency) parts.push((p) => `j.salary_currency = ${p.add(salaryCurrency, "bpchar")}`);
+  if (period) parts.push((p) => `j.salary_period = ${enumValue(p, period, "SalaryPeriod")}`);
+  return { where: { ...currency, ...(period ? { salaryPeriod: period } : {}) }, sql: allOf(parts) };
 }
 
 const DEFERRED_JOIN_FROM = 1_000;
@@ -241,6 +315,11 @@ const jobOrder = orderByOf(JOB_ORDERS.PUBLISHED_AT_DESC);
 const JobPage = definePage("Job", "JobPage", {
   order: JOB_ORDERS.PUBLISHED_AT_DESC,
   items: async (ctx, query, page) => {
+    const { sql } = ctx;
+    const { sqlWhere } = page;
+    if (sql && sqlWhere && answersJobQuery(query)) {
+      return jobPage({ ...ctx, sql }, query.select, { ...page, sqlWhere }, DEFERRED_JOIN_FROM) as never;
+    }
     const relationLoadStrategy = loadStrategy("Job", query);
     const orderBy = page.order ? orderByOf(page.order) : jobOrder;
     // Near the start (or after a cursor, which seeks) the skipped rows are few: one statement.
@@ -296,12 +375,14 @@ builder.queryFields((t) => ({
       // One remembered total per filter; an order by salary adds its conditions (jobs with a salary).
       const bySalary = sort === "SALARY_DESC" || sort === "SALARY_ASC";
       const countKey = JSON.stringify(args.filter ?? null) + (bySalary ? " by salary" : "");
+      const filters = await jobFilterConditions(ctx, args.filter ?? {}, sort);
       return {
         ...page,
         after: args.after,
         countKey,
         order: sort === "PUBLISHED_AT_DESC" ? undefined : JOB_ORDERS[sort],
-        where: { AND: [publicJobWhere(ctx.now), ...(await jobFilterWhere(ctx, args.filter ?? {}, sort))] },
+        where: { AND: [publicJobWhere(ctx.now), ...filters.map((f) => f.where)] },
+        sqlWhere: allOf([publicJobSql(ctx.now), ...filters.map((f) => f.sql)]),
       };
     },
   }),
@@ -310,6 +391,8 @@ builder.queryFields((t) => ({
     nullable: true,
     args: { slug: t.arg.string({ required: true }) },
     resolve: (query, _root, { slug }, ctx) =>
-      ctx.prisma.job.findFirst({ ...query, where: { slug, ...publicJobWhere(ctx.now) } }),
+      ctx.sql && answersJobQuery(query)
+        ? (jobBySlug(ctx.sql, query.select, publicJobSql(ctx.now), slug) as never)
+        : ctx.prisma.job.findFirst({ ...query, where: { slug, ...publicJobWhere(ctx.now) } }),
   }),
 }));

@@ -1,0 +1,31 @@
+// Plain SQL for the read model's hottest reads (a page of jobs, a job), where Prisma's query
+// planning and result mapping cost more CPU than the statement itself (issue 11's profile: about
+// a third of a job request). Conditions are written once beside their Prisma form (./gates.ts,
+// ./types/job.ts), so both paths select the same rows; test/read-model/job-sql.test.ts checks it.
+import type { SqlRunner } from "../db/database.ts";
+
+export type { SqlRunner };
+
+/** The parameters of one statement: each value added is named $1, $2, … in the order added. */
+export class SqlParams {
+  readonly values: unknown[] = [];
+
+  /** The placeholder of `value`, cast to `type` when given (e.g. "timestamptz", "text[]"). */
+  add(value: unknown, type?: string): string {
+    this.values.push(value);
+    return type ? `$${this.values.length}::${type}` : `$${this.values.length}`;
+  }
+}
+
+/** A condition on the jobs table (aliased j), adding its values to the statement's parameters. */
+export type SqlCondition = (params: SqlParams) => string;
+
+/** All of the conditions. */
+export const allOf =
+  (conditions: readonly SqlCondition[]): SqlCondition =>
+  (params) =>
+    conditions.map((condition) => `(${condition(params)})`).join(" AND ") || "true";
+
+/** A stored enum value compared as the enum: the text parameter cast, so an index on the column applies. */
+export const enumValue = (params: SqlParams, value: string, enumType: string) =>
+  `CAST(${params.add(value, "text")} AS "${enumType}")`;

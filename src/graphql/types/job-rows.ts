@@ -1,0 +1,177 @@
+// A page of jobs, and a job, read by one statement of our own instead of Prisma's (see ../sql.ts):
+// the rows come back in the shape Prisma would give for the planner's query, so the Job type's
+// fields read them the same way. Only a query this statement fully answers takes this path: the
+// job's columns, its company (the type's fixed selection), its sector and its skills; anything
+// else (a nested relation under them, a column it does not read) goes through Prisma.
+import type { GraphQLContext } from "../context.ts";
+import type { PageWindow } from "../paging.ts";
+import { SqlParams, type SqlCondition, type SqlRunner } from "../sql.ts";
+
+/** Job fields by the column that holds them (enums as text, as Prisma returns them). */
+const JOB_COLUMNS: Record<string, string> = {
+  id: "j.id",
+  slug: "j.slug",
+  title: "j.title",
+  descriptionHtml: "j.description_html",
+  descriptionText: "j.description_text",
+  employmentType: "j.employment_type::text",
+  workModel: "j.work_model::text",
+  seniority: "j.seniority::text",
+  locationCity: "j.location_city",
+  locationState: "j.location_state",
+  locationCountry: "j.location_country",
+  salaryMin: "j.salary_min",
+  salaryMax: "j.salary_max",
+  salaryCurrency: "j.salary_currency",
+  salaryPeriod: "j.salary_period::text",
+  salaryTop: "j.salary_top",
+  applyUrl: "j.apply_url",
+  publishedAt: "j.published_at",
+  validThrough: "j.valid_through",
+  updatedAt: "j.updated_at",
+  createdAt: "j.created_at",
+};
+
+const COMPANY_COLUMNS: Record<string, string> = {
+  id: "c.id",
+  hasPublicPage: "c.has_public_page",
+  slug: "c.slug",
+  name: "c.name",
+  logoUrl: "c.logo_url",
+};
+const SECTOR_COLUMNS = ["id", "slug", "name"];
+const SKILL_COLUMNS = ["id", "slug", "name", "category"];
+/** The order of a job's skills in the Job type (skills: name, then slug). */
+const SKILL_ORDER = JSON.stringify([{ name: "asc" }, { slug: "asc" }]);
+
+type Selection = Record<string, unknown>;
+/** The planner's query for a job: Prisma's select, as Pothos builds it from the operation. */
+export interface JobQuery {
+  select?: Selection;
+  include?: Selection;
+}
+
+const isSelectOf = (value: unknown, columns: readonly string[]): boolean => {
+  if (value === true) return true;
+  if (typeof value !== "object" || value === null) return false;
+  const { select, ...rest } = value as { select?: Selection };
+  if (Object.keys(rest).length > 0 || typeof select !== "object" || select === null) return false;
+  return Object.entries(select).every(([key, v]) => v === true && columns.includes(key));
+};
+
+function isSkillsQuery(value: unknown): boolean {
+  if (value === true) return true;
+  if (typeof value !== "object" || value === null) return false;
+  const { orderBy, ...rest } = value as { orderBy?: unknown };
+  if (orderBy !== undefined && JSON.stringify(orderBy) !== SKILL_ORDER) return false;
+  return Object.keys(rest).length === 0 || isSelectOf(rest, SKILL_COLUMNS);
+}
+
+/** Whether one statement of ours answers this query exactly (else Prisma runs it). */
+export function answersJobQuery(query: JobQuery): query is { select: Selection } {
+  if (!query.select || query.include) return false;
+  return Object.entries(query.select).every(([key, value]) => {
+    if (key === "company") return isSelectOf(value, Object.keys(COMPANY_COLUMNS));
+    if (key === "sector") return isSelectOf(value, SECTOR_COLUMNS);
+    if (key === "skills") return isSkillsQuery(value);
+    return value === true && key in JOB_COLUMNS;
+  });
+}
+
+const SKILLS_OF_JOB = `(SELECT coalesce(json_agg(json_build_object('id', k.id, 'slug', k.slug, 'name', k.name,
+    'category', k.category) ORDER BY k.name, k.slug), '[]'::json)
+   FROM "_JobSkills" js JOIN skills k ON k.id = js."B" WHERE js."A" = j.id) AS skills`;
+
+/** The select list and the joins that answer `select`. */
+function columnsOf(select: Selection): { columns: string; joins: string } {
+  const columns = Object.keys(select)
+    .filter((key) => key in JOB_COLUMNS)
+    .map((key) => `${JOB_COLUMNS[key]} AS "${key}"`);
+  let joins = "";
+  if (select["company"]) {
+    joins += " LEFT JOIN companies c ON c.id = j.company_id";
+    columns.push(...Object.entries(COMPANY_COLUMNS).map(([key, column]) => `${column} AS "company.${key}"`));
+  }
+  if (select["sector"]) {
+    joins += " LEFT JOIN sectors s ON s.id = j.sector_id";
+    columns.push(...SECTOR_COLUMNS.map((key) => `s.${key} AS "sector.${key}"`));
+  }
+  if (select["skills"]) columns.push(SKILLS_OF_JOB);
+  return { columns: columns.join(", "), joins };
+}
+
+/** A row as Prisma gives it: the company's and the sector's columns gathered into their objects. */
+function nest(row: Record<string, unknown>): Record<string, unknown> {
+  const job: Record<string, unknown> = {};
+  for (const key in row) {
+    const dot = key.indexOf(".");
+    if (dot < 0) {
+      job[key] = row[key];
+      continue;
+    }
+    const relation = key.slice(0, dot);
+    // A job without a company (or sector) has null in every column of the join.
+    if (row[`${relation}.id`] === null) job[relation] = null;
+    else ((job[relation] ??= {}) as Record<string, unknown>)[key.slice(dot + 1)] = row[key];
+  }
+  return job;
+}
+
+/** The public job `slug`, in one statement; undefined when it is not public. */
+export async function jobBySlug(
+  sql: SqlRunner,
+  select: Selection,
+  where: SqlCondition,
+  slug: string,
+): Promise<Record<string, unknown> | null> {
+  const params = new SqlParams();
+  const { columns, joins } = columnsOf(select);
+  const [row] = await sql.query(
+    `SELECT ${columns} FROM jobs j${joins} WHERE j.slug = ${params.add(slug)} AND ${where(params)}`,
+    params.values,
+  );
+  return row ? nest(row) : null;
+}
+
+const ORDER_COLUMNS: Record<string, { column: string; type: string }> = {
+  publishedAt: { column: "j.published_at", type: "timestamptz" },
+  salaryTop: { column: "j.salary_top", type: "int" },
+  id: { column: "j.id", type: "uuid" },
+};
+
+/** ORDER BY, and the seek past a cursor's key (every job order runs one way, so a row comparison). */
+function orderOf(window: PageWindow<unknown>, params: SqlParams): { by: string; seek: string } {
+  const order = window.order!;
+  const columns = order.map((o) => ORDER_COLUMNS[o.field]!);
+  const direction = order[0]!.direction === "desc" ? "DESC" : "ASC";
+  const by = columns.map((c) => `${c.column} ${direction}`).join(", ");
+  if (!window.seek) return { by, seek: "" };
+  const key = window.seek.map((value, i) => params.add(value, columns[i]!.type)).join(", ");
+  const after = direction === "DESC" ? "<" : ">";
+  return { by, seek: ` AND (${columns.map((c) => c.column).join(", ")}) ${after} (${key})` };
+}
+
+/**
+ * A page of jobs in one statement. Near the start (or after a cursor, which seeks) it reads the
+ * page's rows directly; past `deferFrom` skipped rows it skips over the list's index alone (an
+ * index-only scan) and joins the page's rows after, so skipped rows' heap tuples are never read.
+ */
+export async function jobPage(
+  ctx: GraphQLContext & { sql: SqlRunner },
+  select: Selection,
+  window: PageWindow<unknown> & { sqlWhere: SqlCondition },
+  deferFrom: number,
+): Promise<Record<string, unknown>[]> {
+  const params = new SqlParams();
+  const { columns, joins } = columnsOf(select);
+  const where = window.sqlWhere(params);
+  const { by, seek } = orderOf(window, params);
+  const page = `ORDER BY ${by} LIMIT ${params.add(window.limit, "int")} OFFSET ${params.add(window.skip, "int")}`;
+  const text =
+    window.skip < deferFrom
+      ? `SELECT ${columns} FROM jobs j${joins} WHERE ${where}${seek} ${page}`
+      : `SELECT ${columns} FROM (SELECT j.id FROM jobs j WHERE ${where}${seek} ${page}) AS page
+           JOIN jobs j ON j.id = page.id${joins} ORDER BY ${by}`;
+  const rows = await ctx.sql.query(text, params.values);
+  return rows.map(nest);
+}
