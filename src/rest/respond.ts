@@ -2,7 +2,7 @@
 // client's copy is current), public caching, and for lists the envelope with absolute
 // meta.self/next and the same next in an RFC 8288 Link header. A list that continues by cursor
 // puts it in next beside the offset it stands for, so following next seeks instead of skipping.
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { Context } from "koa";
 import type { MetaBody } from "./resources.ts";
 
@@ -13,8 +13,9 @@ export interface CachePolicy {
 export function sendJson(ctx: Context, body: unknown, cache: CachePolicy, type = "application/json"): void {
   const json = JSON.stringify(body);
   // A strong validator: byte-for-byte the same representation, so it is safe for range requests
-  // and If-Match as well as If-None-Match.
-  const etag = `"${createHash("sha256").update(json).digest("base64url").slice(0, 32)}"`;
+  // and If-Match as well as If-None-Match. SHA-1 (about twice as fast as SHA-256 on a page of
+  // jobs): a validator needs no collision resistance against an attacker, who can only spoil their own cache.
+  const etag = `"${hash("sha1", json, "base64url")}"`;
   ctx.status = 200;
   ctx.type = type;
   ctx.set("ETag", etag);

@@ -100,21 +100,29 @@ function columnsOf(select: Selection): { columns: string; joins: string } {
   return { columns: columns.join(", "), joins };
 }
 
-/** A row as Prisma gives it: the company's and the sector's columns gathered into their objects. */
+/**
+ * A row as Prisma gives it: the company's and the sector's columns gathered into their objects
+ * (their flat "company.…" columns stay on the row, unread). A job without a company (or sector)
+ * has null in every column of the join.
+ */
 function nest(row: Record<string, unknown>): Record<string, unknown> {
-  const job: Record<string, unknown> = {};
-  for (const key in row) {
-    const dot = key.indexOf(".");
-    if (dot < 0) {
-      job[key] = row[key];
-      continue;
-    }
-    const relation = key.slice(0, dot);
-    // A job without a company (or sector) has null in every column of the join.
-    if (row[`${relation}.id`] === null) job[relation] = null;
-    else ((job[relation] ??= {}) as Record<string, unknown>)[key.slice(dot + 1)] = row[key];
+  if ("company.id" in row) {
+    row["company"] =
+      row["company.id"] === null
+        ? null
+        : {
+            id: row["company.id"],
+            hasPublicPage: row["company.hasPublicPage"],
+            slug: row["company.slug"],
+            name: row["company.name"],
+            logoUrl: row["company.logoUrl"],
+          };
   }
-  return job;
+  if ("sector.id" in row) {
+    row["sector"] =
+      row["sector.id"] === null ? null : { id: row["sector.id"], slug: row["sector.slug"], name: row["sector.name"] };
+  }
+  return row;
 }
 
 /** The public job `slug`, in one statement; undefined when it is not public. */
