@@ -276,6 +276,8 @@ describe.skipIf(testDatabaseKind() !== "postgres")("the counting and bounding cl
     const db = await openDatabase(config, { timeouts: { queryMs: 300, countMs: 5_000, boundMs: 100 } });
     try {
       await expect(db.prisma.$queryRaw`SELECT pg_sleep(0.5)`).rejects.toSatisfy(isDatabaseUnavailable);
+      // The read model's own statements (src/graphql/sql.ts) share the requests' pool and limit.
+      await expect(db.sql.query("SELECT pg_sleep(0.5)")).rejects.toSatisfy(isDatabaseUnavailable);
       await expect(db.counting.$queryRaw`SELECT pg_sleep(0.5)::text AS slept`).resolves.toEqual([{ slept: "" }]);
       await expect(db.prisma.$queryRaw`SELECT pg_sleep(0.2)::text AS slept`).resolves.toEqual([{ slept: "" }]);
       await expect(db.bounding.$queryRaw`SELECT pg_sleep(0.2)`).rejects.toSatisfy(isDatabaseUnavailable);
