@@ -588,6 +588,17 @@ describe.skipIf(!HAVE_FONTS || !POPPLER)("font subsetting", () => {
     // The font's encoding is StandardEncoding: its codes reach the same names.
     expect(type1.encoding).toBe("standard");
     for (const [code, name] of STANDARD_ENCODING) expect(named.glyphOfCode.get(code)).toBe(named.glyphOfName.get(name));
+    // The same program with its eexec section in hex (as PFA files and some producers store it).
+    const { Length1, Length2 } = type1Lengths(program);
+    const hex = Buffer.from(program.subarray(Length1, Length1 + Length2))
+      .toString("hex")
+      .replace(/(.{64})/g, "$1\n");
+    const pfa = Buffer.concat([
+      program.subarray(0, Length1),
+      Buffer.from(hex, "latin1"),
+      program.subarray(Length1 + Length2),
+    ]);
+    expect(Buffer.from(convertType1(new Uint8Array(pfa))!).equals(Buffer.from(cff))).toBe(true);
     // Smaller, and unlike the encrypted Type 1 program it compresses: under half the size stored.
     expect(cff.length).toBeLessThan(program.length);
     expect(deflateSync(cff).length).toBeLessThan(deflateSync(program).length / 2);
