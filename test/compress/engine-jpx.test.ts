@@ -1,0 +1,99 @@
+// JPEG 2000 decoding (src/compress/engine/jpx.ts), on codestreams made here by OpenJPEG's encoder
+// (the same package's full build).
+import { createRequire } from "node:module";
+import { beforeAll, describe, expect, it } from "vitest";
+import { decodeJpx, jpxFrame } from "../../src/compress/engine/jpx.ts";
+
+interface Encoder {
+  getDecodedBuffer(frame: object): Uint8Array;
+  setQuality(lossless: boolean, quality: number): void;
+  encode(): void;
+  getEncodedBuffer(): Uint8Array;
+  delete(): void;
+}
+let encoderModule: { J2KEncoder: new () => Encoder };
+
+beforeAll(async () => {
+  const factory = createRequire(import.meta.url)("@cornerstonejs/codec-openjpeg/wasmjs") as (
+    options: object,
+  ) => Promise<typeof encoderModule>;
+  encoderModule = await factory({ print: () => undefined, printErr: () => undefined });
+});
+
+/** A lossless J2K codestream of `samples` (interleaved, 8-bit; at least 64 × 64 for the encoder's 5 decomposition levels). */
+function encode(samples: Uint8Array, width: number, height: number, components: number): Uint8Array {
+  const encoder = new encoderModule.J2KEncoder();
+  try {
+    const frame = { width, height, bitsPerSample: 8, componentCount: components, isSigned: false };
+    encoder.getDecodedBuffer(frame).set(samples);
+    encoder.setQuality(true, 0);
+    encoder.encode();
+    return encoder.getEncodedBuffer().slice();
+  } finally {
+    encoder.delete();
+  }
+}
+
+const box = (type: string, body: Uint8Array) => {
+  const out = new Uint8Array(8 + body.length);
+  new DataView(out.buffer).setUint32(0, out.length);
+  out.set(Buffer.from(type, "latin1"), 4);
+  out.set(body, 8);
+  return out;
+};
+
+/** The codestream in a JP2 file: signature, file type, and the codestream box. */
+const jp2 = (codestream: Uint8Array) =>
+  Buffer.concat([
+    box("jP  ", new Uint8Array([0x0d, 0x0a, 0x87, 0x0a])),
+    box("ftyp", Buffer.from("jp2 \0\0\0\0jp2 ", "latin1")),
+    box("jp2c", codestream),
+  ]);
+
+const gradient = (width: number, height: number, components: number) =>
+  Uint8Array.from({ length: width * height * components }, (_, i) => (i * 7 + (i >> 5)) % 256);
+
+describe("JPEG 2000 decoding", () => {
+  it("gives back the samples of a lossless codestream, bare or in a JP2 file", async () => {
+    const samples = gradient(64, 48, 3);
+    const codestream = encode(samples, 64, 48, 3);
+    expect(jpxFrame(codestream)).toMatchObject({ width: 64, height: 48, componentCount: 3, bitsPerSample: 8 });
+    expect(await decodeJpx(codestream, { width: 64, height: 48, components: 3 }, 1 << 20)).toEqual(samples);
+    expect(await decodeJpx(jp2(codestream), { width: 64, height: 48, components: 3 }, 1 << 20)).toEqual(samples);
+  });
+
+  it("decodes a grey image", async () => {
+    const samples = gradient(97, 65, 1);
+    const decoded = await decodeJpx(encode(samples, 97, 65, 1), { width: 97, height: 65, components: 1 }, 1 << 20);
+    expect(decoded).toEqual(samples);
+  });
+
+  it("refuses a stream that is not what the image dictionary says, or too large, or not JPEG 2000", async () => {
+    const codestream = encode(gradient(64, 48, 3), 64, 48, 3);
+    expect(await decodeJpx(codestream, { width: 64, height: 49, components: 3 }, 1 << 20)).toBeUndefined();
+    expect(await decodeJpx(codestream, { width: 64, height: 48, components: 1 }, 1 << 20)).toBeUndefined();
+    expect(await decodeJpx(codestream, { width: 64, height: 48, components: 3 }, 64 * 48 * 3 - 1)).toBeUndefined();
+    expect(await decodeJpx(Buffer.from("%PDF-1.7 not a codestream"), { width: 1, height: 1, components: 1 }, 99)).toBe(
+      undefined,
+    );
+  });
+
+  it("refuses a header claiming a huge image before decoding anything", async () => {
+    const codestream = encode(gradient(64, 64, 1), 64, 64, 1);
+    const lying = codestream.slice();
+    // SIZ's Xsiz and Ysiz (after SOC, the marker and its length, and Rsiz): 60,000 × 60,000.
+    new DataView(lying.buffer).setUint32(8, 60_000);
+    new DataView(lying.buffer).setUint32(12, 60_000);
+    expect(jpxFrame(lying)).toMatchObject({ width: 60_000, height: 60_000 });
+    expect(await decodeJpx(lying, { width: 64, height: 64, components: 1 }, 1 << 30)).toBeUndefined();
+    expect(await decodeJpx(lying, { width: 60_000, height: 60_000, components: 1 }, 1 << 30)).toBeUndefined();
+  });
+
+  it("refuses a truncated codestream without throwing", async () => {
+    const codestream = encode(gradient(64, 48, 3), 64, 48, 3);
+    const cut = codestream.subarray(0, codestream.length >> 1);
+    const decoded = await decodeJpx(cut, { width: 64, height: 48, components: 3 }, 1 << 20);
+    // OpenJPEG decodes what it has of a truncated stream, or nothing; either way no exception.
+    expect(decoded === undefined || decoded.length === 64 * 48 * 3).toBe(true);
+  });
+});
