@@ -26,10 +26,12 @@ const JOB_COLUMNS: Record<string, string> = {
   salaryPeriod: "j.salary_period::text",
   salaryTop: "j.salary_top",
   applyUrl: "j.apply_url",
-  publishedAt: "j.published_at",
+  // The Job type reads createdAt only as publishedAt's fallback: given here in one column (a
+  // public job always has published_at; one date fewer to parse per row).
+  publishedAt: "coalesce(j.published_at, j.created_at)",
   validThrough: "j.valid_through",
   updatedAt: "j.updated_at",
-  createdAt: "j.created_at",
+  createdAt: "",
 };
 
 const COMPANY_COLUMNS: Record<string, string> = {
@@ -85,7 +87,7 @@ const SKILLS_OF_JOB = `(SELECT coalesce(json_agg(json_build_object('id', k.id, '
 /** The select list and the joins that answer `select`. */
 function columnsOf(select: Selection): { columns: string; joins: string } {
   const columns = Object.keys(select)
-    .filter((key) => key in JOB_COLUMNS)
+    .filter((key) => JOB_COLUMNS[key])
     .map((key) => `${JOB_COLUMNS[key]} AS "${key}"`);
   let joins = "";
   if (select["company"]) {
