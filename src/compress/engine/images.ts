@@ -53,7 +53,7 @@ import type { ImageSettings } from "./profiles.ts";
 import { forEachBounded } from "./pool.ts";
 import type { PoolOptions } from "./pool.ts";
 import { QualityCheck } from "./quality.ts";
-import { losslessSize } from "./streams.ts";
+import { losslessSizeAtLeast } from "./streams.ts";
 
 export { MAX_IMAGE_PIXELS };
 
@@ -77,9 +77,10 @@ const LOSSLESS_LEVEL = 6;
 /** Images larger than four times this are told photograph or line art on a copy of this size. */
 const PROBE_PIXELS = 1_000_000;
 /**
- * What the lossless pass makes of a stored JPEG larger than this is not worked out (new Huffman
- * tables take some 460 ms of JavaScript per megabyte) for a candidate smaller than NEAR_LOSSLESS
- * of it: new tables save 5 to 20 % (the downsampled pages of a scan come to 10 to 30 %).
+ * What the lossless pass makes of a stored JPEG larger than this is not worked out (counting the
+ * symbols for new Huffman tables takes some 30 ms of JavaScript per megabyte: losslessSizeAtLeast)
+ * for a candidate smaller than NEAR_LOSSLESS of it: new tables save 5 to 20 % (the downsampled
+ * pages of a scan come to 10 to 30 %).
  */
 const MAX_BAR_JPEG_BYTES = 512 * 1024;
 /**
@@ -629,7 +630,10 @@ async function firstAcceptable(
   kind: { photo?: boolean },
 ): Promise<Replacement | null | undefined> {
   const stored = job.stream.contents.length;
-  /** What the lossless stream pass would store the image in (worked out when needed). */
+  /**
+   * What the lossless stream pass would store the image in (worked out when needed; for a JPEG, a
+   * bound a few bytes in a thousand below it).
+   */
   let bar: number | undefined;
   for (const [tried, size] of sizes.entries()) {
     const own = size === undefined;
@@ -657,7 +661,7 @@ async function firstAcceptable(
         ? stored <= MAX_BAR_JPEG_BYTES
         : lossless || sampleBytesOf(job.info) <= MAX_BAR_SAMPLE_BYTES;
       const worked = work || size >= NEAR_LOSSLESS * stored;
-      if (worked && size >= (bar ??= losslessSize(job.stream, MAX_DECODED_BYTES))) return null;
+      if (worked && size >= (bar ??= losslessSizeAtLeast(job.stream, MAX_DECODED_BYTES))) return null;
       if (candidate.exact || !check || check.passes(candidate.decoded)) return candidate.replacement;
     } finally {
       // Resampled and decoded pixels are sharp's buffers, made for this size only.

@@ -13,10 +13,11 @@ export interface PoolOptions {
 }
 
 /**
- * Jobs the engine runs at once by default: one per core the process may use (more would hold more
- * images decoded without more cores to run them).
+ * Jobs the engine runs at once by default: one per core the process may use, and one more, whose
+ * native work keeps the cores busy while another job's quality check runs on the main thread (more
+ * would hold more images decoded without more cores to run them).
  */
-export const defaultConcurrency = () => availableParallelism();
+export const defaultConcurrency = () => availableParallelism() + 1;
 
 /**
  * Runs `run` on every item, at most `options.concurrency` at once and within the memory budget

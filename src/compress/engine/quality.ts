@@ -88,7 +88,9 @@ interface Shrinking {
   xSteps: Uint32Array;
   ySteps: Uint32Array;
   /** Sums of the device row in progress, one per device pixel. */
-  sums: Uint32Array;
+  sums: Int32Array;
+  /** 1 / (source pixels of each device pixel), by the height of the device row's run. */
+  reciprocals: Map<number, Float64Array>;
   y: number;
   rowsLeft: number;
   /** Whether device row `y` is drawn (in the sample), and the row of `out` it goes to. */
@@ -183,7 +185,8 @@ function shrinkLuminance(
       cuts,
       xSteps,
       ySteps,
-      sums: new Uint32Array(dw),
+      sums: new Int32Array(dw),
+      reciprocals: new Map(),
       y: 0,
       rowsLeft: ySteps[0]!,
       keep: true,
@@ -195,29 +198,52 @@ function shrinkLuminance(
   const words = wordsOf(pixels);
   for (let sy = 0; sy < sh; sy++) {
     // A source row no drawing keeps is not read.
-    if (drawings.some((d) => d.keep)) rowPrefix(pixels, words, sy, gray, prefix);
+    let read = false;
+    for (const d of drawings) read ||= d.keep;
+    if (read) rowPrefix(pixels, words, sy, gray, prefix);
     for (const d of drawings) {
-      const { sums, cuts, dw } = d;
-      if (d.keep) {
-        for (let x = 0, from = 0; x < dw; x++) {
-          const to = prefix[cuts[x + 1]!]!;
-          sums[x] = sums[x]! + to - from;
-          from = to;
-        }
-      }
+      if (d.keep) addRuns(prefix, d.cuts, d.sums, d.dw);
       if (--d.rowsLeft > 0) continue;
-      if (d.keep) {
-        const yStep = d.ySteps[d.y]!;
-        const at = d.outY++ * dw;
-        for (let x = 0; x < dw; x++) d.out[at + x] = Math.round(sums[x]! / (d.xSteps[x]! * yStep));
-        sums.fill(0);
-      }
+      if (d.keep) emitRow(d);
       d.y++;
       d.rowsLeft = d.ySteps[d.y] ?? 0;
       d.keep = keeps(sample, d.y);
     }
   }
   return drawings.map((d) => d.out);
+}
+
+/** Adds each device pixel's run of a source row (from the row's running sums) to its sum. */
+function addRuns(prefix: Int32Array, cuts: Int32Array, sums: Int32Array, dw: number): void {
+  let from = 0;
+  for (let x = 0; x < dw; x++) {
+    const to = prefix[cuts[x + 1]!]!;
+    sums[x] = sums[x]! + to - from;
+    from = to;
+  }
+}
+
+/**
+ * Writes the device row in progress (each sum over its pixels, rounded half up) and clears the
+ * sums. The reciprocals are a hair above the exact ones, so that a sum exactly half-way between
+ * two values rounds up as Math.round would; sums up to 2^31 are far from the next value.
+ */
+function emitRow(d: Shrinking): void {
+  const yStep = d.ySteps[d.y]!;
+  let reciprocals = d.reciprocals.get(yStep);
+  if (!reciprocals) {
+    reciprocals = new Float64Array(d.dw);
+    for (let x = 0; x < d.dw; x++) reciprocals[x] = (1 + 1e-12) / (d.xSteps[x]! * yStep);
+    d.reciprocals.set(yStep, reciprocals);
+  }
+  writeAverages(d.out, d.outY++ * d.dw, d.sums, reciprocals, d.dw);
+}
+
+function writeAverages(out: Uint8Array, at: number, sums: Int32Array, reciprocals: Float64Array, dw: number): void {
+  for (let x = 0; x < dw; x++) {
+    out[at + x] = (sums[x]! * reciprocals[x]! + 0.5) | 0;
+    sums[x] = 0;
+  }
 }
 
 const grayPixels = (data: Uint8Array, width: number, height: number): Pixels => ({
