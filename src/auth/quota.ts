@@ -2,7 +2,7 @@
 // first day. A request reserves one unit with a single conditional UPDATE (atomic under any
 // concurrency: the row lock serialises reservations, and the WHERE refuses the one too many),
 // and gives it back when it fails, so a failure is never charged.
-import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 
 export function currentMonth(now = new Date()): Date {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
@@ -24,7 +24,7 @@ export interface Reservation {
 
 /** Reserves one unit, or returns null when the month's quota is used up. */
 export async function reserveQuota(
-  prisma: PrismaClient,
+  prisma: PrismaClient | Prisma.TransactionClient,
   subscriberId: string,
   limit: number,
   now = new Date(),

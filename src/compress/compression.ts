@@ -2,8 +2,8 @@
 // to /v1/compress or /v1/unlock, the dashboard's Try it, an asynchronous job, the housekeeping):
 //
 //   reserve  one quota unit (a conditional UPDATE: 402 when the month's quota is used up) and
-//            record the compression (`compressions`, status running); the unit goes back at once
-//            if the record cannot be written
+//            record the compression (`compressions`, status running), in one transaction: never
+//            a unit without its record
 //   run      the engine in an isolated process (busy: 503; a refused or failed file: 422)
 //   store    the result under a random name, and sign its download URL
 //   succeed  the record says succeeded, with sizes and the object: the unit stays used
@@ -12,7 +12,7 @@
 //            a job's last attempt, or the housekeeping after a crash), never twice
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { nextMonth, releaseQuota, reserveQuota } from "../auth/quota.ts";
+import { nextMonth, reserveQuota } from "../auth/quota.ts";
 import { HttpError, retryAfter } from "../errors.ts";
 import type { CompressionProfile } from "./engine/index.ts";
 import type { EngineJob } from "./isolation/protocol.ts";
@@ -65,20 +65,19 @@ export function quotaExceeded(monthlyQuota: number, reset = nextMonth()): HttpEr
 
 /** Reserves a unit for `key` and records the compression (402 `quota_exceeded` when used up). */
 export async function reserve(prisma: PrismaClient, key: Chargeable): Promise<Reserved> {
-  const reservation = await reserveQuota(prisma, key.subscriberId, key.monthlyQuota);
-  if (!reservation) throw quotaExceeded(key.monthlyQuota);
-  const { month, used, limit } = reservation;
-  try {
-    const record = await prisma.compression.create({
+  // One transaction: the unit and the record that accounts for it exist together or not at all,
+  // even when the process dies between the two statements (a failure later gives the unit back
+  // through the record: fail below, or the housekeeping for a record left running).
+  return prisma.$transaction(async (tx) => {
+    const reservation = await reserveQuota(tx, key.subscriberId, key.monthlyQuota);
+    if (!reservation) throw quotaExceeded(key.monthlyQuota);
+    const { month, used, limit } = reservation;
+    const record = await tx.compression.create({
       data: { subscriberId: key.subscriberId, apiKeyId: key.id, month, profile: "balanced" },
       select: { id: true },
     });
     return { id: record.id, subscriberId: key.subscriberId, month, used, limit };
-  } catch (error) {
-    // Nothing ran: the unit goes back before the error is answered.
-    await releaseQuota(prisma, key.subscriberId, month).catch(() => undefined);
-    throw error;
-  }
+  });
 }
 
 // Every failure the engine or its process reports is about the file: a 422 with its code, not
