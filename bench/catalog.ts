@@ -90,6 +90,9 @@ const config: Config = {
   ...loaded,
   logLevel: "silent",
   rateLimit: { requests: 1_000_000_000, windowSeconds: 60 },
+  // The load phase's GraphQL page is sent without a Google identity: open /graphql as the embedded
+  // default does (production's default, internal, would answer it 401).
+  graphql: { ...loaded.graphql, access: { ...loaded.graphql.access, mode: "public" } },
 };
 // With the service's own statement limits and pools (as src/main.ts opens it): a benchmark without
 // them would never see a statement cut off.
