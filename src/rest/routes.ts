@@ -450,7 +450,10 @@ export function createRestRouter(options: RestOptions): Router<AppState> {
       if (route.alternate) ctx.vary("Accept");
       if (!item) throw notFound(route, key);
       const alternate = route.alternate;
-      if (alternate && ctx.accepts("application/json", alternate.type) === alternate.type) {
+      // Only an Accept naming the alternate can prefer it (a wildcard gives the first, JSON): the
+      // full negotiation runs only then.
+      const named = alternate && ctx.get("Accept").toLowerCase().includes(alternate.type);
+      if (named && ctx.accepts("application/json", alternate.type) === alternate.type) {
         sendJson(ctx, alternate.present(item as never), options.cache, alternate.type);
         return;
       }

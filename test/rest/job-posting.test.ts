@@ -150,6 +150,11 @@ describe("GET /jobs/{slug} as JSON-LD", () => {
     expect(googleProblems(body)).toContain("required hiringOrganization missing");
   });
 
+  it("reads the media type case-insensitively, as RFC 9110 says", async () => {
+    const { headers } = await ldOf("onsite", "Application/LD+JSON");
+    expect(headers.get("content-type")).toMatch(/^application\/ld\+json/);
+  });
+
   it("answers JSON to application/json, */* and a JSON-LD preference that JSON outranks", async () => {
     for (const accept of ["application/json", "*/*", "application/ld+json;q=0.5, application/json"]) {
       const { headers, body } = await ldOf("onsite", accept);

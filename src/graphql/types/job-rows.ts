@@ -84,8 +84,18 @@ const SKILLS_OF_JOB = `(SELECT coalesce(json_agg(json_build_object('id', k.id, '
     'category', k.category) ORDER BY k.name, k.slug), '[]'::json)
    FROM "_JobSkills" js JOIN skills k ON k.id = js."B" WHERE js."A" = j.id) AS skills`;
 
+// By the selected fields' names: what the statement reads depends on nothing else.
+const columnsByFields = new Map<string, { columns: string; joins: string }>();
+
 /** The select list and the joins that answer `select`. */
 function columnsOf(select: Selection): { columns: string; joins: string } {
+  const fields = Object.keys(select).join(",");
+  let found = columnsByFields.get(fields);
+  if (!found) columnsByFields.set(fields, (found = buildColumns(select)));
+  return found;
+}
+
+function buildColumns(select: Selection): { columns: string; joins: string } {
   const columns = Object.keys(select)
     .filter((key) => JOB_COLUMNS[key])
     .map((key) => `${JOB_COLUMNS[key]} AS "${key}"`);
