@@ -18,7 +18,7 @@ import { decodeStreamData } from "../../src/compress/engine/filters.ts";
 import { findImagePlacements } from "../../src/compress/engine/placement.ts";
 import { optimiseImages } from "../../src/compress/engine/images.ts";
 import { decodeJpeg, encodeJpeg, readJpegHeader, release } from "../../src/compress/engine/codecs.ts";
-import { withoutIccProfile } from "../../src/compress/engine/jpeg.ts";
+import { optimiseJpeg, optimisedJpegSizeAtLeast, withoutIccProfile } from "../../src/compress/engine/jpeg.ts";
 import { drawAt, drawLuminanceAt, luminance, sampledHeight, ssim } from "../../src/compress/engine/quality.ts";
 import { imageStreams, jpegOf, lineArtPixels, photoPixels } from "./fixtures.ts";
 
@@ -814,6 +814,22 @@ describe("profile order", () => {
   it("extreme falls back to balanced's image settings", () => {
     expect(PROFILE_SETTINGS.extreme.images!.fallback).toBe(PROFILE_SETTINGS.balanced.images);
     expect(PROFILE_SETTINGS.balanced.images!.fallback).toBeUndefined();
+  });
+});
+
+describe("the lossless bar of a JPEG", () => {
+  it("is a lower bound of what new Huffman tables make of it, within a few bytes in a thousand", async () => {
+    for (const [width, height, seed] of [
+      [320, 240, 1],
+      [500, 700, 2],
+    ] as const) {
+      const jpeg = await jpegOf(photoPixels(width, height, 3, seed), width, height, 3, 90);
+      const optimised = optimiseJpeg(jpeg)?.length ?? jpeg.length;
+      const bound = optimisedJpegSizeAtLeast(jpeg)!;
+      expect(bound).toBeLessThanOrEqual(optimised);
+      expect(bound).toBeGreaterThan(optimised * 0.99);
+    }
+    expect(optimisedJpegSizeAtLeast(new Uint8Array([0xff, 0xd8, 0xff, 0xd9]))).toBeUndefined();
   });
 });
 
