@@ -1,8 +1,12 @@
 // JPEG 2000 decoding (src/compress/engine/jpx.ts), on codestreams made here by OpenJPEG's encoder
-// (the same package's full build).
+// (the same package's full build), and what the engine does with such images.
 import { createRequire } from "node:module";
+import { PDFDocument } from "@cantoo/pdf-lib";
+import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
+import { compressPdf } from "../../src/compress/engine/index.ts";
 import { decodeJpx, jpxFrame } from "../../src/compress/engine/jpx.ts";
+import { imageStreams, photoPixels, place } from "./fixtures.ts";
 
 interface Encoder {
   getDecodedBuffer(frame: object): Uint8Array;
@@ -95,5 +99,44 @@ describe("JPEG 2000 decoding", () => {
     const decoded = await decodeJpx(cut, { width: 64, height: 48, components: 3 }, 1 << 20);
     // OpenJPEG decodes what it has of a truncated stream, or nothing; either way no exception.
     expect(decoded === undefined || decoded.length === 64 * 48 * 3).toBe(true);
+  });
+});
+
+describe("JPEG 2000 images in the engine", () => {
+  /** One page drawing a lossless JPX photograph, 1200 × 900, over most of the page. */
+  async function jpxPdf(): Promise<{ bytes: Uint8Array; pixels: Uint8Array }> {
+    const pixels = photoPixels(1200, 900, 3, 7);
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const page = doc.addPage([612, 792]);
+    const stream = doc.context.stream(encode(pixels, 1200, 900, 3), {
+      Type: "XObject",
+      Subtype: "Image",
+      Width: 1200,
+      Height: 900,
+      ColorSpace: "DeviceRGB",
+      BitsPerComponent: 8,
+      Filter: "JPXDecode",
+    });
+    place(page, doc.context.register(stream), 36, 200, 540, 405);
+    return { bytes: await doc.save({ useObjectStreams: false }), pixels };
+  }
+
+  it("recodes a JPX photograph as a smaller JPEG under balanced, close to its pixels", async () => {
+    const { bytes, pixels } = await jpxPdf();
+    const { output } = await compressPdf(bytes, "balanced");
+    expect(output.length).toBeLessThan(bytes.length / 3);
+    const [image] = [...(await imageStreams(output)).values()];
+    expect(image?.filter).toBe("/DCTDecode");
+    const decoded = await sharp(image!.data).resize(1200, 900, { fit: "fill" }).removeAlpha().raw().toBuffer();
+    let error = 0;
+    for (let i = 0; i < decoded.length; i++) error += Math.abs(decoded[i]! - pixels[i]!);
+    expect(error / decoded.length).toBeLessThan(12);
+  });
+
+  it("leaves a JPX image as it is under lossless", async () => {
+    const { bytes } = await jpxPdf();
+    const { output } = await compressPdf(bytes, "lossless");
+    const [image] = [...(await imageStreams(output)).values()];
+    expect(image?.filter).toBe("/JPXDecode");
   });
 });

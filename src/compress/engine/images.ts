@@ -47,6 +47,7 @@ import {
   untiffRow,
 } from "./filters.ts";
 import { convertInlineImages, MIN_INLINE_BYTES } from "./inline.ts";
+import { decodeJpx } from "./jpx.ts";
 import { findImagePlacements } from "./placement.ts";
 import type { Placement, Placements } from "./placement.ts";
 import type { ImageSettings } from "./profiles.ts";
@@ -337,6 +338,8 @@ async function reduceWhileInflating(
 
 type Source =
   | { kind: "jpeg"; data: Uint8Array; header: JpegHeader }
+  // flate: the stored stream is itself the size a lossless candidate must beat (a Flate image, or
+  // a JPX, which the stream pass leaves as it is); otherwise the samples are deflated to find it.
   | { kind: "samples"; data: Uint8Array; flate: boolean }
   | { kind: "large-flate"; parms: PDFDict | undefined };
 
@@ -379,6 +382,21 @@ function sourceOf(stream: PDFRawStream, info: ImageInfo): Source | undefined {
     data: data.subarray(0, expected),
     flate: filters.length === 1 && filters[0] === "FlateDecode",
   };
+}
+
+/**
+ * A JPEG 2000 image's samples (./jpx.ts), taken as a lossless filter's would be: recoded when that
+ * is smaller at the profile's floor, else the JPX stays (its stored size is the lossless bar, as a
+ * Flate image's is). Only when the dictionary states the colour space and 8 bits and the codestream
+ * agrees; a JPX's own colour space, a Decode array or a mask in the data keep it as it is.
+ */
+async function jpxSourceOf(stream: PDFRawStream, info: ImageInfo): Promise<Source | undefined> {
+  const filters = filtersOf(stream.dict);
+  if (filters?.length !== 1 || filters[0] !== "JPXDecode" || stream.dict.has(N.F)) return undefined;
+  if (info.colour.kind !== "direct" || info.bpc !== 8 || info.decode) return undefined;
+  const expected = { width: info.width, height: info.height, components: info.colour.components };
+  const data = await decodeJpx(stream.contents, expected, MAX_DECODED_BYTES);
+  return data && { kind: "samples", data, flate: true };
 }
 
 /** The image's pixels, 8-bit, in its own (or, for Indexed, its base) colour space. */
@@ -858,7 +876,7 @@ export async function optimiseImages(
     let replacement: Replacement | undefined;
     try {
       info = describe(stream.dict, context);
-      const source = info && sourceOf(stream, info);
+      const source = info && (sourceOf(stream, info) ?? (await jpxSourceOf(stream, info)));
       if (!info || !source) return;
       // The profile's settings, then those of the weaker profiles while the image is left as it was.
       for (let tried: ImageSettings | undefined = settings; tried && !replacement; tried = tried.fallback) {
