@@ -591,8 +591,11 @@ const memoryBefore = memory();
 const worker = new Worker(new URL("./catalog-load.ts", import.meta.url));
 const load = (request: LoadRequest) =>
   new Promise<LoadResult>((resolve, reject) => {
-    worker.once("message", resolve);
     worker.once("error", reject);
+    worker.once("message", (result: LoadResult) => {
+      worker.off("error", reject);
+      resolve(result);
+    });
     worker.postMessage(request);
   });
 
