@@ -94,6 +94,16 @@ describe("runner", () => {
     expect((await PDFDocument.load(readFileSync(job.outputPath))).getPageCount()).toBe(2);
   });
 
+  it("reports the process's own peak memory, not the parent's it was forked from", async () => {
+    // A parent holding 600 MiB: getrusage's maxRSS in a child counts what the parent had resident
+    // at the fork, VmHWM does not. A small job's process peaks far below that.
+    const ballast = Buffer.alloc(600 * 1024 * 1024, 1);
+    const r = runner({ warmProcesses: 0 });
+    const result = await r.run(compress(photo));
+    expect(ballast[ballast.length - 1]).toBe(1);
+    expect(result.ok && result.usage!.maxRssKb).toBeLessThan(400 * 1024);
+  });
+
   it("answers the engine's refusals as results and leaves no output file", async () => {
     const r = runner();
     const job = compress(notPdf);

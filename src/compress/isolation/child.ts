@@ -3,6 +3,7 @@
 // libvips) it says so (CHILD_READY) and waits, idle, for one job over IPC, replies once and exits,
 // so no job ever runs in a process that ran another. The process's own limits (heap size, a kill
 // on timeout or for resident memory) are the runner's business.
+import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import sharp from "sharp";
 import { compressPdf, PdfRejected, unlockPdf } from "../engine/index.ts";
@@ -13,6 +14,21 @@ import type { EngineJob, EngineResult } from "./protocol.ts";
 // One job per process: no thread pool to share, nothing worth caching.
 sharp.concurrency(1);
 sharp.cache(false);
+
+/**
+ * The process's own peak resident memory, in KiB: Linux's VmHWM, the high-water mark of this
+ * process's memory since its exec. Not getrusage's maxRSS, which also counts the parent's resident
+ * memory at the fork before exec (the service's hundreds of MiB, reported as the engine's).
+ */
+function peakRssKb(): number {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync("/proc/self/status", "latin1"));
+    if (match) return Number(match[1]);
+  } catch {
+    // Not Linux: getrusage below.
+  }
+  return process.resourceUsage().maxRSS;
+}
 
 async function run(job: EngineJob): Promise<EngineResult> {
   const input = await readFile(job.inputPath);
@@ -26,7 +42,7 @@ async function run(job: EngineJob): Promise<EngineResult> {
   }
   const engineMs = performance.now() - started;
   await writeFile(job.outputPath, result.output);
-  const usage = { engineMs, maxRssKb: process.resourceUsage().maxRSS };
+  const usage = { engineMs, maxRssKb: peakRssKb() };
   return { ok: true, outputSize: result.output.length, pages: result.pages, usage };
 }
 

@@ -17,7 +17,8 @@ export type EngineFailureCode = PdfRejectedCode | RunnerFailureCode;
 
 /**
  * What the process measured of its job, for logs and the benchmarks: the time inside the engine
- * and the process's peak resident memory (getrusage: the whole process, modules included).
+ * and the process's peak resident memory (VmHWM on Linux: the whole process since its exec,
+ * modules included).
  */
 export interface JobUsage {
   engineMs: number;
