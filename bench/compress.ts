@@ -341,7 +341,7 @@ out.push(
   "Sizes in KiB/MiB (1024-based). time: wall time of the tool's process; peak: its peak RSS (GNU time" +
     (flags.cold
       ? ""
-      : "; engine: from the job's submission to the runner's result, peak RSS by getrusage in its process") +
+      : "; engine: from the job's submission to the runner's result, peak RSS as its process measured it (VmHWM)") +
     "). " +
     "SSIM: grayscale renders at 100 dpi (pdftoppm) of page 1, the middle and the last page; min over those pages. " +
     "Aggregate saving = 1 - sum(out) / sum(in) over the counted files (a failed run counts as its input).",
