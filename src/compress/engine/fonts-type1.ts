@@ -5,6 +5,7 @@
 // renderer of the converted font needs is read; anything this reader does not understand (a
 // multiple-master font, a stroked one, a damaged one) reads as undefined and the font is left
 // as it is.
+import { isWhite } from "./xref.ts";
 
 export interface Type1Program {
   fontName: string;
@@ -53,20 +54,19 @@ export function decrypt(data: Uint8Array, key: number, skip: number): Uint8Array
   return out;
 }
 
-const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00;
 const isHex = (c: number) => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 
 /** The eexec section decrypted (its 4 random bytes dropped): binary, or hex when it starts with 4 hex digits. */
 function eexecSection(program: Uint8Array, start: number): Uint8Array {
   let at = start;
-  while (at < program.length && isSpace(program[at]!)) at++;
+  while (at < program.length && isWhite(program[at])) at++;
   const head = program.subarray(at, at + 4);
   if (head.length < 4 || !head.every(isHex)) return decrypt(program.subarray(at), EEXEC_KEY, 4);
   const bytes: number[] = [];
   let high = -1;
   for (let i = at; i < program.length; i++) {
     const c = program[i]!;
-    if (isSpace(c)) continue;
+    if (isWhite(c)) continue;
     if (!isHex(c)) break;
     const v = parseInt(String.fromCharCode(c), 16);
     if (high < 0) high = v;
@@ -124,9 +124,9 @@ class Tokens {
 
   token(): string | undefined {
     const b = this.bytes;
-    while (this.at < b.length && isSpace(b[this.at]!)) this.at++;
+    while (this.at < b.length && isWhite(b[this.at])) this.at++;
     const start = this.at;
-    while (this.at < b.length && !isSpace(b[this.at]!)) this.at++;
+    while (this.at < b.length && !isWhite(b[this.at])) this.at++;
     return start < this.at ? latin1(b.subarray(start, this.at)) : undefined;
   }
 

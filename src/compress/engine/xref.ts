@@ -13,7 +13,8 @@ const MAX_SECTIONS = 1000;
 const MAX_XREF_STREAM_BYTES = 64 * 1024 * 1024;
 const latin1 = new TextDecoder("latin1");
 
-const isWhite = (b: number | undefined) =>
+/** PDF white-space (7.2.3), which PostScript (Type 1 programs) shares. */
+export const isWhite = (b: number | undefined) =>
   b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09 || b === 0x0c || b === 0;
 const isDigit = (b: number | undefined) => b !== undefined && b >= 0x30 && b <= 0x39;
 

@@ -3,7 +3,6 @@
 // fields read them the same way. Only a query this statement fully answers takes this path: the
 // job's columns, its company (the type's fixed selection), its sector and its skills; anything
 // else (a nested relation under them, a column it does not read) goes through Prisma.
-import type { GraphQLContext } from "../context.ts";
 import type { PageWindow } from "../paging.ts";
 import { SqlParams, type SqlCondition, type SqlRunner } from "../sql.ts";
 
@@ -177,7 +176,7 @@ function orderOf(window: PageWindow<unknown>, params: SqlParams): { by: string; 
  * index-only scan) and joins the page's rows after, so skipped rows' heap tuples are never read.
  */
 export async function jobPage(
-  ctx: GraphQLContext & { sql: SqlRunner },
+  sql: SqlRunner,
   select: Selection,
   window: PageWindow<unknown> & { sqlWhere: SqlCondition },
   deferFrom: number,
@@ -192,6 +191,6 @@ export async function jobPage(
       ? `SELECT ${columns} FROM jobs j${joins} WHERE ${where}${seek} ${page}`
       : `SELECT ${columns} FROM (SELECT j.id FROM jobs j WHERE ${where}${seek} ${page}) AS page
            JOIN jobs j ON j.id = page.id${joins} ORDER BY ${by}`;
-  const rows = await ctx.sql.query(text, params.values);
+  const rows = await sql.query(text, params.values);
   return rows.map(nest);
 }

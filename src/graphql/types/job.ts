@@ -318,7 +318,7 @@ const JobPage = definePage("Job", "JobPage", {
     const { sql } = ctx;
     const { sqlWhere } = page;
     if (sql && sqlWhere && answersJobQuery(query)) {
-      return jobPage({ ...ctx, sql }, query.select, { ...page, sqlWhere }, DEFERRED_JOIN_FROM) as never;
+      return jobPage(sql, query.select, { ...page, sqlWhere }, DEFERRED_JOIN_FROM) as never;
     }
     const relationLoadStrategy = loadStrategy("Job", query);
     const orderBy = page.order ? orderByOf(page.order) : jobOrder;
