@@ -579,6 +579,11 @@ describe("remembered list totals", () => {
     try {
       const total = async (query: string) =>
         ((await (await fetch(`${cached.url}/api/v1/jobs?${query}`)).json()) as List).meta.total;
+      // A first total may be answered by the bounded count while the full count still runs; the
+      // full count then replaces it. Let the first counts settle before the totals are read.
+      await total("limit=1");
+      await total("work_model=remote");
+      await new Promise((resolve) => setTimeout(resolve, 300));
       const before = await total("limit=1");
       const remote = await total("work_model=remote");
       const extra = await factories(db.prisma).job("late-arrival", { workModel: "remote" });
