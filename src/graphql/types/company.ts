@@ -1,4 +1,4 @@
-import { builder } from "../builder.ts";
+import { builder, plainRead } from "../builder.ts";
 import { countsOf } from "../counters.ts";
 import { CompanySizeEnum } from "../enums.ts";
 import { publicCompanyWhere, publicJobWhere } from "../gates.ts";
@@ -10,15 +10,15 @@ export const Company = builder.prismaObject("Company", {
   // Select mode: a nested company (50 per page of jobs) loads only the columns asked for, never
   // the description or the internal contact; hasPublicPage always, for the gate of to-one relations.
   // The reference columns every nested company shows are always loaded and read plainly (an exposed
-  // field in select mode costs a loader lookup per row; see Job in ./job.ts).
+  // field in select mode costs a loader lookup per row; see Job in ./job.ts), without a resolver.
   select: { id: true, hasPublicPage: true, slug: true, name: true, logoUrl: true },
   fields: (t) => ({
-    id: t.id({ resolve: (c) => c.id }),
-    slug: t.string({ resolve: (c) => c.slug }),
-    name: t.string({ resolve: (c) => c.name }),
+    id: t.id({ ...plainRead("id"), resolve: (c) => c.id }),
+    slug: t.string({ ...plainRead("slug"), resolve: (c) => c.slug }),
+    name: t.string({ ...plainRead("name"), resolve: (c) => c.name }),
     tagline: t.exposeString("tagline", { nullable: true }),
     description: t.exposeString("description", { nullable: true }),
-    logoUrl: t.string({ nullable: true, resolve: (c) => c.logoUrl }),
+    logoUrl: t.string({ ...plainRead("logoUrl"), nullable: true, resolve: (c) => c.logoUrl }),
     websiteUrl: t.exposeString("websiteUrl", { nullable: true }),
     size: t.expose("size", { type: CompanySizeEnum, nullable: true }),
     foundedYear: t.exposeInt("foundedYear", { nullable: true }),

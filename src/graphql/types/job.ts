@@ -1,5 +1,5 @@
 import type { Prisma } from "../../generated/prisma/client.ts";
-import { builder } from "../builder.ts";
+import { builder, plainRead } from "../builder.ts";
 import { EmploymentTypeEnum, SalaryPeriodEnum, SeniorityEnum, WorkModelEnum } from "../enums.ts";
 import { isPublicCompany, publicCompanySql, publicCompanyWhere, publicJobSql, publicJobWhere } from "../gates.ts";
 import { allOf, enumValue, type SqlCondition } from "../sql.ts";
@@ -42,7 +42,8 @@ export const Job = builder.prismaObject("Job", {
   // reads the descriptions, and the search lexemes are never read at all. The small columns every
   // summary shows are always loaded instead, and their fields read them plainly: in select mode an
   // exposed field, or one with its own selection, is wrapped to look up for every row where its
-  // data was loaded, which cost more CPU on a 50-row page than reading these columns.
+  // data was loaded, which cost more CPU on a 50-row page than reading these columns. Those that
+  // are the row's own property are plain reads (../builder.ts plainRead): no resolver at all.
   select: {
     id: true,
     slug: true,
@@ -65,13 +66,17 @@ export const Job = builder.prismaObject("Job", {
     company: { select: { id: true, hasPublicPage: true, slug: true, name: true, logoUrl: true } },
   },
   fields: (t) => ({
-    id: t.id({ resolve: (j) => j.id }),
-    slug: t.string({ resolve: (j) => j.slug }),
-    title: t.string({ resolve: (j) => j.title }),
+    id: t.id({ ...plainRead("id"), resolve: (j) => j.id }),
+    slug: t.string({ ...plainRead("slug"), resolve: (j) => j.slug }),
+    title: t.string({ ...plainRead("title"), resolve: (j) => j.title }),
     descriptionHtml: t.exposeString("descriptionHtml"),
     descriptionText: t.exposeString("descriptionText"),
-    employmentType: t.field({ type: EmploymentTypeEnum, resolve: (j) => j.employmentType }),
-    workModel: t.field({ type: WorkModelEnum, resolve: (j) => j.workModel }),
+    employmentType: t.field({
+      ...plainRead("employmentType"),
+      type: EmploymentTypeEnum,
+      resolve: (j) => j.employmentType,
+    }),
+    workModel: t.field({ ...plainRead("workModel"), type: WorkModelEnum, resolve: (j) => j.workModel }),
     seniority: t.expose("seniority", { type: SeniorityEnum, nullable: true }),
     location: t.field({
       type: Location,
