@@ -19,7 +19,15 @@ import { findImagePlacements } from "../../src/compress/engine/placement.ts";
 import { optimiseImages } from "../../src/compress/engine/images.ts";
 import { decodeJpeg, encodeJpeg, readJpegHeader, release } from "../../src/compress/engine/codecs.ts";
 import { optimiseJpeg, optimisedJpegSizeAtLeast, withoutIccProfile } from "../../src/compress/engine/jpeg.ts";
-import { drawAt, drawLuminanceAt, luminance, sampledHeight, ssim } from "../../src/compress/engine/quality.ts";
+import {
+  drawAt,
+  drawLuminanceAt,
+  joinSample,
+  luminance,
+  QualityCheck,
+  sampledHeight,
+  ssim,
+} from "../../src/compress/engine/quality.ts";
 import { imageStreams, jpegOf, lineArtPixels, photoPixels } from "./fixtures.ts";
 
 const encoder = new TextEncoder();
@@ -329,7 +337,7 @@ describe("the quality check's rendering model", () => {
     },
   );
 
-  it("draws a sample of the rows as the same rows of the whole drawing, band after band", () => {
+  it("draws a sample of the rows as the same rows of the whole drawing, band after band, and the rest as the others", () => {
     const [width, height] = [400, 1300];
     const data = new Uint8Array(width * height * 3);
     for (let i = 0; i < data.length; i++) data[i] = (i * 2654435761) >>> 24;
@@ -339,8 +347,10 @@ describe("the quality check's rendering model", () => {
       [134, 434],
     ];
     const sample = { band: 16, every: 4 };
+    const rest = { ...sample, rest: true };
     const whole = drawLuminanceAt(pixels, sizes);
     const sampled = drawLuminanceAt(pixels, sizes, sample);
+    const others = drawLuminanceAt(pixels, sizes, rest);
     sizes.forEach(([dw, dh], i) => {
       const rows: number[] = [];
       for (let y = 0; y < dh; y++) if (Math.floor(y / 16) % 4 === 0) rows.push(y);
@@ -348,9 +358,53 @@ describe("the quality check's rendering model", () => {
       const expected = new Uint8Array(rows.length * dw);
       rows.forEach((y, k) => expected.set(whole[i]!.subarray(y * dw, (y + 1) * dw), k * dw));
       expect(sampled[i]).toEqual(expected);
+      // the rows it leaves out complete it
+      expect(sampledHeight(dh, rest)).toBe(dh - rows.length);
+      expect(joinSample(sampled[i]!, others[i]!, dw, dh, sample)).toEqual(whole[i]);
     });
     // an enlarging size has no sample
     expect(() => drawLuminanceAt(pixels, [[500, 100]], sample)).toThrow(RangeError);
+  });
+
+  it("scores a candidate by its sample when that is clear of the floor, above or below, else whole", () => {
+    // A page of text-like stripes, and candidates blurred more and more: the check's score is
+    // the sample's when it is 0.01 or more from the floor, and the whole drawing's otherwise.
+    const [width, height] = [1240, 1754];
+    const page = new Uint8Array(width * height);
+    for (let y = 0; y < height; y++)
+      for (let x = 0; x < width; x++) page[y * width + x] = (x >> 2) % 3 === 0 && (y >> 3) % 5 !== 0 ? 20 : 235;
+    const original = { data: page, width, height, components: 1 as const };
+    // 8 x 11 in: one device size at 100 dpi, 800 x 1100
+    const placement = { width: 576, height: 792, pageShare: 1 };
+    const sizes: [number, number][] = [[800, 1100]];
+    const sample = { band: 16, every: 4 };
+    const references = drawLuminanceAt(original, sizes);
+    const sampledReferences = drawLuminanceAt(original, sizes, sample);
+    const scores = [0, 24, 48, 96, 160].map((noise) => {
+      const data = new Uint8Array(page);
+      for (let i = 0; i < data.length; i++)
+        data[i] = Math.max(0, Math.min(255, data[i]! + ((((i * 2654435761) >>> 24) - 128) * noise) / 128));
+      const candidate = { data, width, height, components: 1 as const };
+      const whole = drawLuminanceAt(candidate, sizes);
+      const sampled = drawLuminanceAt(candidate, sizes, sample);
+      return {
+        whole: Math.min(...sizes.map(([dw, dh], i) => ssim(references[i]!, whole[i]!, dw, dh))),
+        sampled: Math.min(
+          ...sizes.map(([dw, dh], i) => ssim(sampledReferences[i]!, sampled[i]!, dw, sampledHeight(dh, sample))),
+        ),
+        candidate,
+      };
+    });
+    for (const floor of [0.5, 0.8, 0.9, 0.95]) {
+      const check = new QualityCheck(original, placement, floor);
+      for (const { whole, sampled, candidate } of scores) {
+        const score = check.similarity(candidate);
+        if (sampled >= floor + 0.01 || sampled < floor - 0.01) expect(score).toBeCloseTo(sampled, 6);
+        else expect(score).toBeCloseTo(whole, 6);
+      }
+    }
+    // the candidates span the floors: some were scored whole
+    expect(scores.some(({ sampled }) => [0.5, 0.8, 0.9, 0.95].some((f) => Math.abs(sampled - f) < 0.01))).toBe(true);
   });
 
   it("scores identical images 1 and different ones less", () => {

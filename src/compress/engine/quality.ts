@@ -105,17 +105,44 @@ interface Shrinking {
 export interface RowSample {
   band: number;
   every: number;
+  /** The rows the sample leaves out instead (drawn to complete a sampled drawing). */
+  rest?: boolean;
 }
 
 const keeps = (sample: RowSample | undefined, y: number) =>
-  sample === undefined || Math.floor(y / sample.band) % sample.every === 0;
+  sample === undefined || (Math.floor(y / sample.band) % sample.every === 0) !== (sample.rest === true);
 
 /** The rows of a drawing `height` rows high that a sample keeps. */
 export function sampledHeight(height: number, sample: RowSample | undefined): number {
   if (!sample) return height;
   const { band, every } = sample;
   const whole = Math.floor(height / (band * every));
-  return whole * band + Math.min(band, height - whole * band * every);
+  const kept = whole * band + Math.min(band, height - whole * band * every);
+  return sample.rest ? height - kept : kept;
+}
+
+/** The rows a sample leaves out. */
+const restOf = (sample: RowSample): RowSample => ({ band: sample.band, every: sample.every, rest: true });
+
+/**
+ * The whole drawing from a sample's rows and the rest's (as `drawLuminanceAt` draws them with
+ * `sample` and with `restOf(sample)`), rows back in their places.
+ */
+export function joinSample(sampled: Uint8Array, rest: Uint8Array, dw: number, dh: number, sample: RowSample) {
+  const out = new Uint8Array(dw * dh);
+  let fromSample = 0;
+  let fromRest = 0;
+  for (let y = 0; y < dh; y += sample.band) {
+    const rows = Math.min(sample.band, dh - y) * dw;
+    if (keeps({ band: sample.band, every: sample.every }, y)) {
+      out.set(sampled.subarray(fromSample, fromSample + rows), y * dw);
+      fromSample += rows;
+    } else {
+      out.set(rest.subarray(fromRest, fromRest + rows), y * dw);
+      fromRest += rows;
+    }
+  }
+  return out;
 }
 
 /** Whether a Uint32Array reads bytes little-endian (as `rowPrefix`'s word path expects). */
@@ -189,7 +216,7 @@ function shrinkLuminance(
       reciprocals: new Map(),
       y: 0,
       rowsLeft: ySteps[0]!,
-      keep: true,
+      keep: keeps(sample, 0),
       outY: 0,
     };
   });
@@ -337,6 +364,12 @@ export function drawAt(src: Uint8Array, sw: number, sh: number, dw: number, dh: 
 }
 
 /**
+ * The cells' sums of the last `ssim`, kept for the next (a page at 100 dpi has some 60,000 cells:
+ * five arrays of them per comparison made the garbage collector run more than the comparison).
+ */
+let cellSums = new Float64Array(0);
+
+/**
  * Mean SSIM over 8 x 8 windows (uniform weights) placed every 4 pixels: sums over 4 x 4 cells,
  * then windows of 2 x 2 cells. Linear time, little memory.
  */
@@ -349,11 +382,12 @@ export function ssim(a: Uint8Array, b: Uint8Array, width: number, height: number
     return a.length === 0 ? 1 : same / a.length;
   }
   const cells = cw * ch;
-  const sa = new Float64Array(cells);
-  const sb = new Float64Array(cells);
-  const saa = new Float64Array(cells);
-  const sbb = new Float64Array(cells);
-  const sab = new Float64Array(cells);
+  if (cellSums.length < 5 * cells) cellSums = new Float64Array(5 * cells);
+  const sa = cellSums.subarray(0, cells).fill(0);
+  const sb = cellSums.subarray(cells, 2 * cells).fill(0);
+  const saa = cellSums.subarray(2 * cells, 3 * cells).fill(0);
+  const sbb = cellSums.subarray(3 * cells, 4 * cells).fill(0);
+  const sab = cellSums.subarray(4 * cells, 5 * cells).fill(0);
   for (let y = 0; y < ch * CELL; y++) {
     const row = y * width;
     const cellRow = Math.floor(y / CELL) * cw;
@@ -444,34 +478,37 @@ export class QualityCheck {
     return low[0] === high[0] && low[1] === high[1] ? [low] : [low, high];
   }
 
-  /**
-   * An estimate from a sample of the rows, when the drawings are tall enough to have one and both
-   * images shrink to every size (the drawing of a sample).
-   */
-  private estimate(candidate: Pixels, sizes: [number, number][]): number | undefined {
+  /** Whether both images can be compared on a sample of the rows (tall enough, and shrinking to every size). */
+  private sampled(candidate: Pixels, sizes: [number, number][]): boolean {
     const shrinks = (p: Pixels) => sizes.every(([dw, dh]) => dw <= p.width && dh <= p.height);
-    if (sizes.some(([, dh]) => dh < MIN_SAMPLED_HEIGHT) || !shrinks(this.original) || !shrinks(candidate)) {
-      return undefined;
-    }
-    this.sampledReferences ??= drawLuminanceAt(this.original, sizes, SAMPLE);
-    const drawn = drawLuminanceAt(candidate, sizes, SAMPLE);
-    const sampled = sizes.map(([dw, dh]): [number, number] => [dw, sampledHeight(dh, SAMPLE)]);
-    return worstSimilarity(this.sampledReferences, drawn, sampled, this.floor + SAMPLE_MARGIN);
+    return sizes.every(([, dh]) => dh >= MIN_SAMPLED_HEIGHT) && shrinks(this.original) && shrinks(candidate);
   }
 
   /**
    * The worst SSIM of `candidate` against the original over the device sizes (1 if too small to
-   * matter). A candidate whose sample of rows is clear of the floor by SAMPLE_MARGIN is scored
-   * by the sample; any other is drawn and compared whole.
+   * matter). Where both can be sampled, the sample of rows is compared first: a candidate clear
+   * of the floor by SAMPLE_MARGIN there, above or below, is scored by the sample; any other is
+   * compared whole, its drawing and the original's completed with the rows the sample left out.
    */
   similarity(candidate: Pixels): number {
     const sizes = this.deviceSizes();
     if (sizes.some(([dw, dh]) => dw * dh < MIN_DEVICE_PIXELS)) return 1;
-    const estimate = this.estimate(candidate, sizes);
-    if (estimate !== undefined && estimate >= this.floor + SAMPLE_MARGIN) return estimate;
-    // Both sizes are drawn in one pass over the pixels; comparing at the second costs little more.
-    this.references ??= drawLuminanceAt(this.original, sizes);
-    return worstSimilarity(this.references, drawLuminanceAt(candidate, sizes), sizes, this.floor);
+    if (!this.sampled(candidate, sizes)) {
+      // Both sizes are drawn in one pass over the pixels; comparing at the second costs little more.
+      this.references ??= drawLuminanceAt(this.original, sizes);
+      return worstSimilarity(this.references, drawLuminanceAt(candidate, sizes), sizes, this.floor);
+    }
+    this.sampledReferences ??= drawLuminanceAt(this.original, sizes, SAMPLE);
+    const drawnSample = drawLuminanceAt(candidate, sizes, SAMPLE);
+    const sampledSizes = sizes.map(([dw, dh]): [number, number] => [dw, sampledHeight(dh, SAMPLE)]);
+    const estimate = worstSimilarity(this.sampledReferences, drawnSample, sampledSizes, this.floor + SAMPLE_MARGIN);
+    if (estimate >= this.floor + SAMPLE_MARGIN || estimate < this.floor - SAMPLE_MARGIN) return estimate;
+    const whole = (sampledRows: Uint8Array[], pixels: Pixels) => {
+      const rest = drawLuminanceAt(pixels, sizes, restOf(SAMPLE));
+      return sizes.map(([dw, dh], i) => joinSample(sampledRows[i]!, rest[i]!, dw, dh, SAMPLE));
+    };
+    this.references ??= whole(this.sampledReferences, this.original);
+    return worstSimilarity(this.references, whole(drawnSample, candidate), sizes, this.floor);
   }
 
   passes(candidate: Pixels): boolean {
