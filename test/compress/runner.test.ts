@@ -4,7 +4,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PDFDocument } from "@cantoo/pdf-lib";
-import { createRunner, jobTimeoutMs, RunnerBusy, RunnerClosed } from "../../src/compress/isolation/runner.ts";
+import {
+  createRunner,
+  ENGINE_CHILD_ENV,
+  jobTimeoutMs,
+  RunnerBusy,
+  RunnerClosed,
+} from "../../src/compress/isolation/runner.ts";
 import type { Runner, RunnerEvent, RunnerOptions } from "../../src/compress/isolation/runner.ts";
 import type { EngineJob } from "../../src/compress/isolation/protocol.ts";
 import { photoPdf, textPdf } from "./fixtures.ts";
@@ -357,6 +363,20 @@ describe("warm processes", () => {
     expect(await r.run(compress(text))).toMatchObject({ ok: true, pages: 4 });
     await r.close();
     expect(existsSync(copy)).toBe(false);
+  });
+
+  it("runs its processes with no environment but the engine's own (glibc's arena and thresholds)", async () => {
+    const { r, of, warmedUp } = observed();
+    await warmedUp();
+    const pid = of("ready")[0]!.pid!;
+    const environ = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").filter(Boolean);
+    const variables: Record<string, string> = {};
+    for (const entry of environ) variables[entry.slice(0, entry.indexOf("="))] = entry.slice(entry.indexOf("=") + 1);
+    // Node's own IPC channel (NODE_CHANNEL_*) besides
+    for (const name of Object.keys(variables)) if (name.startsWith("NODE_CHANNEL_")) delete variables[name];
+    expect(variables).toEqual(ENGINE_CHILD_ENV);
+    expect(ENGINE_CHILD_ENV).toMatchObject({ MALLOC_ARENA_MAX: "1", MALLOC_MMAP_THRESHOLD_: "67108864" });
+    await r.close();
   });
 
   it("close() also ends the warm processes", async () => {
