@@ -27,7 +27,10 @@ const CLEAR_MARGIN = 0.02;
 const SAMPLE: RowSample = { band: 16, every: 4 };
 /** Drawings lower than this are compared whole (a sample of them would be a few bands). */
 const MIN_SAMPLED_HEIGHT = 256;
-/** A sample this far above the floor passes the candidate; nearer, the whole drawing decides. */
+/**
+ * A sample this far above the floor passes the candidate, one this far below fails it (a failing
+ * candidate costs no whole drawing: the next size is tried); nearer, the whole drawing decides.
+ */
 const SAMPLE_MARGIN = 0.01;
 const C1 = (0.01 * 255) ** 2;
 const C2 = (0.03 * 255) ** 2;
