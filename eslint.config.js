@@ -13,6 +13,8 @@ export default tseslint.config(
       "tmp/",
       "coverage/",
       "docs/research/",
+      // AssemblyScript (WebAssembly's types, its own tsconfig): compiled and checked by asc.
+      "src/compress/engine/assembly/",
     ],
   },
   js.configs.recommended,

@@ -1,10 +1,12 @@
 // Fails when a committed generated file is stale: the printed SDL in schema/ (from the Pothos
 // schema), the typed documents in src/rest/gql/ (from codegen.ts), or the typed client's types in
-// clients/typescript/src/generated/ (from the two OpenAPI documents: scripts/generate-client.ts).
+// clients/typescript/src/generated/ (from the two OpenAPI documents: scripts/generate-client.ts), or
+// the quality check's WebAssembly kernels (src/compress/engine/check-wasm.ts: scripts/build-wasm.ts).
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { generate } from "@graphql-codegen/cli";
 import codegenConfig from "../codegen.ts";
+import { checkKernelsFile, checkKernelsModule } from "./build-wasm.ts";
 import { generatedClientFiles } from "./generate-client.ts";
 import { printedSchema, schemaFile } from "./print-schema.ts";
 
@@ -13,6 +15,8 @@ const root = path.resolve(import.meta.dirname, "..");
 const onDisk = (file: string) => readFile(path.resolve(root, file), "utf8").catch(() => null);
 
 if ((await onDisk(schemaFile)) !== printedSchema()) stale.push(path.relative(root, schemaFile));
+if ((await onDisk(checkKernelsFile)) !== (await checkKernelsModule()))
+  stale.push(path.relative(root, checkKernelsFile));
 
 const outputs = (await generate({ ...codegenConfig, cwd: root, silent: true }, false)) as {
   filename: string;

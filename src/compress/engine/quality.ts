@@ -10,6 +10,7 @@
 // an image depends on where it sits on the grid (it can be a pixel wider or narrower), so both
 // sizes are drawn and the worse counts.
 import type { Pixels } from "./codecs.ts";
+import { addRow, emitRow, luminanceRow, scratch, ssimOfDrawings } from "./kernels.ts";
 import type { Placement } from "./placement.ts";
 
 /** The screen resolution the check draws at, in dpi. */
@@ -44,13 +45,6 @@ export function luminance(pixels: Pixels): Uint8Array {
   return out;
 }
 
-/**
- * The bytes as a plain Uint8Array (no copy): element access stays monomorphic whether sharp
- * handed us a Buffer or we made the array ourselves.
- */
-const plain = (data: Uint8Array): Uint8Array =>
-  data.constructor === Uint8Array ? data : new Uint8Array(data.buffer, data.byteOffset, data.length);
-
 /** One row's luminance, into `out` (a row of gray pixels is its own). */
 function rowLuminance(pixels: Pixels, y: number, out: Uint8Array): Uint8Array {
   const { data, components, width } = pixels;
@@ -79,26 +73,6 @@ function runs(source: number, device: number): Uint32Array {
     if (t >= device) t -= device;
   }
   return steps;
-}
-
-/** One device size being drawn by `shrinkLuminance`. */
-interface Shrinking {
-  dw: number;
-  out: Uint8Array;
-  /** Where each device pixel's run of source columns starts (and, last, where the row ends). */
-  cuts: Int32Array;
-  /** Source pixels per device pixel of each column. */
-  xSteps: Uint32Array;
-  ySteps: Uint32Array;
-  /** Sums of the device row in progress, one per device pixel. */
-  sums: Int32Array;
-  /** 1 / (source pixels of each device pixel), by the height of the device row's run. */
-  reciprocals: Map<number, Float64Array>;
-  y: number;
-  rowsLeft: number;
-  /** Whether device row `y` is drawn (in the sample), and the row of `out` it goes to. */
-  keep: boolean;
-  outY: number;
 }
 
 /**
@@ -148,132 +122,99 @@ export function joinSample(sampled: Uint8Array, rest: Uint8Array, dw: number, dh
   return out;
 }
 
-/** Whether a Uint32Array reads bytes little-endian (as `rowPrefix`'s word path expects). */
-const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-
-/**
- * Three-component pixels as 32-bit words, when every row starts on a word (four pixels are then
- * three words), for reading a row with a quarter of the loads.
- */
-function wordsOf(pixels: Pixels): Uint32Array | undefined {
-  const { data, width, height, components } = pixels;
-  if (!LITTLE_ENDIAN || components !== 3 || width % 4 !== 0 || data.byteOffset % 4 !== 0) return undefined;
-  return new Uint32Array(data.buffer, data.byteOffset, (width * height * 3) / 4);
+/** One device size being drawn by `shrinkLuminance`: its buffers are in the kernels' memory. */
+interface Shrinking {
+  dw: number;
+  /** Where the device rows drawn go (stacked: a sample's rows only), and how many there are. */
+  out: number;
+  rows: number;
+  /** The u32 sums of the source columns over the device row in progress. */
+  sums: number;
+  /** Where each device pixel's run of source columns starts (and, last, where the row ends): i32. */
+  cuts: number;
+  ySteps: Uint32Array;
+  /** 1 / (source pixels of each device pixel), f64, by the height of the device row's run. */
+  reciprocals: Map<number, number>;
+  y: number;
+  rowsLeft: number;
+  /** Whether device row `y` is drawn (in the sample), and the row of `out` it goes to. */
+  keep: boolean;
+  outY: number;
 }
 
 /**
- * A row's running sums of luminance: `prefix[x]` is the sum of its first x pixels, so that any
- * run of pixels sums with one subtraction, whatever the number of device sizes drawn from it.
+ * The reciprocals of a device row's pixel areas, a hair above the exact ones, so that a sum
+ * exactly half-way between two values rounds up as Math.round would; sums up to 2^31 are far from
+ * the next value.
  */
-function rowPrefix(pixels: Pixels, words: Uint32Array | undefined, y: number, gray: Uint8Array, prefix: Int32Array) {
-  const { width } = pixels;
-  let sum = 0;
-  if (words) {
-    // rowLuminance's arithmetic, four pixels from three words (little-endian: r0 g0 b0 r1 | g1 b1
-    // r2 g2 | b2 r3 g3 b3), taken as it is summed.
-    for (let w = (y * width * 3) / 4, end = w + (width * 3) / 4, x = 0; w < end; w += 3, x += 4) {
-      const a = words[w]!;
-      const b = words[w + 1]!;
-      const c = words[w + 2]!;
-      sum += (77 * (a & 255) + 151 * ((a >>> 8) & 255) + 28 * ((a >>> 16) & 255) + 128) >> 8;
-      prefix[x + 1] = sum;
-      sum += (77 * (a >>> 24) + 151 * (b & 255) + 28 * ((b >>> 8) & 255) + 128) >> 8;
-      prefix[x + 2] = sum;
-      sum += (77 * ((b >>> 16) & 255) + 151 * (b >>> 24) + 28 * (c & 255) + 128) >> 8;
-      prefix[x + 3] = sum;
-      sum += (77 * ((c >>> 8) & 255) + 151 * ((c >>> 16) & 255) + 28 * (c >>> 24) + 128) >> 8;
-      prefix[x + 4] = sum;
-    }
-    return;
-  }
-  const row = rowLuminance(pixels, y, gray);
-  for (let x = 0; x < width; x++) prefix[x + 1] = sum += row[x]!;
+function reciprocalsOf(xSteps: Uint32Array, yStep: number): Float64Array {
+  const reciprocals = new Float64Array(xSteps.length);
+  for (let x = 0; x < xSteps.length; x++) reciprocals[x] = (1 + 1e-12) / (xSteps[x]! * yStep);
+  return reciprocals;
 }
 
 /**
  * Shrinks by averaging whole source pixels, as many as fall to each device pixel (Splash's way),
- * to one or more device sizes no larger than the source, taking the luminance as it goes: each
- * source row's luminance is summed once along the row, each device pixel takes its run from those
- * sums, and a device row is averaged when its last source row is in. A full-size page image is
- * read once, whatever the number of sizes, and no full-size gray copy of it is made.
+ * to one or more device sizes no larger than the source, taking the luminance as it goes. Each
+ * source row is copied into the kernels' memory once, its luminance taken there, and added to
+ * each drawing's column sums; when a device row's last source row is in, each device pixel sums
+ * its run of columns. A full-size page image is read once, whatever the number of sizes, and no
+ * full-size gray copy of it is made.
  */
 function shrinkLuminance(
   image: Pixels,
   sizes: readonly (readonly [number, number])[],
   sample?: RowSample,
 ): Uint8Array[] {
-  const pixels = { ...image, data: plain(image.data) };
-  const { width: sw, height: sh } = pixels;
+  const { data, width: sw, height: sh, components } = image;
+  const rowBytes = sw * components;
+  const memory = scratch.reset();
+  const source = memory.take(rowBytes);
+  // A gray row is its own luminance.
+  const gray = components === 1 ? source : memory.take(sw);
   const drawings: Shrinking[] = sizes.map(([dw, dh]) => {
     const xSteps = runs(sw, dw);
     const cuts = new Int32Array(dw + 1);
     for (let x = 0; x < dw; x++) cuts[x + 1] = cuts[x]! + xSteps[x]!;
     const ySteps = runs(sh, dh);
+    const reciprocals = new Map<number, number>();
+    for (const yStep of new Set(ySteps)) reciprocals.set(yStep, memory.float64s(reciprocalsOf(xSteps, yStep)));
+    const rows = sampledHeight(dh, sample);
     return {
       dw,
-      out: new Uint8Array(dw * sampledHeight(dh, sample)),
-      cuts,
-      xSteps,
+      out: memory.take(dw * rows),
+      rows,
+      sums: memory.take(sw * 4),
+      cuts: memory.int32s(cuts),
       ySteps,
-      sums: new Int32Array(dw),
-      reciprocals: new Map(),
+      reciprocals,
       y: 0,
       rowsLeft: ySteps[0]!,
       keep: keeps(sample, 0),
       outY: 0,
     };
   });
-  const gray = new Uint8Array(sw);
-  const prefix = new Int32Array(sw + 1);
-  const words = wordsOf(pixels);
+  let heap = memory.heap;
+  for (const d of drawings) heap.fill(0, d.sums, d.sums + sw * 4);
   for (let sy = 0; sy < sh; sy++) {
     // A source row no drawing keeps is not read.
     let read = false;
     for (const d of drawings) read ||= d.keep;
-    if (read) rowPrefix(pixels, words, sy, gray, prefix);
+    if (read) {
+      heap.set(data.subarray(sy * rowBytes, (sy + 1) * rowBytes), source);
+      if (components !== 1) luminanceRow(source, components, sw, gray);
+    }
     for (const d of drawings) {
-      if (d.keep) addRuns(prefix, d.cuts, d.sums, d.dw);
+      if (d.keep) addRow(gray, sw, d.sums);
       if (--d.rowsLeft > 0) continue;
-      if (d.keep) emitRow(d);
+      if (d.keep) emitRow(d.sums, sw, d.cuts, d.dw, d.reciprocals.get(d.ySteps[d.y]!)!, d.out + d.outY++ * d.dw);
       d.y++;
       d.rowsLeft = d.ySteps[d.y] ?? 0;
       d.keep = keeps(sample, d.y);
     }
   }
-  return drawings.map((d) => d.out);
-}
-
-/** Adds each device pixel's run of a source row (from the row's running sums) to its sum. */
-function addRuns(prefix: Int32Array, cuts: Int32Array, sums: Int32Array, dw: number): void {
-  let from = 0;
-  for (let x = 0; x < dw; x++) {
-    const to = prefix[cuts[x + 1]!]!;
-    sums[x] = sums[x]! + to - from;
-    from = to;
-  }
-}
-
-/**
- * Writes the device row in progress (each sum over its pixels, rounded half up) and clears the
- * sums. The reciprocals are a hair above the exact ones, so that a sum exactly half-way between
- * two values rounds up as Math.round would; sums up to 2^31 are far from the next value.
- */
-function emitRow(d: Shrinking): void {
-  const yStep = d.ySteps[d.y]!;
-  let reciprocals = d.reciprocals.get(yStep);
-  if (!reciprocals) {
-    reciprocals = new Float64Array(d.dw);
-    for (let x = 0; x < d.dw; x++) reciprocals[x] = (1 + 1e-12) / (d.xSteps[x]! * yStep);
-    d.reciprocals.set(yStep, reciprocals);
-  }
-  writeAverages(d.out, d.outY++ * d.dw, d.sums, reciprocals, d.dw);
-}
-
-function writeAverages(out: Uint8Array, at: number, sums: Int32Array, reciprocals: Float64Array, dw: number): void {
-  for (let x = 0; x < dw; x++) {
-    out[at + x] = (sums[x]! * reciprocals[x]! + 0.5) | 0;
-    sums[x] = 0;
-  }
+  heap = memory.heap;
+  return drawings.map((d) => heap.slice(d.out, d.out + d.dw * d.rows));
 }
 
 const grayPixels = (data: Uint8Array, width: number, height: number): Pixels => ({
@@ -367,14 +308,8 @@ export function drawAt(src: Uint8Array, sw: number, sh: number, dw: number, dh: 
 }
 
 /**
- * The cells' sums of the last `ssim`, kept for the next (a page at 100 dpi has some 60,000 cells:
- * five arrays of them per comparison made the garbage collector run more than the comparison).
- */
-let cellSums = new Float64Array(0);
-
-/**
  * Mean SSIM over 8 x 8 windows (uniform weights) placed every 4 pixels: sums over 4 x 4 cells,
- * then windows of 2 x 2 cells. Linear time, little memory.
+ * then windows of 2 x 2 cells. Linear time, little memory. (Computed by the kernels: check.ts.)
  */
 export function ssim(a: Uint8Array, b: Uint8Array, width: number, height: number): number {
   const cw = Math.floor(width / CELL);
@@ -384,56 +319,7 @@ export function ssim(a: Uint8Array, b: Uint8Array, width: number, height: number
     for (let i = 0; i < a.length; i++) if (Math.abs(a[i]! - b[i]!) <= 2) same++;
     return a.length === 0 ? 1 : same / a.length;
   }
-  const cells = cw * ch;
-  if (cellSums.length < 5 * cells) cellSums = new Float64Array(5 * cells);
-  const sa = cellSums.subarray(0, cells).fill(0);
-  const sb = cellSums.subarray(cells, 2 * cells).fill(0);
-  const saa = cellSums.subarray(2 * cells, 3 * cells).fill(0);
-  const sbb = cellSums.subarray(3 * cells, 4 * cells).fill(0);
-  const sab = cellSums.subarray(4 * cells, 5 * cells).fill(0);
-  for (let y = 0; y < ch * CELL; y++) {
-    const row = y * width;
-    const cellRow = Math.floor(y / CELL) * cw;
-    for (let cx = 0; cx < cw; cx++) {
-      let ra = 0;
-      let rb = 0;
-      let raa = 0;
-      let rbb = 0;
-      let rab = 0;
-      for (let i = row + cx * CELL, end = i + CELL; i < end; i++) {
-        const p = a[i]!;
-        const q = b[i]!;
-        ra += p;
-        rb += q;
-        raa += p * p;
-        rbb += q * q;
-        rab += p * q;
-      }
-      const c = cellRow + cx;
-      sa[c] = sa[c]! + ra;
-      sb[c] = sb[c]! + rb;
-      saa[c] = saa[c]! + raa;
-      sbb[c] = sbb[c]! + rbb;
-      sab[c] = sab[c]! + rab;
-    }
-  }
-  const n = 4 * CELL * CELL;
-  const quad = (s: Float64Array, c: number) => s[c]! + s[c + 1]! + s[c + cw]! + s[c + cw + 1]!;
-  let total = 0;
-  let count = 0;
-  for (let cy = 0; cy + 1 < ch; cy++) {
-    for (let cx = 0; cx + 1 < cw; cx++) {
-      const c = cy * cw + cx;
-      const ma = quad(sa, c) / n;
-      const mb = quad(sb, c) / n;
-      const va = quad(saa, c) / n - ma * ma;
-      const vb = quad(sbb, c) / n - mb * mb;
-      const cov = quad(sab, c) / n - ma * mb;
-      total += ((2 * ma * mb + C1) * (2 * cov + C2)) / ((ma * ma + mb * mb + C1) * (va + vb + C2));
-      count++;
-    }
-  }
-  return total / count;
+  return ssimOfDrawings(a, b, width, height, C1, C2);
 }
 
 /**
