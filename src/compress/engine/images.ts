@@ -54,7 +54,7 @@ import type { ImageSettings } from "./profiles.ts";
 import { forEachBounded } from "./pool.ts";
 import type { PoolOptions } from "./pool.ts";
 import { QualityCheck } from "./quality.ts";
-import { losslessSizeAtLeast } from "./streams.ts";
+import { losslessBar } from "./streams.ts";
 
 export { MAX_IMAGE_PIXELS };
 
@@ -79,7 +79,7 @@ const LOSSLESS_LEVEL = 6;
 const PROBE_PIXELS = 1_000_000;
 /**
  * What the lossless pass makes of a stored JPEG larger than this is not worked out (counting the
- * symbols for new Huffman tables takes some 30 ms of JavaScript per megabyte: losslessSizeAtLeast)
+ * symbols for new Huffman tables takes some 30 ms of JavaScript per megabyte: losslessBar)
  * for a candidate smaller than NEAR_LOSSLESS of it: new tables save 5 to 20 % (the downsampled
  * pages of a scan come to 10 to 30 %).
  */
@@ -649,10 +649,10 @@ async function firstAcceptable(
 ): Promise<Replacement | null | undefined> {
   const stored = job.stream.contents.length;
   /**
-   * What the lossless stream pass would store the image in (worked out when needed; for a JPEG, a
-   * bound a few bytes in a thousand below it).
+   * Whether a size is at least what the lossless stream pass would store the image in (worked out
+   * when needed, and only as far as needed; for a JPEG, a bound a few bytes in a thousand below it).
    */
-  let bar: number | undefined;
+  let bar: ((size: number) => Promise<boolean>) | undefined;
   for (const [tried, size] of sizes.entries()) {
     const own = size === undefined;
     const downsampled = !own || working.reduced;
@@ -679,7 +679,7 @@ async function firstAcceptable(
         ? stored <= MAX_BAR_JPEG_BYTES
         : lossless || sampleBytesOf(job.info) <= MAX_BAR_SAMPLE_BYTES;
       const worked = work || size >= NEAR_LOSSLESS * stored;
-      if (worked && size >= (bar ??= losslessSizeAtLeast(job.stream, MAX_DECODED_BYTES))) return null;
+      if (worked && (await (bar ??= losslessBar(job.stream, MAX_DECODED_BYTES))(size))) return null;
       if (candidate.exact || !check || check.passes(candidate.decoded)) return candidate.replacement;
     } finally {
       // Resampled and decoded pixels are sharp's buffers, made for this size only.
