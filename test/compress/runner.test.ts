@@ -255,7 +255,8 @@ describe("warm processes", () => {
     const [job] = of("job");
     expect(job).toMatchObject({ warm: true, ready: true });
     expect(before.has(job!.pid)).toBe(true);
-    // The process ran one job and is gone; another was forked in its place.
+    // The process ran one job and is gone (soon after the answer); another was forked in its place.
+    await vi.waitFor(() => expect(of("job-exited")).toHaveLength(1), { timeout: 5_000, interval: 10 });
     expect(of("job-exited")).toEqual([{ type: "job-exited", pid: job!.pid, killed: null }]);
     expect(alive(job!.pid!)).toBe(false);
     await warmedUp();
@@ -289,6 +290,7 @@ describe("warm processes", () => {
     const jobPids = of("job").map((event) => event.pid);
     expect(jobPids).toHaveLength(5);
     expect(new Set(jobPids).size).toBe(5);
+    await vi.waitFor(() => expect(r.stats().exiting).toBe(0), { timeout: 5_000, interval: 10 });
     for (const pid of jobPids) expect(alive(pid!)).toBe(false);
     expect(
       of("job-exited")
@@ -349,7 +351,7 @@ describe("warm processes", () => {
     const { r, of, warmedUp } = observed();
     await warmedUp();
     const pid = of("ready")[0]!.pid!;
-    const script = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).at(-1)!;
+    const script = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).at(-1);
     expect(script).toMatch(/compress-engine-[^/]+\/isolation\/child\.mjs$/);
     const copy = path.dirname(path.dirname(script));
     expect((await stat(copy)).mode & 0o777).toBe(0o700);
@@ -418,5 +420,112 @@ describe("time limit", () => {
       /^Processing took longer than the limit for a file of this size \(0\.\d s for [\d.]+ [KM]B\)\.$/,
     );
     expect(!result.ok && result.message).not.toMatch(/hostile|complex/);
+  });
+});
+
+/**
+ * A stand-in for child.ts that answers every job with a 10-byte output, then, by MODE: exits
+ * after 400 ms ("linger"), crashes ("crash"), never exits ("hang"), or claims a size it did not
+ * write ("lie", then exits).
+ */
+const SCRIPTED_CHILD = `
+import { writeFileSync } from "node:fs";
+const mode = process.env.MODE;
+process.on("disconnect", () => process.exit(1));
+process.once("message", (job) => {
+  writeFileSync(job.outputPath, "0123456789");
+  const outputSize = mode === "lie" ? 11 : 10;
+  process.send({ ok: true, outputSize, pages: 1 }, () => {
+    if (mode === "linger") setTimeout(() => process.exit(0), 400);
+    else if (mode === "crash") process.kill(process.pid, "SIGSEGV");
+    else if (mode === "hang") setInterval(() => {}, 1000);
+    else process.exit(0);
+  });
+});
+process.send({ ready: true });
+`;
+
+describe("answers at the reply", () => {
+  let script: string;
+  beforeAll(async () => {
+    script = path.join(dir, "scripted-child.mjs");
+    await writeFile(script, SCRIPTED_CHILD);
+  });
+  const scripted = (mode: string, options: Partial<RunnerOptions> = {}) =>
+    observed({ childModule: script, env: { MODE: mode }, concurrency: 1, queueLimit: 0, ...options });
+  const exitedOnce = (of: ReturnType<typeof observed>["of"]) =>
+    vi.waitFor(() => expect(of("job-exited")).toHaveLength(1), { timeout: 10_000, interval: 10 });
+
+  it("answers a job once its reply is checked, while its process still exits; the slot stays taken until it is gone", async () => {
+    const { r, of, events } = scripted("linger");
+    const job = compress(text);
+    expect(await r.run(job)).toEqual({ ok: true, outputSize: 10, pages: 1 });
+    expect(of("job-exited")).toEqual([]);
+    expect(r.stats()).toMatchObject({ running: 0, exiting: 1, succeeded: 1 });
+    expect(readFileSync(job.outputPath, "utf8")).toBe("0123456789");
+    // One process per slot: the next job waits for it (beyond a queue of 0: it would have found
+    // the slot free had the first been answered when its process was gone).
+    const next = r.run(compress(text));
+    expect(r.stats()).toMatchObject({ queued: 1, busy: 0 });
+    await expect(r.run(compress(text))).rejects.toBeInstanceOf(RunnerBusy);
+    expect(await next).toMatchObject({ ok: true });
+    const [first, second] = of("job");
+    const exitedAt = of("job-exited")[0];
+    expect(exitedAt).toMatchObject({ pid: first!.pid, killed: null });
+    expect(second!.pid).not.toBe(first!.pid);
+    expect(events.indexOf(exitedAt!)).toBeLessThan(events.indexOf(second!));
+  });
+
+  it("a kill for time after the answer ends the process, and changes neither the outcome nor the output", async () => {
+    const { r, of } = scripted("hang", { timeoutMs: 300 });
+    const job = compress(text);
+    expect(await r.run(job)).toMatchObject({ ok: true });
+    await exitedOnce(of);
+    expect(of("job-exited")[0]).toMatchObject({ killed: "timeout" });
+    expect(existsSync(job.outputPath)).toBe(true);
+    expect(r.stats()).toMatchObject({ succeeded: 1, timedOut: 0, failed: 0, running: 0, exiting: 0 });
+  });
+
+  it("a signal that aborts after the answer does not kill the process nor remove the output", async () => {
+    const { r, of } = scripted("linger");
+    const controller = new AbortController();
+    const job = compress(text);
+    expect(await r.run(job, { signal: controller.signal })).toMatchObject({ ok: true });
+    controller.abort();
+    await exitedOnce(of);
+    expect(of("job-exited")[0]).toMatchObject({ killed: null });
+    expect(existsSync(job.outputPath)).toBe(true);
+    expect(r.stats()).toMatchObject({ succeeded: 1, aborted: 0 });
+  });
+
+  it("a process that crashes after replying leaves a success a success", async () => {
+    const { r, of } = scripted("crash");
+    const job = compress(text);
+    expect(await r.run(job)).toMatchObject({ ok: true });
+    await exitedOnce(of);
+    expect(existsSync(job.outputPath)).toBe(true);
+    expect(r.stats()).toMatchObject({ succeeded: 1, failed: 0, running: 0, exiting: 0 });
+  });
+
+  it("close() kills the process of an answered job and waits for it, leaving its output", async () => {
+    const { r, of } = scripted("hang");
+    const job = compress(text);
+    expect(await r.run(job)).toMatchObject({ ok: true });
+    const pid = of("job")[0]!.pid!;
+    expect(alive(pid)).toBe(true);
+    await r.close();
+    expect(alive(pid)).toBe(false);
+    expect(of("job-exited")[0]).toMatchObject({ killed: "closed" });
+    expect(existsSync(job.outputPath)).toBe(true);
+    expect(r.stats()).toMatchObject({ succeeded: 1, running: 0, exiting: 0 });
+  });
+
+  it("a reply whose output file does not have the size it says is no answer: the exit decides", async () => {
+    const { r, of } = scripted("lie");
+    const job = compress(text);
+    expect(await r.run(job)).toMatchObject({ ok: false, code: "processing_failed" });
+    expect(of("job-exited")).toHaveLength(1);
+    expect(existsSync(job.outputPath)).toBe(false);
+    expect(r.stats()).toMatchObject({ succeeded: 0, failed: 1 });
   });
 });

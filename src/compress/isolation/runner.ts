@@ -3,7 +3,10 @@
 // (SIGKILL), a V8 heap limit and optionally a resident-memory limit. A process handles one job and
 // exits, so nothing one upload did (a leak, a native crash, a hang) can reach the next. The
 // processes come from a pool of warm ones (pool.ts), forked ahead so that a job does not wait for
-// Node and the engine's modules to load.
+// Node and the engine's modules to load. A job is answered at its reply, once checked (the output
+// file has the size the reply says), not when its process is gone (7 to 21 ms later on this
+// machine, a tenth of a small file's time); its process keeps its slot, its limits and its place in
+// close() until it has exited.
 import { statSync } from "node:fs";
 import { readFile, rm, stat } from "node:fs/promises";
 import type { Config } from "../../config/env.ts";
@@ -55,7 +58,10 @@ export type RunnerEvent =
   | { type: "job-exited"; pid: number | undefined; killed: KillReason | null };
 
 export interface RunnerStats {
+  /** Jobs not answered yet. */
   running: number;
+  /** Processes of answered jobs still exiting: they hold their slots until they are gone. */
+  exiting: number;
   queued: number;
   /** Warm processes ready for a job, and those still starting. */
   warm: number;
@@ -117,6 +123,8 @@ interface Pending {
 interface Active {
   kill: (reason: KillReason) => void;
   exited: Promise<void>;
+  /** The job has its answer; its process may still be exiting. */
+  answered: boolean;
 }
 
 export type KillReason = "timeout" | "abort" | "memory" | "closed";
@@ -236,6 +244,35 @@ interface Ending {
   inputBytes: number;
 }
 
+/**
+ * The outcome a reply gives its job, once checked: a refusal (its output removed), or a success
+ * whose output file has the size the reply says; counted. Undefined when the reply is not one, or
+ * when `cancelled()` (the caller went away, or the runner closes) by the time it is checked: the
+ * process's exit then decides.
+ */
+async function concludeReply(
+  job: EngineJob,
+  reply: unknown,
+  counts: JobHooks["counts"],
+  cancelled: () => boolean,
+): Promise<Outcome | undefined> {
+  if (!isEngineResult(reply)) return undefined;
+  if (!reply.ok) {
+    await rm(job.outputPath, { force: true });
+    if (cancelled()) return undefined;
+    if (reply.code === "processing_failed") counts.failed++;
+    else counts.refused++;
+    return { result: reply };
+  }
+  const size = await stat(job.outputPath).then(
+    (s) => s.size,
+    () => -1,
+  );
+  if (size !== reply.outputSize || cancelled()) return undefined;
+  counts.succeeded++;
+  return { result: reply };
+}
+
 /** The outcome of a job whose process is gone; counts it, and removes an output not to be kept. */
 async function concludeJob(ending: Ending, counts: JobHooks["counts"]): Promise<Outcome> {
   const { job, signal, reply, killedFor } = ending;
@@ -246,22 +283,8 @@ async function concludeJob(ending: Ending, counts: JobHooks["counts"]): Promise<
     return { error: killedFor === "abort" && signal ? abortError(signal) : new RunnerClosed() };
   }
   // A process that replied has done its work, even if it was slow to exit.
-  if (isEngineResult(reply)) {
-    if (!reply.ok) {
-      await removeOutput();
-      if (reply.code === "processing_failed") counts.failed++;
-      else counts.refused++;
-      return { result: reply };
-    }
-    const size = await stat(job.outputPath).then(
-      (s) => s.size,
-      () => -1,
-    );
-    if (size === reply.outputSize) {
-      counts.succeeded++;
-      return { result: reply };
-    }
-  }
+  const replied = await concludeReply(job, reply, counts, () => false);
+  if (replied) return replied;
   await removeOutput();
   if (killedFor === "timeout") {
     counts.timedOut++;
@@ -282,9 +305,18 @@ async function concludeJob(ending: Ending, counts: JobHooks["counts"]): Promise<
   };
 }
 
+/** What runInProcess tells its caller: the job's outcome, then (or before it) that the process is gone. */
+interface JobEnd {
+  answer: (outcome: Outcome) => void;
+  gone: () => void;
+}
+
 /**
- * Runs one job in the process taken for it; `outcome` settles when the process is gone. The
- * process is never given back: it exits after replying, or is killed.
+ * Runs one job in the process taken for it. The process is never given back: it exits after
+ * replying, or is killed. The job is answered at its reply once checked (concludeReply), else when
+ * the process is gone (concludeJob); `gone` comes when it is, before the answer when that waited
+ * for it (so that a caller's next run() finds the slot free). Once answered, nothing changes the
+ * outcome: a kill (the time limit, close()) only ends the process, and the output stays.
  */
 function runInProcess(
   engine: EngineProcess,
@@ -292,23 +324,39 @@ function runInProcess(
   limitMs: number,
   inputBytes: number,
   hooks: JobHooks,
-): { kill: (reason: KillReason) => void; outcome: Promise<Outcome> } {
+  end: JobEnd,
+): { kill: (reason: KillReason) => void } {
   const { job, signal } = pending;
   const { child, pid } = engine;
   let reply: unknown;
   let killedFor: KillReason | undefined;
+  let answered = false;
   const kill = (reason: KillReason) => {
     killedFor ??= reason;
     child.kill("SIGKILL");
   };
   hooks.onEvent?.({ type: "job", pid, warm: engine.warm, ready: engine.isReady(), timeoutMs: limitMs });
+  // The time limit and the memory cap stay on the process until it is gone, answered or not.
   const timer = setTimeout(() => kill("timeout"), limitMs);
   const onAbort = () => kill("abort");
   signal?.addEventListener("abort", onAbort, { once: true });
   const watchdog = watchMemory(pid, hooks.maxRssMb, () => kill("memory"));
+  const answer = (outcome: Outcome) => {
+    if (answered) return;
+    answered = true;
+    // The caller has its answer: going away now does not concern this job.
+    signal?.removeEventListener("abort", onAbort);
+    end.answer(outcome);
+  };
 
+  /** The reply, checked (undefined: not an answer, the exit decides). */
+  let checked: Promise<Outcome | undefined> = Promise.resolve(undefined);
+  const cancelled = () => killedFor === "abort" || killedFor === "closed";
   const onMessage = (message: unknown) => {
-    if (!isChildReady(message)) reply ??= message;
+    if (isChildReady(message) || reply !== undefined) return;
+    reply = message;
+    checked = concludeReply(job, reply, hooks.counts, cancelled).catch(() => undefined);
+    void checked.then((outcome) => outcome && answer(outcome));
   };
   child.on("message", onMessage);
   // The job goes out once the process listens for it (at once when it was ready).
@@ -320,19 +368,23 @@ function runInProcess(
     });
   });
 
-  const outcome = engine.closed.then(async () => {
+  void engine.closed.then(async () => {
     clearTimeout(timer);
     if (watchdog) clearInterval(watchdog);
-    signal?.removeEventListener("abort", onAbort);
     child.off("message", onMessage);
     hooks.onEvent?.({ type: "job-exited", pid, killed: killedFor ?? null });
+    // Its reply, if it sent one, may still be being checked: that answer stands.
+    const early = await checked;
+    end.gone();
+    if (early) return;
+    signal?.removeEventListener("abort", onAbort);
     try {
-      return await concludeJob({ job, signal, reply, killedFor, limitMs, inputBytes }, hooks.counts);
+      answer(await concludeJob({ job, signal, reply, killedFor, limitMs, inputBytes }, hooks.counts));
     } catch (error) {
-      return { error }; // the output file could not be examined or removed
+      answer({ error }); // the output file could not be examined or removed
     }
   });
-  return { kill, outcome };
+  return { kill };
 }
 
 /** A runner's state: its settings, its queue, the jobs running, its counts and its pool. */
@@ -403,7 +455,10 @@ function submit(state: RunnerState, job: EngineJob, signal: AbortSignal | undefi
   const { active, queue, counts } = state;
   if (state.closed) return Promise.reject(new RunnerClosed());
   if (signal?.aborted) return Promise.reject(abortError(signal));
-  if (active.size >= state.concurrency && queue.length >= state.queueLimit) {
+  // A process of an answered job still holds its slot for a few milliseconds: a job may wait for
+  // it beyond the queue's limit, as it would have found that slot free before jobs were answered
+  // at their reply.
+  if (active.size >= state.concurrency && queue.length >= state.queueLimit + exitingCount(state)) {
     counts.busy++;
     return Promise.reject(new RunnerBusy(retryAfterSeconds(state)));
   }
@@ -455,26 +510,38 @@ function start(state: RunnerState, pending: Pending): void {
   const began = Date.now();
   const inputBytes = inputBytesOf(pending.job);
   const limitMs = state.timeoutFor(inputBytes);
-  const { kill, outcome } = runInProcess(state.pool.take(), pending, limitMs, inputBytes, state.hooks);
-  const entry: Active = {
-    kill,
-    // The slot is free before the caller hears the outcome, so its next run() finds it free.
-    exited: outcome.then((settled) => {
+  let markExited!: () => void;
+  const exited = new Promise<void>((resolve) => (markExited = resolve));
+  const end: JobEnd = {
+    answer: (settled) => {
+      entry.answered = true;
       state.durations.push(Date.now() - began);
       if (state.durations.length > 20) state.durations.shift();
-      state.active.delete(entry);
       if ("error" in settled) pending.reject(settled.error);
       else pending.resolve(settled.result);
+    },
+    // The slot is taken until the process is gone (one process per slot), and free before the
+    // caller hears an outcome that waited for that.
+    gone: () => {
+      state.active.delete(entry);
+      markExited();
       startNext(state);
-    }),
+    },
   };
+  const { kill } = runInProcess(state.pool.take(), pending, limitMs, inputBytes, state.hooks, end);
+  const entry: Active = { kill, exited, answered: false };
   state.active.add(entry);
 }
 
+/** Processes of answered jobs, still exiting. */
+const exitingCount = (state: RunnerState) => [...state.active].filter((entry) => entry.answered).length;
+
 function runnerStats(state: RunnerState): RunnerStats {
   const warm = state.pool.readyCount();
+  const exiting = exitingCount(state);
   return {
-    running: state.active.size,
+    running: state.active.size - exiting,
+    exiting,
     queued: state.queue.length,
     warm,
     warming: state.pool.size() - warm,
