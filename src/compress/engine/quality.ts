@@ -15,6 +15,8 @@ import type { Placement } from "./placement.ts";
 
 /** The screen resolution the check draws at, in dpi. */
 const DPI = 100;
+/** Source rows are copied to the kernels' memory this many bytes at a time, at most (whole rows). */
+const SOURCE_BLOCK_BYTES = 256 * 1024;
 /** Images drawn smaller than this many device pixels are not worth checking. */
 const MIN_DEVICE_PIXELS = 24 * 24;
 /** SSIM windows are 2 x 2 cells of this many pixels square. */
@@ -169,9 +171,13 @@ function shrinkLuminance(
   const { data, width: sw, height: sh, components } = image;
   const rowBytes = sw * components;
   const memory = scratch.reset();
-  const source = memory.take(rowBytes);
-  // A gray row is its own luminance.
-  const gray = components === 1 ? source : memory.take(sw);
+  // Source rows are copied in blocks (a copy per row made a view object per row, some 3,500 of
+  // them per page image: enough garbage to double the collector's runs on a scan).
+  const blockRows = Math.max(1, Math.floor(SOURCE_BLOCK_BYTES / rowBytes));
+  const block = memory.take(blockRows * rowBytes);
+  let blockStart = 0;
+  let blockEnd = 0;
+  const luminances = components === 1 ? 0 : memory.take(sw);
   const drawings: Shrinking[] = sizes.map(([dw, dh]) => {
     const xSteps = runs(sw, dw);
     const cuts = new Int32Array(dw + 1);
@@ -200,9 +206,17 @@ function shrinkLuminance(
     // A source row no drawing keeps is not read.
     let read = false;
     for (const d of drawings) read ||= d.keep;
+    let gray = luminances;
     if (read) {
-      heap.set(data.subarray(sy * rowBytes, (sy + 1) * rowBytes), source);
-      if (components !== 1) luminanceRow(source, components, sw, gray);
+      if (sy >= blockEnd) {
+        blockStart = sy;
+        blockEnd = Math.min(sh, sy + blockRows);
+        heap.set(data.subarray(blockStart * rowBytes, blockEnd * rowBytes), block);
+      }
+      const row = block + (sy - blockStart) * rowBytes;
+      // A gray row is its own luminance.
+      if (components === 1) gray = row;
+      else luminanceRow(row, components, sw, gray);
     }
     for (const d of drawings) {
       if (d.keep) addRow(gray, sw, d.sums);
