@@ -477,7 +477,9 @@ describe("answers at the reply", () => {
   });
 
   it("a kill for time after the answer ends the process, and changes neither the outcome nor the output", async () => {
-    const { r, of } = scripted("hang", { timeoutMs: 300 });
+    // Long enough for the reply on a loaded machine (the limit runs from the job's start).
+    const { r, of, warmedUp } = scripted("hang", { timeoutMs: 2_000 });
+    await warmedUp();
     const job = compress(text);
     expect(await r.run(job)).toMatchObject({ ok: true });
     await exitedOnce(of);
