@@ -221,6 +221,12 @@ class BitReader {
   private readonly data: Uint8Array;
   private at: number;
   private readonly end: number;
+  /**
+   * The last bits read, `bits` of them unconsumed at the bottom. Kept to 24 bits (read ahead while
+   * 16 or fewer are left: codes and extra bits are 16 at most), so that it stays a small integer:
+   * a 32-bit buffer went over V8's small integers and made a heap number per byte read, some
+   * tens of megabytes of garbage over a scan's pages.
+   */
   private buffer = 0;
   private bits = 0;
   /** Zero bits added past a marker or the end (decoders do the same); reading them is an error. */
@@ -233,7 +239,7 @@ class BitReader {
     this.end = end;
   }
   private fill(): void {
-    while (this.bits <= 24) {
+    while (this.bits <= 16) {
       let byte = 0;
       if (this.padding === 0 && this.at < this.end) {
         byte = this.data[this.at]!;
@@ -246,7 +252,7 @@ class BitReader {
       } else {
         this.padding += 8;
       }
-      this.buffer = ((this.buffer << 8) | byte) >>> 0;
+      this.buffer = ((this.buffer << 8) | byte) & 0xffffff;
       this.bits += 8;
     }
   }
@@ -439,7 +445,9 @@ function decodeScan(data: Uint8Array, frame: Frame, scan: Scan, out: Sink): bool
       if (!reader.restart()) return false;
       out.restart();
     }
-    for (const { dc, ac, dcSlot, acSlot, count } of blocks) {
+    // Indexed, not for-of: an iterator per MCU was most of this function's garbage.
+    for (let b = 0; b < blocks.length; b++) {
+      const { dc, ac, dcSlot, acSlot, count } = blocks[b]!;
       for (let n = 0; n < count; n++) {
         const size = reader.decode(dc);
         if (size > 16) return false;

@@ -183,8 +183,12 @@ function shrinkLuminance(
     const cuts = new Int32Array(dw + 1);
     for (let x = 0; x < dw; x++) cuts[x + 1] = cuts[x]! + xSteps[x]!;
     const ySteps = runs(sh, dh);
+    // Runs are of two heights at most: sh / dh rounded down, and up. (Not a Set of the runs: that
+    // made an iterator result per device row, tens of megabytes of garbage over a scan.)
     const reciprocals = new Map<number, number>();
-    for (const yStep of new Set(ySteps)) reciprocals.set(yStep, memory.float64s(reciprocalsOf(xSteps, yStep)));
+    for (const yStep of [Math.floor(sh / dh), Math.ceil(sh / dh)]) {
+      if (!reciprocals.has(yStep)) reciprocals.set(yStep, memory.float64s(reciprocalsOf(xSteps, yStep)));
+    }
     const rows = sampledHeight(dh, sample);
     return {
       dw,
@@ -202,10 +206,12 @@ function shrinkLuminance(
   });
   let heap = memory.heap;
   for (const d of drawings) heap.fill(0, d.sums, d.sums + sw * 4);
+  // The loops over the drawings are indexed: for-of made an iterator result per source row and
+  // drawing (this loop runs before V8 optimises it, and is left before long).
   for (let sy = 0; sy < sh; sy++) {
     // A source row no drawing keeps is not read.
     let read = false;
-    for (const d of drawings) read ||= d.keep;
+    for (let i = 0; i < drawings.length; i++) read ||= drawings[i]!.keep;
     let gray = luminances;
     if (read) {
       if (sy >= blockEnd) {
@@ -218,7 +224,8 @@ function shrinkLuminance(
       if (components === 1) gray = row;
       else luminanceRow(row, components, sw, gray);
     }
-    for (const d of drawings) {
+    for (let i = 0; i < drawings.length; i++) {
+      const d = drawings[i]!;
       if (d.keep) addRow(gray, sw, d.sums);
       if (--d.rowsLeft > 0) continue;
       if (d.keep) emitRow(d.sums, sw, d.cuts, d.dw, d.reciprocals.get(d.ySteps[d.y]!)!, d.out + d.outY++ * d.dw);
