@@ -142,7 +142,7 @@ describe("loadConfig", () => {
       memoryMb: 1536,
       maxRssMb: 3072,
       concurrency: 2,
-      warmProcesses: 2,
+      warmProcesses: 3,
     });
     const tuned = loadConfig({
       COMPRESS_TIMEOUT_BASE_SECONDS: "10",
@@ -152,7 +152,7 @@ describe("loadConfig", () => {
       COMPRESS_WARM_PROCESSES: "0",
     });
     expect(tuned.compress).toMatchObject({ timeoutMs: 10_000, timeoutMsPerMb: 500, maxRssMb: 2048, warmProcesses: 0 });
-    expect(loadConfig({ COMPRESS_CONCURRENCY: "4" }).compress.warmProcesses).toBe(4);
+    expect(loadConfig({ COMPRESS_CONCURRENCY: "4" }).compress.warmProcesses).toBe(5);
   });
 
   it("still reads the old flat COMPRESS_TIMEOUT_SECONDS alone, and refuses it beside the new settings", () => {

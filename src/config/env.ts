@@ -367,7 +367,9 @@ function compressOf(e: Env): Config["compress"] {
     ...compressTimeout(e),
     memoryMb: e.COMPRESS_MEMORY_MB,
     maxRssMb: e.COMPRESS_MAX_RSS_MB ?? e.COMPRESS_MEMORY_MB * 2,
-    warmProcesses: e.COMPRESS_WARM_PROCESSES ?? e.COMPRESS_CONCURRENCY,
+    // One more than can run: back-to-back small jobs each leave a process to be replaced, and a
+    // replacement takes longer to start (0.35-1 s) than a small file takes to compress.
+    warmProcesses: e.COMPRESS_WARM_PROCESSES ?? e.COMPRESS_CONCURRENCY + 1,
     uploadIdleTimeoutMs: e.UPLOAD_IDLE_TIMEOUT_SECONDS * 1000,
     tmpDir: e.UPLOAD_TMP_DIR ?? null,
   };
