@@ -17,7 +17,7 @@ import type { CompressionProfile } from "../../src/compress/engine/index.ts";
 import { decodeStreamData } from "../../src/compress/engine/filters.ts";
 import { findImagePlacements } from "../../src/compress/engine/placement.ts";
 import { optimiseImages } from "../../src/compress/engine/images.ts";
-import { decodeJpeg, encodeJpeg, readJpegHeader, release } from "../../src/compress/engine/codecs.ts";
+import { decodeJpeg, encodeJpeg, readJpegHeader, release, resample } from "../../src/compress/engine/codecs.ts";
 import { optimiseJpeg, optimisedJpegSizeAtLeast, withoutIccProfile } from "../../src/compress/engine/jpeg.ts";
 import {
   drawAt,
@@ -416,6 +416,27 @@ describe("the quality check's rendering model", () => {
 });
 
 describe("JPEG encoder effort", () => {
+  it.each([1, 3, 4] as const)(
+    "resampling while encoding (%i components) writes the JPEG of the resampled pixels, byte for byte",
+    async (components) => {
+      // CMYK: a photograph four bytes to a pixel (any bytes will do for the comparison)
+      const pixels = components === 4 ? photoPixels(301 * 4, 211, 1, 5) : photoPixels(301, 211, components, 5);
+      const size = { width: 150, height: 105 };
+      const direct = await encodeJpeg(
+        { data: pixels, width: 301, height: 211, components },
+        {
+          quality: 75,
+          effort: "fast",
+          size,
+        },
+      );
+      const resampled = await resample({ data: pixels, width: 301, height: 211, components }, size);
+      const twoPasses = await encodeJpeg(resampled, { quality: 75, effort: "fast" });
+      expect(Buffer.compare(direct, twoPasses)).toBe(0);
+      expect(readJpegHeader(direct)).toMatchObject(size);
+    },
+  );
+
   it("the fast setting writes a baseline JPEG as close to the pixels as mozjpeg's full setting, in more bytes", async () => {
     const [width, height] = [480, 360];
     const pixels = { data: photoPixels(width, height, 3), width, height, components: 3 as const };

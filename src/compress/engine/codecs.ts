@@ -229,6 +229,8 @@ export interface JpegOptions {
   chromaSubsampling?: string;
   /** Default "best". */
   effort?: JpegEffort;
+  /** Resample to this size first, in the same pass (as `resample` does). */
+  size?: Size;
 }
 
 const JPEG_EFFORT: Record<JpegEffort, SharpJpegOptions> = {
@@ -253,9 +255,12 @@ async function jpegFrom(image: Sharp, components: Components, options: JpegOptio
     .toBuffer();
 }
 
-/** A JPEG of raw samples. Four components come out Adobe-inverted (see `adobeInverts`). */
+/**
+ * A JPEG of raw samples, resampled to `options.size` when given. Four components come out
+ * Adobe-inverted (see `adobeInverts`).
+ */
 export function encodeJpeg(pixels: Pixels, options: JpegOptions): Promise<Uint8Array> {
-  return jpegFrom(fromPixels(pixels), pixels.components, options);
+  return jpegFrom(resized(fromPixels(pixels), pixels.width, pixels.height, options.size), pixels.components, options);
 }
 
 /**

@@ -538,10 +538,11 @@ interface Candidate {
   exact: boolean;
 }
 
-async function jpegCandidate(job: Job, working: Working, output: Pixels): Promise<Candidate> {
+/** A JPEG of `output`, or of `output` resampled to `size` (in the same pass) when given. */
+async function jpegCandidate(job: Job, working: Working, output: Pixels, size?: Size): Promise<Candidate> {
   const { info, settings } = job;
   const quality = job.mask ? Math.max(settings.jpegQuality, 85) : settings.jpegQuality;
-  const data = await encodeJpeg(output, { quality, effort: job.effort });
+  const data = await encodeJpeg(output, { quality, effort: job.effort, ...(size ? { size } : {}) });
   const n = output.components;
   // libvips writes 4-component JPEGs Adobe-inverted; so does the stored JPEG when it has the marker.
   const inverted = n === 4 && adobeInverts(working.jpeg?.adobe ?? false);
@@ -551,7 +552,7 @@ async function jpegCandidate(job: Job, working: Working, output: Pixels): Promis
     replacement: {
       data,
       filter: N.DCTDecode,
-      size: { width: output.width, height: output.height },
+      size: size ?? { width: output.width, height: output.height },
       ...working.recoloured,
       ...(decode ? { decode } : {}),
     },
@@ -656,7 +657,11 @@ async function firstAcceptable(
   for (const [tried, size] of sizes.entries()) {
     const own = size === undefined;
     const downsampled = !own || working.reduced;
-    const output = await resample(working.pixels, size);
+    // A JPEG's first size is resampled and encoded in one pass: nothing looks at its resampled
+    // pixels (the first size is not checked before its candidate), and handing them to JavaScript
+    // and back cost a copy of a quarter of the page image and a pipeline of its own.
+    const direct = working.jpeg !== undefined && tried === 0 && !own;
+    const output = direct ? working.pixels : await resample(working.pixels, size);
     let candidate: Candidate | undefined;
     try {
       // Once an image has failed a size, a size whose resampled pixels already fall below the
@@ -666,20 +671,22 @@ async function firstAcceptable(
       // are these.
       const lossy = working.jpeg !== undefined || kind.photo === true;
       if (check && tried > 0 && downsampled && lossy && !check.passes(output)) continue;
-      candidate = await candidateAt(job, working, output, own, kind);
+      candidate = direct
+        ? await jpegCandidate(job, working, working.pixels, size)
+        : await candidateAt(job, working, output, own, kind);
       if (!candidate) continue;
       const limit = !downsampled && working.jpeg ? stored * (1 - job.settings.minJpegSaving) : stored;
       // A larger size will not be smaller: give up (null).
       if (candidate.replacement.data.length >= limit) return null;
       // Nor larger than the lossless profile stores the image (its stream pass, which this
       // profile's would run on the image left as it is): a stronger profile is never larger.
-      const size = candidate.replacement.data.length;
+      const bytes = candidate.replacement.data.length;
       const lossless = candidate.replacement.filter === N.FlateDecode;
       const work = working.jpeg
         ? stored <= MAX_BAR_JPEG_BYTES
         : lossless || sampleBytesOf(job.info) <= MAX_BAR_SAMPLE_BYTES;
-      const worked = work || size >= NEAR_LOSSLESS * stored;
-      if (worked && (await (bar ??= losslessBar(job.stream, MAX_DECODED_BYTES))(size))) return null;
+      const worked = work || bytes >= NEAR_LOSSLESS * stored;
+      if (worked && (await (bar ??= losslessBar(job.stream, MAX_DECODED_BYTES))(bytes))) return null;
       if (candidate.exact || !check || check.passes(candidate.decoded)) return candidate.replacement;
     } finally {
       // Resampled and decoded pixels are sharp's buffers, made for this size only.
