@@ -5,33 +5,32 @@
 // one, the service's image) with nothing to copy beside them, and neither the image nor a
 // production install needs the compiler. It is committed; `npm run generate:check` fails when it
 // is stale (the compiler is pinned, and its output is the same for the same source).
-import { readFile, writeFile } from "node:fs/promises";
+//
+// The compiler runs as its own process: its API's type declarations bring AssemblyScript's
+// globals (an Array whose at() never returns undefined, among others) into this program's types.
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import path from "node:path";
-import asc from "assemblyscript/asc";
+import { promisify } from "node:util";
 
 const root = path.resolve(import.meta.dirname, "..");
-const source = "src/compress/engine/assembly/check.ts";
+const source = path.resolve(root, "src/compress/engine/assembly/check.ts");
 export const checkKernelsFile = path.resolve(root, "src/compress/engine/check-wasm.ts");
+const asc = createRequire(import.meta.url).resolve("assemblyscript/bin/asc.js");
 
 /** The compiled kernels: optimised for speed, SIMD on, no runtime (the caller owns the memory). */
 export async function compiledCheckKernels(): Promise<Uint8Array> {
-  let binary: Uint8Array | undefined;
-  const messages: string[] = [];
-  const { error } = await asc.main(
-    [source, "--outFile", "check.wasm", "-O3", "--noAssert", "--runtime", "stub", "--enable", "simd"],
-    {
-      readFile: (name, baseDir) => readFile(path.resolve(root, baseDir, name), "utf8").catch(() => null),
-      writeFile: (name, contents) => {
-        if (name.endsWith(".wasm") && contents instanceof Uint8Array) binary = contents;
-      },
-      listFiles: () => [],
-      stderr: {
-        write: (chunk) => void messages.push(typeof chunk === "string" ? chunk : Buffer.from(chunk).toString()),
-      },
-    },
-  );
-  if (error || !binary) throw new Error(`asc failed: ${error?.message ?? "no output"}\n${messages.join("")}`);
-  return binary;
+  const dir = await mkdtemp(path.join(tmpdir(), "build-wasm-"));
+  try {
+    const out = path.join(dir, "check.wasm");
+    const args = [source, "--outFile", out, "-O3", "--noAssert", "--runtime", "stub", "--enable", "simd"];
+    await promisify(execFile)(process.execPath, [asc, ...args], { cwd: root });
+    return await readFile(out);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** The module that carries the kernels. */

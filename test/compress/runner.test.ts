@@ -351,7 +351,7 @@ describe("warm processes", () => {
     const { r, of, warmedUp } = observed();
     await warmedUp();
     const pid = of("ready")[0]!.pid!;
-    const script = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).at(-1);
+    const script = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).at(-1)!;
     expect(script).toMatch(/compress-engine-[^/]+\/isolation\/child\.mjs$/);
     const copy = path.dirname(path.dirname(script));
     expect((await stat(copy)).mode & 0o777).toBe(0o700);
