@@ -70,6 +70,18 @@ describe("npm run accounts", () => {
       expect(listed[0]).toMatchObject({ prefix: issued["prefix"], name: "ci", revokedAt: null });
       const revoked = await json(["key:revoke", issued["prefix"] as string]);
       expect(revoked["revokedAt"]).not.toBeNull();
+      // Only the key's id and prefix are shown, never what is stored of its secret.
+      const stored = await db.prisma.apiKey.findUniqueOrThrow({ where: { id: issued["id"] as string } });
+      expect(Object.keys(revoked).sort()).toEqual(
+        ["createdAt", "id", "lastUsedAt", "name", "prefix", "revokedAt", "subscriber"].sort(),
+      );
+      const table = await cli(["key:revoke", issued["id"] as string], env);
+      expect(table.code, table.stderr).toBe(0);
+      expect(table.stdout).toContain(issued["prefix"] as string);
+      for (const output of [JSON.stringify(revoked), table.stdout]) {
+        expect(output).not.toContain(stored.hash);
+        expect(output).not.toContain("subscriberId");
+      }
       const updated = await json(["subscriber:update", "ops@acme.example", "--plan", "starter", "--quota", "5"]);
       expect(updated).toMatchObject({ plan: "starter", monthlyQuota: 5, activeKeys: 0 });
       const refused = await cli(["key:issue", "ops@acme.example"], env);

@@ -182,15 +182,20 @@ async function listKeys(prisma: PrismaClient, ref?: string): Promise<KeyView[]> 
     orderBy: { createdAt: "asc" },
     include: { subscriber: { select: { email: true } } },
   });
-  return keys.map((k) => ({
-    id: k.id,
-    prefix: k.prefix,
-    name: k.name,
-    subscriber: k.subscriber.email,
-    createdAt: k.createdAt,
-    lastUsedAt: k.lastUsedAt,
-    revokedAt: k.revokedAt,
-  }));
+  return keys.map((k) => keyView(k));
+}
+
+/** What is shown of a key: never its stored hash (which would let anyone who reads it test guesses offline). */
+function keyView(key: Omit<KeyView, "subscriber"> & { subscriber: { email: string } }): KeyView {
+  return {
+    id: key.id,
+    prefix: key.prefix,
+    name: key.name,
+    subscriber: key.subscriber.email,
+    createdAt: key.createdAt,
+    lastUsedAt: key.lastUsedAt,
+    revokedAt: key.revokedAt,
+  };
 }
 
 /** A key by id or by prefix; a prefix that two keys share is refused rather than guessed. */
@@ -207,7 +212,7 @@ async function revokeKey(prisma: PrismaClient, ref: string, owner?: string): Pro
   const [key] = matches as [(typeof matches)[number]];
   const revokedAt = key.revokedAt ?? new Date();
   await prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt } });
-  return { ...key, subscriber: key.subscriber.email, revokedAt };
+  return keyView({ ...key, revokedAt });
 }
 
 export type Accounts = ReturnType<typeof accounts>;
