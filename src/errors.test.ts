@@ -1,5 +1,6 @@
-// The registry of error codes (src/errors.ts) against what documents them: the README's tables and
-// both OpenAPI documents name no code the registry lacks, at the status it has; the README names
+// The registry of error codes (src/errors.ts) against what documents them: the tables of docs/catalog-api.md
+// and docs/compression-api.md and both OpenAPI documents name no code the registry lacks, at the status it
+// has; those documents name
 // every one; the engine's refusals are all registered.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
@@ -8,7 +9,8 @@ import { PDF_REJECTED_CODES } from "./compress/engine/index.ts";
 import { buildOpenApiDocument } from "./rest/openapi.ts";
 import { errorCodesOf, HttpError, isRegisteredError, retryAfter, takeUnregisteredErrors } from "./errors.ts";
 
-const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+const catalogDoc = readFileSync(new URL("../docs/catalog-api.md", import.meta.url), "utf8");
+const compressionDoc = readFileSync(new URL("../docs/compression-api.md", import.meta.url), "utf8");
 
 /** The snake_case words of a text but the body's request_id: the error codes it names. */
 const codesIn = (text: string) =>
@@ -16,16 +18,16 @@ const codesIn = (text: string) =>
     .map(([code]) => code)
     .filter((code) => code !== "request_id");
 
-/** The error codes a README passage names: each in backticks. */
+/** The error codes a passage of a document names: each in backticks. */
 const quotedCodesIn = (text: string) =>
   [...text.matchAll(/`([a-z]+(?:_[a-z]+)*(?:_<parameter>)?)`/g)].map(([, code]) => code ?? "");
 
-/** The section of the README under a heading, up to the next heading of its level. */
-function section(heading: string): string {
-  const start = readme.indexOf(`\n## ${heading}\n`);
-  expect(start, `README section ${heading}`).toBeGreaterThan(-1);
-  const end = readme.indexOf("\n## ", start + 1);
-  return readme.slice(start, end === -1 ? undefined : end);
+/** The section of a document under a heading, up to the next heading of its level. */
+function section(document: string, heading: string): string {
+  const start = document.indexOf(`\n## ${heading}\n`);
+  expect(start, `section ${heading}`).toBeGreaterThan(-1);
+  const end = document.indexOf("\n## ", start + 1);
+  return document.slice(start, end === -1 ? undefined : end);
 }
 
 /** Each [status, code] an OpenAPI document's error responses name in their descriptions. */
@@ -81,8 +83,9 @@ describe("the error registry", () => {
     for (const { code, status } of errorCodesOf("catalog")) expect(description).toContain(`\`${code}\`: ${status}:`);
   });
 
-  it("matches the README's catalog error list", () => {
-    const bullet = /^- \*\*Errors\*\*:[\s\S]*?(?=\n- \*\*)/m.exec(section("The catalog REST API"))?.[0] ?? "";
+  it("matches docs/catalog-api.md's error list", () => {
+    const bullet =
+      /^- \*\*Errors\*\*:[\s\S]*?(?=\n- \*\*)/m.exec(section(catalogDoc, "The catalog REST API"))?.[0] ?? "";
     const named = new Set(quotedCodesIn(bullet));
     expect([...named].sort()).toEqual(
       errorCodesOf("catalog")
@@ -91,8 +94,8 @@ describe("the error registry", () => {
     );
   });
 
-  it("matches the README's compression table, status by status", () => {
-    const rows = section("The compression API")
+  it("matches docs/compression-api.md's table, status by status", () => {
+    const rows = section(compressionDoc, "The compression API")
       .split("\n")
       .map((line) => /^\| (\d{3}) +\| ([^|]+)\|/.exec(line))
       .filter((match) => match !== null);

@@ -1,6 +1,6 @@
 // The errors of the service's HTTP surfaces, on the ground floor: this file imports nothing, so
 // every layer (auth, graphql, rest, compress, dashboard, http) may use it without an import
-// running back up. It holds the one registry of error codes (the contract: README tables and both
+// running back up. It holds the one registry of error codes (the contract: the tables of docs/ and both
 // OpenAPI documents are generated from or tested against it), HttpError (which takes only a
 // registered code), the error body, Retry-After, and the errors several layers answer alike.
 

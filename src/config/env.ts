@@ -17,7 +17,7 @@ const list = z
       .filter(Boolean),
   );
 
-const envSchema = z.object({
+export const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   HOST: z.string().min(1).default("0.0.0.0"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -155,7 +155,7 @@ const envSchema = z.object({
   K_REVISION: z.string().min(1).optional(),
 });
 
-/** Who may use /graphql (README, "The GraphQL endpoint"). */
+/** Who may use /graphql (docs/catalog-api.md, "The GraphQL endpoint"). */
 export interface GraphQLAccess {
   mode: "public" | "internal" | "off";
   /** The audience Google ID tokens must be issued for (internal); null: no ID token is accepted. */
@@ -277,7 +277,7 @@ function deploymentIssues(env: Record<string, string | undefined>): string[] {
 
 /**
  * The defaults of the compression time limit, from the 290 MB scan-like file of
- * `npm run bench:compress:scale` (README, "Compression at scale").
+ * `npm run bench:compress:scale` (docs/benchmarks.md).
  */
 export const COMPRESS_TIMEOUT_DEFAULTS = { baseSeconds: 30, secondsPerMb: 2 } as const;
 

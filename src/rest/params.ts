@@ -1,7 +1,7 @@
 // Query parameters of the list routes: one definition per parameter gives its parser, its
 // canonical spelling in meta.self/next, and its OpenAPI description.
 //
-// Decisions (README, "Parameters"): a malformed or out-of-range value is a 400 naming the
+// Decisions (docs/catalog-api.md, "Out-of-range and malformed values"): a malformed or out-of-range value is a 400 naming the
 // parameter (`invalid_<name>`), never clamped or ignored; an unknown parameter is a 400
 // `unknown_parameter`, so a typo such as `limt=10` cannot silently return the default page; a
 // single-valued parameter given twice is malformed; an empty value is malformed.

@@ -2,7 +2,7 @@
 // Prefer: respond-async answered 202 with Location, the job polled to success and its URL
 // downloading a valid PDF; a failing job uncharged; another subscriber's job 404; a worker that
 // dies mid-job (its lease left to expire) retried by another and charged once; webhooks signed and
-// verified by the helper the README shows; direct uploads (signed PUT, then upload_id).
+// verified by the helper docs/compression-api.md shows; direct uploads (signed PUT, then upload_id).
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
@@ -236,11 +236,11 @@ async function receiver(answers: number[]): Promise<{ url: string; calls: Receiv
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/pdf`, calls, server };
 }
 
-/** The verification helper exactly as the README shows it, loaded from the README's text. */
+/** The verification helper exactly as docs/compression-api.md shows it, loaded from its text. */
 async function readmeVerifier(): Promise<typeof verifyWebhook> {
-  const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
-  const block = /<!-- webhook-verification -->\s*```js\n([\s\S]*?)```/.exec(readme);
-  expect(block, "the README's verification helper").not.toBeNull();
+  const guide = readFileSync(new URL("../../docs/compression-api.md", import.meta.url), "utf8");
+  const block = /<!-- webhook-verification -->\s*```js\n([\s\S]*?)```/.exec(guide);
+  expect(block, "the guide's verification helper").not.toBeNull();
   const file = path.join(work, "readme-verify.mjs");
   await writeFile(file, block![1]!);
   const loaded = (await import(pathToFileURL(file).href)) as { verifyWebhook: typeof verifyWebhook };

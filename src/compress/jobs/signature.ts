@@ -1,7 +1,7 @@
 // Webhook signatures in Stripe's style: the header `Marketplace-Signature: t=<unix seconds>,v1=<hex>`
 // where v1 is HMAC-SHA256, under the subscriber's webhook secret, of `<t>.<the raw body>`. The
 // timestamp is signed with the body, so a captured call cannot be replayed later than the
-// receiver's tolerance (5 minutes by default). verifyWebhook is the helper the README shows
+// receiver's tolerance (5 minutes by default). verifyWebhook is the helper docs/compression-api.md shows
 // receivers (node:crypto only, nothing of this service).
 import { createHmac, timingSafeEqual } from "node:crypto";
 

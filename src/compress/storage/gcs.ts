@@ -2,7 +2,7 @@
 // large files) with its content type and download name, and handed out as a V4 signed URL.
 // Credentials come from the environment as usual for Google's client (on Cloud Run: the service
 // account, which then signs through IAM signBlob and needs roles/iam.serviceAccountTokenCreator
-// on itself). Objects are deleted by a bucket lifecycle rule (README, deployment); the sweep
+// on itself). Objects are deleted by a bucket lifecycle rule (docs/deployment.md); the sweep
 // here is a fallback.
 import { createReadStream, createWriteStream } from "node:fs";
 import { stat } from "node:fs/promises";
