@@ -11,6 +11,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { pino, stdTimeFunctions, type DestinationStream, type Logger } from "pino";
 import type { Config } from "./config/env.ts";
+import { prettyDestination } from "./logger-pretty.ts";
 import { API_KEY_PREFIX } from "./secret-shapes.ts";
 
 export type { Logger };
@@ -91,7 +92,7 @@ export interface LoggerOptions {
 }
 
 export function createLogger(
-  config: Pick<Config, "logLevel"> & Partial<Pick<Config, "logging">>,
+  config: Pick<Config, "logLevel"> & Partial<Pick<Config, "logging" | "logFormat">>,
   options: LoggerOptions = {},
 ): Logger {
   const service = config.logging?.service;
@@ -141,7 +142,8 @@ export function createLogger(
       },
       hooks: { streamWrite: scrubSecrets },
     },
-    options.destination ?? pino.destination({ dest: 1, sync: false, minLength: 0 }),
+    options.destination ??
+      (config.logFormat === "pretty" ? prettyDestination() : pino.destination({ dest: 1, sync: false, minLength: 0 })),
   );
 }
 

@@ -22,6 +22,9 @@ export const envSchema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  // json: Cloud Logging's structured lines; pretty: one short readable line each; auto: pretty in
+  // development on a terminal, else json.
+  LOG_FORMAT: z.enum(["auto", "json", "pretty"]).default("auto"),
   // http1: HTTP/1.1 only. h2c: also cleartext HTTP/2 with prior knowledge (Cloud Run's --use-http2).
   HTTP_PROTOCOL: z.enum(["http1", "h2c"]).default("http1"),
   // After SIGTERM, how long requests in flight may still take before they are aborted (Cloud Run
@@ -239,6 +242,8 @@ export interface Config {
   trustProxy: boolean;
   /** Cloud Logging: the trace ids' project and the service and revision named in Error Reporting. */
   logging: { projectId: string | null; service: string | null; revision: string | null };
+  /** How lines are written: structured JSON, or short readable lines for a developer's terminal. */
+  logFormat: "json" | "pretty";
 }
 
 export class ConfigError extends Error {
@@ -433,5 +438,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       service: e.K_SERVICE ?? null,
       revision: e.K_REVISION ?? null,
     },
+    logFormat:
+      e.LOG_FORMAT === "auto"
+        ? e.NODE_ENV === "development" && process.stdout.isTTY
+          ? "pretty"
+          : "json"
+        : e.LOG_FORMAT,
   });
 }
