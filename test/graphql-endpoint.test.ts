@@ -33,6 +33,53 @@ describe("/graphql", () => {
     expect(result.errors?.[0]?.extensions?.["code"]).toBe("QUERY_LIMIT_EXCEEDED");
   });
 
+  it("refuses a query whose lists multiply past the row limit, before it runs, while /healthz answers", async () => {
+    // Issue 25: inside the depth, alias and token limits, this answered 38,152 jobs after 18.8 s.
+    const nested = `{ ${["a", "b", "c"]
+      .map(
+        (alias) =>
+          `${alias}: jobs(limit: 100) { items { company { openJobs(limit: 100) { company { openJobs(limit: 100) { slug title descriptionHtml } } } } } }`,
+      )
+      .join(" ")} }`;
+    const deep = await startServer(db, { GRAPHQL_MAX_DEPTH: "10" });
+    db.queries.length = 0;
+    const health = async () => {
+      const started = performance.now();
+      const response = await fetch(`${deep.url}/healthz`);
+      return { status: response.status, ms: performance.now() - started };
+    };
+    const [refused, , , healthz] = await Promise.all([
+      deep.graphql(nested),
+      deep.graphql(nested),
+      deep.graphql(nested),
+      health(),
+    ]);
+    await deep.close();
+    expect(refused.status).toBe(400);
+    expect(refused.data).toBeUndefined();
+    expect(refused.errors?.[0]?.extensions).toMatchObject({
+      code: "QUERY_LIMIT_EXCEEDED",
+      limit: "rows",
+      rows: 3_060_603,
+      maxRows: 5_000,
+    });
+    expect(refused.errors?.[0]?.message).toMatch(/up to 3,060,603 rows .* the limits are 5,000 rows/);
+    // Refused by the estimate alone: not one statement reached the database.
+    expect(db.queries).toEqual([]);
+    expect(healthz.status).toBe(200);
+    expect(healthz.ms).toBeLessThan(1_000);
+  });
+
+  it("sizes a list by a variable, and answers within the limits", async () => {
+    const query = `query Q($n: Int) { companies(limit: $n) { items { openJobs(limit: 100) { slug } } } }`;
+    const over = await server.graphql(query, { n: 50 });
+    expect(over).toMatchObject({ status: 400, errors: [{ extensions: { code: "QUERY_LIMIT_EXCEEDED" } }] });
+    const within = await server.graphql<{ companies: { items: unknown[] } }>(query, { n: 40 });
+    expect(within.status).toBe(200);
+    expect(within.errors).toBeUndefined();
+    expect(within.data?.companies.items).toBeInstanceOf(Array);
+  });
+
   it("gives parse and validation errors stable codes", async () => {
     expect((await server.graphql(`{ jobs {`)).errors?.[0]?.extensions?.["code"]).toBe("GRAPHQL_PARSE_FAILED");
     expect((await server.graphql(`{ jobs { nope } }`)).errors?.[0]?.extensions?.["code"]).toBe(

@@ -61,7 +61,10 @@ export const envSchema = z.object({
   GRAPHQL_EXPLORER: bool.default(true),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(10),
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(0).default(15),
-  GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(5000),
+  // What one /graphql operation may answer at the most, lists multiplied by their limits
+  // (docs/graphql-cost.md): field values, and rows (objects).
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(50_000),
+  GRAPHQL_MAX_ROWS: z.coerce.number().int().min(1).default(5_000),
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(1).default(2000),
   // Who may use /graphql: public (anyone), internal (a Google-signed identity: an ID token for
   // GRAPHQL_AUDIENCE whose account is in an allowed domain or an allowed service account, or IAP's
@@ -196,6 +199,7 @@ export interface Config {
     maxDepth: number;
     maxAliases: number;
     maxCost: number;
+    maxRows: number;
     maxTokens: number;
     access: GraphQLAccess;
   };
@@ -352,6 +356,7 @@ function graphqlOf(e: Env): Config["graphql"] {
     maxDepth: e.GRAPHQL_MAX_DEPTH,
     maxAliases: e.GRAPHQL_MAX_ALIASES,
     maxCost: e.GRAPHQL_MAX_COST,
+    maxRows: e.GRAPHQL_MAX_ROWS,
     maxTokens: e.GRAPHQL_MAX_TOKENS,
     access: {
       mode: e.GRAPHQL_ACCESS ?? (e.NODE_ENV === "production" || e.K_SERVICE !== undefined ? "internal" : "public"),

@@ -30,7 +30,10 @@ export const builder = new SchemaBuilder<{
 
 builder.addScalarType("DateTime", DateTimeResolver);
 
-builder.queryType({ description: "The public catalog: everything here is visible to anonymous users." });
+builder.queryType({
+  description:
+    "The public catalog: everything here is visible to anonymous users. Every operation is costed before it runs, in what its answer can hold at the most: each list multiplies what it nests by its limit (as given, else its default; a list without one, such as a job's skills, counts as 20 and sectors as 200). An operation over 5,000 rows (objects) or 50,000 field values by default is refused with QUERY_LIMIT_EXCEEDED, naming both figures: lower the limits or nest fewer lists.",
+});
 
 /**
  * Options that make a field a plain read of its parent's property of the same name: the schema

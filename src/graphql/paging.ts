@@ -8,6 +8,7 @@ import type PrismaTypes from "../generated/pothos-prisma-types.ts";
 import { getDatamodel } from "../generated/pothos-prisma-types.ts";
 import type { GraphQLContext } from "./context.ts";
 import { builder } from "./builder.ts";
+import { listSize } from "./cost.ts";
 import { decodeCursor, encodeCursor, type KeyKind, type KeyValue } from "./cursor.ts";
 import type { SqlCondition } from "./sql.ts";
 import type { CountAtMost, Total } from "./totals.ts";
@@ -47,8 +48,21 @@ export function pageRequest(args: { limit?: number | null; offset?: number | nul
   return { limit, offset };
 }
 
+/** The cost estimate's size of a field paged by `limit` (./cost.ts): its items count as `limit` rows each. */
+export const pagedByLimit = listSize({ argument: "limit", max: PAGE_LIMIT_MAX });
+
+/**
+ * The size the cost estimate assumes for a list of tags, which has no limit (a job's skills, a
+ * talent's links): well above what any row carries.
+ */
+export const TAGS_AT_MOST = 20;
+export const tagList = listSize({ atMost: TAGS_AT_MOST });
+
 export const pageArgs = builder.args((t) => ({
-  limit: t.int({ defaultValue: PAGE_LIMIT_DEFAULT, description: `Page size, 1 to ${PAGE_LIMIT_MAX}.` }),
+  limit: t.int({
+    defaultValue: PAGE_LIMIT_DEFAULT,
+    description: `Page size, 1 to ${PAGE_LIMIT_MAX}. Each item counts toward the operation's row limit, times the lists around it (see Query).`,
+  }),
   offset: t.int({ defaultValue: 0, description: "Rows to skip, at least 0." }),
 }));
 
@@ -258,6 +272,7 @@ export function definePage<M extends Model>(model: M, name: string, load: PageLo
     fields: (t) => ({
       items: t.prismaField({
         type: [model] as [Model],
+        ...listSize({ page: true }),
         resolve: (query, page, _args, ctx) => {
           const r = windowOf(page);
           const rows = load.items(ctx, withKeys(query, r.window.order), r.window) as Promise<Record<string, unknown>[]>;

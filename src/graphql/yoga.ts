@@ -1,5 +1,6 @@
 // The GraphQL endpoint for internal teams: the read-model schema behind graphql-yoga, with
-// query limits (depth, aliases, cost, tokens), masked unexpected errors, operations compiled with
+// query limits (depth, aliases, tokens, and the rows and field values an answer may hold:
+// ./cost-limit.ts), masked unexpected errors, operations compiled with
 // graphql-jit, and a self-contained explorer page that needs no CDN.
 import { useGraphQlJit } from "@envelop/graphql-jit";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
@@ -12,6 +13,7 @@ import { DEPENDENCY_RETRY_SECONDS, retryAfter } from "../errors.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import { contextFactory } from "./context.ts";
+import { useCostLimit } from "./cost-limit.ts";
 import { schema } from "./schema.ts";
 import type { SqlRunner } from "./sql.ts";
 import type { TotalsCache } from "./totals.ts";
@@ -113,13 +115,15 @@ export function createGraphQLServer(options: {
       EnvelopArmorPlugin({
         maxDepth: { n: config.graphql.maxDepth, onReject: limitExceeded },
         maxAliases: { n: config.graphql.maxAliases, onReject: limitExceeded },
-        costLimit: { maxCost: config.graphql.maxCost, onReject: limitExceeded },
+        // Armor's cost weighs each field once, whatever list it sits in: ./cost-limit.ts instead.
+        costLimit: { enabled: false },
         maxTokens: { n: config.graphql.maxTokens, onReject: limitExceeded },
         maxDirectives: { n: 10, onReject: limitExceeded },
         // Suggestions would let a client map the schema with introspection turned off.
         blockFieldSuggestion: { enabled: config.env === "production" },
       }),
       stableErrorCodes,
+      useCostLimit({ maxRows: config.graphql.maxRows, maxCost: config.graphql.maxCost }),
       // Executes each parsed document compiled once (see ./compiled.ts); the compiled form goes
       // with yoga's parsed-document cache, and armor's limits above bound what gets compiled.
       useGraphQlJit(),

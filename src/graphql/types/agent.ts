@@ -2,7 +2,7 @@ import type { Agent as AgentRow } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
 import { BillingPeriodEnum, PricingModelEnum } from "../enums.ts";
 import { isPublicCompany, listedAgentWhere, reachableAgentWhere } from "../gates.ts";
-import { cursorArgs, definePage, loadStrategy, pageArgs, pageRequest } from "../paging.ts";
+import { cursorArgs, definePage, loadStrategy, pageArgs, pagedByLimit, pageRequest, tagList } from "../paging.ts";
 import { Company } from "./company.ts";
 
 type PricingShape = Pick<AgentRow, "pricingModel" | "priceAmount" | "priceCurrency" | "pricePeriod" | "priceUnit">;
@@ -40,7 +40,7 @@ export const Agent = builder.prismaObject("Agent", {
       select: (_args, _ctx, nestedSelection) => ({ vendorCompany: nestedSelection(true) }),
       resolve: (a) => isPublicCompany(a.vendorCompany),
     }),
-    skills: t.relation("skills", { query: { orderBy: [{ name: "asc" }, { slug: "asc" }] } }),
+    skills: t.relation("skills", { ...tagList, query: { orderBy: [{ name: "asc" }, { slug: "asc" }] } }),
   }),
 });
 
@@ -71,6 +71,7 @@ const AgentPage = definePage("Agent", "AgentPage", {
 
 builder.queryFields((t) => ({
   agents: t.field({
+    ...pagedByLimit,
     type: AgentPage,
     description: "Published agents, newest first (published_at descending, then id descending).",
     args: { ...pageArgs, ...cursorArgs, filter: t.arg({ type: AgentFilter }) },

@@ -2,7 +2,7 @@ import { builder, plainRead } from "../builder.ts";
 import { countsOf } from "../counters.ts";
 import { CompanySizeEnum } from "../enums.ts";
 import { publicCompanyWhere, publicJobWhere } from "../gates.ts";
-import { definePage, pageArgs, pageRequest } from "../paging.ts";
+import { definePage, pageArgs, pagedByLimit, pageRequest, tagList } from "../paging.ts";
 import { Location, locationOf } from "./location.ts";
 
 export const Company = builder.prismaObject("Company", {
@@ -28,8 +28,9 @@ export const Company = builder.prismaObject("Company", {
       select: { hqCity: true, hqState: true, hqCountry: true },
       resolve: (c) => locationOf(c.hqCity, c.hqState, c.hqCountry),
     }),
-    sectors: t.relation("sectors", { query: { orderBy: [{ name: "asc" }, { slug: "asc" }] } }),
+    sectors: t.relation("sectors", { ...tagList, query: { orderBy: [{ name: "asc" }, { slug: "asc" }] } }),
     openJobs: t.relation("jobs", {
+      ...pagedByLimit,
       description: "The company's public open jobs, newest first.",
       args: pageArgs,
       query: (args, ctx) => {
@@ -64,6 +65,7 @@ const CompanyPage = definePage("Company", "CompanyPage", {
 
 builder.queryFields((t) => ({
   companies: t.field({
+    ...pagedByLimit,
     type: CompanyPage,
     description: "Public companies by name then slug.",
     args: pageArgs,

@@ -7,6 +7,7 @@
 import { GraphQLError } from "graphql";
 import { builder } from "../builder.ts";
 import { JobChangeKindEnum } from "../enums.ts";
+import { listSize } from "../cost.ts";
 import { badArgument } from "../paging.ts";
 
 export const CHANGES_LIMIT_DEFAULT = 100;
@@ -63,7 +64,7 @@ const JobChange = builder.objectRef<JobChangeShape>("JobChange").implement({
 const JobChangeFeed = builder.objectRef<FeedShape>("JobChangeFeed").implement({
   description: "Changes in commit order after a position; pass nextSince as since to read on.",
   fields: (t) => ({
-    items: t.field({ type: [JobChange], resolve: (f) => f.items }),
+    items: t.field({ type: [JobChange], ...listSize({ page: true }), resolve: (f) => f.items }),
     nextSince: t.exposeString("nextSince", { description: "The position after the last change returned." }),
     hasMore: t.exposeBoolean("hasMore", { description: "true when more changes are ready now." }),
   }),
@@ -71,6 +72,7 @@ const JobChangeFeed = builder.objectRef<FeedShape>("JobChangeFeed").implement({
 
 builder.queryField("jobChanges", (t) =>
   t.field({
+    ...listSize({ argument: "limit", max: CHANGES_LIMIT_MAX }),
     type: JobChangeFeed,
     description:
       "Changes of the public job set (published, updated, removed) in commit order, after `since` (from the oldest kept without it). Kept 30 days: an older since is refused (SINCE_EXPIRED); sync again from jobs.",

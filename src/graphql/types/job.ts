@@ -11,7 +11,9 @@ import {
   definePage,
   loadStrategy,
   pageArgs,
+  pagedByLimit,
   pageRequest,
+  tagList,
   type ListOrder,
   type OrderField,
 } from "../paging.ts";
@@ -106,7 +108,7 @@ export const Job = builder.prismaObject("Job", {
       resolve: (j) => isPublicCompany(j.company),
     }),
     sector: t.relation("sector", { nullable: true }),
-    skills: t.relation("skills", { query: { orderBy: [{ name: "asc" }, { slug: "asc" }] } }),
+    skills: t.relation("skills", { ...tagList, query: { orderBy: [{ name: "asc" }, { slug: "asc" }] } }),
   }),
 });
 
@@ -365,6 +367,7 @@ const JobPage = definePage("Job", "JobPage", {
 
 builder.queryFields((t) => ({
   jobs: t.field({
+    ...pagedByLimit,
     type: JobPage,
     description:
       "Public open jobs, newest first (published_at descending, then id descending) unless sort says otherwise.",

@@ -2,7 +2,7 @@ import type { Prisma } from "../../generated/prisma/client.ts";
 import { builder } from "../builder.ts";
 import { AvailabilityEnum, TalentLinkKindEnum, WorkModelEnum } from "../enums.ts";
 import { publicTalentWhere } from "../gates.ts";
-import { cursorArgs, definePage, loadStrategy, pageArgs, pageRequest } from "../paging.ts";
+import { cursorArgs, definePage, loadStrategy, pageArgs, pagedByLimit, pageRequest, tagList } from "../paging.ts";
 import { Location, LOCATION_FILTER_DESCRIPTION, locationOf, locationWhere } from "./location.ts";
 
 const TalentLink = builder.prismaObject("TalentLink", {
@@ -30,9 +30,13 @@ export const Talent = builder.prismaObject("Talent", {
     availability: t.expose("availability", { type: AvailabilityEnum }),
     yearsExperience: t.exposeInt("yearsExperience", { nullable: true }),
     avatarUrl: t.exposeString("avatarUrl", { nullable: true }),
-    links: t.relation("links", { type: TalentLink, query: { orderBy: [{ position: "asc" }, { id: "asc" }] } }),
-    skills: t.relation("skills", { query: { orderBy: [{ name: "asc" }, { slug: "asc" }] } }),
-    sectors: t.relation("sectors", { query: { orderBy: [{ name: "asc" }, { slug: "asc" }] } }),
+    links: t.relation("links", {
+      type: TalentLink,
+      ...tagList,
+      query: { orderBy: [{ position: "asc" }, { id: "asc" }] },
+    }),
+    skills: t.relation("skills", { ...tagList, query: { orderBy: [{ name: "asc" }, { slug: "asc" }] } }),
+    sectors: t.relation("sectors", { ...tagList, query: { orderBy: [{ name: "asc" }, { slug: "asc" }] } }),
     memberSince: t.expose("createdAt", { type: "DateTime" }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
   }),
@@ -62,6 +66,7 @@ const TalentPage = definePage("Talent", "TalentPage", {
 
 builder.queryFields((t) => ({
   talents: t.field({
+    ...pagedByLimit,
     type: TalentPage,
     description: "Public talents by handle.",
     args: { ...pageArgs, ...cursorArgs, filter: t.arg({ type: TalentFilter }) },

@@ -4,7 +4,11 @@
 import { builder } from "../builder.ts";
 import type { GraphQLContext } from "../context.ts";
 import { countsOf, type Counts } from "../counters.ts";
-import { badArgument, definePage, pageArgs, pageRequest } from "../paging.ts";
+import { badArgument, definePage, pageArgs, pagedByLimit, pageRequest } from "../paging.ts";
+import { listSize } from "../cost.ts";
+
+/** The bound the cost estimate assumes for the list of every sector (about 25 today). */
+export const SECTORS_AT_MOST = 200;
 
 /** An Int field answering one of a sector's or skill's counters. */
 const counted = (key: keyof Counts, description: string) => ({
@@ -52,6 +56,8 @@ const SkillPage = definePage("Skill", "SkillPage", {
 builder.queryFields((t) => ({
   sectors: t.prismaField({
     type: ["Sector"],
+    // The whole taxonomy, which has no limit: a bound for the cost estimate, well above its size.
+    ...listSize({ atMost: SECTORS_AT_MOST }),
     description: "Every sector, by name then slug.",
     resolve: (query, _root, _args, ctx) =>
       ctx.prisma.sector.findMany({ ...query, orderBy: [{ name: "asc" }, { slug: "asc" }] }),
@@ -63,6 +69,7 @@ builder.queryFields((t) => ({
     resolve: (query, _root, { slug }, ctx) => ctx.prisma.sector.findUnique({ ...query, where: { slug } }),
   }),
   skills: t.field({
+    ...pagedByLimit,
     type: SkillPage,
     description: "Skills by name then slug, optionally of one category.",
     args: { ...pageArgs, category: t.arg.string({ description: "Only skills of this category, e.g. llm." }) },
