@@ -58,7 +58,8 @@ beforeAll(async () => {
   storage = await createLocalStorage(path.join(work, "objects"), null);
   server = await startServer(
     db,
-    { UPLOAD_TMP_DIR: path.join(work, "uploads"), COMPRESS_JOB_WORKERS: "0" },
+    // The webhook receivers of these tests listen on loopback.
+    { UPLOAD_TMP_DIR: path.join(work, "uploads"), COMPRESS_JOB_WORKERS: "0", WEBHOOK_ALLOW_PRIVATE: "true" },
     { compress: { storage, runner } },
   );
 });
@@ -186,6 +187,56 @@ describe("asynchronous jobs", () => {
     const profile = await submit(token, photo, { profile: "maximum" });
     expect(profile.status).toBe(400);
     expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(0);
+  });
+
+  it.each([
+    "http://169.254.169.254/latest/meta-data/",
+    "http://metadata.google.internal/computeMetadata/v1/",
+    "http://[fe80::1]/hook",
+    "http://[::ffff:169.254.169.254]/hook",
+    "http://[::127.0.0.1]/hook",
+    "http://[::ffff:0:7f00:1]/hook",
+    "http://[fec0::1]/hook",
+  ])("refuses callback_url %s even where private receivers are allowed (400, nothing reserved)", async (url) => {
+    expect(server.config.webhookAllowPrivate).toBe(true);
+    const { subscriber, token } = await subscriberWithKey(db.prisma, { quota: 10 });
+    const response = await submit(token, photo, { callback_url: url });
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe("invalid_callback_url");
+    expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(0);
+  });
+
+  it("refuses loopback, private and embedded-private callback_urls by default (WEBHOOK_ALLOW_PRIVATE unset)", async () => {
+    const strict = await startServer(
+      db,
+      { UPLOAD_TMP_DIR: path.join(work, "uploads"), COMPRESS_JOB_WORKERS: "0" },
+      { compress: { storage, runner } },
+    );
+    try {
+      expect(strict.config.webhookAllowPrivate).toBe(false);
+      const { token } = await subscriberWithKey(db.prisma, { quota: 10 });
+      for (const url of [
+        "http://127.0.0.1:8080/hook",
+        "https://10.1.2.3/hook",
+        "https://[2002:a00:1::1]/hook", // 6to4 carrying 10.0.0.1
+        "https://[64:ff9b::a00:1]/hook", // NAT64 carrying 10.0.0.1
+        "https://localhost/hook",
+      ]) {
+        const { body, contentType } = multipart([
+          { name: "file", value: photo, filename: "report.pdf", contentType: "application/pdf" },
+          { name: "callback_url", value: url },
+        ]);
+        const response = await fetch(`${strict.url}/v1/compress`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}`, "content-type": contentType, prefer: "respond-async" },
+          body: new Uint8Array(body),
+        });
+        expect(response.status, url).toBe(400);
+        expect(((await response.json()) as { error: { code: string } }).error.code, url).toBe("invalid_callback_url");
+      }
+    } finally {
+      await strict.close();
+    }
   });
 
   it("retries the job of a worker that died mid-job, on another worker, and charges it once", async () => {

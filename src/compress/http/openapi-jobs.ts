@@ -23,7 +23,7 @@ const callbackField = {
   format: "uri",
   maxLength: 2048,
   description:
-    "Called (POST, the job resource as body, signed in Marketplace-Signature) when the job ends. https:// and a public host in production.",
+    "Called (POST, the job resource as body, signed in Marketplace-Signature) when the job ends. https:// and a public host (private hosts only where the operator allows them; link-local and metadata hosts never).",
 };
 
 /** The JSON body of POST /v1/compress from a direct upload. */

@@ -4,18 +4,22 @@
 // `webhook_deliveries`, claimed like jobs (FOR UPDATE SKIP LOCKED plus a lease), so any instance
 // sends them and a crash only delays one.
 //
-// SSRF: the URL is checked when the job is accepted (https only, no credentials, no private or
-// reserved address literal), and the address it resolves to is checked again when each call
-// connects (the check is the connection's own DNS lookup, so a name that resolves to a public
-// address at acceptance and to 10.0.0.1 later is refused: no rebinding). Redirects are not
-// followed. Outside production, WEBHOOK_ALLOW_PRIVATE lets tests call http://127.0.0.1.
+// SSRF (address-policy.ts; docs/webhooks-and-sign-in.md): the URL is checked when the job is
+// accepted (https only, no credentials, no host the policy refuses), again at each call, and every
+// address its name resolves to is checked when the call connects (the check is the connection's
+// own DNS lookup, so a name that resolves to a public address at acceptance and to 10.0.0.1 later
+// is refused: no rebinding). Redirects are not followed. WEBHOOK_ALLOW_PRIVATE (default false)
+// lets tests and local receivers use http:// and loopback or private addresses, never link-local
+// or metadata ones.
 import { randomBytes } from "node:crypto";
 import { lookup as dnsLookup } from "node:dns";
 import http from "node:http";
 import https from "node:https";
-import { BlockList, isIP, type LookupFunction } from "node:net";
+import type { LookupAddress, LookupAllOptions } from "node:dns";
+import type { LookupFunction } from "node:net";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { HttpError } from "../../errors.ts";
+import { mayName, mayReach } from "./address-policy.ts";
 import { signWebhook, SIGNATURE_HEADER } from "./signature.ts";
 
 /** Calls of one delivery before it is given up. */
@@ -48,49 +52,6 @@ export async function rotateWebhookSecret(prisma: PrismaClient, subscriberId: st
 
 const newSecret = () => `whsec_${randomBytes(32).toString("base64url")}`;
 
-// Addresses a webhook may never reach in production: this host, private networks, link-local
-// (169.254.169.254 is the metadata server), carrier-grade NAT, benchmarking, multicast, reserved.
-const FORBIDDEN = new BlockList();
-for (const [net, bits] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.0.2.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["198.51.100.0", 24],
-  ["203.0.113.0", 24],
-  ["224.0.0.0", 3],
-] as const)
-  FORBIDDEN.addSubnet(net, bits, "ipv4");
-for (const [net, bits] of [
-  ["::", 128],
-  ["::1", 128],
-  ["64:ff9b::", 96],
-  ["100::", 64],
-  ["2001:db8::", 32],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["ff00::", 8],
-] as const)
-  FORBIDDEN.addSubnet(net, bits, "ipv6");
-
-export function isPublicAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return false;
-  if (family === 6) {
-    // An IPv4-mapped address is judged as the IPv4 address it carries (a ::ffff:0:0/96 rule would
-    // also match every plain IPv4 address in a BlockList).
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return !FORBIDDEN.check(mapped[1]!, "ipv4");
-  }
-  return !FORBIDDEN.check(address, family === 4 ? "ipv4" : "ipv6");
-}
-
 const invalidCallback = (why: string) => new HttpError(400, "invalid_callback_url", `callback_url ${why}.`);
 
 /** Checks a callback_url at acceptance; answers it normalised, or throws 400 invalid_callback_url. */
@@ -105,26 +66,44 @@ export function checkCallbackUrl(raw: string, allowPrivate: boolean): string {
   const allowed = allowPrivate ? ["https:", "http:"] : ["https:"];
   if (!allowed.includes(url.protocol)) throw invalidCallback(`must be an ${allowed.join(" or ")} URL`);
   if (url.username || url.password) throw invalidCallback("must not carry credentials");
-  const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (!allowPrivate && (isIP(host) ? !isPublicAddress(host) : host === "localhost" || !host.includes("."))) {
-    throw invalidCallback("must name a public host");
+  if (!mayName(hostOf(url), allowPrivate)) {
+    throw invalidCallback(allowPrivate ? "must not name a link-local or metadata host" : "must name a public host");
   }
   return url.toString();
 }
 
-/** A DNS lookup that refuses non-public addresses: the connection itself is checked. */
-const publicOnlyLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) return callback(error, "", 0);
-    const usable = addresses.filter((entry) => isPublicAddress(entry.address));
-    if (usable.length === 0) {
-      const refused = Object.assign(new Error(`${hostname} resolves to no public address`), { code: "EFORBIDDEN" });
-      return callback(refused, "", 0);
-    }
-    if (options.all) return callback(null, usable, 0);
-    return callback(null, usable[0]!.address, usable[0]!.family);
-  });
-};
+/** The URL's host without the brackets of an IPv6 literal. */
+const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, "");
+
+/** A DNS lookup (dns.lookup's signature); tests hand callWebhook one that answers what they choose. */
+export type Resolver = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
+const refused = (message: string) => Object.assign(new Error(message), { code: "EFORBIDDEN" });
+
+/**
+ * The connection's own lookup: every address the name resolves to is checked against the policy,
+ * and the socket connects to a checked one (so a name cannot resolve to a public address when it is
+ * checked and to 10.0.0.1 when it is connected: there is one lookup, and it is the check). A name
+ * with any refused address is refused whole.
+ */
+function checkedLookup(allowPrivate: boolean, resolve: Resolver): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, "", 0);
+      const bad = addresses.find((entry) => !mayReach(entry.address, allowPrivate));
+      if (bad || addresses.length === 0) {
+        const what = allowPrivate ? "a link-local or metadata" : "a non-public";
+        return callback(refused(`${hostname} resolves to ${what} address (${bad?.address ?? "none"})`), "", 0);
+      }
+      if (options.all) return callback(null, addresses, 0);
+      return callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
+}
 
 /** One signed POST; the status answered, or the reason there was none. */
 export function callWebhook(
@@ -132,22 +111,29 @@ export function callWebhook(
   body: string,
   secret: string,
   allowPrivate: boolean,
+  resolver: Resolver = dnsLookup,
 ): Promise<{ status: number } | { error: string }> {
   const target = new URL(url);
   const client = target.protocol === "https:" ? https : http;
+  // Checked again at each call: the URL was accepted under the policy of its day, and an address
+  // literal is connected to without a lookup.
+  const host = hostOf(target);
+  if (!mayName(host, allowPrivate)) return Promise.resolve({ error: `${host} is not an allowed webhook target` });
   return new Promise((resolve) => {
     const request = client.request(
       target,
       {
         method: "POST",
         timeout: CALL_TIMEOUT_MS,
+        // A connection of its own: each call resolves and checks afresh.
+        agent: false,
         headers: {
           "Content-Type": "application/json",
           "Content-Length": Buffer.byteLength(body),
           "User-Agent": "marketplace-webhooks/1",
           [SIGNATURE_HEADER]: signWebhook(secret, body),
         },
-        ...(allowPrivate ? {} : { lookup: publicOnlyLookup }),
+        lookup: checkedLookup(allowPrivate, resolver),
       },
       (response) => {
         response.resume(); // the answer's body is not read

@@ -246,7 +246,7 @@ export interface operations {
           profile?: "lossless" | "balanced" | "extreme";
           /**
            * Format: uri
-           * @description Called (POST, the job resource as body, signed in Marketplace-Signature) when the job ends. https:// and a public host in production.
+           * @description Called (POST, the job resource as body, signed in Marketplace-Signature) when the job ends. https:// and a public host (private hosts only where the operator allows them; link-local and metadata hosts never).
            */
           callback_url?: string;
         };
@@ -263,7 +263,7 @@ export interface operations {
           profile?: "lossless" | "balanced" | "extreme";
           /**
            * Format: uri
-           * @description Called (POST, the job resource as body, signed in Marketplace-Signature) when the job ends. https:// and a public host in production.
+           * @description Called (POST, the job resource as body, signed in Marketplace-Signature) when the job ends. https:// and a public host (private hosts only where the operator allows them; link-local and metadata hosts never).
            */
           callback_url?: string;
         };
