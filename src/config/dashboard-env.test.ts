@@ -13,7 +13,16 @@ describe("dashboard settings", () => {
       sessionTtlMs: 12 * 3_600_000,
       signInPerAddress: 5,
       signInPerIp: 30,
+      signInMailsPerAddress: 10,
+      linkOrigin: "http://localhost:3000",
     });
+  });
+
+  it("point sign-in links at PUBLIC_API_BASE_URL, else at localhost on the service's port", () => {
+    expect(loadConfig({ PORT: "8080" }).dashboard.linkOrigin).toBe("http://localhost:8080");
+    expect(loadConfig({ PUBLIC_API_BASE_URL: "https://api.example.com/" }).dashboard.linkOrigin).toBe(
+      "https://api.example.com",
+    );
   });
 
   it("take an SMTP server and other lifetimes", () => {

@@ -120,9 +120,9 @@ export const envSchema = z.object({
   COMPRESS_JOB_LEASE_SECONDS: z.coerce.number().int().min(2).max(3600).default(60),
   // Direct uploads (POST /v1/uploads): how long the signed upload URL works.
   UPLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
-  // Webhooks may call private, loopback and link-local addresses and plain http:// URLs. Unset:
-  // only outside production (NODE_ENV=production or Cloud Run: https:// and public addresses only).
-  WEBHOOK_ALLOW_PRIVATE: bool.optional(),
+  // Webhooks may call private and loopback addresses and plain http:// URLs (for tests and local
+  // receivers). Never link-local or a cloud metadata address (docs/webhooks-and-sign-in.md).
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
 
   // The subscriber dashboard (/dashboard): sign-in links go out over SMTP when SMTP_URL is set
   // (smtp://user:pass@host:587, smtps://… for TLS from the start), else to the log and a local outbox.
@@ -135,9 +135,12 @@ export const envSchema = z.object({
   // A sign-in link works once, for this long; a session lasts this long (sign-out ends it sooner).
   SIGN_IN_LINK_MINUTES: z.coerce.number().int().min(1).max(60).default(15),
   SESSION_HOURS: z.coerce.number().int().min(1).max(720).default(12),
-  // Sign-in requests per hour for one address, and from one client IP.
+  // Sign-in requests per hour for one address from one client IP, and from one client IP (a 429
+  // past either). Sign-in mails per hour to one address before they are rationed to one per few
+  // minutes, quietly (docs/webhooks-and-sign-in.md: no one can lock an owner out).
   SIGN_IN_LIMIT_PER_ADDRESS: z.coerce.number().int().min(1).default(5),
   SIGN_IN_LIMIT_PER_IP: z.coerce.number().int().min(1).default(30),
+  SIGN_IN_MAILS_PER_ADDRESS: z.coerce.number().int().min(1).default(10),
 
   // Rate limiting per client IP: in memory per instance, or shared by every instance through Redis.
   REDIS_URL: z
@@ -224,7 +227,7 @@ export interface Config {
   downloadUrlTtlSeconds: number;
   resultRetentionHours: number;
   jobs: { workers: number; maxAttempts: number; leaseMs: number; uploadUrlTtlSeconds: number };
-  /** Webhook targets may be http:// and private or loopback addresses (never in production by default). */
+  /** Webhook targets may be http:// and private or loopback addresses (never link-local or metadata). */
   webhookAllowPrivate: boolean;
   /** Secret for hashing API keys; null hashes with plain SHA-256. */
   apiKeyPepper: string | null;
@@ -235,9 +238,13 @@ export interface Config {
     outboxDir: string;
     signInLinkTtlMs: number;
     sessionTtlMs: number;
-    /** Sign-in requests per hour per address and per client IP. */
+    /** Sign-in requests per hour per (address, client IP) and per client IP. */
     signInPerAddress: number;
     signInPerIp: number;
+    /** Sign-in mails per hour to one address before they are rationed. */
+    signInMailsPerAddress: number;
+    /** The origin sign-in links point to: PUBLIC_API_BASE_URL, else http://localhost:PORT; never a request's Host. */
+    linkOrigin: string;
   };
   /** The shared store of rate limits; null keeps them in each instance's memory. */
   redis: { url: string; keyPrefix?: string } | null;
@@ -301,13 +308,14 @@ function compressTimeout(e: z.infer<typeof envSchema>): { timeoutMs: number; tim
 
 /** Settings that are valid alone but not together. */
 function conflicts(env: Record<string, string | undefined>): string[] {
-  // A sign-in link built from the request's Host header points wherever the one who asked for it
-  // says: mailed to a real address, it could carry a working code to another site.
+  // Sign-in links never take their origin from a request's Host header (the one who asks would
+  // choose where a working code is sent); without PUBLIC_API_BASE_URL they point at
+  // http://localhost:PORT, right for the local outbox and wrong for a real mailbox.
   const mail =
     env["SMTP_URL"] !== undefined && env["PUBLIC_API_BASE_URL"] === undefined
       ? [
-          "SMTP_URL: needs PUBLIC_API_BASE_URL, the origin that mailed sign-in links point to (taken from the " +
-            "request's Host header, a link could be made to point elsewhere)",
+          "SMTP_URL: needs PUBLIC_API_BASE_URL, the origin that mailed sign-in links point to (without it " +
+            "they would point at http://localhost:PORT)",
         ]
       : [];
   return [...mail, ...compressTimeoutConflicts(env)];
@@ -416,6 +424,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       sessionTtlMs: e.SESSION_HOURS * 3_600_000,
       signInPerAddress: e.SIGN_IN_LIMIT_PER_ADDRESS,
       signInPerIp: e.SIGN_IN_LIMIT_PER_IP,
+      signInMailsPerAddress: e.SIGN_IN_MAILS_PER_ADDRESS,
+      linkOrigin: e.PUBLIC_API_BASE_URL?.replace(/\/+$/, "") ?? `http://localhost:${e.PORT}`,
     },
     compress: compressOf(e),
     storage: e.GCS_BUCKET
@@ -434,7 +444,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       leaseMs: e.COMPRESS_JOB_LEASE_SECONDS * 1000,
       uploadUrlTtlSeconds: e.UPLOAD_URL_TTL_SECONDS,
     },
-    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE ?? !(e.NODE_ENV === "production" || e.K_SERVICE !== undefined),
+    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
     redis: e.REDIS_URL ? { url: e.REDIS_URL, ...(e.REDIS_KEY_PREFIX ? { keyPrefix: e.REDIS_KEY_PREFIX } : {}) } : null,
     rateLimit: { requests: e.RATE_LIMIT_REQUESTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS },
     trustProxy: e.TRUST_PROXY ?? e.K_SERVICE !== undefined,

@@ -3,7 +3,6 @@
 // (pages.ts); every request that changes something passes the cross-origin check and, once
 // signed in, the session's CSRF token (security.ts). Keys are made and revoked by the same code as
 // the operator's tool (src/auth/accounts.ts); Try it runs the compression API's own service.
-import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
@@ -18,12 +17,11 @@ import { temporaryRoot, type CompressService } from "../compress/http/routes.ts"
 import { MULTIPART_OVERHEAD, receiveUpload, tooLarge } from "../compress/http/upload.ts";
 import type { Config } from "../config/env.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { HttpError, retryAfter } from "../errors.ts";
-import { publicOrigin } from "../http/origin.ts";
-import { createRateLimiter, setRateLimitHeaders, type RateLimiter } from "../http/rate-limit.ts";
+import { isDatabaseUnavailable } from "../db/errors.ts";
+import { databaseUnavailable, DEPENDENCY_RETRY_SECONDS, HttpError, retryAfter } from "../errors.ts";
+import { setRateLimitHeaders } from "../http/rate-limit.ts";
 import type { AppState } from "../http/state.ts";
 import type { Logger } from "../logger.ts";
-import { html } from "./html.ts";
 import type { Mailer } from "./mailer.ts";
 import {
   checkEmailPage,
@@ -38,6 +36,7 @@ import {
   type KeysPageOptions,
   type Viewer,
 } from "./pages.ts";
+import { requestSignInLink, signInLimits, type LinkSender } from "./sign-in-links.ts";
 import {
   assertSameOrigin,
   clearSessionCookie,
@@ -119,12 +118,19 @@ export function createDashboardRouter(deps: DashboardDeps): Router<DashboardStat
   return router;
 }
 
-/** Errors become pages here, with the status they carry; anything unexpected is logged. */
+/**
+ * Errors become pages here, with the status they carry; anything unexpected is logged. A database
+ * that cannot be reached is the API's 503 database_unavailable with Retry-After, not a 500. A client
+ * that asks for JSON (Accept prefers application/json) gets the service's JSON error shape instead
+ * of a page: the app's error middleware answers it.
+ */
 function errorsAsPages(logger: Logger) {
   return async (ctx: DashboardContext, next: Next) => {
     try {
       await next();
-    } catch (error) {
+    } catch (caught) {
+      const error = !(caught instanceof HttpError) && isDatabaseUnavailable(caught) ? databaseUnavailable() : caught;
+      if (ctx.accepts("html", "json") === "json") throw error;
       const viewer = ctx.state.dashboard ?? null;
       if (error instanceof HttpError) {
         ctx.set(error.headers);
@@ -202,46 +208,29 @@ interface SignInDeps {
   signedIn: SignedInGate;
 }
 
-/** What requesting a link needs: where it is sent from, how long it lasts, and the two limits on asking. */
+/** What requesting a link needs: the sender, and where the outbox is (named on the sign-in page). */
 interface LinkRequest {
-  config: Config;
   logger: Logger;
-  mailer: Mailer;
-  auth: Sessions;
-  linkMinutes: number;
+  sender: LinkSender;
   outboxDir: string | null;
-  perIp: RateLimiter;
-  perAddress: RateLimiter;
 }
 
 function registerSignIn(router: Router<DashboardState>, deps: SignInDeps) {
   const { config, logger, auth, signedIn } = deps;
   const settings = config.dashboard;
   const linkMinutes = Math.round(settings.signInLinkTtlMs / 60_000);
-  const perAddress = createRateLimiter({
-    name: "sign-in-address",
-    points: settings.signInPerAddress,
-    windowSeconds: 3600,
-    redis: deps.redis,
-    logger,
-  });
-  const perIp = createRateLimiter({
-    name: "sign-in-ip",
-    points: settings.signInPerIp,
-    windowSeconds: 3600,
-    redis: deps.redis,
-    logger,
-  });
   const outboxDir = deps.mailer.kind === "outbox" ? settings.outboxDir : null;
   const linkRequest: LinkRequest = {
-    config,
     logger,
-    mailer: deps.mailer,
-    auth,
-    linkMinutes,
     outboxDir,
-    perIp,
-    perAddress,
+    sender: {
+      auth,
+      mailer: deps.mailer,
+      limits: signInLimits(settings, deps.redis, logger),
+      logger,
+      origin: settings.linkOrigin,
+      linkMinutes,
+    },
   };
 
   router.get("/sign-in", async (ctx) => {
@@ -280,63 +269,30 @@ function registerSignIn(router: Router<DashboardState>, deps: SignInDeps) {
   });
 }
 
-/** POST /sign-in: answers "check your e-mail" for any well-formed address it does not rate-limit. */
+/**
+ * POST /sign-in: "check your e-mail" for any well-formed address once its link is mailed (or
+ * quietly not: sign-in-links.ts); 429 to the one who asks too often; 503 when no link could be made
+ * or sent.
+ */
 async function requestLink(ctx: DashboardContext, deps: LinkRequest) {
-  const { config, logger, outboxDir } = deps;
+  const { logger, outboxDir } = deps;
   const form = await readForm(ctx);
   const email = (form.get("email") ?? "").trim().toLowerCase();
-  if (!EMAIL.test(email) || email.length > 254) {
-    return page(ctx, signInPage({ email, error: "Enter the e-mail address of your subscription.", outboxDir }), 400);
+  const again = (error: string, status: number) => page(ctx, signInPage({ email, error, outboxDir }), status);
+  if (!EMAIL.test(email) || email.length > 254) return again("Enter the e-mail address of your subscription.", 400);
+  const outcome = await requestSignInLink(deps.sender, email, ctx.ip || "unknown");
+  for (const { limiter, result } of outcome.checks) setRateLimitHeaders(ctx, limiter, result);
+  if (outcome.kind === "limited") {
+    const minutes = Math.max(1, Math.ceil(outcome.resetSeconds / 60));
+    ctx.set(retryAfter(outcome.resetSeconds));
+    return again(`Too many sign-in requests. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`, 429);
   }
-  // Per client IP first, then per address (hashed: no address is kept in the limiter's store).
-  // The same refusal whether or not the address is a subscriber's.
-  for (const [limiter, key] of [
-    [deps.perIp, ctx.ip || "unknown"],
-    [deps.perAddress, createHash("sha256").update(email).digest("hex")],
-  ] as const) {
-    const result = await limiter.consume(key);
-    setRateLimitHeaders(ctx, limiter, result);
-    if (!result.allowed) {
-      const minutes = Math.max(1, Math.ceil(result.resetSeconds / 60));
-      ctx.set(retryAfter(result.resetSeconds));
-      return page(
-        ctx,
-        signInPage({
-          email,
-          error: `Too many sign-in requests. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`,
-          outboxDir,
-        }),
-        429,
-      );
-    }
+  if (outcome.kind === "failed") {
+    logger.error({ err: outcome.error, requestId: ctx.state.requestId }, "could not send a sign-in link");
+    ctx.set(retryAfter(DEPENDENCY_RETRY_SECONDS));
+    return again("The sign-in link could not be sent just now. Try again in a few minutes.", 503);
   }
-  // Looked up and sent after the answer, so its timing says nothing about the address. With a mail
-  // server the link's origin is the configured one (the configuration requires it).
-  const origin = publicOrigin(ctx, config.publicApiBaseUrl);
-  void sendLink(deps, email, origin).catch((error: unknown) =>
-    logger.error({ err: error }, "could not send a sign-in link"),
-  );
-  page(ctx, checkEmailPage(email, deps.linkMinutes));
-}
-
-async function sendLink(deps: Pick<LinkRequest, "auth" | "mailer" | "linkMinutes">, email: string, origin: string) {
-  const { auth, mailer, linkMinutes } = deps;
-  const link = await auth.createLink(email);
-  if (!link) return;
-  const url = `${origin}${DASHBOARD}/sign-in/link?code=${link.token}`;
-  await mailer.send(
-    {
-      to: email,
-      subject: "Your sign-in link for the Marketplace dashboard",
-      text: `Sign in to the Marketplace dashboard:\n\n${url}\n\nThe link works once, within ${linkMinutes} minutes. If you did not ask for it, ignore this message.\n`,
-      html: html`<p>Sign in to the Marketplace dashboard:</p>
-        <p><a href="${url}">Sign in</a></p>
-        <p>The link works once, within ${linkMinutes} minutes. If you did not ask for it, ignore this message.</p>`
-        .value,
-    },
-    // Without a mail server the log is where a developer finds the link; never with one.
-    mailer.kind === "outbox" ? { link: url } : {},
-  );
+  page(ctx, checkEmailPage(email, deps.sender.linkMinutes));
 }
 
 // ---- Settings → API keys ----

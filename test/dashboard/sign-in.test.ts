@@ -1,8 +1,9 @@
 // The dashboard's sign-in and sessions over real HTTP: one-time links through the local outbox
 // (the same answer whether or not the address exists), single use and expiry, the session
-// cookie's attributes, sign-out, rate limits per address and per IP, and the cross-origin and
-// CSRF checks of every form that changes something.
-import { mkdtemp, rm } from "node:fs/promises";
+// cookie's attributes, the links' configured origin (never the request's Host), sign-out, rate
+// limits per address from one IP and per IP (no one locks an owner out), the quiet cap on mails,
+// a mailer that fails, and the cross-origin and CSRF checks of every form that changes something.
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -57,6 +58,33 @@ async function post(pathname: string, form: Record<string, string>, headers: Hea
 
 const get = (pathname: string, headers: Headers = {}) =>
   fetch(`${server.url}${pathname}`, { redirect: "manual", headers });
+
+/** Asks for a link with headers fetch() will not send as given (Host); answers the status. */
+function postWithHost(url: string, email: string, headers: Headers): Promise<number> {
+  return new Promise<number>((resolve, reject) => {
+    const body = new URLSearchParams({ email }).toString();
+    const target = new URL(url);
+    const req = http.request(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: "/dashboard/sign-in",
+        method: "POST",
+        headers: {
+          ...headers,
+          "content-type": "application/x-www-form-urlencoded",
+          "content-length": Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
 
 /** Requests a link, follows it and confirms: the session cookie ("name=value") and the page's CSRF token. */
 async function signIn(email: string) {
@@ -136,7 +164,8 @@ describe("sign-in links", () => {
     const tls = { "x-forwarded-proto": "https", origin: server.url.replace("http:", "https:") };
     expect((await post("/dashboard/sign-in", { email }, tls)).status).toBe(200);
     const link = await signInLink(outbox, email);
-    expect(link.startsWith("https://")).toBe(true);
+    // The link's origin is configured, never taken from the request (here the default).
+    expect(link.startsWith("http://localhost:3000/dashboard/sign-in/link?code=")).toBe(true);
     const code = new URL(link).searchParams.get("code")!;
     const confirmed = await post("/dashboard/sign-in/link", { code }, tls);
     expect(confirmed.status).toBe(303);
@@ -146,42 +175,39 @@ describe("sign-in links", () => {
     expect(setCookie).toMatch(/; path=\/;/i);
   });
 
-  it("points links at PUBLIC_API_BASE_URL when set, whatever Host the request names", async () => {
-    const outboxOf = path.join(work, "outbox-configured");
-    const configured = await startServer(db, {
-      MAIL_OUTBOX_DIR: outboxOf,
-      PUBLIC_API_BASE_URL: "https://api.acme.test",
-    });
+  it.each([
+    ["PUBLIC_API_BASE_URL when set", { PUBLIC_API_BASE_URL: "https://api.acme.test" }, "https://api.acme.test"],
+    ["localhost on the service's port without it", { PORT: "4123" }, "http://localhost:4123"],
+  ])("points links at %s, whatever Host the request names", async (_, env, origin) => {
+    const outboxOf = await mkdtemp(path.join(work, "outbox-origin-"));
+    const configured = await startServer(db, { MAIL_OUTBOX_DIR: outboxOf, TRUST_PROXY: "true", ...env });
     try {
       const { email } = await subscriberWithKey(db.prisma);
-      const status = await new Promise<number>((resolve, reject) => {
-        const body = new URLSearchParams({ email }).toString();
-        const target = new URL(configured.url);
-        const req = http.request(
-          {
-            host: target.hostname,
-            port: target.port,
-            path: "/dashboard/sign-in",
-            method: "POST",
-            headers: {
-              host: "evil.example",
-              "content-type": "application/x-www-form-urlencoded",
-              "content-length": Buffer.byteLength(body),
-            },
-          },
-          (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          },
-        );
-        req.on("error", reject);
-        req.end(body);
+      const status = await postWithHost(configured.url, email, {
+        host: "evil.example",
+        "x-forwarded-host": "evil.example",
+        "x-forwarded-proto": "https",
       });
       expect(status).toBe(200);
-      expect(await signInLink(outboxOf, email)).toMatch(/^https:\/\/api\.acme\.test\/dashboard\/sign-in\/link\?code=/);
+      expect(await signInLink(outboxOf, email)).toMatch(new RegExp(`^${origin}/dashboard/sign-in/link\\?code=`));
     } finally {
       await configured.close();
     }
+  });
+
+  it("limits sign-in requests per address from one IP, and not from another: no one can lock an owner out", async () => {
+    const { email } = await subscriberWithKey(db.prisma);
+    const from = (ip: string) => ({ "x-forwarded-for": ip });
+    const attacker = [];
+    for (let i = 0; i < 4; i++)
+      attacker.push((await post("/dashboard/sign-in", { email }, from("203.0.113.7"))).status);
+    expect(attacker).toEqual([200, 200, 200, 429]);
+    // The owner, elsewhere, still asks and gets a link that signs in.
+    const owner = await post("/dashboard/sign-in", { email }, from("198.51.100.9"));
+    expect(owner.status).toBe(200);
+    expect(await owner.text()).toContain("Check your e-mail");
+    const link = await signInLink(outbox, email, 4);
+    expect((await post("/dashboard/sign-in/link", { code: new URL(link).searchParams.get("code")! })).status).toBe(303);
   });
 
   it("limits sign-in requests per address, with the same refusal for an unknown one", async () => {
@@ -213,6 +239,85 @@ describe("sign-in links", () => {
       expect(statuses).toEqual([200, 200, 429]);
     } finally {
       await limited.close();
+    }
+  });
+});
+
+describe("sign-in mails", () => {
+  it("are capped per address quietly: the same answer, and a link already sent still signs in", async () => {
+    const outboxOf = await mkdtemp(path.join(work, "outbox-capped-"));
+    // Two mails an hour, then one per ration window (5 minutes: more than this test takes).
+    const capped = await startServer(db, {
+      MAIL_OUTBOX_DIR: outboxOf,
+      TRUST_PROXY: "true",
+      SIGN_IN_MAILS_PER_ADDRESS: "2",
+    });
+    try {
+      const { email } = await subscriberWithKey(db.prisma);
+      const stranger = `capped-${Date.now()}@example.com`;
+      const ask = (address: string, i: number) =>
+        fetch(`${capped.url}/dashboard/sign-in`, {
+          method: "POST",
+          headers: {
+            "content-type": "application/x-www-form-urlencoded",
+            "sec-fetch-site": "same-origin",
+            "x-forwarded-for": `192.0.2.${i}`,
+          },
+          body: new URLSearchParams({ email: address }).toString(),
+        });
+      const pages = [];
+      for (let i = 1; i <= 5; i++) {
+        const [known, unknown] = [await ask(email, i), await ask(stranger, i)];
+        expect([known.status, unknown.status]).toEqual([200, 200]);
+        const strip = (text: string) => text.replaceAll(email, "X").replaceAll(stranger, "X");
+        pages.push(strip(await known.text()), strip(await unknown.text()));
+      }
+      expect(new Set(pages).size).toBe(1);
+      // Two within the hourly cap, the third as the ration window's one; none after.
+      expect(await messagesTo(outboxOf, email)).toHaveLength(3);
+      const first = await signInLink(outboxOf, email, 1);
+      const confirmed = await fetch(`${capped.url}/dashboard/sign-in/link`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded", "sec-fetch-site": "same-origin" },
+        body: new URLSearchParams({ code: new URL(first).searchParams.get("code")! }).toString(),
+      });
+      expect(confirmed.status).toBe(303);
+    } finally {
+      await capped.close();
+    }
+  });
+
+  it.each([
+    ["an outbox that cannot be written", (file: string) => ({ MAIL_OUTBOX_DIR: path.join(file, "outbox") })],
+    [
+      "an SMTP server that refuses connections",
+      () => ({ SMTP_URL: "smtp://127.0.0.1:1", PUBLIC_API_BASE_URL: "https://api.acme.test" }),
+    ],
+  ])("that cannot be sent (%s) are said to have failed, 503, the same for any address", async (_, env) => {
+    const file = path.join(work, `not-a-directory-${Date.now()}`);
+    await writeFile(file, "");
+    const broken = await startServer(db, env(file));
+    try {
+      const { email } = await subscriberWithKey(db.prisma);
+      const stranger = `unsent-${Date.now()}@example.com`;
+      const pages = [];
+      for (const address of [email, stranger]) {
+        const response = await fetch(`${broken.url}/dashboard/sign-in`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded", "sec-fetch-site": "same-origin" },
+          body: new URLSearchParams({ email: address }).toString(),
+        });
+        expect(response.status).toBe(503);
+        expect(response.headers.get("retry-after")).toBe("5");
+        const text = await response.text();
+        expect(text).toContain("The sign-in link could not be sent just now");
+        expect(text).not.toContain("Check your e-mail");
+        pages.push(text.replaceAll(address, "X"));
+      }
+      expect(pages[0]).toBe(pages[1]);
+    } finally {
+      await broken.close();
     }
   });
 });
