@@ -119,7 +119,8 @@ export const ERROR_CODES = {
   invalid_upload_id: { status: { compression: 400 }, meaning: "upload_id is not a string." },
   invalid_callback_url: {
     status: { compression: 400 },
-    meaning: "callback_url is not an https URL of a public host (http and private hosts only with WEBHOOK_ALLOW_PRIVATE; link-local and metadata hosts never).",
+    meaning:
+      "callback_url is not an https URL of a public host (http and private hosts only with WEBHOOK_ALLOW_PRIVATE; link-local and metadata hosts never).",
   },
   invalid_filename: { status: { compression: 400 }, meaning: "a direct upload's filename is not a short string." },
   upload_not_found: { status: { compression: 404 }, meaning: "no direct upload with this id is the subscriber's." },
