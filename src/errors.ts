@@ -69,6 +69,7 @@ export const ERROR_CODES = {
 
   invalid_profile: { status: { compression: 400 }, meaning: "profile is not lossless, balanced or extreme." },
   invalid_password: { status: { compression: 400 }, meaning: "password is too long or was sent more than once." },
+  invalid_signatures: { status: { compression: 400 }, meaning: "signatures is given and is not remove." },
   missing_file: { status: { compression: 400 }, meaning: "the form has no part named file." },
   too_many_files: { status: { compression: 400 }, meaning: "the form has more than one file." },
   unexpected_field: { status: { compression: 400 }, meaning: "the form has a field this endpoint does not take." },
@@ -111,6 +112,11 @@ export const ERROR_CODES = {
   password_required: { status: { compression: 422 }, meaning: "unlock: the file needs a password to open." },
   incorrect_password: { status: { compression: 422 }, meaning: "unlock: the password does not open the file." },
   not_encrypted: { status: { compression: 422 }, meaning: "unlock: the file is not encrypted." },
+  signed_document: {
+    status: { compression: 422 },
+    meaning:
+      "the PDF is digitally signed (or certified) and any rewrite would break its signatures; send signatures=remove to compress it without them.",
+  },
   busy: {
     status: { compression: 503 },
     meaning: "every compression slot and queue place is taken; retry after Retry-After.",

@@ -2,11 +2,13 @@
 // (every profile), private data and metadata out (as the profile says), unreferenced objects and
 // duplicates out, fonts embedded whole subset to the glyphs drawn (fonts.ts, every profile),
 // images (images.ts), lossless stream re-encoding (streams.ts), duplicates again, and the writer
-// (object streams, objects renumbered). The input comes back unchanged when the
+// (object streams, objects renumbered). A signed document is refused (signed_document) unless
+// its signatures are to be removed (signatures.ts): any rewrite breaks them. The input comes back unchanged when the
 // output would not be smaller, except when active content was removed: a file is never handed
 // back with its JavaScript for the sake of a few bytes, and refused (unsupported_pdf) when the
 // cleaned document cannot be written back.
 import { ParseSpeeds, PDFDocument } from "@cantoo/pdf-lib";
+import type { PDFContext } from "@cantoo/pdf-lib";
 import { removeActiveContent } from "./active-content.ts";
 import { PdfRejected } from "./errors.ts";
 import type { ActiveContentReport } from "./active-content.ts";
@@ -21,6 +23,7 @@ import { defaultConcurrency } from "./pool.ts";
 import { isCompressionProfile, PROFILE_SETTINGS } from "./profiles.ts";
 import type { CompressionProfile, ProfileSettings } from "./profiles.ts";
 import { removeUnreachableObjects } from "./prune.ts";
+import { findSignatures, removeSignatures, signedDocumentMessage } from "./signatures.ts";
 import { recompressStreams } from "./streams.ts";
 import { renumberObjects, writeClassic, writeWithObjectStreams } from "./writer.ts";
 import { findCrossReferenceProblem } from "./xref.ts";
@@ -29,6 +32,16 @@ import type { StreamReport } from "./streams.ts";
 export interface EngineOutput {
   output: Uint8Array;
   pages: number;
+}
+
+/**
+ * What to do with a signed document: refuse it (signed_document, the default), or remove its
+ * signatures, which the rewrite would break anyway.
+ */
+export type SignaturePolicy = "refuse" | "remove";
+
+export interface EngineOptions {
+  signatures?: SignaturePolicy;
 }
 
 export interface CompressionReport {
@@ -42,6 +55,8 @@ export interface CompressionReport {
   removedObjects: number;
   /** Objects replaced by an identical copy. */
   mergedObjects: number;
+  /** Signatures removed (signatures: "remove"); they would no longer have verified. */
+  signaturesRemoved: number;
   /**
    * Why the input came back unchanged, if it did. A file from which active content was removed
    * is never given back unchanged for being no smaller: it comes back cleaned, and then
@@ -50,6 +65,9 @@ export interface CompressionReport {
   unchanged?: "not_smaller" | "write_failed" | "output_invalid";
   larger?: true;
 }
+
+/** The input handed back as it came keeps its signatures, and they still verify. */
+const KEPT_AS_IT_WAS = { signaturesRemoved: 0 } as const;
 
 const ACTIVE_CONTENT_STUCK =
   "The PDF contains active content (JavaScript or launch actions), and it could not be written back without it.";
@@ -73,13 +91,26 @@ export async function readsBack(output: Uint8Array, pages: number): Promise<bool
   }
 }
 
+/**
+ * Refuses a signed document (PdfRejected signed_document), or removes its signatures when the
+ * policy says so; answers how many were removed.
+ */
+export function handleSignatures(context: PDFContext, policy: SignaturePolicy = "refuse"): number {
+  const signatures = findSignatures(context);
+  if (signatures.count === 0) return 0;
+  if (policy !== "remove") throw new PdfRejected("signed_document", signedDocumentMessage(signatures));
+  return removeSignatures(context);
+}
+
 /** The passes of a profile over the document; the output is undefined when writing failed. */
 async function rewrite(
   input: Uint8Array,
   settings: ProfileSettings,
+  options: EngineOptions,
 ): Promise<{ output: Uint8Array | undefined; pages: number; report: CompressionReport }> {
   const { doc, pages } = await openPdf(input);
   const { context } = doc;
+  const signaturesRemoved = handleSignatures(context, options.signatures);
   const activeContent = removeActiveContent(context);
   let discarded = settings.discardPrivateData ? discardPrivateData(context) : 0;
   if (settings.discardMetadata) discarded += discardMetadata(context);
@@ -114,6 +145,7 @@ async function rewrite(
     discardedEntries: discarded,
     removedObjects,
     mergedObjects,
+    signaturesRemoved,
   };
   let output: Uint8Array | undefined;
   try {
@@ -127,26 +159,27 @@ async function rewrite(
 /**
  * Compresses a PDF with a profile. Resolves with the input itself when nothing smaller came out
  * (unless active content had to be removed); rejects with PdfRejected when the input is not a
- * PDF, is encrypted, or is damaged.
+ * PDF, is encrypted, is damaged, or is signed (unless `options.signatures` is "remove").
  */
 export async function compressPdf(
   input: Uint8Array,
   profile: CompressionProfile,
   onReport?: (report: CompressionReport) => void,
+  options: EngineOptions = {},
 ): Promise<EngineOutput> {
   if (!isCompressionProfile(profile)) throw new TypeError(`unknown compression profile: ${String(profile)}`);
   // The document is out of scope once written: reading the output back does not hold both.
-  const { output, pages, report } = await rewrite(input, PROFILE_SETTINGS[profile]);
+  const { output, pages, report } = await rewrite(input, PROFILE_SETTINGS[profile], options);
   const cleaned = report.activeContent.actions + report.activeContent.xfaScripts > 0;
   const unchanged = (why: "write_failed" | "output_invalid"): EngineOutput => {
     // The input still holds the JavaScript we must not hand back: refuse rather than return it.
     if (cleaned) throw new PdfRejected("unsupported_pdf", ACTIVE_CONTENT_STUCK);
-    onReport?.({ ...report, unchanged: why });
+    onReport?.({ ...report, ...KEPT_AS_IT_WAS, unchanged: why });
     return { output: input, pages };
   };
   if (!output) return unchanged("write_failed");
   if (output.length >= input.length && !cleaned) {
-    onReport?.({ ...report, unchanged: "not_smaller" });
+    onReport?.({ ...report, ...KEPT_AS_IT_WAS, unchanged: "not_smaller" });
     return { output: input, pages };
   }
   if (!(await readsBack(output, pages))) return unchanged("output_invalid");

@@ -8,6 +8,7 @@ export const PDF_REJECTED_CODES = [
   "password_required",
   "incorrect_password",
   "not_encrypted",
+  "signed_document",
 ] as const;
 
 export type PdfRejectedCode = (typeof PDF_REJECTED_CODES)[number];

@@ -10,8 +10,8 @@ import {
   PDFString,
 } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
-import { readsBack, saveDocument } from "./compress.ts";
-import type { EngineOutput } from "./compress.ts";
+import { handleSignatures, readsBack, saveDocument } from "./compress.ts";
+import type { EngineOptions, EngineOutput } from "./compress.ts";
 import { PdfRejected } from "./errors.ts";
 import { decodeStreamData, N, numberOf } from "./filters.ts";
 import { openEncryptedPdf } from "./load.ts";
@@ -87,11 +87,18 @@ function protectDecryptedStrings(context: PDFContext): void {
 
 /**
  * Decrypts a PDF with its user or owner password (an owner-password-only file needs the owner
- * password). Rejects with PdfRejected: not_encrypted, password_required, incorrect_password, or
- * as compressPdf does for files that are not PDFs or are damaged.
+ * password). Rejects with PdfRejected: not_encrypted, password_required, incorrect_password,
+ * signed_document (decrypting rewrites every string and stream a signature covers; unless
+ * `options.signatures` is "remove"), or as compressPdf does for files that are not PDFs or are
+ * damaged.
  */
-export async function unlockPdf(input: Uint8Array, password: string): Promise<EngineOutput> {
+export async function unlockPdf(
+  input: Uint8Array,
+  password: string,
+  options: EngineOptions = {},
+): Promise<EngineOutput & { signaturesRemoved: number }> {
   const { doc, pages } = await openEncryptedPdf(input, password);
+  const signaturesRemoved = handleSignatures(doc.context, options.signatures);
   protectDecryptedStrings(doc.context);
   dropCrossReferenceStreams(doc.context);
   removeUnreachableObjects(doc.context);
@@ -104,5 +111,5 @@ export async function unlockPdf(input: Uint8Array, password: string): Promise<En
   if (!(await readsBack(output, pages))) {
     throw new PdfRejected("unsupported_pdf", "The PDF was decrypted but the result did not read back correctly.");
   }
-  return { output, pages };
+  return { output, pages, signaturesRemoved };
 }

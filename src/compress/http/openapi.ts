@@ -37,7 +37,7 @@ const result = {
 
 const common = {
   "400": error(
-    "The form is not as documented: invalid_profile, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url. Not charged.",
+    "The form is not as documented: invalid_profile, invalid_signatures, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url. Not charged.",
   ),
   "401": error(
     "Missing, malformed, unknown, revoked or non-corporate key: missing_api_key, malformed_api_key, invalid_api_key, plan_not_eligible.",
@@ -55,7 +55,7 @@ const common = {
   ),
   "415": error("unsupported_media_type: the body is not multipart/form-data."),
   "422": error(
-    `The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default ${COMPRESS_TIMEOUT_DEFAULTS.baseSeconds} s + ${COMPRESS_TIMEOUT_DEFAULTS.secondsPerMb} s per MB), processing_failed; for unlock also password_required, incorrect_password, not_encrypted.`,
+    `The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default ${COMPRESS_TIMEOUT_DEFAULTS.baseSeconds} s + ${COMPRESS_TIMEOUT_DEFAULTS.secondsPerMb} s per MB), processing_failed, signed_document (the PDF is digitally signed or certified: a rewrite would break its signatures; the message says how many; send signatures=remove to compress it without them); for unlock also password_required, incorrect_password, not_encrypted.`,
   ),
   "429": error("rate_limited: over 120 requests a minute for this key.", retryAfter),
   "503": error("busy, rate_limit_unavailable, database_unavailable or shutting_down.", retryAfter),
@@ -67,6 +67,13 @@ const form = (fields: Json, required: string[]) => ({
 });
 
 const fileField = { type: "string", format: "binary", description: "The PDF, at most 300 MB." };
+/** The `signatures` option (service.ts parseSignatures; docs/signed-documents.md). */
+export const signaturesField = {
+  type: "string",
+  enum: ["remove"],
+  description:
+    "What to do with a digitally signed or certified PDF. Left out, it is refused (422 signed_document, not charged): any rewrite makes its signatures fail to verify. `remove`: it is compressed and its signatures are removed (each signature field is kept, empty, so the document can be signed again); the result's report.signatures_removed says how many.",
+};
 const schemas = {
   CompressionResult: {
     type: "object",
@@ -151,7 +158,15 @@ export function buildCompressOpenApi(serverUrl: string): Json {
           requestBody: {
             required: true,
             content: {
-              ...form({ file: fileField, profile: profileField, callback_url: extras.callbackField }, ["file"]).content,
+              ...form(
+                {
+                  file: fileField,
+                  profile: profileField,
+                  signatures: signaturesField,
+                  callback_url: extras.callbackField,
+                },
+                ["file"],
+              ).content,
               "application/json": { schema: directUploadBody(profileField) },
             },
           },
@@ -187,10 +202,15 @@ export function buildCompressOpenApi(serverUrl: string): Json {
         post: {
           operationId: "unlock",
           summary: "Decrypt a password-protected PDF with its user or owner password, then compress it",
-          requestBody: form({ file: fileField, password: { type: "string", maxLength: 1024 }, profile: profileField }, [
-            "file",
-            "password",
-          ]),
+          requestBody: form(
+            {
+              file: fileField,
+              password: { type: "string", maxLength: 1024 },
+              profile: profileField,
+              signatures: signaturesField,
+            },
+            ["file", "password"],
+          ),
           responses: { "200": result, ...common },
         },
       },

@@ -31,7 +31,7 @@ import {
 import { contentDisposition as contentDispositionOf } from "../storage/storage.ts";
 import { expectsContinue } from "../../http/continue.ts";
 import { buildCompressOpenApi } from "./openapi.ts";
-import { createCompressService, type CompressService } from "./service.ts";
+import { createCompressService, OPTION_FIELDS, type CompressService } from "./service.ts";
 import { MULTIPART_OVERHEAD, receiveUpload, tooLarge } from "./upload.ts";
 
 // The service's names, where the app, the dashboard and the composition root import them from.
@@ -106,7 +106,7 @@ export function createCompressRouter(deps: JobDeps, service: CompressService = c
       return acceptUploadAsJob(deps, ctx, key, receive(ctx, ["profile", "callback_url"]));
     }
     ctx.body = await service.compressFor(ctx, kind, key, {
-      receive: receive(ctx, kind === "unlock" ? ["profile", "password"] : ["profile"]),
+      receive: receive(ctx, kind === "unlock" ? [...OPTION_FIELDS, "password"] : [...OPTION_FIELDS]),
     });
   };
   const withKey = (route: (deps: JobDeps, ctx: Context, key: AuthenticatedKey) => Promise<void>) => (ctx: Context) =>

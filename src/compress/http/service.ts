@@ -18,7 +18,12 @@ import { createRateLimiter, type RateLimiter } from "../../http/rate-limit.ts";
 import type { Logger } from "../../logger.ts";
 import * as compression from "../compression.ts";
 import type { CompressionResultBody, EngineRunner, Reserved } from "../compression.ts";
-import { COMPRESSION_PROFILES, isCompressionProfile, type CompressionProfile } from "../engine/index.ts";
+import {
+  COMPRESSION_PROFILES,
+  isCompressionProfile,
+  type CompressionProfile,
+  type SignaturePolicy,
+} from "../engine/index.ts";
 import type { EngineJob } from "../isolation/protocol.ts";
 import type { ObjectStorage } from "../storage/storage.ts";
 import { UploadAborted, type Upload } from "./upload.ts";
@@ -59,6 +64,23 @@ export function parseProfile(value: string | undefined): CompressionProfile {
   );
 }
 
+/**
+ * The `signatures` field: absent, a signed document is refused (422 signed_document, not charged);
+ * `remove`, it is compressed and its signatures, which would no longer verify, are removed.
+ */
+export function parseSignatures(value: string | undefined): SignaturePolicy {
+  if (value === undefined) return "refuse";
+  if (value === "remove") return "remove";
+  throw new HttpError(
+    400,
+    "invalid_signatures",
+    `signatures must be remove (or left out to refuse signed documents); got "${value.slice(0, 40)}"`,
+  );
+}
+
+/** The multipart fields every compression takes besides the file (unlock adds password). */
+export const OPTION_FIELDS = ["profile", "signatures"] as const;
+
 /** Where a compression's upload comes from: read from the request into the request's directory, or already read. */
 export type UploadSource =
   | { receive: (dir: string) => Promise<Upload> }
@@ -97,19 +119,20 @@ export function createCompressService(deps: CompressDeps): CompressService {
   };
 }
 
-/** The engine's job for an upload: the profile field, and for unlock the password field. */
+/** The engine's job for an upload: the profile and signatures fields, and for unlock the password field. */
 export function engineJob(
   kind: EngineJob["kind"],
   upload: Upload,
   outputPath: string,
 ): EngineJob & { profile: CompressionProfile } {
   const profile = parseProfile(upload.fields["profile"]);
-  if (kind === "compress") return { kind, inputPath: upload.path, outputPath, profile };
+  const signatures = parseSignatures(upload.fields["signatures"]);
+  if (kind === "compress") return { kind, inputPath: upload.path, outputPath, profile, signatures };
   const password = upload.fields["password"];
   if (password === undefined) {
     throw new HttpError(400, "missing_password", "Send the document's password in a field named password.");
   }
-  return { kind, inputPath: upload.path, outputPath, password, profile };
+  return { kind, inputPath: upload.path, outputPath, password, profile, signatures };
 }
 
 /**

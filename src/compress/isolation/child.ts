@@ -34,10 +34,12 @@ async function run(job: EngineJob): Promise<EngineResult> {
   const input = await readFile(job.inputPath);
   const started = performance.now();
   let result: EngineOutput;
+  const options = job.signatures ? { signatures: job.signatures } : {};
   if (job.kind === "compress") {
-    result = await compressPdf(input, job.profile);
+    result = await compressPdf(input, job.profile, undefined, options);
   } else {
-    result = await unlockPdf(input, job.password);
+    // Signatures are handled (refused or removed) by the unlock: the compression finds none left.
+    result = await unlockPdf(input, job.password, options);
     if (job.profile) result = await compressPdf(result.output, job.profile);
   }
   const engineMs = performance.now() - started;

@@ -1,14 +1,16 @@
 // What the runner and its child processes say to each other over IPC.
-import type { CompressionProfile, PdfRejectedCode } from "../engine/index.ts";
+import type { CompressionProfile, PdfRejectedCode, SignaturePolicy } from "../engine/index.ts";
 import { isCompressionProfile, isPdfRejectedCode } from "../engine/index.ts";
 
 /**
  * One job: read `inputPath`, write the result to `outputPath`. An unlock job with a `profile`
- * also compresses the decrypted file with it.
+ * also compresses the decrypted file with it. `signatures`: what to do with a signed file (default:
+ * refuse it, signed_document).
  */
-export type EngineJob =
+export type EngineJob = (
   | { kind: "compress"; inputPath: string; outputPath: string; profile: CompressionProfile }
-  | { kind: "unlock"; inputPath: string; outputPath: string; password: string; profile?: CompressionProfile };
+  | { kind: "unlock"; inputPath: string; outputPath: string; password: string; profile?: CompressionProfile }
+) & { signatures?: SignaturePolicy };
 
 /** The runner's own failure codes (the engine's refusals are PdfRejectedCode). */
 export type RunnerFailureCode = "processing_timeout" | "processing_failed";
@@ -49,8 +51,15 @@ export const CHILD_READY: ChildReady = { ready: true };
 
 export const isChildReady = (value: unknown): value is ChildReady => isObject(value) && value["ready"] === true;
 
+const isSignaturePolicy = (value: unknown) => value === undefined || value === "refuse" || value === "remove";
+
 export function isEngineJob(value: unknown): value is EngineJob {
-  if (!isObject(value) || typeof value["inputPath"] !== "string" || typeof value["outputPath"] !== "string") {
+  if (
+    !isObject(value) ||
+    typeof value["inputPath"] !== "string" ||
+    typeof value["outputPath"] !== "string" ||
+    !isSignaturePolicy(value["signatures"])
+  ) {
     return false;
   }
   if (value["kind"] === "compress") return isCompressionProfile(value["profile"]);
