@@ -71,7 +71,8 @@ async function signatureFields(pdf: Uint8Array): Promise<{ name: string; signed:
 describe("signed documents in the engine", () => {
   it.each(CASES)("the fixture with $name verifies before the engine sees it", async ({ make, signatures }) => {
     const report = pdfsigReport(await make());
-    if (!report) return console.warn("pdfsig (poppler-utils) is not installed: the fixture's signatures are not checked");
+    if (!report)
+      return console.warn("pdfsig (poppler-utils) is not installed: the fixture's signatures are not checked");
     expect(report.signatures, report.output).toBe(signatures);
     expect(report.valid, report.output).toBe(signatures);
   });

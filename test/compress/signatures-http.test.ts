@@ -151,7 +151,8 @@ describe("signed documents through /v1/compress and /v1/unlock", () => {
 });
 
 const CORPUS = corpusDir();
-if (!CORPUS) console.warn("signatures-http.test.ts: the corpus's signed files are skipped (no corpus; set PDF_CORPUS_DIR).");
+if (!CORPUS)
+  console.warn("signatures-http.test.ts: the corpus's signed files are skipped (no corpus; set PDF_CORPUS_DIR).");
 
 describe.skipIf(!CORPUS)("the corpus's signed files through /v1/compress", () => {
   const signedFiles = CORPUS
@@ -166,21 +167,24 @@ describe.skipIf(!CORPUS)("the corpus's signed files through /v1/compress", () =>
     expect(signedFiles).toEqual(expect.arrayContaining(["signed_offer_letter.pdf", "signed_two_signatures.pdf"]));
   });
 
-  it.each(signedFiles)("%s: 422 signed_document by default; with signatures=remove a valid, smaller PDF", async (file) => {
-    const { token, subscriber } = await subscriberWithKey(db.prisma);
-    const input = readFileSync(path.join(CORPUS!, "files", file));
-    const refused = await post("/v1/compress", token, input);
-    expect(refused.status).toBe(422);
-    expect(refused.json.error?.code).toBe("signed_document");
-    expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(0);
-    for (const profile of ["lossless", "balanced", "extreme"]) {
-      const { status, json } = await post("/v1/compress", token, input, { profile, signatures: "remove" });
-      expect(status, `${file} ${profile}: ${JSON.stringify(json)}`).toBe(200);
-      const output = await download(json.url!);
-      expect(output.length, `${file} ${profile}`).toBeLessThan(input.length);
-      expect((await PDFDocument.load(output)).getPageCount()).toBe(1);
-      expectQpdfCheck(output, `${file} ${profile}`);
-      expectNoFailingSignature(output, `${file} ${profile}`);
-    }
-  });
+  it.each(signedFiles)(
+    "%s: 422 signed_document by default; with signatures=remove a valid, smaller PDF",
+    async (file) => {
+      const { token, subscriber } = await subscriberWithKey(db.prisma);
+      const input = readFileSync(path.join(CORPUS!, "files", file));
+      const refused = await post("/v1/compress", token, input);
+      expect(refused.status).toBe(422);
+      expect(refused.json.error?.code).toBe("signed_document");
+      expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(0);
+      for (const profile of ["lossless", "balanced", "extreme"]) {
+        const { status, json } = await post("/v1/compress", token, input, { profile, signatures: "remove" });
+        expect(status, `${file} ${profile}: ${JSON.stringify(json)}`).toBe(200);
+        const output = await download(json.url!);
+        expect(output.length, `${file} ${profile}`).toBeLessThan(input.length);
+        expect((await PDFDocument.load(output)).getPageCount()).toBe(1);
+        expectQpdfCheck(output, `${file} ${profile}`);
+        expectNoFailingSignature(output, `${file} ${profile}`);
+      }
+    },
+  );
 });

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PDFArray, PDFDocument, PDFHexString, PDFName, PDFNumber, PDFString, StandardFonts } from "@cantoo/pdf-lib";
-import type { PDFDict, PDFRef } from "@cantoo/pdf-lib";
+import type { PDFRef } from "@cantoo/pdf-lib";
 import { plainAddPlaceholder } from "@signpdf/placeholder-plain";
 import { SignPdf } from "@signpdf/signpdf";
 import { P12Signer } from "@signpdf/signer-p12";
@@ -129,7 +129,7 @@ export async function certifiedLetter(): Promise<Buffer> {
       }),
     );
     addSignatureField(doc, "Certification", signature);
-    doc.catalog.set(PDFName.of("Perms"), context.obj({ DocMDP: signature }) as PDFDict);
+    doc.catalog.set(PDFName.of("Perms"), context.obj({ DocMDP: signature }));
   });
   return signpdf.sign(placeholder, signer());
 }

@@ -74,6 +74,21 @@ export const signaturesField = {
   description:
     "What to do with a digitally signed or certified PDF. Left out, it is refused (422 signed_document, not charged): any rewrite makes its signatures fail to verify. `remove`: it is compressed and its signatures are removed (each signature field is kept, empty, so the document can be signed again); the result's report.signatures_removed says how many.",
 };
+/** The multipart body of /v1/compress (a file and its options; callback_url with Prefer: respond-async). */
+const compressForm = (profileField: Json, callbackField: Json) =>
+  form({ file: fileField, profile: profileField, signatures: signaturesField, callback_url: callbackField }, ["file"]);
+
+const unlockForm = (profileField: Json) =>
+  form(
+    {
+      file: fileField,
+      password: { type: "string", maxLength: 1024 },
+      profile: profileField,
+      signatures: signaturesField,
+    },
+    ["file", "password"],
+  );
+
 const schemas = {
   CompressionResult: {
     type: "object",
@@ -158,15 +173,7 @@ export function buildCompressOpenApi(serverUrl: string): Json {
           requestBody: {
             required: true,
             content: {
-              ...form(
-                {
-                  file: fileField,
-                  profile: profileField,
-                  signatures: signaturesField,
-                  callback_url: extras.callbackField,
-                },
-                ["file"],
-              ).content,
+              ...compressForm(profileField, extras.callbackField).content,
               "application/json": { schema: directUploadBody(profileField) },
             },
           },
@@ -202,15 +209,7 @@ export function buildCompressOpenApi(serverUrl: string): Json {
         post: {
           operationId: "unlock",
           summary: "Decrypt a password-protected PDF with its user or owner password, then compress it",
-          requestBody: form(
-            {
-              file: fileField,
-              password: { type: "string", maxLength: 1024 },
-              profile: profileField,
-              signatures: signaturesField,
-            },
-            ["file", "password"],
-          ),
+          requestBody: unlockForm(profileField),
           responses: { "200": result, ...common },
         },
       },
