@@ -67,9 +67,15 @@ export const ERROR_CODES = {
     meaning: "this instance is shutting down; retry the request (another instance answers it).",
   },
 
-  invalid_profile: { status: { compression: 400 }, meaning: "profile is not lossless, balanced or extreme." },
+  invalid_profile: {
+    status: { compression: 400 },
+    meaning: "profile is not lossless, balanced or extreme, or was sent more than once.",
+  },
   invalid_password: { status: { compression: 400 }, meaning: "password is too long or was sent more than once." },
-  invalid_signatures: { status: { compression: 400 }, meaning: "signatures is given and is not remove." },
+  invalid_signatures: {
+    status: { compression: 400 },
+    meaning: "signatures is not remove, or was sent more than once.",
+  },
   missing_file: { status: { compression: 400 }, meaning: "the form has no part named file." },
   too_many_files: { status: { compression: 400 }, meaning: "the form has more than one file." },
   unexpected_field: { status: { compression: 400 }, meaning: "the form has a field this endpoint does not take." },

@@ -205,7 +205,7 @@ describe("request shape", () => {
       "a profile given twice",
       () => [file(), { name: "profile", value: "lossless" }, { name: "profile", value: "extreme" }],
       400,
-      "unexpected_field",
+      "invalid_profile",
     ],
     [
       "a PNG",
