@@ -16,7 +16,9 @@ import type { PDFFont, PDFRef, PDFNumber } from "@cantoo/pdf-lib";
 import { compressPdf, COMPRESSION_PROFILES } from "../../src/compress/engine/index.ts";
 import type { CompressionProfile, CompressionReport } from "../../src/compress/engine/index.ts";
 import { decodeStreamData } from "../../src/compress/engine/filters.ts";
-import { unwrapCff } from "../../src/compress/engine/fonts-cff.ts";
+import { readCff, unwrapCff } from "../../src/compress/engine/fonts-cff.ts";
+import { flavourOf } from "../../src/compress/engine/fonts-flavour.ts";
+import { readSfnt } from "../../src/compress/engine/fonts-sfnt.ts";
 import { readNamedCff } from "../../src/compress/engine/fonts-cff-names.ts";
 import { writeType2 } from "../../src/compress/engine/fonts-cff-write.ts";
 import { interpretType1 } from "../../src/compress/engine/fonts-type1-charstrings.ts";
@@ -230,7 +232,10 @@ async function type3Document(): Promise<Uint8Array> {
 
 /** A simple TrueType font (WinAnsiEncoding, FontFile2 whole), made by hand as producers write them. */
 /** A page drawing with DejaVu Sans Mono, embedded whole under `name` (a subset tag says it is not). */
-async function simpleTrueTypeDocument(name = "DejaVuSansMono"): Promise<Uint8Array> {
+async function simpleTrueTypeDocument(
+  name = "DejaVuSansMono",
+  encoding: "WinAnsiEncoding" | "MacRomanEncoding" = "WinAnsiEncoding",
+): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
   const { context } = doc;
   const program = readFileSync(MONO);
@@ -257,13 +262,15 @@ async function simpleTrueTypeDocument(name = "DejaVuSansMono"): Promise<Uint8Arr
       FirstChar: 32,
       LastChar: 255,
       Widths: new Array<number>(224).fill(602),
-      Encoding: "WinAnsiEncoding",
+      Encoding: encoding,
       FontDescriptor: descriptor,
     }),
   );
   const page = doc.addPage([500, 300]);
   page.node.setFontDictionary(PDFName.of("TT"), font);
-  const text = "BT /TT 16 Tf 40 220 Td (Monospaced: caf\\351 \\200 100) Tj 0 -30 Td [(Kerned) -250 (array)] TJ ET";
+  // café, then € (WinAnsi) or • (MacRoman), in either encoding's codes.
+  const accents = encoding === "WinAnsiEncoding" ? "caf\\351 \\200" : "caf\\216 \\245";
+  const text = `BT /TT 16 Tf 40 220 Td (Monospaced: ${accents} 100) Tj 0 -30 Td [(Kerned) -250 (array)] TJ ET`;
   page.node.addContentStream(context.register(context.flateStream(text)));
   return doc.save({ useObjectStreams: false });
 }
@@ -603,16 +610,37 @@ describe.skipIf(!HAVE_FONTS || !POPPLER)("font subsetting", () => {
     expect(cff.length).toBeLessThan(program.length);
     expect(deflateSync(cff).length).toBeLessThan(deflateSync(program).length / 2);
   });
-  it("a document whose fonts all carry a subset tag is left as it is, without reading its text", async () => {
+  it("a simple TrueType font with MacRomanEncoding is subset through its cmap", async () => {
+    const input = await simpleTrueTypeDocument("DejaVuSansMono", "MacRomanEncoding");
+    const { output, report } = await compress(input, "lossless");
+    expect(report.fonts.subset).toBe(1);
+    expect((await fontsOf(output)).get("DejaVuSansMono")!.programBytes).toBeLessThan(readFileSync(MONO).length / 10);
+    expectSameLook(input, output);
+  }, 60_000);
+
+  it("a simple TrueType font tagged as subset but embedded whole is subset again", async () => {
     const input = await simpleTrueTypeDocument("QWERTY+DejaVuSansMono");
     const { output, report } = await compress(input, "lossless");
-    expect(report.fonts).toEqual({ converted: 0, subset: 0, bytesBefore: 0, bytesAfter: 0 });
-    const after = await fontsOf(output);
-    expect(after.get("DejaVuSansMono")).toEqual({
+    expect(report.fonts.subset).toBe(1);
+    const after = (await fontsOf(output)).get("DejaVuSansMono")!;
+    expect(after.baseFont).toMatch(/^[A-Z]{6}\+DejaVuSansMono$/);
+    expect(after.baseFont).not.toBe("QWERTY+DejaVuSansMono");
+    expect(after.programBytes).toBeLessThan(readFileSync(MONO).length / 10);
+    expectSameLook(input, output);
+  }, 60_000);
+
+  it("a document of more than 20,000 objects whose fonts all carry a subset tag is not walked", async () => {
+    const doc = await PDFDocument.load(await simpleTrueTypeDocument("QWERTY+DejaVuSansMono"));
+    const { context } = doc;
+    const filler = Array.from({ length: 20_001 }, (_, i) => context.register(context.obj({ Filler: i })));
+    doc.catalog.set(PDFName.of("Filler"), context.obj(filler));
+    const { output, report } = await compress(await doc.save({ useObjectStreams: true }), "lossless");
+    expect(report.fonts.subset).toBe(0);
+    expect((await fontsOf(output)).get("DejaVuSansMono")).toEqual({
       baseFont: "QWERTY+DejaVuSansMono",
       programBytes: readFileSync(MONO).length,
     });
-  }, 60_000);
+  }, 120_000);
 
   it("a CID font with CFF outlines (FontFile3 /OpenType, Identity-H) is subset", async () => {
     const doc = await PDFDocument.create({ updateMetadata: false });
@@ -673,6 +701,133 @@ describe.skipIf(!HAVE_FONTS || !POPPLER)("font subsetting", () => {
     }
     const output = readFileSync(outputPath);
     expect((await fontsOf(output)).get("DejaVuSans")!.baseFont).toMatch(/^[A-Z]{6}\+/);
+    expectSameLook(input, output);
+  }, 60_000);
+});
+
+/** Every BaseFont and FontName of the document with a subset tag, as producers that subset write them. */
+function tagEveryFont(doc: PDFDocument): void {
+  for (const [, object] of doc.context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFDict)) continue;
+    for (const key of [PDFName.of("BaseFont"), PDFName.of("FontName")]) {
+      const name = object.lookup(key);
+      if (name instanceof PDFName) object.set(key, PDFName.of(`QWERTY+${name.decodeText()}`));
+    }
+  }
+}
+
+/** The one CIDFont of a document, its descriptor and its program (under whichever key). */
+function cidFontOf(doc: PDFDocument): { cidFont: PDFDict; descriptor: PDFDict; program: PDFRawStream; key: string } {
+  for (const [, object] of doc.context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFDict)) continue;
+    const subtype = object.lookup(PDFName.of("Subtype"));
+    if (subtype !== PDFName.of("CIDFontType0") && subtype !== PDFName.of("CIDFontType2")) continue;
+    const descriptor = object.lookup(PDFName.of("FontDescriptor"), PDFDict);
+    for (const key of ["FontFile2", "FontFile3"]) {
+      const program = descriptor.lookup(PDFName.of(key));
+      if (program instanceof PDFRawStream) return { cidFont: object, descriptor, program, key };
+    }
+  }
+  throw new Error("no CIDFont with a program");
+}
+
+/** One page of text in `file` (a CID font, Identity-H, embedded whole by pdf-lib), then `change`d. */
+async function cidFontDocument(file: string, change: (doc: PDFDocument) => void): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  doc.registerFontkit(fontkit);
+  const font = await doc.embedFont(readFileSync(file), { subset: false });
+  const page = doc.addPage([500, 200]);
+  page.drawText("Producer subset: Sphinx of black quartz", { x: 20, y: 150, size: 18, font });
+  page.drawText("judge my vow 0123456789 fi", { x: 20, y: 110, size: 18, font });
+  await doc.flush();
+  change(doc);
+  return doc.save({ useObjectStreams: false });
+}
+
+/** How much of the first page is not white (pdftoppm at 100 dpi): the text was drawn. */
+function inkOf(bytes: Uint8Array): number {
+  const page = pixelsOf(bytes)[0]!;
+  // A binary PPM: three header lines, then RGB bytes.
+  let at = 0;
+  for (let lines = 0; lines < 3; at++) if (page[at] === 0x0a) lines++;
+  let ink = 0;
+  for (let i = at; i < page.length; i++) if (page[i]! < 128) ink++;
+  return ink;
+}
+
+/** The decoded program of the document's one CIDFont. */
+async function cidProgramOf(bytes: Uint8Array): Promise<Uint8Array> {
+  return decodeStreamData(cidFontOf(await PDFDocument.load(bytes, { updateMetadata: false })).program, 64 << 20)!;
+}
+
+describe.skipIf(!HAVE_FONTS || !POPPLER)("fonts the producer already subset, and programs of another flavour", () => {
+  it("a tagged CID TrueType font that still carries unused glyphs, GSUB and GPOS is subset again", async () => {
+    const input = await cidFontDocument(SANS, tagEveryFont);
+    const before = readSfnt(await cidProgramOf(input))!;
+    for (const table of ["GSUB", "GPOS", "cmap", "name"]) expect(before.tables.has(table), table).toBe(true);
+    const { output, report } = await compress(input, "lossless");
+    expect(report.fonts.subset).toBe(1);
+    const program = await cidProgramOf(output);
+    // Some 40 glyphs drawn of 6,000: what is left is mostly loca and hmtx, kept for every glyph id.
+    expect(program.length).toBeLessThan(readFileSync(SANS).length / 10);
+    const after = readSfnt(program)!;
+    // Glyph ids are kept; what only text layout, character codes or names use is gone.
+    expect(after.numGlyphs).toBeLessThanOrEqual(before.numGlyphs);
+    for (const table of ["GSUB", "GPOS", "GDEF", "cmap", "name", "post", "OS/2"]) {
+      expect(after.tables.has(table), table).toBe(false);
+    }
+    for (const table of ["glyf", "loca", "head", "hhea", "hmtx", "maxp"])
+      expect(after.tables.has(table), table).toBe(true);
+    expect(inkOf(input)).toBeGreaterThan(1000);
+    expectSameLook(input, output);
+  }, 60_000);
+
+  it("a tagged CID font with CFF outlines (FontFile3 /OpenType) is subset again", async () => {
+    const input = await cidFontDocument(NIMBUS, tagEveryFont);
+    const { output, report } = await compress(input, "lossless");
+    expect(report.fonts.subset).toBe(1);
+    const program = await cidProgramOf(output);
+    expect(flavourOf(program)).toBe("opentype-cff");
+    expect(program.length).toBeLessThan(readFileSync(NIMBUS).length / 5);
+    expectSameLook(input, output);
+  }, 60_000);
+
+  // poppler: "Mismatch between font type and embedded font file"; readers go by the bytes.
+  it("a CIDFontType2 whose FontFile2 holds an OpenType font with CFF outlines is subset as such", async () => {
+    const input = await cidFontDocument(NIMBUS, (doc) => {
+      const { cidFont, descriptor, program } = cidFontOf(doc);
+      const bytes = decodeStreamData(program, 64 << 20)!;
+      descriptor.delete(PDFName.of("FontFile3"));
+      descriptor.set(PDFName.of("FontFile2"), doc.context.register(doc.context.flateStream(bytes)));
+      cidFont.set(PDFName.of("Subtype"), PDFName.of("CIDFontType2"));
+      cidFont.set(PDFName.of("CIDToGIDMap"), PDFName.of("Identity"));
+    });
+    expect(flavourOf(await cidProgramOf(input))).toBe("opentype-cff");
+    const { output, report } = await compress(input, "lossless");
+    expect(report.fonts.subset).toBe(1);
+    const program = await cidProgramOf(output);
+    expect(flavourOf(program)).toBe("opentype-cff");
+    expect(program.length).toBeLessThan(readFileSync(NIMBUS).length / 5);
+    expect(inkOf(input)).toBeGreaterThan(1000);
+    expectSameLook(input, output);
+  }, 60_000);
+
+  it("a CIDFontType2 whose FontFile2 holds a bare CFF is subset as a CFF and stays bare", async () => {
+    const input = await cidFontDocument(NIMBUS, (doc) => {
+      const { cidFont, descriptor, program } = cidFontOf(doc);
+      const cff = unwrapCff(decodeStreamData(program, 64 << 20)!)!;
+      descriptor.delete(PDFName.of("FontFile3"));
+      descriptor.set(PDFName.of("FontFile2"), doc.context.register(doc.context.flateStream(cff)));
+      cidFont.set(PDFName.of("Subtype"), PDFName.of("CIDFontType2"));
+    });
+    const { output, report } = await compress(input, "lossless");
+    expect(report.fonts.subset).toBe(1);
+    const program = await cidProgramOf(output);
+    expect(flavourOf(program)).toBe("cff");
+    // Glyph ids are kept (those past the last one drawn are left out).
+    expect(readCff(program)!.glyphs).toBeLessThanOrEqual(readCff(await cidProgramOf(input))!.glyphs);
+    expect(program.length).toBeLessThan(unwrapCff(new Uint8Array(readFileSync(NIMBUS)))!.length / 5);
+    expect(inkOf(input)).toBeGreaterThan(1000);
     expectSameLook(input, output);
   }, 60_000);
 });

@@ -13,12 +13,6 @@ const FLAG_NO_LAYOUT_CLOSURE = 0x200;
 const SET_DROP_TABLE_TAG = 3;
 const MEMORY_MODE_WRITABLE = 2;
 
-/**
- * Tables a PDF reader never uses to draw a glyph (text layout: the PDF's content stream already
- * placed every glyph), dropped beside those hb-subset drops by default.
- */
-const DROPPED_TABLES = ["GSUB", "GPOS", "GDEF", "BASE", "JSTF", "MATH", "DSIG", "morx", "kerx", "kern"];
-
 interface SubsetExports {
   memory: WebAssembly.Memory;
   malloc(size: number): number;
@@ -69,6 +63,8 @@ export interface SubsetRequest {
   glyphs: Iterable<number>;
   /** Code points whose cmap entries (and glyphs) are kept. */
   unicodes?: Iterable<number>;
+  /** Tables dropped beside those hb-subset drops by default (fonts-flavour.ts says which). */
+  dropTables: Iterable<string>;
 }
 
 /**
@@ -91,7 +87,7 @@ export async function subsetFontProgram(font: Uint8Array, request: SubsetRequest
     const unicodes = hb.hb_subset_input_unicode_set(input);
     for (const cp of request.unicodes ?? []) hb.hb_set_add(unicodes, cp);
     const dropped = hb.hb_subset_input_set(input, SET_DROP_TABLE_TAG);
-    for (const table of DROPPED_TABLES) hb.hb_set_add(dropped, tag(table));
+    for (const table of request.dropTables) hb.hb_set_add(dropped, tag(table));
     hb.hb_subset_input_set_flags(
       input,
       hb.hb_subset_input_get_flags(input) |

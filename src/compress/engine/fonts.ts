@@ -1,23 +1,29 @@
-// Font subsetting: a font program embedded whole is replaced by one holding only the glyphs the
-// document draws (fonts-usage.ts finds them), built by HarfBuzz's hb-subset (fonts-hb.ts). Glyph
-// ids are kept (hb-subset's retain-gids: the glyphs not drawn become empty), so codes, CIDs, the
-// CIDToGIDMap, a CFF's charset, widths, encodings and ToUnicode all stay valid unchanged, and the
-// font is renamed with a subset tag (PDF 32000-1:2008, 9.6.4: six capital letters and a plus
-// sign). Visually lossless: every profile runs it. A program is replaced only when the subset is
-// smaller, reads back, and maps every drawn code to the glyph it had.
+// Font subsetting: a font program is replaced by one holding only the glyphs the document draws
+// (fonts-usage.ts finds them), built by HarfBuzz's hb-subset (fonts-hb.ts). Programs embedded
+// whole and programs the producer already "subset" (FontName tagged ABCDEF+) alike: many
+// producers tag programs that still carry every glyph, or the layout tables, names and device
+// metrics no PDF reader uses; hb-subset drops those (fonts-flavour.ts lists them), and a result
+// is kept only when smaller. Glyph ids are kept (hb-subset's retain-gids: the glyphs not drawn
+// become empty), so codes, CIDs, the CIDToGIDMap, a CFF's charset, widths, encodings and
+// ToUnicode all stay valid unchanged, and the font is renamed with a subset tag (PDF
+// 32000-1:2008, 9.6.4: six capital letters and a plus sign). Visually lossless: every profile
+// runs it. A program is replaced only when the subset is smaller, reads back, and maps every
+// drawn code to the glyph it had. A program is read as the flavour its bytes are (TrueType, OpenType
+// with CFF outlines, bare CFF; fonts-flavour.ts), whatever its dictionary and key say, and stored
+// back as the same flavour.
 //
 // What is subset (everything else is left as it is):
-// - Type 0 fonts with Identity-H or Identity-V over a CIDFontType2 (FontFile2, or FontFile3
-//   /OpenType): the glyphs are the drawn CIDs through the CIDToGIDMap (Identity or a stream);
-// - Type 0 fonts with Identity-H or Identity-V over a CIDFontType0 with CFF (FontFile3
-//   /CIDFontType0C, bare, given to hb-subset in an OpenType wrapper by fonts-cff.ts; or
-//   /OpenType): the glyphs are the drawn CIDs through the charset of a CID-keyed CFF, which the
-//   subset is checked to keep, else the CIDs themselves;
-// - TrueType fonts with a FontFile2 and WinAnsiEncoding (with or without Differences) or, when
-//   symbolic, no encoding: every glyph any of the ways a reader may take (9.6.6.4: the (3,1)
-//   subtable through the encoding's glyph names, (3,0) at 0xF000 + code, (1,0) when there is no
-//   Microsoft subtable, the post table's names) reaches for a drawn code is kept, and the subset's
-//   cmap is checked to map those codes to the same glyphs.
+// - Type 0 fonts with Identity-H or Identity-V over a CIDFontType2 or CIDFontType0 (FontFile2,
+//   FontFile3 /OpenType or /CIDFontType0C): TrueType outlines are found by the CIDToGIDMap
+//   (Identity or a stream), CFF ones (bare, given to hb-subset in an OpenType wrapper by
+//   fonts-cff.ts, or in OpenType) by the charset of a CID-keyed CFF, which the subset is checked
+//   to keep, else by CID; a CIDFontType2 holding CFF outlines keeps the glyphs of both readings.
+//   A CIDFont's TrueType program also loses its cmap, name, OS/2 and post tables.
+// - TrueType fonts with an sfnt program and WinAnsiEncoding or MacRomanEncoding (with or without
+//   Differences) or, when symbolic, no encoding: every glyph any of the ways a reader may take
+//   (9.6.6.4: the (3,1) subtable through the encoding's glyph names, (3,0) at 0xF000 + code,
+//   (1,0) when there is no Microsoft subtable, the post table's names) reaches for a drawn code
+//   is kept, and the subset's cmap is checked to map those codes to the same glyphs.
 // - Type 1 fonts over a bare CFF (FontFile3 /Type1C, given to hb-subset in the same wrapper):
 //   every glyph a drawn code reaches by the CFF's built-in encoding or by a glyph name the font's
 //   encoding may give it (fonts-cff-names.ts reads the charset and encoding) is kept, and the
@@ -25,21 +31,28 @@
 // Type 1 programs (FontFile), which hb-subset cannot read and no maintained library converts,
 // are first converted to bare CFF (fonts-type1-convert.ts: the same outlines, hints, glyph names
 // and encoding, in a program a fraction of the size once compressed, as Ghostscript stores them),
-// and are then subset as the /Type1C fonts above when embedded whole.
+// and are then subset as the /Type1C fonts above.
+// A font that shares a program with those drawn but is not drawn itself loses the glyphs nothing
+// shows, and is renamed too.
 // Not subset: fonts named by an interactive form (editing a field needs every glyph), fonts a use
-// of which could not be read (fonts-usage.ts), Type 0 fonts with other CMaps, MacRoman
-// encodings, Standard or built-in encodings of non-symbolic TrueType fonts, Type 1 programs the
-// conversion refuses, and any font for which hb-subset fails or whose subset is no smaller.
+// of which could not be read (fonts-usage.ts), Type 0 fonts with other CMaps, Standard or
+// built-in encodings of non-symbolic TrueType fonts, Type 1 programs the conversion refuses, any
+// font for which hb-subset fails or whose subset is no smaller, and the tagged programs of a
+// document of more than MAX_OBJECTS_TAGGED_ONLY objects when it has no other (memory, below).
 import { createHash } from "node:crypto";
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFContext } from "@cantoo/pdf-lib";
 import { Encodings } from "@cantoo/pdf-lib/standard-fonts";
 import { decodeStreamData, deflate, N } from "./filters.ts";
 import { releaseSubsetter, subsetFontProgram } from "./fonts-hb.ts";
+import type { SubsetRequest } from "./fonts-hb.ts";
+import { CID_UNUSED_TABLES, flavourOf, UNUSED_TABLES } from "./fonts-flavour.ts";
+import type { Flavour } from "./fonts-flavour.ts";
 import { readCff, unwrapCff, wrapCff } from "./fonts-cff.ts";
 import { readNamedCff } from "./fonts-cff-names.ts";
 import { convertType1 } from "./fonts-type1-convert.ts";
 import { STANDARD_ENCODING } from "./fonts-cff-strings.ts";
+import { MAC_ROMAN_HIGH } from "./fonts-mac-roman.ts";
 import type { CffFont } from "./fonts-cff.ts";
 import { trimToUnicode, trimWidths } from "./fonts-maps.ts";
 import { charMaps, glyphNames, readSfnt } from "./fonts-sfnt.ts";
@@ -82,6 +95,7 @@ const F = {
   Type1: PDFName.of("Type1"),
   Type1C: PDFName.of("Type1C"),
   StandardEncoding: PDFName.of("StandardEncoding"),
+  MacRomanEncoding: PDFName.of("MacRomanEncoding"),
   W: PDFName.of("W"),
   WinAnsiEncoding: PDFName.of("WinAnsiEncoding"),
 } as const;
@@ -99,6 +113,20 @@ for (const cp of Encodings.WinAnsi.supportedCodePoints) {
   if (!WIN_ANSI_NAMES.has(code)) WIN_ANSI_NAMES.set(code, name);
   if (!UNICODE_OF_NAME.has(name)) UNICODE_OF_NAME.set(name, cp);
 }
+/** MacRomanEncoding: WinAnsiEncoding's names for 32-126, its own above (fonts-mac-roman.ts). */
+const MAC_ROMAN_NAMES = new Map<number, string>();
+for (let code = 32; code < 127; code++) MAC_ROMAN_NAMES.set(code, WIN_ANSI_NAMES.get(code)!);
+MAC_ROMAN_HIGH.forEach((name, i) => MAC_ROMAN_NAMES.set(128 + i, name));
+// The Adobe Glyph List's values of MacRomanEncoding's names that WinAnsiEncoding lacks.
+// prettier-ignore
+for (const [name, cp] of [
+  ["notequal", 0x2260], ["infinity", 0x221e], ["lessequal", 0x2264], ["greaterequal", 0x2265],
+  ["partialdiff", 0x2202], ["summation", 0x2211], ["product", 0x220f], ["pi", 0x03c0],
+  ["integral", 0x222b], ["Omega", 0x2126], ["radical", 0x221a], ["approxequal", 0x2248],
+  ["Delta", 0x2206], ["lozenge", 0x25ca], ["fraction", 0x2044], ["fi", 0xfb01], ["fl", 0xfb02],
+  ["dotlessi", 0x0131], ["breve", 0x02d8], ["dotaccent", 0x02d9], ["ring", 0x02da],
+  ["hungarumlaut", 0x02dd], ["ogonek", 0x02db], ["caron", 0x02c7], ["apple", 0xf8ff],
+] as const) if (!UNICODE_OF_NAME.has(name)) UNICODE_OF_NAME.set(name, cp);
 
 /** The Unicode value a glyph name stands for (the Adobe Glyph List's rules for uniXXXX and uXXXX[XX]). */
 function unicodeOfName(name: string): number | undefined {
@@ -108,12 +136,6 @@ function unicodeOfName(name: string): number | undefined {
   return match ? parseInt(match[1]!, 16) : undefined;
 }
 
-/**
- * How a program is stored: an OpenType/TrueType file (FontFile2, FontFile3 /OpenType) or a bare
- * CID-keyed CFF (FontFile3 /CIDFontType0C), which hb-subset gets in a wrapper.
- */
-type ProgramKind = "sfnt" | "cff";
-
 /** One font's part in a subset of its program. */
 interface FontPlan {
   /** The dictionary holding /FontDescriptor (a TrueType font, or a Type 0 font's CIDFont). */
@@ -122,25 +144,30 @@ interface FontPlan {
   named: PDFDict[];
   descriptor: PDFDict;
   program: PDFRawStream;
-  kind: ProgramKind;
-  /** Glyphs and code points to keep, from the original program. */
-  keep(program: Uint8Array): { glyphs: Set<number>; unicodes: Set<number> } | undefined;
+  /**
+   * Glyphs and code points to keep, from the original program of the flavour its bytes say
+   * (undefined: a program this font's plan cannot read).
+   */
+  keep(program: Uint8Array, flavour: Flavour): { glyphs: Set<number>; unicodes: Set<number> } | undefined;
   /** Whether the subset (stored as the original was) draws the same glyphs for the drawn codes. */
-  check(original: Uint8Array, subset: Uint8Array): boolean;
+  check(original: Uint8Array, subset: Uint8Array, flavour: Flavour): boolean;
   /** A Type 0 font's drawn CIDs: its W and ToUnicode are trimmed to them once the program is subset. */
   cids?: Set<number>;
 }
 
-/** The descriptor's font program and how it is stored; undefined for Type 1 (FontFile) and others. */
-function programOf(descriptor: PDFDict): { program: PDFRawStream; kind: ProgramKind } | undefined {
+/**
+ * The descriptor's font program (FontFile2, or FontFile3 /OpenType, /CIDFontType0C or /Type1C),
+ * whatever flavour its bytes turn out to be (fonts-flavour.ts); undefined for Type 1 (FontFile)
+ * and others.
+ */
+function programOf(descriptor: PDFDict): { program: PDFRawStream } | undefined {
   const file2 = descriptor.lookup(F.FontFile2);
   const file3 = descriptor.lookup(F.FontFile3);
   if (descriptor.has(F.FontFile) || (file2 !== undefined) === (file3 !== undefined)) return undefined;
-  if (file2 instanceof PDFRawStream) return { program: file2, kind: "sfnt" };
+  if (file2 instanceof PDFRawStream) return { program: file2 };
   if (!(file3 instanceof PDFRawStream)) return undefined;
   const subtype = file3.dict.lookup(N.Subtype);
-  if (subtype === F.OpenType) return { program: file3, kind: "sfnt" };
-  if (subtype === F.CIDFontType0C || subtype === F.Type1C) return { program: file3, kind: "cff" };
+  if (subtype === F.OpenType || subtype === F.CIDFontType0C || subtype === F.Type1C) return { program: file3 };
   return undefined;
 }
 
@@ -156,10 +183,15 @@ function cidType2Glyphs(cidFont: PDFDict, codes: Set<number>): Set<number> | und
   return gids;
 }
 
-/** The CFF of a CIDFontType0: the bare CFF, or the 'CFF ' table of an OpenType program. */
-function cffOf(program: Uint8Array, kind: ProgramKind): CffFont | undefined {
-  const cff = kind === "cff" ? program : unwrapCff(program);
+/** The CFF of a program with CFF outlines: the bare CFF, or the 'CFF ' table of an OpenType font. */
+function cffOf(program: Uint8Array, flavour: Flavour): CffFont | undefined {
+  const cff = flavour === "cff" ? program : flavour === "opentype-cff" ? unwrapCff(program) : undefined;
   return cff && readCff(cff);
+}
+
+/** The glyph count of a program of any flavour read here. */
+function glyphCount(program: Uint8Array, flavour: Flavour): number | undefined {
+  return flavour === "cff" ? readCff(program)?.glyphs : readSfnt(program)?.numGlyphs;
 }
 
 /** A CIDFontType0's glyph for a CID: by the charset of a CID-keyed CFF, else the CID is the glyph id. */
@@ -179,51 +211,53 @@ function cidPlan(font: PDFDict, codes: Set<number>): FontPlan | undefined {
   const descriptor = cidFont.lookup(F.FontDescriptor);
   const found = descriptor instanceof PDFDict ? programOf(descriptor) : undefined;
   if (!(descriptor instanceof PDFDict) || !found) return undefined;
-  const base = { owner: cidFont, named: [font, cidFont], descriptor, ...found, cids: codes };
   const subtype = cidFont.lookup(N.Subtype);
-  if (subtype === F.CIDFontType2 && found.kind === "sfnt") {
-    const gids = cidType2Glyphs(cidFont, codes);
-    if (!gids) return undefined;
-    return {
-      ...base,
-      keep: (program) => {
-        const sfnt = readSfnt(program);
-        return sfnt && { glyphs: new Set([...gids].filter((g) => g < sfnt.numGlyphs)), unicodes: new Set() };
-      },
-      // Glyph ids are all the subset needs to keep: CIDFontType2 glyphs are found by id, not cmap.
-      check: (original, subset) => {
-        const before = readSfnt(original);
-        const after = readSfnt(subset);
-        return !!before && !!after && [...gids].every((g) => g >= before.numGlyphs || g < after.numGlyphs);
-      },
-    };
-  }
-  if (subtype === F.CIDFontType0 && found.program.dict.lookup(N.Subtype) !== F.Type1C) {
-    return {
-      ...base,
-      keep: (program) => {
-        const cff = cffOf(program, found.kind);
+  // A name-keyed CFF (FontFile3 /Type1C) under a CIDFont: not read here.
+  if (subtype !== F.CIDFontType2 && subtype !== F.CIDFontType0) return undefined;
+  if (found.program.dict.lookup(N.Subtype) === F.Type1C) return undefined;
+  // Readers go by the program's bytes: TrueType outlines are found by CIDToGIDMap (Identity when
+  // absent), as in a CIDFontType2; CFF ones by the charset of a CID-keyed CFF, else by CID as
+  // glyph id, as in a CIDFontType0. A CIDFontType2 holding CFF outlines (a flavour mismatch) may
+  // be read either way: both sets of glyphs are kept, and both mappings checked.
+  const byMap = cidType2Glyphs(cidFont, codes);
+  const mapApplies = (flavour: Flavour) => flavour === "truetype" || subtype === F.CIDFontType2;
+  return {
+    owner: cidFont,
+    named: [font, cidFont],
+    descriptor,
+    ...found,
+    cids: codes,
+    keep: (program, flavour) => {
+      const count = glyphCount(program, flavour);
+      if (count === undefined || (mapApplies(flavour) && !byMap)) return undefined;
+      const glyphs = new Set<number>();
+      if (byMap && mapApplies(flavour)) for (const glyph of byMap) if (glyph < count) glyphs.add(glyph);
+      if (flavour !== "truetype") {
+        const cff = cffOf(program, flavour);
         if (!cff) return undefined;
-        const glyphs = new Set<number>();
         for (const cid of codes) {
           const glyph = glyphOfCid(cff, cid);
           if (glyph !== undefined) glyphs.add(glyph);
         }
-        return { glyphs, unicodes: new Set() };
-      },
-      check: (original, subset) => {
-        const before = cffOf(original, found.kind);
-        const after = cffOf(subset, found.kind);
-        if (!before || !after || !before.glyphOfCid !== !after.glyphOfCid) return false;
-        for (const cid of codes) {
-          const glyph = glyphOfCid(before, cid);
-          if (glyph !== undefined && glyphOfCid(after, cid) !== glyph) return false;
-        }
-        return true;
-      },
-    };
-  }
-  return undefined;
+      }
+      return { glyphs, unicodes: new Set() };
+    },
+    check: (original, subset, flavour) => {
+      const before = glyphCount(original, flavour);
+      const after = glyphCount(subset, flavour);
+      if (before === undefined || after === undefined) return false;
+      // Glyph ids are kept: a glyph found by id needs only its id to be in the subset.
+      if (byMap && mapApplies(flavour) && [...byMap].some((g) => g < before && g >= after)) return false;
+      if (flavour === "truetype") return true;
+      const cffBefore = cffOf(original, flavour);
+      const cffAfter = cffOf(subset, flavour);
+      if (!cffBefore || !cffAfter || !cffBefore.glyphOfCid !== !cffAfter.glyphOfCid) return false;
+      return [...codes].every((cid) => {
+        const glyph = glyphOfCid(cffBefore, cid);
+        return glyph === undefined || glyphOfCid(cffAfter, cid) === glyph;
+      });
+    },
+  };
 }
 
 /** An encoding's /Differences array as code → glyph name; undefined when malformed. */
@@ -244,10 +278,14 @@ function encodingNames(font: PDFDict, symbolic: boolean, codes: Set<number>): Ma
   const encoding = font.lookup(F.Encoding);
   let base: Map<number, string> | undefined;
   let differences: PDFArray | undefined;
-  if (encoding === F.WinAnsiEncoding) base = WIN_ANSI_NAMES;
+  const bases = new Map([
+    [F.WinAnsiEncoding, WIN_ANSI_NAMES],
+    [F.MacRomanEncoding, MAC_ROMAN_NAMES],
+  ]);
+  if (encoding instanceof PDFName && bases.has(encoding)) base = bases.get(encoding);
   else if (encoding instanceof PDFDict) {
     const baseName = encoding.lookup(F.BaseEncoding);
-    if (baseName === F.WinAnsiEncoding) base = WIN_ANSI_NAMES;
+    if (baseName instanceof PDFName && bases.has(baseName)) base = bases.get(baseName);
     else if (baseName !== undefined) return undefined;
     const d = encoding.lookup(F.Differences);
     if (d !== undefined && !(d instanceof PDFArray)) return undefined;
@@ -266,11 +304,11 @@ function encodingNames(font: PDFDict, symbolic: boolean, codes: Set<number>): Ma
   return names;
 }
 
-/** A simple TrueType font with FontFile2. */
+/** A simple TrueType font whose program is an sfnt (FontFile2, or FontFile3 /OpenType). */
 function trueTypePlan(font: PDFDict, codes: Set<number>): FontPlan | undefined {
   const descriptor = font.lookup(F.FontDescriptor);
   const found = descriptor instanceof PDFDict ? programOf(descriptor) : undefined;
-  if (!(descriptor instanceof PDFDict) || found?.kind !== "sfnt") return undefined;
+  if (!(descriptor instanceof PDFDict) || !found) return undefined;
   const flags = descriptor.lookup(F.Flags);
   const symbolic = flags instanceof PDFNumber && (flags.asNumber() & SYMBOLIC) !== 0;
   const names = encodingNames(font, symbolic, codes);
@@ -423,10 +461,15 @@ function planOf(font: PDFDict, codes: Set<number>): FontPlan | undefined {
 const SUBSET_TAG = /^[A-Z]{6}\+/;
 
 /**
- * Whether a program this pass could subset is embedded whole (its FontName has no subset tag).
- * When none is, the pass ends before reading every content stream: on a 206-page document whose
- * producer had subset every font, that walk raised the peak memory by about 60 MiB for nothing.
+ * Programs the producer subset (tagged) may still carry glyphs and tables the document never
+ * draws, and are subset again like whole ones; but on a document of this many objects whose
+ * programs are all tagged, the pass ends before reading every content stream: on a 206-page one
+ * of 85,000 objects, the walk and the subsetter raised the peak memory by some 30 MiB, over its
+ * budget (3 x input + 200 MB), for a few percent of its size.
  */
+const MAX_OBJECTS_TAGGED_ONLY = 20_000;
+
+/** Whether a program this pass could subset is embedded whole (its FontName has no subset tag). */
 function hasWholeProgram(context: PDFContext): boolean {
   for (const [dict] of everyDict(context)) {
     const descriptor = dict.lookup(F.FontDescriptor);
@@ -488,13 +531,13 @@ function fontDescriptorOf(font: PDFDict): PDFDict | undefined {
 /** hb-subset on a program as it is stored; the result stored the same way, or undefined. */
 async function subsetProgram(
   bytes: Uint8Array,
-  kind: ProgramKind,
-  keep: { glyphs: Set<number>; unicodes: Set<number> },
+  flavour: Flavour,
+  request: SubsetRequest,
 ): Promise<Uint8Array | undefined> {
-  if (kind === "sfnt") return readSfnt(bytes) && subsetFontProgram(bytes, keep);
+  if (flavour !== "cff") return readSfnt(bytes) && subsetFontProgram(bytes, request);
   const cff = readCff(bytes);
   if (!cff) return undefined;
-  const wrapped = await subsetFontProgram(wrapCff(bytes, cff.glyphs), keep);
+  const wrapped = await subsetFontProgram(wrapCff(bytes, cff.glyphs), request);
   return wrapped && unwrapCff(wrapped);
 }
 
@@ -543,7 +586,7 @@ function convertType1Programs(context: PDFContext): number {
 
 async function subsetAll(context: PDFContext): Promise<Omit<FontReport, "converted">> {
   const report = { subset: 0, bytesBefore: 0, bytesAfter: 0 };
-  if (!hasWholeProgram(context)) return report;
+  if (!hasWholeProgram(context) && context.largestObjectNumber > MAX_OBJECTS_TAGGED_ONLY) return report;
   const usage = findFontUsage(context);
   if (!usage.complete || usage.codes.size === 0) return report;
   const groups = new Map<PDFRawStream, FontPlan[]>();
@@ -563,16 +606,17 @@ async function subsetAll(context: PDFContext): Promise<Omit<FontReport, "convert
   const owners = programOwners(context);
   for (const [program, plans] of groups) {
     if (refused.has(program)) continue;
-    // Every font using the program must be one of those planned (a font nothing draws would lose its glyphs).
+    // Other fonts with this program are not drawn (a drawn one without a plan, or one kept whole,
+    // refused it above): they lose glyphs nothing shows, and are named as subset too.
     const planned = new Set(plans.map((p) => p.owner));
-    if ([...(owners.get(program) ?? [])].some((owner) => !planned.has(owner))) continue;
-    const kind = plans[0]!.kind;
+    const idle = [...(owners.get(program) ?? [])].filter((owner) => !planned.has(owner));
     const bytes = decodeStreamData(program, MAX_PROGRAM_BYTES);
-    if (!bytes || plans.some((plan) => plan.kind !== kind)) continue;
+    const flavour = bytes && flavourOf(bytes);
+    if (!bytes || !flavour) continue;
     const keep = { glyphs: new Set<number>(), unicodes: new Set<number>() };
     let readable = true;
     for (const plan of plans) {
-      const kept = plan.keep(bytes);
+      const kept = plan.keep(bytes, flavour);
       if (!kept) {
         readable = false;
         break;
@@ -581,8 +625,12 @@ async function subsetAll(context: PDFContext): Promise<Omit<FontReport, "convert
       for (const u of kept.unicodes) keep.unicodes.add(u);
     }
     if (!readable) continue;
-    const output = await subsetProgram(bytes, kind, keep);
-    if (!output || output.length >= bytes.length || !plans.every((plan) => plan.check(bytes, output))) continue;
+    // A CIDFont's TrueType program is read by glyph id alone: its cmap, names and OS/2 can go too.
+    const cidOnly = flavour === "truetype" && plans.every((plan) => plan.cids);
+    const dropTables = cidOnly ? [...UNUSED_TABLES, ...CID_UNUSED_TABLES] : UNUSED_TABLES;
+    const output = await subsetProgram(bytes, flavour, { ...keep, dropTables });
+    if (!output || output.length >= bytes.length || !plans.every((plan) => plan.check(bytes, output, flavour)))
+      continue;
     program.dict.set(N.Filter, N.FlateDecode);
     program.dict.delete(N.DecodeParms);
     // FontFile2 gives the decoded length (Length1); FontFile3 (with its /Subtype) does not.
@@ -590,12 +638,16 @@ async function subsetAll(context: PDFContext): Promise<Omit<FontReport, "convert
       program.dict.set(F.Length1, PDFNumber.of(output.length));
     program.updateContents(deflate(output));
     const tag = subsetTag(bytes, keep.glyphs);
-    for (const plan of plans) {
-      for (const dict of [...plan.named, plan.descriptor]) {
-        const key = dict === plan.descriptor ? F.FontName : F.BaseFont;
-        const name = dict.lookup(key);
-        if (name instanceof PDFName) dict.set(key, tagged(name, tag));
-      }
+    const names: [PDFDict, PDFName][] = [];
+    for (const plan of plans) names.push(...plan.named.map((d): [PDFDict, PDFName] => [d, F.BaseFont]));
+    for (const owner of idle) names.push([owner, F.BaseFont]);
+    for (const owner of [...plans.map((plan) => plan.owner), ...idle]) {
+      const descriptor = owner.lookup(F.FontDescriptor);
+      if (descriptor instanceof PDFDict) names.push([descriptor, F.FontName]);
+    }
+    for (const [dict, key] of names) {
+      const name = dict.lookup(key);
+      if (name instanceof PDFName) dict.set(key, tagged(name, tag));
     }
     trimCodeTables(context, plans);
     report.subset++;
