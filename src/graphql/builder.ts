@@ -1,10 +1,10 @@
 // Configures the schema builder and its plugins; types are defined in ./types/.
 import SchemaBuilder from "@pothos/core";
 import PrismaPlugin from "@pothos/plugin-prisma";
-import { DateTimeResolver } from "graphql-scalars";
 import type PrismaTypes from "../generated/pothos-prisma-types.ts";
 import { getDatamodel } from "../generated/pothos-prisma-types.ts";
 import type { GraphQLContext } from "./context.ts";
+import { DateTimeScalar } from "./instant.ts";
 
 export const builder = new SchemaBuilder<{
   PrismaTypes: PrismaTypes;
@@ -28,7 +28,7 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-builder.addScalarType("DateTime", DateTimeResolver);
+builder.addScalarType("DateTime", DateTimeScalar);
 
 builder.queryType({
   description:

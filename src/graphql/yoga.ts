@@ -5,7 +5,7 @@
 import { useGraphQlJit } from "@envelop/graphql-jit";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
-import { GraphQLError } from "graphql";
+import { GraphQLError, type ValidationRule } from "graphql";
 import { createYoga, maskError, type Plugin } from "graphql-yoga";
 import type { Config } from "../config/env.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
@@ -40,17 +40,33 @@ function withCode<E extends { extensions: Record<string, unknown> }>(error: E, c
   return error;
 }
 
+/**
+ * graphql-js 16 validates a mutation against a schema without mutations and then fails to execute
+ * it (a 500 with a stack trace in development, issue 25); graphql 17 has this rule built in.
+ */
+const KnownOperationTypes: ValidationRule = (context) => ({
+  OperationDefinition(node) {
+    if (context.getSchema().getRootType(node.operation)) return;
+    context.reportError(
+      new GraphQLError(`The catalog is read-only: this schema has no ${node.operation} type; send a query.`, {
+        nodes: node,
+      }),
+    );
+  },
+});
+
 const stableErrorCodes: Plugin = {
   onParse:
     () =>
     ({ result }) => {
       if (result instanceof GraphQLError) withCode(result, "GRAPHQL_PARSE_FAILED");
     },
-  onValidate:
-    () =>
-    ({ result }) => {
+  onValidate: ({ addValidationRule }) => {
+    addValidationRule(KnownOperationTypes);
+    return ({ result }) => {
       for (const error of result) withCode(error, "GRAPHQL_VALIDATION_FAILED");
-    },
+    };
+  },
 };
 
 /**

@@ -6,6 +6,7 @@
 // `unknown_parameter`, so a typo such as `limt=10` cannot silently return the default page; a
 // single-valued parameter given twice is malformed; an empty value is malformed.
 import { HttpError } from "../errors.ts";
+import { INSTANT_RANGE, parseInstant } from "../graphql/instant.ts";
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from "../graphql/paging.ts";
 
 export type JsonSchema = Record<string, unknown>;
@@ -173,19 +174,20 @@ export function enumListParam<V extends string>(
   };
 }
 
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}(?:[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:[Zz]|[+-]\d{2}:\d{2}))?$/;
-
 export function instantParam(name: string, description: string): ParamDef<Date | undefined> {
   return {
     name,
-    description: `${description} An RFC 3339 date-time with offset, or a date (midnight UTC).`,
+    description: `${description} An RFC 3339 date-time with offset, or a date (midnight UTC); ${INSTANT_RANGE}.`,
     schema: { type: "string", format: "date-time" },
     parse(values) {
       if (values.length === 0) return undefined;
       const raw = single(name, values);
-      const date = DATE_TIME.test(raw) ? new Date(raw.length === 10 ? `${raw}T00:00:00Z` : raw) : null;
-      if (!date || Number.isNaN(date.getTime())) {
-        throw invalid(name, `${name} must be an RFC 3339 date-time such as 2026-01-31T00:00:00Z; got "${raw}"`);
+      const date = parseInstant(raw);
+      if (!date) {
+        throw invalid(
+          name,
+          `${name} must be an RFC 3339 date-time such as 2026-01-31T00:00:00Z, on a day that exists, within ${INSTANT_RANGE}; got "${raw}"`,
+        );
       }
       return date;
     },

@@ -39,7 +39,9 @@ type FeedRow = Partial<JobChangeShape> & {
   horizon: bigint;
 };
 
+/** The largest sequence number (bigint) and transaction id (xid8) there can be. */
 const MAX_SEQ = 2n ** 63n - 1n;
+const MAX_TXID = 2n ** 64n - 1n;
 const before = (a: Position, b: Position) => a.txid < b.txid || (a.txid === b.txid && a.seq < b.seq);
 const latest = (a: Position, b: Position) => (before(a, b) ? b : a);
 
@@ -48,8 +50,12 @@ const encodePosition = (p: Position) => Buffer.from(`${p.txid}.${p.seq}`).toStri
 function decodePosition(since: string): Position {
   const text = since.length <= 100 ? Buffer.from(since, "base64url").toString("latin1") : "";
   const match = /^(\d{1,20})\.(\d{1,20})$/.exec(text);
-  if (!match) throw badArgument("since", "since must be a next_since this API returned; start without it");
-  return { txid: BigInt(match[1]!), seq: BigInt(match[2]!) };
+  const position = match ? { txid: BigInt(match[1]!), seq: BigInt(match[2]!) } : null;
+  // Beyond xid8 or bigint the database refuses the statement (a 500 before): no position is there.
+  if (!position || position.txid > MAX_TXID || position.seq > MAX_SEQ) {
+    throw badArgument("since", "since must be a next_since this API returned; start without it");
+  }
+  return position;
 }
 
 const JobChange = builder.objectRef<JobChangeShape>("JobChange").implement({

@@ -753,7 +753,7 @@ export interface operations {
         skill?: string;
         /** @description Slug of a company with a public page. */
         company?: string;
-        /** @description Only jobs updated at or after this instant. An RFC 3339 date-time with offset, or a date (midnight UTC). */
+        /** @description Only jobs updated at or after this instant. An RFC 3339 date-time with offset, or a date (midnight UTC); years 0001 to 9999 in UTC. */
         updated_since?: string;
         /** @description A place: comma-separated parts (e.g. "Toronto", "Portland, OR", "DE"), each equal, case-insensitively, to the city, the state or region, or the ISO 3166-1 alpha-2 country code; every part must match ("CA" matches California and Canada: add a city to tell them apart). Rows without a location never match. */
         location?: string;
