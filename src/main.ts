@@ -3,7 +3,9 @@
 import { createApp } from "./app.ts";
 import { temporaryRoot } from "./compress/http/routes.ts";
 import { createRunner, serviceRunnerOptions } from "./compress/isolation/runner.ts";
+import { removeOrphanedCopies } from "./compress/isolation/compiled.ts";
 import { startJobWorker } from "./compress/jobs/worker.ts";
+import { recoverDeadBoots, removeBootMarker } from "./compress/boot.ts";
 import { startHousekeeping } from "./compress/maintenance.ts";
 import { createStorage } from "./compress/storage/index.ts";
 import { accounts } from "./auth/accounts.ts";
@@ -18,6 +20,7 @@ import { createServiceServer } from "./http/server.ts";
 import { createLifecycle } from "./http/drain.ts";
 import { shutdown } from "./lifecycle.ts";
 import { createLogger, flushLogger } from "./logger.ts";
+import { DirectoryLocked, lockDirectory } from "./process-lock.ts";
 import { closeRedis, createRedis } from "./redis.ts";
 
 let config: Config;
@@ -31,6 +34,25 @@ try {
   throw error;
 }
 const logger = createLogger(config);
+
+// The embedded database's directory is this process's alone (and its admin socket with it): a
+// second service on it exits here, before it touches anything; a dead one's lock is taken over.
+const dataDir =
+  config.database.kind === "pglite" && !config.database.dataDir.startsWith("memory://")
+    ? config.database.dataDir
+    : null;
+let dataDirLock: Awaited<ReturnType<typeof lockDirectory>> | null = null;
+try {
+  dataDirLock = dataDir ? await lockDirectory(dataDir) : null;
+} catch (error) {
+  if (!(error instanceof DirectoryLocked)) throw error;
+  logger.fatal(
+    { dataDir, ownerPid: error.ownerPid },
+    `another service (pid ${error.ownerPid}) is running on the data directory ${dataDir}; stop it first, or give this one another PGLITE_DATA_DIR`,
+  );
+  await flushLogger(logger);
+  process.exit(1);
+}
 // Anything that fails from here until the service listens (the database, migrations, the seed,
 // storage, the port) is one JSON line at CRITICAL and exit 1, not a bare stack on stderr.
 async function start() {
@@ -53,12 +75,16 @@ async function start() {
     if (created.length) logger.info({ subscribers: created }, "demo subscribers created");
   }
   // The embedded database is this process's alone: account commands reach it through a socket.
-  const accountsSocket =
-    config.database.kind === "pglite" && !config.database.dataDir.startsWith("memory://")
-      ? await serveAccounts(adminSocketPath(config.database.dataDir), accounts(db.prisma, config.apiKeyPepper))
-      : null;
+  const accountsSocket = dataDir
+    ? await serveAccounts(adminSocketPath(dataDir), accounts(db.prisma, config.apiKeyPepper))
+    : null;
 
   const storage = await createStorage(config.storage);
+  // What a process killed on this machine left: its quota units, job leases and files (boot.ts).
+  const tmpRoot = temporaryRoot(config);
+  const recovered = await recoverDeadBoots(db.prisma, tmpRoot, storage);
+  const copies = removeOrphanedCopies();
+  if (recovered.deadBoots.length || copies) logger.info({ ...recovered, copies }, "cleared what killed processes left");
   const runner = createRunner({
     ...serviceRunnerOptions(config.compress),
     onChildStderr: (text) => logger.warn({ stderr: text.slice(0, 2000) }, "compression process wrote to stderr"),
@@ -71,7 +97,7 @@ async function start() {
   const housekeeping = startHousekeeping({
     prisma: db.prisma,
     storage,
-    tmpRoot: temporaryRoot(config),
+    tmpRoot,
     retentionHours: config.resultRetentionHours,
     interruptedAfterMs: Math.max(3_600_000, runner.timeoutFor(config.compress.maxUploadBytes) * 4),
     logger,
@@ -91,7 +117,18 @@ async function start() {
       `listening on http://${config.host}:${port} (${config.httpProtocol === "h2c" ? "HTTP/1.1 and h2c" : "HTTP/1.1"}; database: ${where}); explorer at /graphql, API docs at /api/v1/docs`,
     );
   }
-  return { redis, db, accountsSocket, runner, jobWorker, housekeeping, feedHousekeeping, lifecycle, server };
+  return {
+    redis,
+    db,
+    accountsSocket,
+    runner,
+    jobWorker,
+    housekeeping,
+    feedHousekeeping,
+    lifecycle,
+    server,
+    tmpRoot,
+  };
 }
 
 let service: Awaited<ReturnType<typeof start>>;
@@ -102,7 +139,8 @@ try {
   await flushLogger(logger);
   process.exit(1);
 }
-const { redis, db, accountsSocket, runner, jobWorker, housekeeping, feedHousekeeping, lifecycle, server } = service;
+const { redis, db, accountsSocket, runner, jobWorker, housekeeping, feedHousekeeping, lifecycle, server, tmpRoot } =
+  service;
 
 let stopping = false;
 async function stop(signal: NodeJS.Signals) {
@@ -131,6 +169,8 @@ async function stop(signal: NodeJS.Signals) {
       { name: "redis", run: () => closeRedis(redis) },
       // The embedded database writes its files on close: give it longer.
       { name: "database", run: () => db.close(), timeoutMs: 3_000 },
+      // Last: once the database is closed, another service may open the directory.
+      { name: "locks", run: () => Promise.all([removeBootMarker(tmpRoot), dataDirLock?.release()]) },
     ],
   });
   process.exit(0);

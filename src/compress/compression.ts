@@ -10,14 +10,20 @@
 //   | fail   the record says failed, with the error code, and the unit is released: once, by
 //            whichever caller's conditional update claims the running record (the request itself,
 //            a job's last attempt, or the housekeeping after a crash), never twice
+//
+// A unit is charged only while a live process holds its reservation (holds.ts: the boot id and
+// the hold recorded with it); succeed and fail are retried through a short database blip, and a
+// release the database refused even then is retried in the background (failOrRetryLater).
 import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { nextMonth, reserveQuota } from "../auth/quota.ts";
 import { HttpError, retryAfter } from "../errors.ts";
+import type { Logger } from "../logger.ts";
 import type { CompressionProfile } from "./engine/index.ts";
 import type { EngineJob } from "./isolation/protocol.ts";
 import { RunnerBusy, type Runner } from "./isolation/runner.ts";
 import type { ObjectStorage } from "./storage/storage.ts";
+import { BOOT_ID, hold, holdUntil, letGo } from "./holds.ts";
 
 /** Who a compression is charged to: an API key of a subscriber with a monthly quota. */
 export interface Chargeable {
@@ -68,16 +74,41 @@ export async function reserve(prisma: PrismaClient, key: Chargeable): Promise<Re
   // One transaction: the unit and the record that accounts for it exist together or not at all,
   // even when the process dies between the two statements (a failure later gives the unit back
   // through the record: fail below, or the housekeeping for a record left running).
-  return prisma.$transaction(async (tx) => {
+  const reserved = await prisma.$transaction(async (tx) => {
     const reservation = await reserveQuota(tx, key.subscriberId, key.monthlyQuota);
     if (!reservation) throw quotaExceeded(key.monthlyQuota);
     const { month, used, limit } = reservation;
     const record = await tx.compression.create({
-      data: { subscriberId: key.subscriberId, apiKeyId: key.id, month, profile: "balanced" },
+      data: {
+        subscriberId: key.subscriberId,
+        apiKeyId: key.id,
+        month,
+        profile: "balanced",
+        bootId: BOOT_ID,
+        heldUntil: holdUntil(),
+      },
       select: { id: true },
     });
     return { id: record.id, subscriberId: key.subscriberId, month, used, limit };
   });
+  hold(reserved.id);
+  return reserved;
+}
+
+/** The waits between attempts of a settle call (succeed, fail) through a database blip: ~3.5 s in all. */
+export const SETTLE_RETRY_DELAYS_MS = [250, 750, 2_500];
+
+/** Runs a database write, again after each of `delays` while it throws; the last error if none succeeds. */
+export async function withRetries<T>(write: () => Promise<T>, delays = SETTLE_RETRY_DELAYS_MS): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await write();
+    } catch (error) {
+      const delay = delays[attempt];
+      if (delay === undefined) throw error;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
 }
 
 // Every failure the engine or its process reports is about the file: a 422 with its code, not
@@ -158,19 +189,49 @@ export interface Outcome {
 }
 
 /**
- * Marks the compression succeeded: its unit stays used. Only a running record is claimed; one the
- * housekeeping already failed (and released) is not charged after all, and this throws.
+ * Marks the compression succeeded: its unit stays used. Only a running record is claimed (or one
+ * this call already marked, when a retry follows a write whose answer was lost). A request's
+ * record the housekeeping released as interrupted while its process was cut off from the database
+ * is taken back and charged again: the file was delivered. Otherwise (a job's record, or one
+ * failed for another reason) this throws.
  */
 export async function succeed(
   prisma: PrismaClient,
   compression: Pick<Reserved, "id">,
   outcome: Outcome,
 ): Promise<void> {
-  const claimed = await prisma.compression.updateMany({
-    where: { id: compression.id, status: "running" },
-    data: { status: "succeeded", ...outcome, finishedAt: new Date() },
-  });
+  const mark = () =>
+    prisma.compression.updateMany({
+      where: {
+        id: compression.id,
+        OR: [{ status: "running" }, { status: "succeeded", objectName: outcome.objectName }],
+      },
+      data: { status: "succeeded", ...outcome, finishedAt: new Date() },
+    });
+  let claimed = await withRetries(mark);
+  if (claimed.count !== 1 && (await withRetries(() => takeBackInterrupted(prisma, compression.id)))) {
+    claimed = await withRetries(mark);
+  }
+  letGo(compression.id);
   if (claimed.count !== 1) throw new Error(`compression ${compression.id} was no longer running when it succeeded`);
+}
+
+/** A job-less record released as interrupted: running again, its unit charged again. True if taken. */
+async function takeBackInterrupted(prisma: PrismaClient, id: string): Promise<boolean> {
+  const [row] = await prisma.$queryRaw<{ taken: number }[]>`
+    WITH taken AS (
+      UPDATE compressions c SET status = 'running', error_code = NULL, finished_at = NULL
+       WHERE c.id = ${id}::uuid AND c.status = 'failed' AND c.error_code = 'interrupted'
+         AND NOT EXISTS (SELECT 1 FROM compression_jobs j WHERE j.compression_id = c.id)
+       RETURNING c.subscriber_id, c.month
+    ), charged AS (
+      UPDATE quota_usage q SET used = q.used + 1
+        FROM taken t
+       WHERE q.subscriber_id = t.subscriber_id AND q.month = t.month
+       RETURNING 1
+    )
+    SELECT count(*)::int AS taken FROM taken`;
+  return row?.taken === 1;
 }
 
 /**
@@ -184,10 +245,16 @@ export async function fail(
   compression: Pick<Reserved, "id">,
   errorCode: string,
 ): Promise<boolean> {
+  const claimed = await withRetries(() => failOnce(prisma, compression.id, errorCode));
+  letGo(compression.id);
+  return claimed;
+}
+
+async function failOnce(prisma: PrismaClient, id: string, errorCode: string): Promise<boolean> {
   const [row] = await prisma.$queryRaw<{ claimed: number }[]>`
     WITH claimed AS (
       UPDATE compressions SET status = 'failed', error_code = ${errorCode}, finished_at = now()
-       WHERE id = ${compression.id}::uuid AND status = 'running'
+       WHERE id = ${id}::uuid AND status = 'running'
        RETURNING subscriber_id, month
     ), released AS (
       UPDATE quota_usage q SET used = q.used - 1
@@ -197,6 +264,37 @@ export async function fail(
     )
     SELECT count(*)::int AS claimed FROM claimed`;
   return row?.claimed === 1;
+}
+
+/** The waits of a release retried in the background (about 4 minutes in all, longer than a hold). */
+const BACKGROUND_RETRY_DELAYS_MS = [1_000, 2_000, 5_000, 10_000, 20_000, 40_000, 60_000, 60_000, 60_000];
+
+/**
+ * fail, for a caller that must answer now (a request, whose answer should not wait out a database
+ * outage): tried once, and when the database refuses it, retried in the background while the caller
+ * answers, the reservation held meanwhile. If the database stays away longer than that, the hold
+ * lapses and the housekeeping releases the unit.
+ */
+export async function failOrRetryLater(
+  prisma: PrismaClient,
+  compression: Pick<Reserved, "id">,
+  errorCode: string,
+  logger: Logger,
+): Promise<void> {
+  try {
+    await failOnce(prisma, compression.id, errorCode);
+    letGo(compression.id);
+  } catch (error) {
+    hold(compression.id);
+    logger.warn({ err: error, recordId: compression.id }, "could not release a quota reservation; retrying");
+    void withRetries(() => failOnce(prisma, compression.id, errorCode), BACKGROUND_RETRY_DELAYS_MS).then(
+      () => letGo(compression.id),
+      (failure: unknown) => {
+        letGo(compression.id);
+        logger.error({ err: failure, recordId: compression.id }, "could not release a quota reservation");
+      },
+    );
+  }
 }
 
 /** The compression result of the API: sizes in bytes, savings in percent (two decimals). */

@@ -1,11 +1,14 @@
 // Housekeeping that keeps the compression API's promises after the unexpected: results are
 // deleted after the retention period, temporary uploads left by a crashed process are removed,
-// and a compression a crashed process never finished gives its quota unit back.
+// and a compression a crashed process never finished gives its quota unit back as soon as its
+// hold lapses (holds.ts; checked every minute). A restart does the same at once for its dead
+// predecessor on the machine (boot.ts).
 import { readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import { fail } from "./compression.ts";
+import { startHoldRenewal } from "./holds.ts";
 import type { ObjectStorage } from "./storage/storage.ts";
 
 /** Removes request directories under root older than maxAgeMs; returns how many. */
@@ -24,19 +27,32 @@ export async function sweepTemporaryUploads(root: string, maxAgeMs: number, now 
 }
 
 /**
- * Compressions still "running" long after any could (their process died) are marked failed and
- * their quota unit released (compression.ts `fail`: the conditional update that claims the row
- * releases the unit, so two instances reconciling at once release it once).
+ * Compressions still "running" whose hold has lapsed (their process died, or lost its database
+ * for longer than the hold) are marked failed and their quota unit released (compression.ts
+ * `fail`: the conditional update that claims the row releases the unit, so two instances
+ * reconciling at once release it once). A record from before holds existed has none: it counts as
+ * lapsed once created before `unheldBefore`. `where` narrows the records further (boot.ts).
  */
-export async function reconcileInterrupted(prisma: PrismaClient, olderThan: Date): Promise<number> {
+export async function reconcileInterrupted(
+  prisma: PrismaClient,
+  unheldBefore: Date,
+  where: { bootId?: { in: string[] } } = {},
+  now = new Date(),
+): Promise<number> {
+  const lapsed = where.bootId
+    ? {}
+    : { OR: [{ heldUntil: { lt: now } }, { heldUntil: null, createdAt: { lt: unheldBefore } }] };
   const stale = await prisma.compression.findMany({
-    // A compression of an asynchronous job is the queue's to end (jobs/worker.ts): it may wait.
     where: {
       status: "running",
-      createdAt: { lt: olderThan },
-      OR: [{ job: { is: null } }, { job: { status: { in: ["succeeded", "failed"] } } }],
+      ...where,
+      AND: [
+        lapsed,
+        // A compression of an asynchronous job is the queue's to end (jobs/worker.ts): it may wait.
+        { OR: [{ job: { is: null } }, { job: { status: { in: ["succeeded", "failed"] } } }] },
+      ],
     },
-    select: { id: true, subscriberId: true, month: true },
+    select: { id: true },
   });
   let released = 0;
   for (const row of stale) {
@@ -46,19 +62,29 @@ export async function reconcileInterrupted(prisma: PrismaClient, olderThan: Date
 }
 
 /**
- * Direct uploads never compressed within the retention period: their files and rows are deleted
- * (a used one's file belongs to its job, which deletes it when it ends). Returns how many.
+ * Direct uploads older than the retention period, used or not: their files and rows are deleted,
+ * except the file of a job still queued or running (it deletes it when it ends). A used upload's
+ * file is normally gone already; this removes whatever was written to its address after all.
+ * Returns how many.
  */
 export async function expireDirectUploads(prisma: PrismaClient, storage: ObjectStorage, before: Date): Promise<number> {
   const stale = await prisma.directUpload.findMany({
-    where: { usedAt: null, createdAt: { lt: before } },
+    where: { createdAt: { lt: before } },
     select: { id: true, objectName: true },
   });
+  const busy = await prisma.compressionJob.findMany({
+    where: { inputObject: { in: stale.map((upload) => upload.objectName) }, status: { in: ["queued", "running"] } },
+    select: { inputObject: true },
+  });
+  const inUse = new Set(busy.map((job) => job.inputObject));
+  let expired = 0;
   for (const upload of stale) {
+    if (inUse.has(upload.objectName)) continue;
     await storage.deleteInput(upload.objectName);
-    await prisma.directUpload.deleteMany({ where: { id: upload.id, usedAt: null } });
+    await prisma.directUpload.deleteMany({ where: { id: upload.id } });
+    expired++;
   }
-  return stale.length;
+  return expired;
 }
 
 export function startHousekeeping(options: {
@@ -66,31 +92,51 @@ export function startHousekeeping(options: {
   storage: ObjectStorage;
   tmpRoot: string;
   retentionHours: number;
-  /** Longer than any compression can take. */
+  /** Longer than any compression can take: temporary directories and records without a hold older than that. */
   interruptedAfterMs: number;
   logger: Logger;
   everyMs?: number;
+  /** How often lapsed holds are looked for (default every minute). */
+  reconcileEveryMs?: number;
 }): { stop(): void } {
   const run = async () => {
     try {
       const now = Date.now();
       const deleted = await options.storage.deleteOlderThan(new Date(now - options.retentionHours * 3_600_000));
       const swept = await sweepTemporaryUploads(options.tmpRoot, options.interruptedAfterMs, now);
-      const released = await reconcileInterrupted(options.prisma, new Date(now - options.interruptedAfterMs));
       const cutoff = new Date(now - options.retentionHours * 3_600_000);
       const uploads = await expireDirectUploads(options.prisma, options.storage, cutoff);
-      if (deleted || swept || released || uploads) {
+      if (deleted || swept || uploads) {
         options.logger.info(
-          { deleted, swept, released, uploads },
-          "housekeeping: expired results, stale uploads, interrupted work, unused direct uploads",
+          { deleted, swept, uploads },
+          "housekeeping: expired results, stale uploads, direct uploads",
         );
       }
     } catch (error) {
       options.logger.warn({ err: error }, "housekeeping failed; retrying at the next run");
     }
   };
+  const reconcile = async () => {
+    try {
+      const unheldBefore = new Date(Date.now() - options.interruptedAfterMs);
+      const released = await reconcileInterrupted(options.prisma, unheldBefore);
+      if (released) options.logger.info({ released }, "housekeeping: quota units of interrupted compressions released");
+    } catch (error) {
+      options.logger.warn({ err: error }, "could not look for interrupted compressions; retrying at the next run");
+    }
+  };
   void run();
-  const timer = setInterval(() => void run(), options.everyMs ?? 15 * 60_000);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
+  void reconcile();
+  const timers = [
+    setInterval(() => void run(), options.everyMs ?? 15 * 60_000),
+    setInterval(() => void reconcile(), options.reconcileEveryMs ?? 60_000),
+  ];
+  for (const timer of timers) timer.unref();
+  const holds = startHoldRenewal(options.prisma, options.logger);
+  return {
+    stop: () => {
+      for (const timer of timers) clearInterval(timer);
+      holds.stop();
+    },
+  };
 }

@@ -15,7 +15,9 @@ import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Context } from "koa";
+import type { PrismaClient } from "../../generated/prisma/client.ts";
 import type { AuthenticatedKey } from "../../auth/authenticate.ts";
+import { usedThisMonth } from "../../auth/quota.ts";
 import { HttpError } from "../../errors.ts";
 import { publicOrigin } from "../../http/origin.ts";
 import * as compression from "../compression.ts";
@@ -127,11 +129,7 @@ export async function acceptUploadAsJob(
 async function failAcceptance(deps: JobDeps, reserved: Reserved, error: unknown) {
   const code =
     error instanceof HttpError ? error.code : error instanceof UploadAborted ? "client_aborted" : "internal_error";
-  await compression
-    .fail(deps.prisma, reserved, code)
-    .catch((failure: unknown) =>
-      deps.logger.error({ err: failure, recordId: reserved.id }, "could not release a quota reservation"),
-    );
+  await compression.failOrRetryLater(deps.prisma, reserved, code, deps.logger);
 }
 
 function jobOptions(deps: JobDeps, profile: string | undefined, callbackUrl: string | undefined) {
@@ -216,6 +214,8 @@ interface TakenUpload {
   size: number;
 }
 
+const uploadUsed = () => new HttpError(409, "upload_used", "This upload was already compressed.");
+
 const uploadNotFound = () =>
   new HttpError(404, "upload_not_found", "No direct upload with this id belongs to this API key's subscriber.");
 
@@ -225,6 +225,8 @@ async function takeDirectUpload(deps: JobDeps, key: AuthenticatedKey, uploadId: 
     ? await deps.prisma.directUpload.findFirst({ where: { id: uploadId, subscriberId: key.subscriberId } })
     : null;
   if (!row) throw uploadNotFound();
+  // Before the file: a used upload's file is gone (or its job's), which is not "incomplete".
+  if (row.usedAt) throw uploadUsed();
   const info = await deps.storage.inputInfo(row.objectName, SNIFF_BYTES);
   if (!info) throw new HttpError(409, "upload_incomplete", "Nothing has been uploaded to this upload's URL yet.");
   if (info.size > deps.config.compress.maxUploadBytes) throw tooLarge(deps.config.compress.maxUploadBytes);
@@ -236,7 +238,7 @@ async function takeDirectUpload(deps: JobDeps, key: AuthenticatedKey, uploadId: 
     where: { id: row.id, usedAt: null },
     data: { usedAt: new Date() },
   });
-  if (taken.count !== 1) throw new HttpError(409, "upload_used", "This upload was already compressed.");
+  if (taken.count !== 1) throw uploadUsed();
   return { id: row.id, objectName: row.objectName, filename: row.filename, size: info.size };
 }
 
@@ -276,8 +278,14 @@ async function compressDirectUploadNow(
   }
 }
 
-/** POST /v1/uploads: a direct upload and its signed PUT URL, valid UPLOAD_URL_TTL_SECONDS. */
+/**
+ * POST /v1/uploads: a direct upload and its signed PUT URL, valid UPLOAD_URL_TTL_SECONDS. Refused
+ * (402) when the month's quota is used up: the upload could not be compressed.
+ */
 export async function createDirectUpload(deps: JobDeps, ctx: Context, key: AuthenticatedKey): Promise<void> {
+  if ((await usedThisMonth(deps.prisma, key.subscriberId)) >= key.monthlyQuota) {
+    throw compression.quotaExceeded(key.monthlyQuota);
+  }
   const body = ctx.get("Content-Length") && Number(ctx.get("Content-Length")) > 0 ? await readJsonObject(ctx) : {};
   const filename = stringField(body, "filename", false) ?? "document.pdf";
   if (filename.length > 255) throw new HttpError(400, "invalid_filename", "filename is too long.");
@@ -311,20 +319,38 @@ export async function createDirectUpload(deps: JobDeps, ctx: Context, key: Authe
   };
 }
 
+const uploadUrlExpired = () =>
+  new HttpError(403, "url_expired", "This upload address has expired; ask POST /v1/uploads for another.");
+
+/** A direct upload's address takes writes only while its upload is unused (and not yet swept). */
+async function checkUploadOpen(prisma: PrismaClient, objectName: string): Promise<void> {
+  const row = await prisma.directUpload.findUnique({ where: { objectName }, select: { usedAt: true } });
+  if (!row) throw uploadUrlExpired();
+  if (row.usedAt) throw uploadUsed();
+}
+
 /**
  * PUT to the local signed upload path: the body streamed to the inputs directory under the
- * signed size limit, refused (and removed) past it or without %PDF- in its first 1024 bytes.
+ * signed size limit, refused (and removed) past it or without %PDF- in its first 1024 bytes, and
+ * refused once the upload was used (409 upload_used) or swept (403 url_expired).
  */
-export async function receiveDirectUpload(local: LocalStorage, ctx: Context, sendContinue: () => void): Promise<void> {
-  const verdict = local.verifyUpload(routeParam(ctx, "name"), new URLSearchParams(ctx.querystring));
+export async function receiveDirectUpload(
+  local: LocalStorage,
+  prisma: PrismaClient,
+  ctx: Context,
+  sendContinue: () => void,
+): Promise<void> {
+  const name = routeParam(ctx, "name");
+  const verdict = local.verifyUpload(name, new URLSearchParams(ctx.querystring));
   if (!verdict.ok) {
     throw verdict.reason === "expired"
-      ? new HttpError(403, "url_expired", "This upload address has expired; ask POST /v1/uploads for another.")
+      ? uploadUrlExpired()
       : new HttpError(403, "invalid_signature", "This upload address is not valid.");
   }
   if (Number(ctx.get("Content-Length")) > verdict.maxBytes) throw tooLarge(verdict.maxBytes);
+  await checkUploadOpen(prisma, name);
   sendContinue();
-  const part = `${verdict.file}.${randomBytes(6).toString("hex")}.part`;
+  const part = verdict.partial;
   let size = 0;
   let head = Buffer.alloc(0);
   const check = new Transform({
@@ -341,6 +367,7 @@ export async function receiveDirectUpload(local: LocalStorage, ctx: Context, sen
   try {
     await pipeline(ctx.req, check, createWriteStream(part, { flags: "wx", mode: 0o600 }));
     if (size === 0 || head.indexOf("%PDF-") < 0) throw notPdf();
+    await checkUploadOpen(prisma, name); // used while this body was on its way
     await rename(part, verdict.file);
   } catch (error) {
     await rm(part, { force: true });

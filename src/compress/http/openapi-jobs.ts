@@ -54,7 +54,7 @@ export function compressExtras(shared: Shared) {
       },
       "404": shared.error("upload_not_found: no direct upload of this id is the subscriber's."),
       "409": shared.error(
-        "upload_incomplete: nothing was PUT to the upload's URL yet; upload_used: already compressed.",
+        "upload_incomplete: nothing was PUT to the upload's URL yet; upload_used: already compressed (also when reused after its file was deleted).",
       ),
     },
   };
@@ -90,7 +90,7 @@ export function jobPaths(shared: Shared): Json {
         operationId: "createUpload",
         summary: "A direct upload: a short-lived signed URL to PUT a file to",
         description:
-          "PUT the PDF to upload_url with the headers given, then POST /v1/compress with {upload_id}. In production upload_url is Cloud Storage's (a V4 signed PUT whose signature covers the 300 MB limit in x-goog-content-length-range); on the embedded default it is this service's signed path /v1/uploads/content/{name}, which answers 200 {size}, 403 invalid_signature or url_expired, 413 file_too_large, 422 not_a_pdf (no %PDF- in the first 1024 bytes).",
+          "PUT the PDF to upload_url with the headers given, then POST /v1/compress with {upload_id}. In production upload_url is Cloud Storage's (a V4 signed PUT whose signature covers the 300 MB limit in x-goog-content-length-range); on the embedded default it is this service's signed path /v1/uploads/content/{name}, which answers 200 {size}, 403 invalid_signature or url_expired (also once the upload was swept), 409 upload_used (the upload was already compressed: its address takes no more writes), 413 file_too_large, 422 not_a_pdf (no %PDF- in the first 1024 bytes). Refused with 402 when the month's quota is used up, as the compression would be.",
         requestBody: {
           required: false,
           content: {
@@ -105,6 +105,7 @@ export function jobPaths(shared: Shared): Json {
             content: { "application/json": { schema: { $ref: "#/components/schemas/DirectUpload" } } },
           },
           "400": error("invalid_json or invalid_filename."),
+          "402": common["402"],
           "413": error("body_too_large: the JSON body is over 16 KiB."),
           ...keyed,
         },

@@ -141,14 +141,14 @@ export function createCompressRouter(deps: JobDeps, service: CompressService = c
   router.get("/v1/webhook-secret", authenticate, rateLimitBy(perKey, keyOf), withKey(answerWebhookSecret(false)));
   router.post("/v1/webhook-secret", authenticate, rateLimitBy(perKey, keyOf), withKey(answerWebhookSecret(true)));
 
-  if (storage.kind === "local") addLocalStorageRoutes(router, storage as LocalStorage);
+  if (storage.kind === "local") addLocalStorageRoutes(router, storage as LocalStorage, prisma);
   return router;
 }
 
 const keyOf = (ctx: Context) => (ctx.state["apiKey"] as AuthenticatedKey | undefined)?.id;
 
 /** The local stand-in's signed download and upload paths (Cloud Storage serves its own). */
-function addLocalStorageRoutes(router: Router, local: LocalStorage): void {
+function addLocalStorageRoutes(router: Router, local: LocalStorage, prisma: JobDeps["prisma"]): void {
   router.get(`${LOCAL_DOWNLOAD_PREFIX}:name`, async (ctx) => {
     const verdict = await local.verify(ctx.params["name"] ?? "", new URLSearchParams(ctx.querystring));
     if (!verdict.ok) {
@@ -162,7 +162,7 @@ function addLocalStorageRoutes(router: Router, local: LocalStorage): void {
     ctx.body = createReadStream(verdict.file);
   });
   router.put(`${LOCAL_UPLOAD_PREFIX}:name`, readNoMoreThanNeeded, (ctx) =>
-    receiveDirectUpload(local, ctx, () => {
+    receiveDirectUpload(local, prisma, ctx, () => {
       if (expectsContinue(ctx.req)) ctx.res.writeContinue();
     }),
   );

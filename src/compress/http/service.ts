@@ -18,6 +18,7 @@ import { createRateLimiter, type RateLimiter } from "../../http/rate-limit.ts";
 import type { Logger } from "../../logger.ts";
 import * as compression from "../compression.ts";
 import type { CompressionResultBody, EngineRunner, Reserved } from "../compression.ts";
+import { BOOT_ID } from "../holds.ts";
 import {
   COMPRESSION_PROFILES,
   isCompressionProfile,
@@ -47,11 +48,14 @@ export interface CompressDeps {
 /** Where requests write their uploads, one directory each. */
 export const temporaryRoot = (config: Config) => config.compress.tmpDir ?? path.join(tmpdir(), "marketplace-compress");
 
+/** The prefix of this process's request directories: a restart removes a dead process's by it (boot.ts). */
+export const requestDirectoryPrefix = (bootId: string) => `req-${bootId}-`;
+
 /** A new directory of this request's own under the temporary root. */
 export async function requestDirectory(config: Config): Promise<string> {
   const root = temporaryRoot(config);
   await mkdir(root, { recursive: true });
-  return mkdtemp(path.join(root, "req-"));
+  return mkdtemp(path.join(root, requestDirectoryPrefix(BOOT_ID)));
 }
 
 export function parseProfile(value: string | undefined): CompressionProfile {
@@ -226,9 +230,5 @@ async function failRequest(deps: CompressDeps, ctx: Context, reserved: Reserved,
   } else if (code === "shutting_down") {
     deps.logger.warn({ requestId }, "compression cut off by the shutdown");
   }
-  try {
-    await compression.fail(deps.prisma, reserved, code);
-  } catch (failure) {
-    deps.logger.error({ err: failure, recordId: reserved.id }, "could not release a quota reservation");
-  }
+  await compression.failOrRetryLater(deps.prisma, reserved, code, deps.logger);
 }

@@ -8,13 +8,27 @@
 // the modules' relative layout and links node_modules, so that packages resolve as from the
 // sources. When anything fails (an older Node, an import that leaves the copied tree), the pool
 // runs the .ts sources as they are.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { stripTypeScriptTypes } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { processAlive } from "../../process-lock.ts";
 
 /** Relative imports of .ts modules: `from "./x.ts"`, `import "./x.ts"`, `import("./x.ts")`. */
 const RELATIVE_TS_IMPORT = /(\bfrom\s*|\bimport\s*\(?\s*)(["'])(\.{1,2}\/[^"'\n]+?)\.ts\2/g;
+
+/** A copy's directory name leads with its process's pid: a later start removes a dead process's copies. */
+const COPY_PREFIX = "compress-engine-";
+const COPY_OF_PID = /^compress-engine-(\d+)-/;
 
 /** Copies not yet removed: removed when the process exits, if their pool was never closed. */
 const live = new Set<string>();
@@ -62,7 +76,7 @@ export function compileChild(childModule: string): CompiledChild | undefined {
     );
     const nodeModules = nodeModulesAbove(root);
     if (!nodeModules) return undefined;
-    dir = mkdtempSync(path.join(tmpdir(), "compress-engine-"));
+    dir = mkdtempSync(path.join(tmpdir(), `${COPY_PREFIX}${process.pid}-`));
     for (const [file, js] of sources) {
       const target = path.join(dir, path.relative(root, file)).replace(/\.ts$/, ".mjs");
       mkdirSync(path.dirname(target), { recursive: true });
@@ -88,4 +102,19 @@ export function compileChild(childModule: string): CompiledChild | undefined {
     if (dir) rmSync(dir, { recursive: true, force: true });
     return undefined;
   }
+}
+
+/**
+ * Removes the copies of processes that no longer run (a SIGKILL skips the exit hook); returns how
+ * many. A copy without a pid in its name (an older version's) is left alone: its owner is unknown.
+ */
+export function removeOrphanedCopies(root = tmpdir()): number {
+  let removed = 0;
+  for (const entry of readdirSync(root)) {
+    const pid = Number(COPY_OF_PID.exec(entry)?.[1] ?? 0);
+    if (!pid || pid === process.pid || processAlive(pid)) continue;
+    rmSync(path.join(root, entry), { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
 }

@@ -17,6 +17,7 @@ import { HttpError } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
 import * as compression from "../compression.ts";
 import type { EngineRunner } from "../compression.ts";
+import { BOOT_ID } from "../holds.ts";
 import { requestDirectory } from "../http/service.ts";
 import type { ObjectStorage } from "../storage/storage.ts";
 import * as queue from "./queue.ts";
@@ -49,6 +50,9 @@ export interface JobWorker {
   abandon(): void;
 }
 
+/** A worker's id: its process's boot id, then its own (a process may run more than one worker). */
+export const workerIdOf = (bootId: string) => `${bootId}:${randomUUID().slice(0, 8)}`;
+
 interface WorkerState {
   readonly deps: WorkerDeps;
   readonly id: string;
@@ -63,7 +67,8 @@ interface WorkerState {
 export function startJobWorker(deps: WorkerDeps, slots = deps.config.jobs.workers): JobWorker {
   const state: WorkerState = {
     deps,
-    id: `${process.pid}-${randomUUID().slice(0, 8)}`,
+    // Led by the boot id: a restart frees the leases of its dead predecessor's jobs at once (boot.ts).
+    id: workerIdOf(BOOT_ID),
     slots,
     running: new Map(),
     abandon: new AbortController(),

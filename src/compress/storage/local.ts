@@ -5,6 +5,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { copyFile, link, mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { BOOT_ID } from "../holds.ts";
 import { INPUT_NAME, type ObjectStorage, type StoredObject } from "./storage.ts";
 
 export const LOCAL_DOWNLOAD_PREFIX = "/v1/files/";
@@ -20,13 +21,21 @@ export interface LocalStorage extends ObjectStorage {
     query: URLSearchParams,
     now?: Date,
   ): Promise<{ ok: true; file: string; downloadName: string } | { ok: false; reason: "invalid" | "expired" }>;
-  /** Checks a signed upload path; the file to write, the size limit, or the reason it is refused. */
+  /**
+   * Checks a signed upload path; the file to write (through `partial`, renamed to `file` once
+   * whole), the size limit, or the reason it is refused.
+   */
   verifyUpload(
     name: string,
     query: URLSearchParams,
     now?: Date,
-  ): { ok: true; file: string; maxBytes: number } | { ok: false; reason: "invalid" | "expired" };
+  ): { ok: true; file: string; partial: string; maxBytes: number } | { ok: false; reason: "invalid" | "expired" };
+  /** Removes the partial uploads of the processes of these boot ids (dead: boot.ts); returns how many. */
+  removePartialUploads(bootIds: string[]): Promise<number>;
 }
+
+/** A partial upload's name: the input's, then the boot id of the process writing it. */
+const partialName = (name: string, bootId: string) => `${name}.${bootId}.${randomBytes(6).toString("hex")}.part`;
 
 async function signingKey(dir: string, configured: string | null): Promise<Buffer> {
   if (configured) return Buffer.from(configured);
@@ -56,7 +65,7 @@ function refusal(
 
 type LocalInputs = Pick<
   LocalStorage,
-  "putInput" | "fetchInput" | "inputInfo" | "deleteInput" | "signedUploadUrl" | "verifyUpload"
+  "putInput" | "fetchInput" | "inputInfo" | "deleteInput" | "signedUploadUrl" | "verifyUpload" | "removePartialUploads"
 >;
 
 /** Job inputs and direct uploads in `inputs`, their upload addresses signed with `key`. */
@@ -108,7 +117,17 @@ function localInputs(inputs: string, key: Buffer): LocalInputs {
       const max = query.get("max") ?? "";
       const refused = refusal(INPUT_NAME.test(name), query, signUpload(name, expires, max), expires, now);
       if (refused) return { ok: false, reason: refused };
-      return { ok: true, file: inputFile(name), maxBytes: Number(max) };
+      const file = inputFile(name);
+      return { ok: true, file, partial: path.join(inputs, partialName(name, BOOT_ID)), maxBytes: Number(max) };
+    },
+    async removePartialUploads(bootIds) {
+      let removed = 0;
+      for (const entry of await readdir(inputs)) {
+        if (!entry.endsWith(".part") || !bootIds.some((bootId) => entry.includes(`.${bootId}.`))) continue;
+        await rm(path.join(inputs, entry), { force: true });
+        removed++;
+      }
+      return removed;
     },
   };
 }
