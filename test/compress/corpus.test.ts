@@ -2,13 +2,15 @@
 // with every profile where the manifest expects a 200, and the right refusal where it expects a
 // 422. Prints the savings per category and profile.
 //
-// What the benchmark (`npm run bench:compress`) showed is locked in here. The outputs of the 37
-// files the manifest expects a 200 for are measured as the benchmark measures them, through
-// bench/pdf/quality.ts (qpdf and Poppler, not the pdf-lib the engine is built on): `qpdf --check`
-// passes, the page count is the input's, the text is the input's (lossless) or still extractable
-// and alike, form fields / links / bookmarks / attachments are not fewer, and the first, middle and
-// last pages rendered at 100 dpi are the input's pixel for pixel (lossless) or above an SSIM floor.
-// The savings per category and profile must stay above the floors of SAVINGS_FLOORS.
+// What the benchmark (`npm run bench:compress`) showed is locked in here. The files are the
+// manifest's: every file it expects a 200 for is compressed with every profile and measured as the
+// benchmark measures it, through bench/pdf/quality.ts (qpdf and Poppler, not the pdf-lib the engine
+// is built on): `qpdf --check` passes, the page count is the input's, the text is the input's
+// (lossless) or still extractable and alike, form fields / links / bookmarks / attachments are not
+// fewer, and the first, middle and last pages rendered at 100 dpi are the input's pixel for pixel
+// (lossless) or above an SSIM floor. The savings per category and profile must stay above the floors
+// of SAVINGS_FLOORS. No count of files is pinned: the corpus grows, and a new file either meets the
+// measures or fails them by name; the categories the floors rely on must be in the manifest.
 //
 // The hostile files (malformed, not PDF, encrypted) must get their refusal within the runner's
 // limits: no timeout, no kill for memory, no crash. That those limits are what stops a
@@ -29,7 +31,7 @@ import type { CompressionProfile } from "../../src/compress/engine/index.ts";
 import { isPdfRejectedCode } from "../../src/compress/engine/index.ts";
 import { findCrossReferenceProblem } from "../../src/compress/engine/xref.ts";
 import type { EngineJob, EngineResult } from "../../src/compress/isolation/protocol.ts";
-import { createRunner } from "../../src/compress/isolation/runner.ts";
+import { createRunner, jobTimeoutMs } from "../../src/compress/isolation/runner.ts";
 import type { Runner } from "../../src/compress/isolation/runner.ts";
 import { evaluateOutput, inspectInput } from "../../bench/pdf/evaluate.ts";
 import type { InputFacts, OutputEvaluation } from "../../bench/pdf/evaluate.ts";
@@ -40,15 +42,23 @@ import { corpusDir } from "./fixtures.ts";
 const CORPUS = corpusDir();
 const PROFILES: CompressionProfile[] = ["lossless", "balanced", "extreme"];
 const isProfile = (label: string): label is CompressionProfile => (PROFILES as string[]).includes(label);
-/** The runner's limits. The memory caps are production's (src/main.ts: RSS twice the heap cap). */
-const TIMEOUT_MS = 60_000;
+/**
+ * The runner's limits. The memory caps are production's (src/main.ts: RSS twice the heap cap). The
+ * time limit grows with the file as production's does (COMPRESS_TIMEOUT_SECONDS_PER_MB), at a
+ * rate that leaves room for a 2-core machine shared with other work (the 12 MB concatenation took
+ * 60 s there): what is tested here is that nothing runs away, not how fast it runs.
+ */
+const LIMITS = { timeoutMs: 60_000, timeoutMsPerMb: 20_000 };
 const MEMORY_MB = 1024;
 const MAX_RSS_MB = 2 * MEMORY_MB;
 /** Engine children at once, and qpdf / Poppler processes at once (a render can take 100s of MB). */
 const PARALLEL = 2;
 const TOOL_TIMEOUT_MS = 120_000;
-/** Everything (engine jobs and measures) runs in beforeAll: 3-4 min on a busy 2-core machine. */
-const SUITE_TIMEOUT_MS = 540_000;
+/**
+ * Everything (engine jobs and measures) runs in beforeAll: some 6 min on a 2-core machine of its
+ * own, more than 15 min when other work shares it.
+ */
+const SUITE_TIMEOUT_MS = 2_400_000;
 
 /** The rendered pages (first, middle, last at 100 dpi): lossless must not change a pixel. */
 const SSIM_FLOORS: Record<CompressionProfile, number | "identical"> = {
@@ -58,33 +68,36 @@ const SSIM_FLOORS: Record<CompressionProfile, number | "identical"> = {
 };
 /**
  * Lossy profiles: the words pdftotext extracts, compared as the benchmark does (textSimilarity).
- * The benchmark found the text identical on all 37 files with every profile; only images change.
+ * The benchmark found the text identical on every file with every profile; only images change.
  */
 const TEXT_SIMILARITY_FLOOR = 0.99;
 
 /**
- * Savings floors in % (1 - sum of outputs / sum of inputs over a category's files; "all" is the 37
- * files). Left: the floors; right: what the benchmark measured, and this test measures the same.
- * Each floor is the measured figure minus 2 points, rounded down (0 where that is negative: never
- * larger is tested apart). The "all" floors also stay above the peers' figures (PEER_SAVINGS);
- * where the measured figure leaves less than 2 points above a peer, the floor is the peer's figure
- * (none does today).
+ * Savings floors in % (1 - sum of outputs / sum of inputs over a category's files; "all" is every
+ * file the manifest expects a 200 for). Left: the floors; right: how many files the category had
+ * and what was measured then. Each floor is the measured figure minus 2 points, rounded down (0
+ * where that is negative: never larger is tested apart). The "all" floors also stay above the
+ * peers' figures (PEER_SAVINGS); where the measured figure leaves less than 2 points above a peer,
+ * the floor is the peer's figure (none does today). A category the manifest has and this table
+ * does not (signed, whose expectation is changing) is measured and printed, without a floor.
  * Measured by `npm run bench:compress -- /work/shared/corpus/pdf --json /tmp/bench-final.json`
- * on 2026-11-21, engine at commit d7296be (no uncommitted engine files), 2 cores, Node 22.
+ * on 2026-11-21, engine at commit d7296be (no uncommitted engine files), 2 cores, Node 22; cv and
+ * all by this test on 2026-11-26 when the corpus grew to 79 files (53 expected to get a 200).
  */
 const SAVINGS_FLOORS_TABLE = `
-category       files  lossless balanced extreme  |  measured: lossless balanced extreme
-scanned           10         6       30      45  |                8.42    32.86   47.15
-photo              6        37       69      82  |               39.63    71.80   84.60
-text               9        17       27      30  |               19.85    29.86   32.28
-vector             1        27       67      69  |               29.30    69.02   71.22
-form               4        57       57      58  |               59.49    59.74   60.51
-optimised          2         9       14      16  |               11.47    16.29   18.24
-objstm             1        43       44      45  |               45.52    46.57   47.30
-incremental        2        21       24      26  |               23.36    26.66   28.74
-embedded           1         0        0       0  |                0.92     0.92    1.35
-derived-large      1        10       29      44  |               12.21    31.13   46.51
-all               37        18       35      45  |               20.38    37.76   47.03
+category       lossless balanced extreme  |  measured: files lossless balanced extreme
+scanned               6       30      45  |              10     8.42    32.86   47.15
+photo                37       69      82  |               6    39.63    71.80   84.60
+text                 17       27      30  |               9    19.85    29.86   32.28
+vector               27       67      69  |               1    29.30    69.02   71.22
+form                 57       57      58  |               4    59.49    59.74   60.51
+optimised             9       14      16  |               2    11.47    16.29   18.24
+objstm               43       44      45  |               1    45.52    46.57   47.30
+incremental          21       24      26  |               2    23.36    26.66   28.74
+embedded              0        0       0  |               1     0.92     0.92    1.35
+derived-large        10       29      44  |               1    12.21    31.13   46.51
+cv                   19       68      73  |              14    21.31    70.35   75.10
+all                  18       35      45  |              37    20.38    37.76   47.03
 `;
 
 /**
@@ -94,9 +107,15 @@ all               37        18       35      45  |               20.38    37.76 
  */
 const PEER_SAVINGS: Record<CompressionProfile, number> = { lossless: 10.9, balanced: 34.7, extreme: 44.7 };
 
+/**
+ * The manifest's categories this file relies on: the floors' (above), the refusals' (below) and
+ * the repairable kinds. Their absence would make a test pass by testing nothing.
+ */
+const HOSTILE_CATEGORIES = ["malformed", "not-pdf", "encrypted-user", "encrypted-owner", "damaged"];
+
 interface Floor {
-  files: number;
   floor: Record<CompressionProfile, number>;
+  files: number;
   measured: Record<CompressionProfile, number>;
 }
 
@@ -104,11 +123,11 @@ function parseFloors(table: string): Map<string, Floor> {
   const floors = new Map<string, Floor>();
   for (const line of table.trim().split("\n").slice(1)) {
     const [left, right] = line.split("|");
-    const [category, files, ...floor] = left!.trim().split(/\s+/);
-    const measured = right!.trim().split(/\s+/).map(Number);
+    const [category, ...floor] = left!.trim().split(/\s+/);
+    const [files, ...measured] = right!.trim().split(/\s+/).map(Number);
     const byProfile = (values: number[]) =>
       Object.fromEntries(PROFILES.map((p, i) => [p, values[i]!])) as Record<CompressionProfile, number>;
-    floors.set(category!, { files: Number(files), floor: byProfile(floor.map(Number)), measured: byProfile(measured) });
+    floors.set(category!, { floor: byProfile(floor.map(Number)), files: files!, measured: byProfile(measured) });
   }
   return floors;
 }
@@ -231,7 +250,7 @@ describe.skipIf(!CORPUS || POSTGRES_PASS)("the shared PDF corpus through the run
     runner = createRunner({
       concurrency: PARALLEL,
       queueLimit: 1000,
-      timeoutMs: TIMEOUT_MS,
+      ...LIMITS,
       memoryMb: MEMORY_MB,
       maxRssMb: MAX_RSS_MB,
       onChildStderr: (text) => childStderr.push(text),
@@ -308,7 +327,7 @@ describe.skipIf(!CORPUS || POSTGRES_PASS)("the shared PDF corpus through the run
       // Refused with one of the engine's codes, or processed (a repairable file, an unlock):
       // never processing_timeout / processing_failed (a kill for time or memory, or a crash).
       expect(run.result!.ok || isPdfRejectedCode(run.result!.code), context).toBe(true);
-      expect(run.ms, context).toBeLessThan(TIMEOUT_MS);
+      expect(run.ms, context).toBeLessThan(jobTimeoutMs(LIMITS, run.row.size));
     }
     // The ones meant to exhaust time or memory are there (their refusal codes: the tests per file).
     const names = hostileRuns.map((run) => run.row.file);
@@ -349,21 +368,26 @@ describe.skipIf(!CORPUS || POSTGRES_PASS)("the shared PDF corpus through the run
     });
   }
 
-  it("covers the 37 files the benchmark covers", () => {
-    expect(accepted.length).toBe(SAVINGS_FLOORS.get("all")!.files);
+  it("finds in the manifest every category the floors and the refusals rely on", () => {
+    const acceptedCategories = new Set(accepted.map((row) => row.category));
+    const hostileCategories = new Set(hostile.map((row) => row.category));
+    const missing = [
+      ...[...SAVINGS_FLOORS.keys()].filter((c) => c !== "all" && !acceptedCategories.has(c)),
+      ...HOSTILE_CATEGORIES.filter((c) => !hostileCategories.has(c)),
+    ];
+    expect(missing, "categories absent from MANIFEST.tsv (or no longer expected to get a 200 / a refusal)").toEqual([]);
   });
 
   it("saves at least the floors of SAVINGS_FLOORS per category and profile, and overall", () => {
     const saved = savings(runs);
     const below: string[] = [];
-    for (const [category, { files, floor, measured }] of SAVINGS_FLOORS) {
+    for (const [category, { floor, measured }] of SAVINGS_FLOORS) {
       for (const profile of PROFILES) {
         const entry = saved.get(`${category}|${profile}`);
         if (!entry) {
           below.push(`${category} ${profile}: no outputs`);
           continue;
         }
-        if (entry.files !== files) below.push(`${category} ${profile}: ${entry.files} files, the table says ${files}`);
         const percent = 100 * entry.saving;
         if (!(percent >= floor[profile])) {
           below.push(
