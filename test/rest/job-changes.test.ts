@@ -91,6 +91,38 @@ describe("GET /jobs/changes", () => {
     expect(changes[0]!.links?.self).toBe(`${server.url}/api/v1/jobs/${filled.slug}`);
   });
 
+  it("tells an update only when something public changed, not a private column alone", async () => {
+    const job = await f.job("quiet");
+    const start = await now();
+    await db.prisma.job.update({ where: { id: job.id }, data: { recruiterEmail: "hr@example.com" } });
+    expect(summary((await changesAfter(start)).changes)).toEqual([]);
+    await db.prisma.job.update({ where: { id: job.id }, data: { applyUrl: "https://example.com/apply" } });
+    await db.prisma.job.update({ where: { id: job.id }, data: { salaryMax: 99_000, salaryCurrency: "EUR" } });
+    expect(summary((await changesAfter(start)).changes)).toEqual(["updated quiet", "updated quiet"]);
+  });
+
+  it("weighs every column of jobs as public (compared by the trigger) or not", async () => {
+    // The Job type shows these (publishedAt falls back to created_at); status, filled and the
+    // instants decide whether the job is public at all (published or removed).
+    const shown = [
+      ...["slug", "title", "description_html", "description_text", "employment_type", "work_model", "seniority"],
+      ...["location_city", "location_state", "location_country", "salary_min", "salary_max", "salary_currency"],
+      ...["salary_period", "apply_url", "published_at", "valid_through", "created_at", "company_id", "sector_id"],
+    ];
+    // The key, the gate, the private contact, every write's stamp, and columns generated from shown ones.
+    const notCompared = ["id", "status", "filled", "recruiter_email", "updated_at"];
+    const generated = ["search_terms", "location_terms", "salary_top"];
+    const columns = await db.sql.query<{ column_name: string }>(
+      "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'jobs'",
+    );
+    expect(columns.map((c) => c.column_name).sort()).toEqual([...shown, ...notCompared, ...generated].sort());
+    const [trigger] = await db.sql.query<{ body: string }>(
+      "SELECT pg_get_functiondef('job_feed_on_write'::regproc) AS body",
+    );
+    for (const column of shown) expect(trigger?.body).toContain(`NEW.${column}`);
+    expect(trigger?.body).not.toContain("recruiter_email");
+  });
+
   it("resumes from next_since without repeating or skipping, also after calls that found nothing", async () => {
     const start = await now();
     await f.job("first");
