@@ -64,6 +64,11 @@ export interface CompressionReport {
    */
   unchanged?: "not_smaller" | "write_failed" | "output_invalid";
   larger?: true;
+  /**
+   * What was rebuilt to read a damaged file, as readers rebuild it: "cross_reference",
+   * "stream_length", "trailer", "truncated" (absent for an intact file).
+   */
+  repaired?: string[];
 }
 
 /** The input handed back as it came keeps its signatures, and they still verify. */
@@ -71,6 +76,8 @@ const KEPT_AS_IT_WAS = { signaturesRemoved: 0 } as const;
 
 const ACTIVE_CONTENT_STUCK =
   "The PDF contains active content (JavaScript or launch actions), and it could not be written back without it.";
+
+const REPAIR_STUCK = "The PDF is damaged, and the document rebuilt from it could not be written back.";
 
 /** Writes the document, with object streams unless it is PDF/A-1 (which forbids them). */
 export async function saveDocument(doc: PDFDocument): Promise<Uint8Array> {
@@ -108,7 +115,7 @@ async function rewrite(
   settings: ProfileSettings,
   options: EngineOptions,
 ): Promise<{ output: Uint8Array | undefined; pages: number; report: CompressionReport }> {
-  const { doc, pages } = await openPdf(input);
+  const { doc, pages, repaired } = await openPdf(input);
   const { context } = doc;
   const signaturesRemoved = handleSignatures(context, options.signatures);
   const activeContent = removeActiveContent(context);
@@ -146,6 +153,7 @@ async function rewrite(
     removedObjects,
     mergedObjects,
     signaturesRemoved,
+    ...(repaired.length > 0 ? { repaired } : {}),
   };
   let output: Uint8Array | undefined;
   try {
@@ -171,14 +179,17 @@ export async function compressPdf(
   // The document is out of scope once written: reading the output back does not hold both.
   const { output, pages, report } = await rewrite(input, PROFILE_SETTINGS[profile], options);
   const cleaned = report.activeContent.actions + report.activeContent.xfaScripts > 0;
+  // A repaired file is never handed back as it came, damaged, for the sake of a few bytes.
+  const mustRewrite = cleaned || report.repaired !== undefined;
   const unchanged = (why: "write_failed" | "output_invalid"): EngineOutput => {
     // The input still holds the JavaScript we must not hand back: refuse rather than return it.
     if (cleaned) throw new PdfRejected("unsupported_pdf", ACTIVE_CONTENT_STUCK);
+    if (report.repaired) throw new PdfRejected("corrupted_pdf", REPAIR_STUCK);
     onReport?.({ ...report, ...KEPT_AS_IT_WAS, unchanged: why });
     return { output: input, pages };
   };
   if (!output) return unchanged("write_failed");
-  if (output.length >= input.length && !cleaned) {
+  if (output.length >= input.length && !mustRewrite) {
     onReport?.({ ...report, ...KEPT_AS_IT_WAS, unchanged: "not_smaller" });
     return { output: input, pages };
   }

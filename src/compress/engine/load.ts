@@ -1,9 +1,13 @@
 // Opening an upload: is it a PDF, is it encrypted, is it whole. Everything the engine refuses
-// is refused here, before any work is done.
+// is refused here, before any work is done. A file whose cross-reference data is broken is
+// rebuilt from its objects the way readers rebuild it (reconstruct.ts), and refused only when
+// even that finds no pages, or finds them cut off.
 import { ParseSpeeds, PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream } from "@cantoo/pdf-lib";
 import type { LoadOptions, PDFContext, PDFObject } from "@cantoo/pdf-lib";
 import { PdfRejected } from "./errors.ts";
 import { filtersOf, N } from "./filters.ts";
+import { endsEarly, firstIncompletePage, reconstruct } from "./reconstruct.ts";
+import type { Repair } from "./reconstruct.ts";
 import { findCrossReferenceProblem } from "./xref.ts";
 
 const HEADER_WINDOW = 1024;
@@ -86,6 +90,14 @@ const unsupportedEncryption = (encryption: Encryption) =>
 function validate(doc: PDFDocument, input: Uint8Array, headerOffset: number): number {
   const problem = findCrossReferenceProblem(input, doc.context, headerOffset);
   if (problem) throw new PdfRejected("corrupted_pdf", `The PDF is damaged: ${problem}.`);
+  return validatePages(doc);
+}
+
+/**
+ * The catalog, the pages, their contents; returns the page count. In a rebuilt (`damaged`) file,
+ * a content filter nobody knows is damage, not a feature we lack.
+ */
+function validatePages(doc: PDFDocument, damaged = false): number {
   const catalog = doc.context.lookup(doc.context.trailerInfo.Root);
   if (!(catalog instanceof PDFDict)) throw new PdfRejected("corrupted_pdf", "The PDF is damaged: it has no catalog.");
   let pages;
@@ -95,11 +107,11 @@ function validate(doc: PDFDocument, input: Uint8Array, headerOffset: number): nu
     throw new PdfRejected("corrupted_pdf", "The PDF is damaged: its page tree cannot be read.", { cause: error });
   }
   if (pages.length === 0) throw new PdfRejected("corrupted_pdf", "The PDF is damaged: it has no pages.");
-  for (const page of pages) checkContentFilters(page.node.lookup(N.Contents), doc.context);
+  for (const page of pages) checkContentFilters(page.node.lookup(N.Contents), doc.context, damaged);
   return pages.length;
 }
 
-function checkContentFilters(contents: PDFObject | undefined, context: PDFContext): void {
+function checkContentFilters(contents: PDFObject | undefined, context: PDFContext, damaged: boolean): void {
   const streams = contents instanceof PDFArray ? contents.asArray().map((ref) => context.lookup(ref)) : [contents];
   for (const stream of streams) {
     if (!(stream instanceof PDFRawStream)) continue;
@@ -111,20 +123,78 @@ function checkContentFilters(contents: PDFObject | undefined, context: PDFContex
         );
       }
       if (!CONTENT_FILTERS.has(filter)) {
-        throw new PdfRejected("unsupported_pdf", `The PDF uses a stream filter that is not supported (${filter}).`);
+        throw damaged
+          ? new PdfRejected(
+              "corrupted_pdf",
+              `The PDF is damaged: a page's content names an unknown filter (${filter}).`,
+            )
+          : new PdfRejected("unsupported_pdf", `The PDF uses a stream filter that is not supported (${filter}).`);
       }
     }
   }
 }
 
-/** Opens an unencrypted, intact PDF; refuses anything else. */
-export async function openPdf(input: Uint8Array): Promise<{ doc: PDFDocument; pages: number }> {
+export interface OpenedPdf {
+  doc: PDFDocument;
+  pages: number;
+  /** What had to be rebuilt to read the file (empty for an intact file). */
+  repaired: Repair[];
+}
+
+/**
+ * Opens an unencrypted PDF: an intact one as it is, a damaged one as readers rebuild it.
+ * Refuses anything else.
+ */
+export async function openPdf(input: Uint8Array): Promise<OpenedPdf> {
   const headerOffset = requireHeader(input);
-  const doc = await parse(input, { ignoreEncryption: true });
+  // The intact parse is out of scope once it fails: it is not held while the file is rebuilt.
+  return (await openIntact(input, headerOffset)) ?? openReconstructed(input);
+}
+
+/** The file as pdf-lib reads it front to back, if it reads and its cross-reference data is intact. */
+async function openIntact(input: Uint8Array, headerOffset: number): Promise<OpenedPdf | undefined> {
+  let doc: PDFDocument;
+  try {
+    doc = await parse(input, { ignoreEncryption: true });
+  } catch {
+    return undefined;
+  }
   const encryption = await encryptionOf(doc, input);
   if (encryption) throw encryptedRejection(encryption);
-  const pages = validate(doc, input, headerOffset);
-  return { doc, pages };
+  if (findCrossReferenceProblem(input, doc.context, headerOffset) !== undefined) return undefined;
+  return { doc, pages: validatePages(doc), repaired: [] };
+}
+
+/** pdf-lib builds documents only from bytes it parsed itself; this one was parsed object by object. */
+const documentOf = (context: PDFContext) =>
+  new (
+    PDFDocument as unknown as new (
+      context: PDFContext,
+      ignoreEncryption: boolean,
+      updateMetadata: boolean,
+    ) => PDFDocument
+  )(context, true, false);
+
+async function openReconstructed(input: Uint8Array): Promise<OpenedPdf> {
+  const rebuilt = reconstruct(input);
+  if (!rebuilt) {
+    throw new PdfRejected(
+      "corrupted_pdf",
+      endsEarly(input)
+        ? "The PDF is damaged: the file ends early, before its first page."
+        : "The PDF is damaged and cannot be read: no trailer or catalog leads to its pages.",
+    );
+  }
+  const doc = documentOf(rebuilt.context);
+  const encryption = await encryptionOf(doc, input);
+  if (encryption) throw encryptedRejection(encryption);
+  if (rebuilt.truncated) {
+    const page = firstIncompletePage(rebuilt.context);
+    if (page !== undefined) {
+      throw new PdfRejected("corrupted_pdf", `The PDF is damaged: the file ends early, at page ${page}.`);
+    }
+  }
+  return { doc, pages: validatePages(doc, true), repaired: rebuilt.repaired };
 }
 
 /** Opens an encrypted PDF with a password (user or owner); the document comes back decrypted. */
