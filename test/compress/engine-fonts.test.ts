@@ -1001,6 +1001,30 @@ describe.skipIf(!CORPUS || !POPPLER)("font subsetting on the corpus", () => {
   );
 
   it.each([
+    // Word: TrueType (WinAnsi) and CID TrueType programs tagged as subset that still hold 4,685
+    // glyph slots, names in many languages; gs /ebook writes 92,992 bytes.
+    ["cv_word_tagged_1p.pdf", 5, 92_992],
+    // Word for Mac through Quartz: tagged TrueType fonts drawn through a Mac (1,0) cmap alone,
+    // three of them MacRomanEncoding; the input is 106,704 bytes.
+    ["cv_word_mac_quartz.pdf", 6, 60_000],
+    // Google Docs: tagged CID TrueType programs with GSUB/GPOS/GDEF; gs /ebook writes 25,685 bytes.
+    ["cv_gdocs_coverletter.pdf", 5, 25_685],
+    // Scribus: four whole programs, each shared by six font dictionaries of which some are never
+    // drawn; with the photo kept lossless, 366,190 bytes here (the input is 760,831).
+    ["cv_scribus_wholefonts_photo.pdf", 5, 400_000],
+  ])(
+    "%s: programs the producer tagged as subset are subset again, text and pixels unchanged",
+    async (name, fonts, bound) => {
+      const input = readFileSync(path.join(CORPUS!, "files", name));
+      const { output, report } = await compress(input, "lossless");
+      expect(report.fonts.subset).toBe(fonts);
+      expect(output.length).toBeLessThan(bound);
+      expectSameLook(input, output);
+    },
+    120_000,
+  );
+
+  it.each([
     // Seven simple fonts over bare CFF (FontFile3 /Type1C) embedded whole, Symbol and ZapfDingbats
     // with their built-in encodings among them.
     ["text_federal_register_15p.pdf", 7],

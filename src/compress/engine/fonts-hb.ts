@@ -10,6 +10,7 @@ const FLAG_RETAIN_GIDS = 0x2;
 const FLAG_NOTDEF_OUTLINE = 0x40;
 const FLAG_GLYPH_NAMES = 0x80;
 const FLAG_NO_LAYOUT_CLOSURE = 0x200;
+const SET_NO_SUBSET_TABLE_TAG = 2;
 const SET_DROP_TABLE_TAG = 3;
 const MEMORY_MODE_WRITABLE = 2;
 
@@ -65,6 +66,8 @@ export interface SubsetRequest {
   unicodes?: Iterable<number>;
   /** Tables dropped beside those hb-subset drops by default (fonts-flavour.ts says which). */
   dropTables: Iterable<string>;
+  /** Tables copied as they are (valid unchanged, since glyph ids are kept). */
+  keepTables?: Iterable<string>;
 }
 
 /**
@@ -88,6 +91,8 @@ export async function subsetFontProgram(font: Uint8Array, request: SubsetRequest
     for (const cp of request.unicodes ?? []) hb.hb_set_add(unicodes, cp);
     const dropped = hb.hb_subset_input_set(input, SET_DROP_TABLE_TAG);
     for (const table of request.dropTables) hb.hb_set_add(dropped, tag(table));
+    const whole = hb.hb_subset_input_set(input, SET_NO_SUBSET_TABLE_TAG);
+    for (const table of request.keepTables ?? []) hb.hb_set_add(whole, tag(table));
     hb.hb_subset_input_set_flags(
       input,
       hb.hb_subset_input_get_flags(input) |

@@ -628,9 +628,15 @@ async function subsetAll(context: PDFContext): Promise<Omit<FontReport, "convert
     // A CIDFont's TrueType program is read by glyph id alone: its cmap, names and OS/2 can go too.
     const cidOnly = flavour === "truetype" && plans.every((plan) => plan.cids);
     const dropTables = cidOnly ? [...UNUSED_TABLES, ...CID_UNUSED_TABLES] : UNUSED_TABLES;
-    const output = await subsetProgram(bytes, flavour, { ...keep, dropTables });
-    if (!output || output.length >= bytes.length || !plans.every((plan) => plan.check(bytes, output, flavour)))
-      continue;
+    const fits = (subset: Uint8Array | undefined): subset is Uint8Array =>
+      !!subset && subset.length < bytes.length && plans.every((plan) => plan.check(bytes, subset, flavour));
+    let output = await subsetProgram(bytes, flavour, { ...keep, dropTables });
+    // hb-subset writes only Unicode and symbol cmap subtables: a font drawn through another (a
+    // Mac (1,0) one, as Quartz writes them) keeps its cmap as it was, still valid as ids are kept.
+    if (!fits(output) && flavour !== "cff" && !cidOnly) {
+      output = await subsetProgram(bytes, flavour, { ...keep, dropTables, keepTables: ["cmap"] });
+    }
+    if (!fits(output)) continue;
     program.dict.set(N.Filter, N.FlateDecode);
     program.dict.delete(N.DecodeParms);
     // FontFile2 gives the decoded length (Length1); FontFile3 (with its /Subtype) does not.
