@@ -24,7 +24,8 @@ import type { Database } from "./db/database.ts";
 import { contextFactory } from "./graphql/context.ts";
 import { listTotals, type TotalsCache } from "./graphql/totals.ts";
 import { accessWarning, graphqlAccess } from "./graphql/access.ts";
-import { createGraphQLServer } from "./graphql/yoga.ts";
+import { explorerPage } from "./graphql/explorer.ts";
+import { createGraphQLServer, EXPLORER } from "./graphql/yoga.ts";
 import { errorMiddleware } from "./http/errors.ts";
 import { createHealthRouter, dependencyFaults } from "./http/health.ts";
 import { createRateLimiter, rateLimitByClientIp } from "./http/rate-limit.ts";
@@ -155,7 +156,10 @@ function graphqlRouter(deps: AppDeps, totals: TotalsCache | null): Router<AppSta
   const graphql = new Router<AppState>();
   const warning = accessWarning(config.graphql.access);
   if (warning) logger.warn(warning);
-  graphql.all("/graphql", graphqlAccess(config.graphql.access, deps.googleAuth ?? undefined), async (ctx) => {
+  const explorer = config.graphql.explorer
+    ? explorerPage(EXPLORER)
+    : (_ctx: unknown, next: () => Promise<void>) => next();
+  graphql.all("/graphql", graphqlAccess(config.graphql.access, deps.googleAuth ?? undefined), explorer, async (ctx) => {
     const response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res, {});
     ctx.status = response.status;
     response.headers.forEach((value, key) => ctx.append(key, value));

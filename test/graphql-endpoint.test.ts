@@ -1,6 +1,9 @@
 // /graphql over real HTTP: answers, query limits with stable codes, masked unexpected errors;
 // and the service's health routes and error shape.
+import { get as httpGet, type IncomingHttpHeaders } from "node:http";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inlineScriptHashes } from "../src/graphql/explorer.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
 import { factories } from "./helpers/factories.ts";
 import { startServer, type TestServer } from "./helpers/server.ts";
@@ -98,6 +101,50 @@ describe("/graphql", () => {
     await broken.close();
     expect(result.errors?.[0]?.message).toBe("Unexpected error.");
     expect(JSON.stringify(result)).not.toMatch(/prisma|pglite|stack|at \//i);
+  });
+});
+
+describe("the explorer page", () => {
+  /** GET /graphql as a browser asks for it, read raw (fetch would decode it). */
+  const getPage = (acceptEncoding: string) =>
+    new Promise<{ headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      const request = httpGet(
+        `${server.url}/graphql`,
+        { headers: { accept: "text/html", "accept-encoding": acceptEncoding } },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on("data", (chunk: Buffer) => chunks.push(chunk));
+          response.on("end", () => resolve({ headers: response.headers, body: Buffer.concat(chunks) }));
+        },
+      );
+      request.on("error", reject);
+    });
+
+  it.each([
+    ["br", brotliDecompressSync],
+    ["gzip", gunzipSync],
+    ["identity", (body: Buffer) => body],
+  ])("goes out %s, under a CSP allowing exactly its inline scripts", async (encoding, decode) => {
+    const { headers, body } = await getPage(`${encoding}, *;q=0.1`);
+    expect(headers["content-encoding"]).toBe(encoding === "identity" ? undefined : encoding);
+    expect(headers["vary"]).toMatch(/Accept-Encoding/);
+    const html = decode(body).toString("utf8");
+    expect(html).toContain("renderYogaGraphiQL");
+    // 9 MB as it is; a quarter of that compressed.
+    if (encoding !== "identity") expect(body.length).toBeLessThan(html.length / 3);
+    const hashes = inlineScriptHashes(html);
+    expect(hashes.length).toBeGreaterThan(0);
+    const csp = headers["content-security-policy"] ?? "";
+    expect(csp).toContain(`script-src ${hashes.map((h) => `'sha256-${h}'`).join(" ")};`);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("frame-ancestors 'none'");
+  });
+
+  it("is not what a GraphQL client gets from GET", async () => {
+    const response = await fetch(`${server.url}/graphql?query=${encodeURIComponent("{ jobs { total } }")}`, {
+      headers: { accept: "application/json" },
+    });
+    expect(await response.json()).toEqual({ data: { jobs: { total: 1 } } });
   });
 });
 

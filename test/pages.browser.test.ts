@@ -44,13 +44,19 @@ describe.skipIf(!hasChromium)("pages in Chromium", () => {
     return { page, external, errors };
   }
 
-  it("the GraphQL explorer loads without external requests and runs the default query", async () => {
-    const { page, external } = await openPage();
-    await page.goto(`${server.url}/graphql`);
+  it("the GraphQL explorer loads compressed, under its CSP, without external requests, and runs the default query", async () => {
+    const { page, external, errors } = await openPage();
+    const response = await page.goto(`${server.url}/graphql`);
+    const headers = await response!.allHeaders();
+    // Chromium offers br over HTTPS only: gzip here.
+    expect(headers["content-encoding"]).toBe("gzip");
+    expect(headers["content-security-policy"]).toMatch(/script-src 'sha256-/);
     await page.locator(".graphiql-execute-button").click({ timeout: 15_000 });
     await expect.poll(() => page.locator(".result-window").innerText(), { timeout: 15_000 }).toContain("explorer-job");
     await page.screenshot({ path: path.join(tmpdir(), "explorer.png") });
     expect(external).toEqual([]);
+    // A script, style or worker the CSP refused shows here ("Refused to ...").
+    expect(errors).toEqual([]);
   }, 60_000);
 
   it("the REST API docs load without external requests or errors and try GET /jobs", async () => {

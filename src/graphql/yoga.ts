@@ -1,10 +1,9 @@
 // The GraphQL endpoint for internal teams: the read-model schema behind graphql-yoga, with
 // query limits (depth, aliases, tokens, and the rows and field values an answer may hold:
 // ./cost-limit.ts), masked unexpected errors, operations compiled with
-// graphql-jit, and a self-contained explorer page that needs no CDN.
+// graphql-jit. The explorer page is ./explorer.ts.
 import { useGraphQlJit } from "@envelop/graphql-jit";
 import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
-import { renderGraphiQL } from "@graphql-yoga/render-graphiql";
 import { GraphQLError, type ValidationRule } from "graphql";
 import { createYoga, maskError, type Plugin } from "graphql-yoga";
 import type { Config } from "../config/env.ts";
@@ -33,6 +32,9 @@ query LatestJobs {
   }
 }
 `;
+
+/** The explorer page's title and first query (./explorer.ts). */
+export const EXPLORER = { title: "Marketplace catalog · GraphQL explorer", defaultQuery };
 
 /** graphql-js gives parse and validation errors no code; every error here gets a stable one. */
 function withCode<E extends { extensions: Record<string, unknown> }>(error: E, code: string): E {
@@ -116,8 +118,8 @@ export function createGraphQLServer(options: {
     schema,
     graphqlEndpoint: "/graphql",
     context: contextFactory({ prisma, sql: options.sql, totals: options.totals }),
-    graphiql: config.graphql.explorer ? { title: "Marketplace catalog · GraphQL explorer", defaultQuery } : false,
-    renderGraphiQL,
+    // The explorer page is served before yoga, compressed and under a CSP (./explorer.ts).
+    graphiql: false,
     landingPage: false,
     batching: false,
     maskedErrors: { isDev: config.env === "development", maskError: maskErrorUnlessUnavailable },
