@@ -64,8 +64,11 @@ export const wantsExplorer = (ctx: Context) => ctx.method === "GET" && ctx.get("
 /** Koa middleware answering the explorer page; every other request goes on to yoga. */
 export function explorerPage(options: ExplorerOptions) {
   let encoded: Promise<Encoded> | null = null;
-  return async (ctx: Context, next: Next) => {
-    if (!wantsExplorer(ctx)) return next();
+  return async (ctx: Context, next: Next): Promise<void> => {
+    if (!wantsExplorer(ctx)) {
+      await next();
+      return;
+    }
     // A failed render is not kept: the next request tries again.
     encoded ??= encode(options).catch((error: unknown) => {
       encoded = null;
