@@ -175,6 +175,8 @@ beforeAll(async () => {
     LOCAL_STORAGE_DIR: path.join(work, "objects"),
     DOWNLOAD_SIGNING_SECRET: "kill-restart-test-signing-secret-of-32-chars",
     RATE_LIMIT_REQUESTS: "1000000",
+    // The test polls usage and the job: the per-key limit is not what is tested here.
+    COMPRESS_RATE_LIMIT_PER_MINUTE: "1000000",
     COMPRESS_WARM_PROCESSES: "1",
     // Long: a job taken over only when its lease passes would not be within this test's patience.
     COMPRESS_JOB_LEASE_SECONDS: "600",
