@@ -216,7 +216,7 @@ describe("a service killed with work in flight, then started again", () => {
     );
     expect(done).toMatchObject({ status: "succeeded", attempts: 2 });
     expect(await usedOf(restarted)).toBe(1);
-  });
+  }, 90_000);
 
   it("leaves nothing of the killed process in the temporary directories", async () => {
     const now = await leftovers();
