@@ -4,7 +4,9 @@
 //     [--timeout S (per peer run, 300)] [--heap-mb MB (engine child heap, 1536)] [--live-engine]
 //     [--cold]
 // <dir> is a folder of PDFs, or the shared corpus layout (files/ + MANIFEST.tsv, of which only
-// the files the API should accept without a password are used).
+// the files the API should accept without a password are used). --only keeps the files whose name
+// contains one of the strings (--only cv_ runs the CVs). The report has aggregates for all files
+// and per manifest category (cv, signed, scanned...), and holds the cv files to gs file by file.
 //
 // The engine runs as the service runs it: through the runner, with the service's default
 // settings (src/config/env.ts: warm processes, one job per process, the time limit for the file's
@@ -26,7 +28,16 @@ import { parseArgs } from "node:util";
 import { PDFDocument } from "@cantoo/pdf-lib";
 import { COMPRESSION_PROFILES, isCompressionProfile } from "../src/compress/engine/index.ts";
 import type { CompressionProfile } from "../src/compress/engine/index.ts";
-import { aggregate, bestOf, checkTargets, countedFiles, trailing } from "./pdf/aggregate.ts";
+import {
+  aggregate,
+  aggregateByCategory,
+  bestOf,
+  checkTargets,
+  countedFiles,
+  PER_FILE_CATEGORIES,
+  perFileTargets,
+  trailing,
+} from "./pdf/aggregate.ts";
 import type { ContenderResult, FileResult } from "./pdf/aggregate.ts";
 import { loadConfig } from "../src/config/env.ts";
 import { createRunner, serviceRunnerOptions } from "../src/compress/isolation/runner.ts";
@@ -42,6 +53,7 @@ import { hasText } from "./pdf/quality.ts";
 import {
   aggregateTable,
   bestOfLines,
+  categoryTable,
   contenderTable,
   inputStructureLines,
   targetsSection,
@@ -322,7 +334,11 @@ const best = [
     false,
   ),
 ];
-const targets = checkTargets(aggregates);
+const byCategory = aggregateByCategory(contenders, results);
+const targets = [
+  ...checkTargets(aggregates),
+  ...PER_FILE_CATEGORIES.flatMap((category) => perFileTargets(contenders, results, category)),
+];
 const behind = trailing(results);
 const counted = countedFiles(results);
 const refusedOrSkipped = results.filter((r) => !counted.includes(r));
@@ -366,6 +382,11 @@ out.push(
       : "in-engine s: time inside compressPdf; the rest of the engine's time is the runner's: reading and " +
         "writing the files, IPC, the process's exit (a warm process per job, as the service runs it)."),
 );
+out.push("", "== Aggregate per category ==", categoryTable(byCategory, aggregates));
+out.push(
+  "Each cell: aggregate saving over the category's counted files, and its worst page SSIM " +
+    '("<": files with a page under the threshold).',
+);
 out.push("", bestOfLines(best));
 out.push("", "== TARGETS ==", targetsSection(targets));
 out.push("", "== Files where the engine trails gs (5+ points less saving, or worst page SSIM 0.02+ lower) ==");
@@ -396,6 +417,7 @@ if (flags.json) {
     })),
     files: results,
     aggregates,
+    aggregatesByCategory: Object.fromEntries(byCategory),
     bestOf: best,
     targets,
     trailing: behind,

@@ -167,6 +167,27 @@ export function aggregate(contender: Contender, files: readonly FileResult[]): A
   return a;
 }
 
+/** The files' categories (the manifest's; "-" without one), in the order they first appear. */
+export function categoriesOf(files: readonly FileResult[]): string[] {
+  return [...new Set(files.map((file) => file.category))];
+}
+
+/** Every contender's aggregate over one category's files, per category in `categoriesOf` order. */
+export function aggregateByCategory(
+  contenders: readonly Contender[],
+  files: readonly FileResult[],
+): Map<string, Aggregate[]> {
+  const byCategory = new Map<string, Aggregate[]>();
+  for (const category of categoriesOf(files)) {
+    const inCategory = files.filter((file) => file.category === category);
+    byCategory.set(
+      category,
+      contenders.map((contender) => aggregate(contender, inCategory)),
+    );
+  }
+  return byCategory;
+}
+
 export interface BestOf {
   label: string;
   saving: number;
@@ -298,6 +319,65 @@ export function checkTargets(aggregates: readonly Aggregate[]): TargetCheck[] {
         engine.maxBudgetRatio === null
           ? "not measured"
           : `${engine.overBudget} over; highest ${(engine.maxBudgetRatio * 100).toFixed(0)} % of its budget`,
+    });
+  }
+  return checks;
+}
+
+/**
+ * Categories held to gs file by file, not only in aggregate (issue 26: the documents a job
+ * marketplace carries most).
+ */
+export const PER_FILE_CATEGORIES = ["cv"];
+
+/**
+ * Per file of a category: the engine's output no larger than its gs counterpart's (balanced vs
+ * /ebook, extreme vs /screen), and every measured page at the profile's threshold.
+ */
+export function perFileTargets(
+  contenders: readonly Contender[],
+  files: readonly FileResult[],
+  category: string,
+): TargetCheck[] {
+  const inCategory = countedFiles(files).filter((file) => file.category === category);
+  const checks: TargetCheck[] = [];
+  if (inCategory.length === 0) return checks;
+  const pairs: [ContenderId, ContenderId][] = [
+    ["engine:balanced", "gs:ebook"],
+    ["engine:extreme", "gs:screen"],
+  ];
+  for (const [engineId, peerId] of pairs) {
+    const engine = contenders.find((c) => c.id === engineId);
+    if (!engine) continue;
+    const profile = engineId.slice("engine:".length);
+    const larger: string[] = [];
+    const below: string[] = [];
+    let compared = 0;
+    for (const file of inCategory) {
+      const ours = file.results.find((r) => r.id === engineId);
+      const peer = file.results.find((r) => r.id === peerId);
+      if (ours?.output?.minSsim !== undefined && ours.output.minSsim !== null) {
+        if (!meetsThreshold(ours.output.minSsim, engine.ssimThreshold)) below.push(file.name);
+      } else below.push(`${file.name} (not measured)`);
+      if (!peer || peer.run.status !== "ok" || !peer.output) continue;
+      compared++;
+      const extra = countedOutputSize(file, ours) - peer.output.size;
+      if (extra > 0) larger.push(`${file.name} (+${(extra / 1024).toFixed(1)} KiB)`);
+    }
+    checks.push({
+      profile,
+      target: `every ${category} file no larger than ${peerId}'s output`,
+      pass: compared === 0 ? null : larger.length === 0,
+      detail:
+        compared === 0
+          ? `${peerId} not run`
+          : `${compared - larger.length} of ${compared}` + (larger.length ? `; larger: ${larger.join(", ")}` : ""),
+    });
+    checks.push({
+      profile,
+      target: `every measured page of every ${category} file at SSIM >= ${engine.ssimThreshold.toFixed(2)}`,
+      pass: below.length === 0,
+      detail: below.length ? `below or unmeasured: ${below.join(", ")}` : `${inCategory.length} files`,
     });
   }
   return checks;

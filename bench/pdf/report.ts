@@ -140,6 +140,33 @@ export function aggregateTable(aggregates: readonly Aggregate[]): string {
   return table(headers, rows, new Set([1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13, 14, 15]));
 }
 
+/**
+ * One line per category (the manifest's) and one for all files: each contender's aggregate saving
+ * and worst page, beside the files and bytes the category has.
+ */
+export function categoryTable(
+  byCategory: ReadonlyMap<string, readonly Aggregate[]>,
+  all: readonly Aggregate[],
+): string {
+  const first = [...byCategory.values()][0] ?? all;
+  const headers = ["category", "files", "in KiB", ...first.map((a) => a.label)];
+  const line = (category: string, aggregates: readonly Aggregate[]) => [
+    category,
+    String(aggregates[0]?.files ?? 0),
+    kib(aggregates[0]?.inputBytes ?? 0),
+    ...aggregates.map(
+      (a) =>
+        `${pct(a.saving)}  ${ssimText(a.worstSsim)}` +
+        (a.filesBelow ? ` (${a.filesBelow} <)` : "") +
+        (a.failures ? ` (${a.failures} failed)` : "") +
+        (a.overBudget ? ` (${a.overBudget} over memory)` : ""),
+    ),
+  ];
+  const rows = [...byCategory].map(([category, aggregates]) => line(category, aggregates));
+  rows.push(line("all", all));
+  return table(headers, rows, new Set(headers.map((_, i) => i).filter((i) => i > 0)));
+}
+
 export function bestOfLines(best: readonly BestOf[]): string {
   return best
     .map((b) => {
