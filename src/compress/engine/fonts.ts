@@ -153,6 +153,8 @@ interface FontPlan {
   check(original: Uint8Array, subset: Uint8Array, flavour: Flavour): boolean;
   /** A Type 0 font's drawn CIDs: its W and ToUnicode are trimmed to them once the program is subset. */
   cids?: Set<number>;
+  /** A simple font's drawn codes: its ToUnicode is trimmed to them once the program is subset. */
+  codes?: Set<number>;
 }
 
 /**
@@ -329,6 +331,7 @@ function trueTypePlan(font: PDFDict, codes: Set<number>): FontPlan | undefined {
   return {
     owner: font,
     named: [font],
+    codes,
     descriptor,
     ...found,
     keep: (bytes) => {
@@ -436,6 +439,7 @@ function type1cPlan(font: PDFDict, codes: Set<number>): FontPlan | undefined {
   return {
     owner: font,
     named: [font],
+    codes,
     descriptor,
     ...found,
     keep: (bytes) => {
@@ -665,20 +669,22 @@ async function subsetAll(context: PDFContext): Promise<Omit<FontReport, "convert
 
 /**
  * The W widths of subset CIDFonts and the ToUnicode maps of their Type 0 fonts, trimmed to the
- * drawn CIDs (fonts-maps.ts). New objects replace them, so that a table another font shares is
+ * drawn CIDs, and the ToUnicode maps of subset simple fonts, to the drawn codes (fonts-maps.ts). New objects replace them, so that a table another font shares is
  * left as it was.
  */
 function trimCodeTables(context: PDFContext, plans: readonly FontPlan[]): void {
   const cidsOf = new Map<PDFDict, Set<number>>();
   for (const plan of plans) {
-    if (!plan.cids) continue;
-    const cids = cidsOf.get(plan.owner) ?? new Set<number>();
-    for (const cid of plan.cids) cids.add(cid);
-    cidsOf.set(plan.owner, cids);
+    if (plan.cids) {
+      const cids = cidsOf.get(plan.owner) ?? new Set<number>();
+      for (const cid of plan.cids) cids.add(cid);
+      cidsOf.set(plan.owner, cids);
+    }
+    const codes = plan.cids ?? plan.codes;
     const font = plan.named[0]!;
     const toUnicode = font.lookup(F.ToUnicode);
     const cmap = toUnicode instanceof PDFRawStream ? decodeStreamData(toUnicode, MAX_PROGRAM_BYTES) : undefined;
-    const trimmed = cmap && trimToUnicode(cmap, plan.cids, 2);
+    const trimmed = cmap && codes && trimToUnicode(cmap, codes, plan.cids ? 2 : 1);
     if (trimmed && trimmed.length < cmap.length) font.set(F.ToUnicode, context.register(context.flateStream(trimmed)));
   }
   for (const [cidFont, cids] of cidsOf) {
