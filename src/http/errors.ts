@@ -8,7 +8,14 @@ import type { AppContext } from "./state.ts";
 
 /** A header value must be visible ASCII: anything else is percent-encoded. */
 function headerSafe(message: string): string {
-  return message.replace(/[^\x20-\x7e]|%/g, (c) => encodeURIComponent(c)).slice(0, 512);
+  // By code point, as UTF-8 bytes: encodeURIComponent threw URIError on a lone surrogate, and on each
+  // half of a character beyond the BMP matched alone, so a message quoting one (an unknown parameter
+  // named U+10000) became a 500 (found by test/rest/params.fuzz.test.ts).
+  return message
+    .replace(/[^\x20-\x7e]|%/gu, (c) =>
+      [...Buffer.from(c, "utf8")].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join(""),
+    )
+    .slice(0, 512);
 }
 
 export function errorMiddleware(logger: Logger) {

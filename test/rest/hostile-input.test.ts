@@ -126,6 +126,17 @@ describe("GET /api/v1/jobs/changes?since=", () => {
   });
 });
 
+describe("a parameter named beyond the Basic Multilingual Plane", () => {
+  it("is a 400 unknown_parameter whose X-Error-Message header carries it percent-encoded", async () => {
+    // The header's encoding threw on each half of the surrogate pair: a 500 (test/rest/params.fuzz.test.ts).
+    const { status, body, headers } = await api.get<ErrorBody>("/api/v1/jobs?%F0%90%80%80=1");
+    expect(status).toBe(400);
+    expect(body.error.code).toBe("unknown_parameter");
+    expect(body.error.message).toContain("\u{10000}");
+    expect(headers.get("x-error-message")).toContain("%F0%90%80%80");
+  });
+});
+
 describe("GraphQL operation types the schema does not have", () => {
   it.each(["mutation { __typename }", "subscription { __typename }", "mutation M { jobs { total } }"])(
     "%s is a 400 validation error without a stack trace",
