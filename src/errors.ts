@@ -6,9 +6,10 @@
 
 /**
  * The surfaces that answer errors in the `{error: {code, message, request_id}}` shape (/graphql
- * only before an operation runs: its access gate, rate limit and dependency faults).
+ * only before an operation runs: its access gate, rate limit and dependency faults). `server`: the
+ * HTTP server itself, on any path, before or around the routes (src/http/server.ts).
  */
-export type Api = "catalog" | "compression" | "dashboard" | "graphql";
+export type Api = "catalog" | "compression" | "dashboard" | "graphql" | "server";
 
 interface CodeEntry {
   /** The status each surface answers the code with (one code may differ between surfaces). */
@@ -169,6 +170,24 @@ export const ERROR_CODES = {
   identity_keys_unavailable: {
     status: { graphql: 503 },
     meaning: "Google's signing keys could not be fetched to verify an identity; retry after Retry-After.",
+  },
+
+  bad_request: {
+    status: { server: 400 },
+    meaning: "the request is not valid HTTP/1.1 (a malformed request line, header or chunk); the connection is closed.",
+  },
+  request_timeout: {
+    status: { server: 408 },
+    meaning:
+      "the headers took longer than HEADERS_TIMEOUT_SECONDS, or the whole request longer than REQUEST_TIMEOUT_SECONDS.",
+  },
+  body_timeout: {
+    status: { server: 408 },
+    meaning: "no byte of the request body arrived for BODY_IDLE_TIMEOUT_SECONDS; the connection is closed.",
+  },
+  headers_too_large: {
+    status: { server: 431 },
+    meaning: "the request line and headers are larger than the server takes (16 KiB).",
   },
 } as const satisfies Record<string, CodeEntry>;
 

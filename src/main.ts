@@ -35,6 +35,21 @@ try {
 }
 const logger = createLogger(config);
 
+// The process policy (docs/process-policy.md). An error inside a request is that request's 500 in
+// the error shape (the error middleware logs it) and the process serves on; every stream a client
+// feeds has its errors handled where it is read. What still escapes is a fault of ours whose
+// damage no one can bound: an exception nobody caught (an 'error' event without a listener, a throw
+// in a timer) is logged at CRITICAL and the instance drains as on SIGTERM, then exits 1 for the
+// platform to start a fresh one. A promise rejected with no one waiting unwound only its own chain:
+// it is logged (ERROR) and the process serves on.
+let crash: ((error: unknown) => void) | null = null;
+process.on("uncaughtException", (error) => {
+  logger.fatal({ err: error }, "uncaught exception: this instance stops for the platform to restart it");
+  if (crash) return crash(error);
+  void flushLogger(logger).finally(() => process.exit(1));
+});
+process.on("unhandledRejection", (reason) => logger.error({ err: reason }, "unhandled promise rejection"));
+
 // The embedded database's directory is this process's alone (and its admin socket with it): a
 // second service on it exits here, before it touches anything; a dead one's lock is taken over.
 const dataDir =
@@ -108,7 +123,7 @@ async function start() {
   const jobWorker = startJobWorker({ config, prisma: db.prisma, storage, runner, logger });
   const lifecycle = createLifecycle();
   const app = createApp({ config, db, logger, redis, compress: { storage, runner }, lifecycle });
-  const server = createServiceServer(app, config.httpProtocol);
+  const server = createServiceServer(app, config.httpProtocol, config.httpLimits);
   const { port } = await server.listen(config.port, config.host);
   {
     const where = config.database.kind === "pglite" ? config.database.dataDir : "PostgreSQL server";
@@ -143,7 +158,8 @@ const { redis, db, accountsSocket, runner, jobWorker, housekeeping, feedHousekee
   service;
 
 let stopping = false;
-async function stop(signal: NodeJS.Signals) {
+let exitCode = 0;
+async function stop(signal: NodeJS.Signals | "uncaughtException") {
   if (stopping) {
     // A second Ctrl-C does not wait.
     if (signal === "SIGINT") process.exit(130);
@@ -173,7 +189,11 @@ async function stop(signal: NodeJS.Signals) {
       { name: "locks", run: () => Promise.all([removeBootMarker(tmpRoot), dataDirLock?.release()]) },
     ],
   });
-  process.exit(0);
+  process.exit(exitCode);
 }
+crash = () => {
+  exitCode = 1;
+  void stop("uncaughtException");
+};
 process.on("SIGTERM", (signal) => void stop(signal));
 process.on("SIGINT", (signal) => void stop(signal));

@@ -119,6 +119,10 @@ const RUNNER_MESSAGES: Partial<Record<string, string>> = {
   processing_failed: "Processing the file exceeded the memory limit or failed; it is too complex or damaged.",
 };
 
+/** The 503 of a runner with every slot and queue place taken. */
+export const busyRefusal = (busy: RunnerBusy): HttpError =>
+  new HttpError(503, "busy", "Every compression slot is taken; retry shortly.", retryAfter(busy.retryAfterSeconds));
+
 /** Runs the engine on a job: its output's size, or the HttpError to answer (503 busy, 422). */
 export async function run(
   runner: EngineRunner,
@@ -129,15 +133,7 @@ export async function run(
   try {
     result = await runner.run(job, { signal });
   } catch (error) {
-    if (error instanceof RunnerBusy) {
-      throw new HttpError(
-        503,
-        "busy",
-        "Every compression slot is taken; retry shortly.",
-        retryAfter(error.retryAfterSeconds),
-      );
-    }
-    throw error;
+    throw error instanceof RunnerBusy ? busyRefusal(error) : error;
   }
   if (result.ok) return result;
   throw new HttpError(422, result.code, RUNNER_MESSAGES[result.code] ?? result.message);

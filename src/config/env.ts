@@ -31,6 +31,15 @@ export const envSchema = z.object({
   // sends SIGKILL 10 s after SIGTERM).
   // Cloud Run kills 10 s after SIGTERM; the process exits at most 1.5 s after the grace period.
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().min(0).max(8.5).default(8),
+  // What a client may hold the server with (docs/process-policy.md): the request line and headers
+  // within HEADERS_TIMEOUT_SECONDS; then every request body, whatever the route, cut off once no
+  // byte of it arrived for BODY_IDLE_TIMEOUT_SECONDS (a progress timeout: a 300 MB upload may take
+  // as long as it keeps sending) and, however it trickles, once it took REQUEST_TIMEOUT_SECONDS in
+  // all; at most MAX_CONNECTIONS connections at once (HTTP/2: as many streams per connection).
+  HEADERS_TIMEOUT_SECONDS: z.coerce.number().positive().max(300).default(20),
+  BODY_IDLE_TIMEOUT_SECONDS: z.coerce.number().positive().max(600).default(30),
+  REQUEST_TIMEOUT_SECONDS: z.coerce.number().positive().default(3600),
+  MAX_CONNECTIONS: z.coerce.number().int().min(1).default(1000),
 
   // Database: a PostgreSQL server when DATABASE_URL is set, otherwise embedded PGlite.
   DATABASE_URL: z
@@ -101,7 +110,8 @@ export const envSchema = z.object({
   COMPRESS_MAX_RSS_MB: z.coerce.number().int().min(128).optional(),
   // Compression processes kept started and waiting for a job; unset: COMPRESS_CONCURRENCY.
   COMPRESS_WARM_PROCESSES: z.coerce.number().int().min(0).max(64).optional(),
-  UPLOAD_IDLE_TIMEOUT_SECONDS: z.coerce.number().int().min(1).default(30),
+  // A multipart upload's own idle limit (answered 408 upload_timeout); unset: BODY_IDLE_TIMEOUT_SECONDS.
+  UPLOAD_IDLE_TIMEOUT_SECONDS: z.coerce.number().positive().max(600).optional(),
   UPLOAD_TMP_DIR: z.string().min(1).optional(),
   // Where results go: a Cloud Storage bucket when GCS_BUCKET is set, else a local directory
   // whose download addresses this service signs and serves.
@@ -189,6 +199,13 @@ export interface Config {
   httpProtocol: "http1" | "h2c";
   /** After SIGTERM, how long requests in flight may still take. */
   shutdownGraceMs: number;
+  /** What a client may hold the server with: see src/http/server.ts and docs/process-policy.md. */
+  httpLimits: {
+    headersTimeoutMs: number;
+    bodyIdleTimeoutMs: number;
+    requestTimeoutMs: number;
+    maxConnections: number;
+  };
   database: DatabaseConfig;
   /** The service's connection and statement time limits on a PostgreSQL server (0: none). */
   databaseTimeouts: { connectMs: number; queryMs: number };
@@ -256,6 +273,9 @@ export interface Config {
   /** How lines are written: structured JSON, or short readable lines for a developer's terminal. */
   logFormat: "json" | "pretty";
 }
+
+/** The HTTP limits of an environment that sets none (src/http/server.ts's default). */
+export const defaultHttpLimits = (): Config["httpLimits"] => loadConfig({}).httpLimits;
 
 export class ConfigError extends Error {
   readonly issues: string[];
@@ -388,7 +408,7 @@ function compressOf(e: Env): Config["compress"] {
     // One more than can run: back-to-back small jobs each leave a process to be replaced, and a
     // replacement takes longer to start (0.35-1 s) than a small file takes to compress.
     warmProcesses: e.COMPRESS_WARM_PROCESSES ?? e.COMPRESS_CONCURRENCY + 1,
-    uploadIdleTimeoutMs: e.UPLOAD_IDLE_TIMEOUT_SECONDS * 1000,
+    uploadIdleTimeoutMs: Math.round((e.UPLOAD_IDLE_TIMEOUT_SECONDS ?? e.BODY_IDLE_TIMEOUT_SECONDS) * 1000),
     tmpDir: e.UPLOAD_TMP_DIR ?? null,
   };
 }
@@ -408,6 +428,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     logLevel: e.LOG_LEVEL,
     httpProtocol: e.HTTP_PROTOCOL,
     shutdownGraceMs: Math.round(e.SHUTDOWN_GRACE_SECONDS * 1000),
+    httpLimits: {
+      headersTimeoutMs: Math.round(e.HEADERS_TIMEOUT_SECONDS * 1000),
+      bodyIdleTimeoutMs: Math.round(e.BODY_IDLE_TIMEOUT_SECONDS * 1000),
+      requestTimeoutMs: Math.round(e.REQUEST_TIMEOUT_SECONDS * 1000),
+      maxConnections: e.MAX_CONNECTIONS,
+    },
     database: databaseOf(e),
     databaseTimeouts: { connectMs: e.DATABASE_CONNECT_TIMEOUT_MS, queryMs: e.DATABASE_QUERY_TIMEOUT_MS },
     publicWebBaseUrl: e.PUBLIC_WEB_BASE_URL.replace(/\/+$/, ""),

@@ -4,16 +4,18 @@
 // signed in, the session's CSRF token (security.ts). Keys are made and revoked by the same code as
 // the operator's tool (src/auth/accounts.ts); Try it runs the compression API's own service.
 import { readFileSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
-import path from "node:path";
+import { rm } from "node:fs/promises";
 import Router from "@koa/router";
 import type { Context, Next, ParameterizedContext } from "koa";
 import type { Redis } from "ioredis";
 import { accounts, AccountError, keyRefusal, type Accounts } from "../auth/accounts.ts";
-import { subscriberKey } from "../auth/authenticate.ts";
+import { subscriberKey, type AuthenticatedKey } from "../auth/authenticate.ts";
+import { usedThisMonth } from "../auth/quota.ts";
 import { csrfToken, isCsrfToken, sessions, type Sessions, type SessionSubscriber } from "../auth/sessions.ts";
 import { dailyCompressions, usageSummary } from "../auth/usage.ts";
-import { temporaryRoot, type CompressService } from "../compress/http/routes.ts";
+import { quotaExceeded } from "../compress/compression.ts";
+import type { CompressService } from "../compress/http/routes.ts";
+import { requestDirectory } from "../compress/http/service.ts";
 import { MULTIPART_OVERHEAD, receiveUpload, tooLarge } from "../compress/http/upload.ts";
 import type { Config } from "../config/env.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
@@ -400,7 +402,7 @@ function registerTryIt(router: Router<DashboardState>, deps: TryItDeps & { signe
 
 /** POST /try: the upload through the compression API's service, its result or refusal shown on the page. */
 async function tryCompress(ctx: ParameterizedContext<SignedInState>, deps: TryItDeps) {
-  const { config, prisma, logger } = deps;
+  const { config } = deps;
   const viewer = ctx.state.dashboard;
   const keys = await keysOf(deps.admin, viewer.session);
   const service = deps.compress;
@@ -410,42 +412,30 @@ async function tryCompress(ctx: ParameterizedContext<SignedInState>, deps: TryIt
   if (Number(ctx.get("Content-Length")) > config.compress.maxUploadBytes + MULTIPART_OVERHEAD) {
     throw tooLarge(config.compress.maxUploadBytes);
   }
-  // The form's token and key come in the body, so the upload is read first, then checked, then
-  // handed to the API's service (rate limit, quota, record, engine). A file refused while it is
-  // read (not a PDF, too large) is not charged, as on /v1, but neither is it recorded.
-  const root = temporaryRoot(config);
-  await mkdir(root, { recursive: true });
-  const dir = await mkdtemp(path.join(root, "req-"));
+  // The form's token and key come in the body, before the file (the page puts them first): they,
+  // the key's rate limit, its quota and the engine's room are checked as the file part begins,
+  // before a byte of the file is read. Then the API's service reserves, records and compresses.
   let fields: Record<string, string> = {};
+  let key: AuthenticatedKey | null = null;
+  const dir = await requestDirectory(config);
   try {
     const upload = await receiveUpload(ctx.req, {
       dir,
       maxBytes: config.compress.maxUploadBytes,
       idleTimeoutMs: config.compress.uploadIdleTimeoutMs,
       fields: ["csrf_token", "key_id", "profile"],
+      beforeFile: async (early) => {
+        fields = { ...early };
+        key = await checkTryForm(ctx, deps, service, early);
+      },
     });
     fields = upload.fields;
-    changing(ctx, fields);
-    const key = await subscriberKey(prisma, viewer.session.subscriberId, fields["key_id"] ?? "", (error) =>
-      logger.warn({ err: error }, "could not record an API key's last use"),
-    );
-    if (!key) throw new HttpError(400, "invalid_key_id", "Choose one of your active keys.");
-    const limit = await service.perKey.consume(key.id);
-    setRateLimitHeaders(ctx, service.perKey, limit);
-    if (!limit.allowed) {
-      throw new HttpError(
-        429,
-        "rate_limited",
-        `Too many requests with this key; retry in ${limit.resetSeconds} s.`,
-        retryAfter(limit.resetSeconds),
-      );
-    }
-    const result = await service.compressFor(ctx, "compress", key, { received: upload, dir });
+    const result = await service.compressFor(ctx, "compress", key!, { received: upload, dir });
     page(
       ctx,
       tryPage(viewer, {
         keys,
-        keyId: key.id,
+        keyId: key!.id,
         profile: fields["profile"],
         result: { ...result, filename: upload.filename },
       }),
@@ -465,6 +455,38 @@ async function tryCompress(ctx: ParameterizedContext<SignedInState>, deps: TryIt
       error.status,
     );
   }
+}
+
+/**
+ * Try it's checks on the fields that precede the file: the session's CSRF token, one of the
+ * subscriber's active keys, the key's rate limit, a unit left this month, a free compression slot.
+ */
+async function checkTryForm(
+  ctx: ParameterizedContext<SignedInState>,
+  deps: TryItDeps,
+  service: CompressService,
+  fields: Readonly<Record<string, string>>,
+): Promise<AuthenticatedKey> {
+  const { prisma, logger } = deps;
+  const viewer = changing(ctx, fields);
+  const key = await subscriberKey(prisma, viewer.session.subscriberId, fields["key_id"] ?? "", (error) =>
+    logger.warn({ err: error }, "could not record an API key's last use"),
+  );
+  if (!key) throw new HttpError(400, "invalid_key_id", "Choose one of your active keys.");
+  const limit = await service.perKey.consume(key.id);
+  setRateLimitHeaders(ctx, service.perKey, limit);
+  if (!limit.allowed) {
+    throw new HttpError(
+      429,
+      "rate_limited",
+      `Too many requests with this key; retry in ${limit.resetSeconds} s.`,
+      retryAfter(limit.resetSeconds),
+    );
+  }
+  // Read only: the unit itself is reserved by the service once the file is in.
+  if ((await usedThisMonth(prisma, key.subscriberId)) >= key.monthlyQuota) throw quotaExceeded(key.monthlyQuota);
+  service.assertRoom();
+  return key;
 }
 
 function titleOf(status: number): string {

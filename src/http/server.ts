@@ -9,24 +9,37 @@
 //   to the HTTP/2 server, anything else to the HTTP/1.1 one. Local tools and probes that speak
 //   HTTP/1.1 keep working.
 //
-// `Expect: 100-continue` is left to the routes in both (see ./continue.ts), and the
-// timeouts suit long uploads: each upload has its own idle timeout instead of one deadline.
+// `Expect: 100-continue` is left to the routes in both (see ./continue.ts).
+//
+// What a client may hold the server with (HttpLimits, from the environment; the policy:
+// docs/process-policy.md): the request line and headers must arrive within headersTimeoutMs
+// (Node's headersTimeout; in h2c mode the first bytes too); every body is cut off once no byte of it
+// arrived for bodyIdleTimeoutMs, or once the request took requestTimeoutMs in all (./body-timeout.ts:
+// a progress timeout, so a 300 MB upload takes as long as it keeps sending; Node's requestTimeout,
+// a total one, is the same backstop for HTTP/1.1); at most maxConnections connections at once, and
+// as many streams on one HTTP/2 connection. A request that is not valid HTTP/1.1 (bad framing,
+// headers over 16 KiB, a timeout before the route) is answered by the server itself, in the error
+// shape ('clientError' below: Node's own answers have no body), and its connection closed.
 //
 // Shutdown (see src/lifecycle.ts) is in two steps: drain() stops accepting connections, makes every
 // HTTP/1.1 response the last of its connection (`Connection: close`), closes idle keep-alive
 // connections and sends GOAWAY on every HTTP/2 session, which then close once their streams have;
 // destroy() ends whatever is still open.
+import { randomUUID } from "node:crypto";
 import http from "node:http";
 import http2 from "node:http2";
 import net from "node:net";
+import type { Duplex } from "node:stream";
 import type Koa from "koa";
+import { defaultHttpLimits, type Config } from "../config/env.ts";
+import { errorBody, type ErrorCode } from "../errors.ts";
+import { watchBody, writeError } from "./body-timeout.ts";
 import { markExpectsContinue } from "./continue.ts";
 
 export type HttpProtocol = "http1" | "h2c";
 
 /** Every HTTP/2 connection starts with these 24 octets (RFC 9113, section 3.4). */
 const PREFACE = Buffer.from("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", "latin1");
-const HEADERS_TIMEOUT_MS = 30_000;
 // Longer than the idle timeout of Google's front end (600 s), so it never reuses a closed connection.
 const IDLE_TIMEOUT_MS = 620_000;
 // HTTP/2 flow control: windows large enough for a fast upload, small enough that a stalled reader
@@ -38,23 +51,81 @@ type Request = http.IncomingMessage | http2.Http2ServerRequest;
 type Response = http.ServerResponse | http2.Http2ServerResponse;
 type Handler = (req: Request, res: Response) => unknown;
 
-function configureHttp1(server: http.Server, handler: Handler): http.Server {
-  server.on("request", (req: http.IncomingMessage, res: http.ServerResponse) => void handler(req, res));
+export type HttpLimits = Config["httpLimits"];
+
+const bodyLimits = (limits: HttpLimits) => ({ idleMs: limits.bodyIdleTimeoutMs, totalMs: limits.requestTimeoutMs });
+
+function configureHttp1(server: http.Server, handler: Handler, limits: HttpLimits): http.Server {
+  // The response in progress on each connection: a framing error while it is open closes the
+  // connection after it rather than writing over it.
+  const current = new WeakMap<Duplex, http.ServerResponse>();
+  const serve = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    current.set(req.socket, res);
+    res.once("close", () => current.get(req.socket) === res && current.delete(req.socket));
+    watchBody(req, res, bodyLimits(limits));
+    void handler(req, res);
+  };
+  server.on("request", serve);
   server.on("checkContinue", (req: http.IncomingMessage, res: http.ServerResponse) => {
     markExpectsContinue(req);
-    void handler(req, res);
+    serve(req, res);
   });
-  // A 300 MB upload on a slow line takes longer than Node's 5 minute default.
-  server.requestTimeout = 0;
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Duplex) =>
+    answerClientError(error, socket, current.get(socket)),
+  );
+  server.headersTimeout = limits.headersTimeoutMs;
+  server.requestTimeout = Math.max(limits.requestTimeoutMs, limits.headersTimeoutMs);
   server.keepAliveTimeout = IDLE_TIMEOUT_MS;
+  server.maxConnections = limits.maxConnections;
   return server;
 }
 
+/** The status, code and message of the server's answer to a request Node's parser refused. */
+function clientErrorAnswer(code: string | undefined): [number, ErrorCode, string] {
+  if (code === "HPE_HEADER_OVERFLOW") {
+    return [431, "headers_too_large", "The request line and headers are larger than 16 KiB."];
+  }
+  if (code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    return [408, "request_timeout", "The request did not arrive in time; it was cut off."];
+  }
+  return [400, "bad_request", "The request is not valid HTTP/1.1."];
+}
+
+/**
+ * Node's parser refused what arrived on a connection (or timed it out): answered in the error shape
+ * and closed. A response already under way for an earlier, complete request on it is let finish
+ * first (the refusal concerns what came after); one whose request body was cut by the error answers
+ * the refusal itself.
+ */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, res: http.ServerResponse | undefined): void {
+  const [status, code, message] = clientErrorAnswer(error.code);
+  if (error.code === "ECONNRESET" || error.code === "EPIPE" || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const closeAfter = () => {
+    socket.end();
+    setTimeout(() => socket.destroy(), 1000).unref();
+  };
+  if (res && !res.writableEnded) {
+    res.shouldKeepAlive = false;
+    if (!res.headersSent && !res.req.complete) writeError(res, status, code, message);
+    res.once("finish", closeAfter);
+    return;
+  }
+  const body = JSON.stringify(errorBody(code, message, randomUUID()));
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nX-Error-Code: ${code}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
+  setTimeout(() => socket.destroy(), 1000).unref();
+}
+
 /** An HTTP/1.1 server for the app (tests listen on it themselves). */
-export function createHttpServer(app: Koa): http.Server {
+export function createHttpServer(app: Koa, limits: HttpLimits = defaultHttpLimits()): http.Server {
   const handler = app.callback();
-  return configureHttp1(http.createServer(), (req, res) => handler(req, res));
+  return configureHttp1(http.createServer(), (req, res) => handler(req, res), limits);
 }
 
 export interface ServiceServer {
@@ -75,12 +146,22 @@ export interface ServiceServer {
 }
 
 /** The HTTP/2 server of h2c mode: wide flow-control windows, idle sessions closed, each session tracked. */
-function createH2c(handler: Handler, sessions: Set<http2.ServerHttp2Session>): http2.Http2Server {
-  const h2 = http2.createServer({ settings: { initialWindowSize: STREAM_WINDOW_BYTES } });
-  h2.on("request", (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => void handler(req, res));
+function createH2c(
+  handler: Handler,
+  sessions: Set<http2.ServerHttp2Session>,
+  limits: HttpLimits,
+): http2.Http2Server {
+  const h2 = http2.createServer({
+    settings: { initialWindowSize: STREAM_WINDOW_BYTES, maxConcurrentStreams: limits.maxConnections },
+  });
+  const serve = (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => {
+    watchBody(req, res, bodyLimits(limits));
+    void handler(req, res);
+  };
+  h2.on("request", serve);
   h2.on("checkContinue", (req: http2.Http2ServerRequest, res: http2.Http2ServerResponse) => {
     markExpectsContinue(req);
-    void handler(req, res);
+    serve(req, res);
   });
   h2.on("session", (session: http2.ServerHttp2Session) => {
     sessions.add(session);
@@ -97,12 +178,18 @@ function createH2c(handler: Handler, sessions: Set<http2.ServerHttp2Session>): h
 }
 
 /** The listener of h2c mode: each connection goes to HTTP/2 or HTTP/1.1 by its first bytes (route). */
-function h2cListener(h2: http2.Http2Server, http1: http.Server, accepted: Set<net.Socket>): net.Server {
+function h2cListener(
+  h2: http2.Http2Server,
+  http1: http.Server,
+  accepted: Set<net.Socket>,
+  limits: HttpLimits,
+): net.Server {
   const listener = net.createServer((socket) => {
     accepted.add(socket);
     socket.once("close", () => accepted.delete(socket));
-    route(socket, h2, http1);
+    route(socket, { h2, http1, headersTimeoutMs: limits.headersTimeoutMs });
   });
+  listener.maxConnections = limits.maxConnections;
   // Node tracks an HTTP/1.1 server's connections (headersTimeout, closeIdleConnections()) from its
   // "listening" event on; in h2c mode the HTTP/1.1 server gets its connections from the listener.
   listener.once("listening", () => http1.emit("listening"));
@@ -110,7 +197,11 @@ function h2cListener(h2: http2.Http2Server, http1: http.Server, accepted: Set<ne
   return listener;
 }
 
-export function createServiceServer(app: Koa, protocol: HttpProtocol = "http1"): ServiceServer {
+export function createServiceServer(
+  app: Koa,
+  protocol: HttpProtocol = "http1",
+  limits: HttpLimits = defaultHttpLimits(),
+): ServiceServer {
   const callback = app.callback();
   const inFlight = new Set<Response>();
   const sockets = new Set<net.Socket>();
@@ -135,16 +226,16 @@ export function createServiceServer(app: Koa, protocol: HttpProtocol = "http1"):
     return callback(req, res);
   };
 
-  const http1 = configureHttp1(http.createServer(), handler);
+  const http1 = configureHttp1(http.createServer(), handler, limits);
   http1.on("connection", (socket: net.Socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
   });
 
-  const h2 = protocol === "h2c" ? createH2c(handler, sessions) : null;
+  const h2 = protocol === "h2c" ? createH2c(handler, sessions, limits) : null;
   // In h2c mode, every connection the listener took (including those still being looked at).
   const accepted = new Set<net.Socket>();
-  const listener: net.Server = h2 ? h2cListener(h2, http1, accepted) : http1;
+  const listener: net.Server = h2 ? h2cListener(h2, http1, accepted, limits) : http1;
   let closed = false;
   listener.once("close", () => (closed = true));
 
@@ -192,7 +283,10 @@ export function createServiceServer(app: Koa, protocol: HttpProtocol = "http1"):
 }
 
 /** Hands a new connection to the HTTP/2 server if it opens with the preface, else to HTTP/1.1. */
-function route(socket: net.Socket, h2: http2.Http2Server, http1: http.Server): void {
+function route(
+  socket: net.Socket,
+  { h2, http1, headersTimeoutMs }: { h2: http2.Http2Server; http1: http.Server; headersTimeoutMs: number },
+): void {
   let head = Buffer.alloc(0);
   const give = (server: net.Server) => {
     socket.off("data", onData);
@@ -217,5 +311,5 @@ function route(socket: net.Socket, h2: http2.Http2Server, http1: http.Server): v
   socket.on("data", onData);
   socket.on("error", onError);
   // A connection that says nothing is closed like one that never finishes its headers.
-  socket.setTimeout(HEADERS_TIMEOUT_MS, () => socket.destroy());
+  socket.setTimeout(headersTimeoutMs, () => socket.destroy());
 }

@@ -57,7 +57,7 @@ export async function startServer(
     googleAuth: options.googleAuth ?? null,
     ...(options.totalsCache !== undefined ? { totalsCache: options.totalsCache } : {}),
   });
-  const server = createHttpServer(app).listen(0, "127.0.0.1");
+  const server = createHttpServer(app, config.httpLimits).listen(0, "127.0.0.1");
   await new Promise((resolve) => server.once("listening", resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {

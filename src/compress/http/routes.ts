@@ -105,8 +105,14 @@ export function createCompressRouter(deps: JobDeps, service: CompressService = c
     if (kind === "compress" && prefersAsync(ctx)) {
       return acceptUploadAsJob(deps, ctx, key, receive(ctx, ["profile", "callback_url"]));
     }
+    const fields = kind === "unlock" ? [...OPTION_FIELDS, "password"] : [...OPTION_FIELDS];
     ctx.body = await service.compressFor(ctx, kind, key, {
-      receive: receive(ctx, kind === "unlock" ? [...OPTION_FIELDS, "password"] : [...OPTION_FIELDS]),
+      // The engine's room is checked once the unit is reserved, before the body is read: a 503 busy
+      // costs the client its headers, not its upload (the unit goes back as for any failure).
+      receive: (dir) => {
+        service.assertRoom();
+        return receive(ctx, fields)(dir);
+      },
     });
   };
   const withKey = (route: (deps: JobDeps, ctx: Context, key: AuthenticatedKey) => Promise<void>) => (ctx: Context) =>

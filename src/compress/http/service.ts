@@ -26,6 +26,7 @@ import {
   type SignaturePolicy,
 } from "../engine/index.ts";
 import type { EngineJob } from "../isolation/protocol.ts";
+import type { Runner } from "../isolation/runner.ts";
 import type { ObjectStorage } from "../storage/storage.ts";
 import { UploadAborted, type Upload } from "./upload.ts";
 
@@ -94,6 +95,8 @@ export interface CompressService {
   /** The per-key limit of 120 requests a minute (every surface a key is used from counts). */
   readonly perKey: RateLimiter;
   readonly authenticate: Middleware;
+  /** Throws 503 busy when the engine would refuse a job now: checked before an upload is read. */
+  assertRoom(): void;
   /** Reserves a unit for key (402 when used up), compresses the upload, answers the result's body. */
   compressFor(
     ctx: Context,
@@ -116,9 +119,15 @@ export function createCompressService(deps: CompressDeps): CompressService {
     pepper: deps.config.apiKeyPepper,
     onBackgroundError: (error) => deps.logger.warn({ err: error }, "could not record an API key's last use"),
   });
+  // Runners made for tests may only run; the service's own also says when it is full.
+  const { runner } = deps as { runner: EngineRunner & Partial<Pick<Runner, "busy">> };
   return {
     perKey,
     authenticate,
+    assertRoom() {
+      const busy = runner.busy?.();
+      if (busy) throw compression.busyRefusal(busy);
+    },
     compressFor: (ctx, kind, key, source) => compressForRequest(deps, ctx, kind, key, source),
   };
 }

@@ -1,7 +1,10 @@
 // Receives the multipart upload of /v1/compress and /v1/unlock: streamed to a temporary file,
 // never held in memory, under strict limits (one file part, a few small fields, few headers),
 // its %PDF- signature checked as soon as the first bytes arrive, and cut off when it stalls.
-// Every failure removes what was written and rejects with the HttpError to answer.
+// Every failure removes what was written and rejects with the HttpError to answer; every stream
+// involved (the request, the parser, the file part, the file written) has its error handled here,
+// so no body a client sends can raise an error nobody listens to (issue 25: a body that ended inside
+// the file part used to take the process down).
 import { createWriteStream, type WriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import type { IncomingMessage } from "node:http";
@@ -10,6 +13,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import busboy from "busboy";
 import { HttpError } from "../../errors.ts";
+import { claimBodyTimeout } from "../../http/body-timeout.ts";
 
 export interface Upload {
   path: string;
@@ -29,6 +33,12 @@ export interface UploadOptions {
   fields: readonly string[];
   /** Gives up the upload, rejecting with the signal's reason (the service shutting down). */
   signal?: AbortSignal;
+  /**
+   * Called with the fields received so far when the file part begins, before a byte of the file is
+   * read or written; a rejection refuses the upload with that error. Lets a form whose credentials
+   * come in the body (the dashboard's Try it) be checked before the file is taken.
+   */
+  beforeFile?: (fields: Readonly<Record<string, string>>) => Promise<void>;
 }
 
 /** Thrown when the client went away mid-upload: there is no one to answer. */
@@ -42,6 +52,7 @@ export class UploadAborted extends Error {
 // The PDF header may follow a little junk (ISO 32000: within the first 1024 bytes).
 const SIGNATURE = Buffer.from("%PDF-");
 const SNIFF_BYTES = 1024;
+const malformed = (detail: string) => new HttpError(400, "invalid_multipart", `Malformed multipart body: ${detail}`);
 // Room for the multipart framing and the small fields around the file.
 export const MULTIPART_OVERHEAD = 64 * 1024;
 
@@ -86,9 +97,7 @@ export function receiveUpload(req: IncomingMessage, options: UploadOptions): Pro
     parser.on("partsLimit", () =>
       fail(upload, new HttpError(400, "unexpected_field", "Too many parts in the multipart body.")),
     );
-    parser.on("error", (error: Error) =>
-      fail(upload, new HttpError(400, "invalid_multipart", `Malformed multipart body: ${error.message}`)),
-    );
+    parser.on("error", (error: Error) => fail(upload, malformed(error.message)));
     parser.on("close", () => void finish(upload));
     req.pipe(parser);
   });
@@ -174,6 +183,9 @@ function startReceiving(
     const reason: unknown = options.signal?.reason;
     fail(upload, reason instanceof Error ? reason : new UploadAborted());
   };
+  // This upload answers its own stall (408 upload_timeout, its files removed and its unit released
+  // before the answer), not the server's watch over every body.
+  const releaseClaim = claimBodyTimeout(req);
   req.on("data", onData);
   req.on("aborted", onAborted);
   transport.on("close", onAborted);
@@ -184,6 +196,7 @@ function startReceiving(
   else if (req.destroyed || (transport as { destroyed?: boolean }).destroyed) queueMicrotask(onAborted);
   upload.stopWatching = () => {
     clearTimeout(idle);
+    releaseClaim();
     req.off("data", onData);
     req.off("aborted", onAborted);
     transport.off("close", onAborted);
@@ -207,6 +220,9 @@ function fail(upload: Receiving, error: Error): void {
 }
 
 function onFilePart(upload: Receiving, name: string, stream: Readable, info: busboy.FileInfo): void {
+  // busboy destroys the part's stream with "Unexpected end of form" when the body ends inside it:
+  // an error event with no listener would be thrown out of the event loop.
+  stream.on("error", (error: Error) => fail(upload, malformed(error.message)));
   if (name !== "file") {
     stream.resume();
     return fail(
@@ -217,6 +233,23 @@ function onFilePart(upload: Receiving, name: string, stream: Readable, info: bus
   upload.fileSeen = true;
   upload.fileStream = stream;
   if (info.filename) upload.filename = path.basename(info.filename.replace(/\\/g, "/"));
+  const { beforeFile } = upload.options;
+  if (!beforeFile) return writeFile(upload, stream);
+  // Not read until the check passes: busboy, then the request, then the client are held back.
+  stream.pause();
+  upload.fileDone = beforeFile({ ...upload.fields }).then(
+    () => {
+      if (upload.settled) return;
+      writeFile(upload, stream);
+      return upload.fileDone!;
+    },
+    (error: unknown) => fail(upload, error instanceof Error ? error : new Error(String(error))),
+  );
+  upload.fileDone.catch(() => undefined);
+}
+
+/** Streams the file part to the upload's file, sniffing its signature and counting its bytes. */
+function writeFile(upload: Receiving, stream: Readable): void {
   const out = createWriteStream(upload.target, { flags: "wx", mode: 0o600 });
   upload.out = out;
   const sniffer = signatureSniffer(() =>
@@ -232,6 +265,8 @@ function onFilePart(upload: Receiving, name: string, stream: Readable, info: bus
     out.on("error", error);
   });
   upload.fileDone.catch(() => undefined);
+  // A write that fails (a full disk) ends the upload at once, not when the client stops waiting.
+  out.on("error", (error) => fail(upload, error));
   stream.on("end", () => sniffer.end());
   stream.pipe(out);
 }

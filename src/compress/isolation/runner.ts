@@ -86,6 +86,11 @@ export interface Runner {
    * killed and the output removed).
    */
   run(job: EngineJob, options?: { signal?: AbortSignal }): Promise<EngineResult>;
+  /**
+   * The RunnerBusy that run() would reject a job with now, or null when it would take one: lets a
+   * caller refuse before it receives the job's input (an upload) rather than after.
+   */
+  busy(): RunnerBusy | null;
   stats(): RunnerStats;
   /** The time limit of a job on an input of this many bytes. */
   timeoutFor(inputBytes: number): number;
@@ -406,6 +411,7 @@ export function createRunner(options: RunnerOptions): Runner {
   const state = runnerState(options);
   return {
     run: (job, { signal } = {}) => submit(state, job, signal),
+    busy: () => (isFull(state) ? new RunnerBusy(retryAfterSeconds(state)) : null),
     stats: () => runnerStats(state),
     timeoutFor: state.timeoutFor,
     close: () => closeRunner(state),
@@ -455,10 +461,7 @@ function submit(state: RunnerState, job: EngineJob, signal: AbortSignal | undefi
   const { active, queue, counts } = state;
   if (state.closed) return Promise.reject(new RunnerClosed());
   if (signal?.aborted) return Promise.reject(abortError(signal));
-  // A process of an answered job still holds its slot for a few milliseconds: a job may wait for
-  // it beyond the queue's limit, as it would have found that slot free before jobs were answered
-  // at their reply.
-  if (active.size >= state.concurrency && queue.length >= state.queueLimit + exitingCount(state)) {
+  if (isFull(state)) {
     counts.busy++;
     return Promise.reject(new RunnerBusy(retryAfterSeconds(state)));
   }
@@ -481,6 +484,14 @@ function submit(state: RunnerState, job: EngineJob, signal: AbortSignal | undefi
     queue.push(pending);
   });
 }
+
+/**
+ * Every slot taken and the queue full. A process of an answered job still holds its slot for a few
+ * milliseconds: a job may wait for it beyond the queue's limit, as it would have found that slot
+ * free before jobs were answered at their reply.
+ */
+const isFull = (state: RunnerState) =>
+  state.active.size >= state.concurrency && state.queue.length >= state.queueLimit + exitingCount(state);
 
 function retryAfterSeconds(state: RunnerState): number {
   const { durations } = state;

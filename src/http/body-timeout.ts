@@ -1,0 +1,146 @@
+// Every request body, whatever the route, HTTP/1.1 or HTTP/2, is received under two limits (the
+// policy: docs/process-policy.md):
+// - a progress (idle) timeout: once no byte of the body arrived for `idleMs`, the request is cut
+//   off. A 300 MB upload may take as long as it keeps sending; a client that stops (or never
+//   sends the body it announced) holds the connection `idleMs` at most. nginx's
+//   client_body_timeout and Apache's mod_reqtimeout work the same way;
+// - a total timeout, `totalMs` from the request's start, however the body trickles in.
+// Cut off: a 408 in the error shape when no answer has begun (then the connection or the HTTP/2
+// stream is closed), else the connection or stream is just closed. The route reading the body then
+// sees the client go away and cleans up as for any client that left.
+//
+// A reader that answers its own idle timeout (the multipart upload: 408 upload_timeout, its quota
+// unit released before the answer) claims the body; the idle limit is then its own.
+import { randomUUID } from "node:crypto";
+import http from "node:http";
+import http2 from "node:http2";
+import { errorBody, type ErrorCode } from "../errors.ts";
+
+export interface BodyLimits {
+  idleMs: number;
+  totalMs: number;
+}
+
+type Request = http.IncomingMessage | http2.Http2ServerRequest;
+type Response = http.ServerResponse | http2.Http2ServerResponse;
+
+const claimed = new WeakSet<object>();
+
+/** Takes over the idle limit of `req`'s body (the total one stays); returns the release. */
+export function claimBodyTimeout(req: object): () => void {
+  claimed.add(req);
+  return () => claimed.delete(req);
+}
+
+const { NGHTTP2_STREAM_STATE_HALF_CLOSED_REMOTE, NGHTTP2_STREAM_STATE_CLOSED, NGHTTP2_CANCEL } = http2.constants;
+// After a 408 the connection is closed; a client still writing gets a moment to read the answer
+// before the socket goes (closing at once with unread data in the socket would reset it).
+const LINGER_MS = 1000;
+
+/** True once the client has sent the whole body, whether or not the route read it. */
+function received(req: Request): boolean {
+  if (req instanceof http.IncomingMessage) return req.complete || req.socket.destroyed;
+  const { stream } = req;
+  if (stream.destroyed || stream.closed) return true;
+  const state = stream.state.state;
+  return state === NGHTTP2_STREAM_STATE_HALF_CLOSED_REMOTE || state === NGHTTP2_STREAM_STATE_CLOSED;
+}
+
+/** Watches the body of `req` until it is received or its connection (stream) closes. */
+export function watchBody(req: Request, res: Response, limits: BodyLimits): void {
+  if (received(req)) return;
+  const total = setTimeout(() => {
+    if (received(req)) return;
+    const seconds = Math.round(limits.totalMs / 1000);
+    cutOff(req, res, "request_timeout", `The request took longer than ${seconds} s to arrive; it was cut off.`);
+  }, limits.totalMs);
+  total.unref();
+  const stalled = () =>
+    cutOff(req, res, "body_timeout", `No byte of the request body arrived for ${limits.idleMs / 1000} s; it was cut off.`);
+  if (req instanceof http.IncomingMessage) watchHttp1(req, limits.idleMs, { stalled, done: () => clearTimeout(total) });
+  else watchStream(req, limits.idleMs, { stalled, done: () => clearTimeout(total) });
+}
+
+interface Watcher {
+  stalled: () => void;
+  done: () => void;
+}
+
+/**
+ * HTTP/1.1: the bytes the connection has read (one request at a time reads it), checked a few
+ * times per idle period, so the cut comes between idleMs - tick and idleMs after the last byte.
+ */
+function watchHttp1(req: http.IncomingMessage, idleMs: number, watcher: Watcher): void {
+  const tick = Math.max(10, Math.min(1000, Math.floor(idleMs / 4)));
+  let seen = req.socket.bytesRead;
+  let seenAt = Date.now();
+  const timer = setInterval(() => {
+    if (received(req)) {
+      clearInterval(timer);
+      return watcher.done();
+    }
+    const now = Date.now();
+    if (req.socket.bytesRead !== seen) [seen, seenAt] = [req.socket.bytesRead, now];
+    if (now - seenAt >= idleMs - tick && !claimed.has(req)) {
+      clearInterval(timer);
+      watcher.done();
+      watcher.stalled();
+    }
+  }, tick);
+  timer.unref();
+}
+
+/**
+ * HTTP/2: the stream's own inactivity timer, which every frame read on the stream restarts (the
+ * connection carries other streams, so its bytes say nothing of this one's).
+ */
+function watchStream(req: http2.Http2ServerRequest, idleMs: number, watcher: Watcher): void {
+  const { stream } = req;
+  const onIdle = () => {
+    if (received(req)) {
+      stream.setTimeout(0);
+      return watcher.done();
+    }
+    if (claimed.has(req)) return;
+    stream.setTimeout(0);
+    watcher.done();
+    watcher.stalled();
+  };
+  stream.setTimeout(idleMs, onIdle);
+  stream.once("close", () => {
+    stream.setTimeout(0);
+    watcher.done();
+  });
+}
+
+/** Answers 408 if no answer has begun, then closes the connection (HTTP/1.1) or the stream (HTTP/2). */
+function cutOff(req: Request, res: Response, code: ErrorCode, message: string): void {
+  const close = () => closeTransport(req);
+  if (res.headersSent || res.writableEnded || res.destroyed) return close();
+  writeError(res, 408, code, message);
+  res.once("finish", close);
+}
+
+/** Writes the error shape on a response no one has begun: the server's own answers, outside Koa. */
+export function writeError(res: Response, status: number, code: ErrorCode, message: string): void {
+  const requestId = res.getHeader("x-request-id");
+  const body = JSON.stringify(errorBody(code, message, typeof requestId === "string" ? requestId : randomUUID()));
+  if (res instanceof http.ServerResponse) res.shouldKeepAlive = false;
+  res.statusCode = status;
+  res.setHeader("content-type", "application/json; charset=utf-8");
+  res.setHeader("content-length", String(Buffer.byteLength(body)));
+  res.setHeader("cache-control", "no-store");
+  res.setHeader("x-error-code", code);
+  res.setHeader("x-error-message", message);
+  res.end(body);
+}
+
+function closeTransport(req: Request): void {
+  if (req instanceof http.IncomingMessage) {
+    const { socket } = req;
+    socket.end();
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  } else if (!req.stream.destroyed) {
+    req.stream.close(NGHTTP2_CANCEL);
+  }
+}
