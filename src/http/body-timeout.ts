@@ -56,7 +56,12 @@ export function watchBody(req: Request, res: Response, limits: BodyLimits): void
   }, limits.totalMs);
   total.unref();
   const stalled = () =>
-    cutOff(req, res, "body_timeout", `No byte of the request body arrived for ${limits.idleMs / 1000} s; it was cut off.`);
+    cutOff(
+      req,
+      res,
+      "body_timeout",
+      `No byte of the request body arrived for ${limits.idleMs / 1000} s; it was cut off.`,
+    );
   if (req instanceof http.IncomingMessage) watchHttp1(req, limits.idleMs, { stalled, done: () => clearTimeout(total) });
   else watchStream(req, limits.idleMs, { stalled, done: () => clearTimeout(total) });
 }
@@ -65,6 +70,13 @@ interface Watcher {
   stalled: () => void;
   done: () => void;
 }
+
+/**
+ * Whether anything reads the body yet (a route, or Node draining it after the answer). Until then
+ * the connection is not read either, so silence is the server's doing, not the client's: the idle
+ * clock starts when reading does.
+ */
+const beingRead = (req: Request) => req.readableFlowing !== null;
 
 /**
  * HTTP/1.1: the bytes the connection has read (one request at a time reads it), checked a few
@@ -80,7 +92,7 @@ function watchHttp1(req: http.IncomingMessage, idleMs: number, watcher: Watcher)
       return watcher.done();
     }
     const now = Date.now();
-    if (req.socket.bytesRead !== seen) [seen, seenAt] = [req.socket.bytesRead, now];
+    if (req.socket.bytesRead !== seen || !beingRead(req)) [seen, seenAt] = [req.socket.bytesRead, now];
     if (now - seenAt >= idleMs - tick && !claimed.has(req)) {
       clearInterval(timer);
       watcher.done();
@@ -96,21 +108,22 @@ function watchHttp1(req: http.IncomingMessage, idleMs: number, watcher: Watcher)
  */
 function watchStream(req: http2.Http2ServerRequest, idleMs: number, watcher: Watcher): void {
   const { stream } = req;
-  const onIdle = () => {
-    if (received(req)) {
-      stream.setTimeout(0);
-      return watcher.done();
-    }
-    if (claimed.has(req)) return;
+  let over = false;
+  const stop = () => {
+    over = true;
     stream.setTimeout(0);
     watcher.done();
+  };
+  const onIdle = () => {
+    if (over) return;
+    if (received(req)) return stop();
+    // Not read yet, or the upload watches its own idle time: look again later.
+    if (!beingRead(req) || claimed.has(req)) return void stream.setTimeout(idleMs, onIdle);
+    stop();
     watcher.stalled();
   };
   stream.setTimeout(idleMs, onIdle);
-  stream.once("close", () => {
-    stream.setTimeout(0);
-    watcher.done();
-  });
+  stream.once("close", stop);
 }
 
 /** Answers 408 if no answer has begun, then closes the connection (HTTP/1.1) or the stream (HTTP/2). */

@@ -80,6 +80,11 @@ function configureHttp1(server: http.Server, handler: Handler, limits: HttpLimit
   return server;
 }
 
+// Node looks for requests past headersTimeout or requestTimeout this often (its default, 30 s,
+// would let a silent client hold a connection that much longer than the limit says).
+const http1Server = (limits: HttpLimits) =>
+  http.createServer({ connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs / 4) });
+
 /** The status, code and message of the server's answer to a request Node's parser refused. */
 function clientErrorAnswer(code: string | undefined): [number, ErrorCode, string] {
   if (code === "HPE_HEADER_OVERFLOW") {
@@ -125,7 +130,7 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, res: ht
 /** An HTTP/1.1 server for the app (tests listen on it themselves). */
 export function createHttpServer(app: Koa, limits: HttpLimits = defaultHttpLimits()): http.Server {
   const handler = app.callback();
-  return configureHttp1(http.createServer(), (req, res) => handler(req, res), limits);
+  return configureHttp1(http1Server(limits), (req, res) => handler(req, res), limits);
 }
 
 export interface ServiceServer {
@@ -146,11 +151,7 @@ export interface ServiceServer {
 }
 
 /** The HTTP/2 server of h2c mode: wide flow-control windows, idle sessions closed, each session tracked. */
-function createH2c(
-  handler: Handler,
-  sessions: Set<http2.ServerHttp2Session>,
-  limits: HttpLimits,
-): http2.Http2Server {
+function createH2c(handler: Handler, sessions: Set<http2.ServerHttp2Session>, limits: HttpLimits): http2.Http2Server {
   const h2 = http2.createServer({
     settings: { initialWindowSize: STREAM_WINDOW_BYTES, maxConcurrentStreams: limits.maxConnections },
   });
@@ -226,7 +227,7 @@ export function createServiceServer(
     return callback(req, res);
   };
 
-  const http1 = configureHttp1(http.createServer(), handler, limits);
+  const http1 = configureHttp1(http1Server(limits), handler, limits);
   http1.on("connection", (socket: net.Socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
