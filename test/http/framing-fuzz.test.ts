@@ -134,7 +134,8 @@ function structuralPositions(body: Buffer): number[] {
 
 // ---- What must hold after every request ----
 
-const leftovers = async () => (await readdir(uploads).catch(() => [])).length;
+/** Request directories in the temporary root (besides it: the running process's boot marker). */
+const leftovers = async () => (await readdir(uploads).catch(() => [])).filter((name) => name.startsWith("req-")).length;
 
 async function used(): Promise<number> {
   const response = await fetch(`${service.url}/v1/usage`, { headers: { authorization: `Bearer ${token}` } });
@@ -183,7 +184,7 @@ function expectPageRefusal(answer: RawAnswer, status: number): void {
 describe("a valid request is the baseline", () => {
   it("compresses the untruncated request once (the only unit this file charges)", async () => {
     const answer = await postCompress(compressBody());
-    expect(answer.status, answer.body).toBe(200);
+    expect(answer.status, `${answer.body}\n${service.logs().slice(-15).join("\n")}`).toBe(200);
     await alive();
     await chargedOnce();
   });
