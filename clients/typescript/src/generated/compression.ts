@@ -56,7 +56,7 @@ export interface paths {
     put?: never;
     /**
      * A direct upload: a short-lived signed URL to PUT a file to
-     * @description PUT the PDF to upload_url with the headers given, then POST /v1/compress with {upload_id}. In production upload_url is Cloud Storage's (a V4 signed PUT whose signature covers the 300 MB limit in x-goog-content-length-range); on the embedded default it is this service's signed path /v1/uploads/content/{name}, which answers 200 {size}, 403 invalid_signature or url_expired, 413 file_too_large, 422 not_a_pdf (no %PDF- in the first 1024 bytes).
+     * @description PUT the PDF to upload_url with the headers given, then POST /v1/compress with {upload_id}. In production upload_url is Cloud Storage's (a V4 signed PUT whose signature covers the 300 MB limit in x-goog-content-length-range); on the embedded default it is this service's signed path /v1/uploads/content/{name}, which answers 200 {size}, 403 invalid_signature or url_expired (also once the upload was swept), 409 upload_used (the upload was already compressed: its address takes no more writes), 413 file_too_large, 422 not_a_pdf (no %PDF- in the first 1024 bytes). Refused with 402 when the month's quota is used up, as the compression would be.
      */
     post: operations["createUpload"];
     delete?: never;
@@ -245,6 +245,11 @@ export interface operations {
            */
           profile?: "lossless" | "balanced" | "extreme";
           /**
+           * @description What to do with a digitally signed or certified PDF. Left out, it is refused (422 signed_document, not charged): any rewrite makes its signatures fail to verify. `remove`: it is compressed and its signatures are removed (each signature field is kept, empty, so the document can be signed again); the result's report.signatures_removed says how many.
+           * @enum {string}
+           */
+          signatures?: "remove";
+          /**
            * Format: uri
            * @description Called (POST, the job resource as body, signed in Marketplace-Signature) when the job ends. https:// and a public host (private hosts only where the operator allows them; link-local and metadata hosts never).
            */
@@ -297,7 +302,7 @@ export interface operations {
           "application/json": components["schemas"]["Job"];
         };
       };
-      /** @description The form is not as documented: invalid_profile, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url. Not charged. */
+      /** @description The form is not as documented: invalid_profile, invalid_signatures, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url. Not charged. */
       400: {
         headers: {
           /** @description The error code, as in the body. */
@@ -365,7 +370,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description upload_incomplete: nothing was PUT to the upload's URL yet; upload_used: already compressed. */
+      /** @description upload_incomplete: nothing was PUT to the upload's URL yet; upload_used: already compressed (also when reused after its file was deleted). */
       409: {
         headers: {
           /** @description The error code, as in the body. */
@@ -404,7 +409,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default 30 s + 2 s per MB), processing_failed; for unlock also password_required, incorrect_password, not_encrypted. */
+      /** @description The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default 30 s + 2 s per MB), processing_failed, signed_document (the PDF is digitally signed or certified: a rewrite would break its signatures; the message says how many; send signatures=remove to compress it without them); for unlock also password_required, incorrect_password, not_encrypted. */
       422: {
         headers: {
           /** @description The error code, as in the body. */
@@ -570,6 +575,21 @@ export interface operations {
           /** @description The message, percent-encoded where not ASCII. */
           "X-Error-Message"?: string;
           "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description quota_exceeded: the month's quota is used up. */
+      402: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          "X-Quota-Reset"?: string;
           [name: string]: unknown;
         };
         content: {
@@ -844,6 +864,11 @@ export interface operations {
            * @enum {string}
            */
           profile?: "lossless" | "balanced" | "extreme";
+          /**
+           * @description What to do with a digitally signed or certified PDF. Left out, it is refused (422 signed_document, not charged): any rewrite makes its signatures fail to verify. `remove`: it is compressed and its signatures are removed (each signature field is kept, empty, so the document can be signed again); the result's report.signatures_removed says how many.
+           * @enum {string}
+           */
+          signatures?: "remove";
         };
       };
     };
@@ -863,7 +888,7 @@ export interface operations {
           "application/json": components["schemas"]["CompressionResult"];
         };
       };
-      /** @description The form is not as documented: invalid_profile, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url. Not charged. */
+      /** @description The form is not as documented: invalid_profile, invalid_signatures, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url. Not charged. */
       400: {
         headers: {
           /** @description The error code, as in the body. */
@@ -944,7 +969,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default 30 s + 2 s per MB), processing_failed; for unlock also password_required, incorrect_password, not_encrypted. */
+      /** @description The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default 30 s + 2 s per MB), processing_failed, signed_document (the PDF is digitally signed or certified: a rewrite would break its signatures; the message says how many; send signatures=remove to compress it without them); for unlock also password_required, incorrect_password, not_encrypted. */
       422: {
         headers: {
           /** @description The error code, as in the body. */
