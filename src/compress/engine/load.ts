@@ -2,10 +2,10 @@
 // is refused here, before any work is done. A file whose cross-reference data is broken is
 // rebuilt from its objects the way readers rebuild it (reconstruct.ts), and refused only when
 // even that finds no pages, or finds them cut off.
-import { ParseSpeeds, PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream } from "@cantoo/pdf-lib";
-import type { LoadOptions, PDFContext, PDFObject } from "@cantoo/pdf-lib";
+import { ParseSpeeds, PDFArray, PDFContext, PDFDict, PDFDocument, PDFName, PDFRawStream } from "@cantoo/pdf-lib";
+import type { LoadOptions, PDFObject } from "@cantoo/pdf-lib";
 import { PdfRejected } from "./errors.ts";
-import { filtersOf, N } from "./filters.ts";
+import { filtersOf, N, numberOf } from "./filters.ts";
 import { endsEarly, firstIncompletePage, reconstruct } from "./reconstruct.ts";
 import type { Repair } from "./reconstruct.ts";
 import { findCrossReferenceProblem } from "./xref.ts";
@@ -147,12 +147,16 @@ export interface OpenedPdf {
  */
 export async function openPdf(input: Uint8Array): Promise<OpenedPdf> {
   const headerOffset = requireHeader(input);
+  // The cross-reference data is checked before pdf-lib reads the file front to back: a damaged file
+  // goes straight to the rebuild, whose scan is linear, and not through pdf-lib's search for the
+  // `endobj` of every broken object, which is quadratic on hostile files.
+  const intact = findCrossReferenceProblem(input, PDFContext.create(), headerOffset) === undefined;
   // The intact parse is out of scope once it fails: it is not held while the file is rebuilt.
-  return (await openIntact(input, headerOffset)) ?? openReconstructed(input);
+  return (intact && (await openIntact(input))) || openReconstructed(input);
 }
 
-/** The file as pdf-lib reads it front to back, if it reads and its cross-reference data is intact. */
-async function openIntact(input: Uint8Array, headerOffset: number): Promise<OpenedPdf | undefined> {
+/** The file as pdf-lib reads it front to back, if it reads. */
+async function openIntact(input: Uint8Array): Promise<OpenedPdf | undefined> {
   let doc: PDFDocument;
   try {
     doc = await parse(input, { ignoreEncryption: true });
@@ -161,8 +165,23 @@ async function openIntact(input: Uint8Array, headerOffset: number): Promise<Open
   }
   const encryption = await encryptionOf(doc, input);
   if (encryption) throw encryptedRejection(encryption);
-  if (findCrossReferenceProblem(input, doc.context, headerOffset) !== undefined) return undefined;
-  return { doc, pages: validatePages(doc), repaired: [] };
+  const repaired: Repair[] = hasWrongStreamLength(doc.context) ? ["stream_length"] : [];
+  return { doc, pages: validatePages(doc), repaired };
+}
+
+/**
+ * Whether pdf-lib read a stream up to its `endstream` because its /Length was wrong (it does so
+ * silently, and keeps the wrong value in the dictionary; the writer writes the right one).
+ */
+function hasWrongStreamLength(context: PDFContext): boolean {
+  for (const [, object] of context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFRawStream)) continue;
+    const declared = numberOf(object.dict.lookup(N.Length));
+    // A byte or two is the end-of-line after `stream` counted or not (pdf-lib reads "stream\r\n"
+    // one way, qpdf another): not damage.
+    if (declared !== undefined && Math.abs(declared - object.contents.length) > 2) return true;
+  }
+  return false;
 }
 
 /** pdf-lib builds documents only from bytes it parsed itself; this one was parsed object by object. */
