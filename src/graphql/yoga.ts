@@ -13,6 +13,7 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import { contextFactory } from "./context.ts";
 import { useCostLimit } from "./cost-limit.ts";
+import { refuseNulInStrings } from "./nul-input.ts";
 import { schema } from "./schema.ts";
 import type { SqlRunner } from "./sql.ts";
 import type { TotalsCache } from "./totals.ts";
@@ -141,6 +142,7 @@ export function createGraphQLServer(options: {
         blockFieldSuggestion: { enabled: config.env === "production" },
       }),
       stableErrorCodes,
+      refuseNulInStrings,
       useCostLimit({ maxRows: config.graphql.maxRows, maxCost: config.graphql.maxCost }),
       // Executes each parsed document compiled once (see ./compiled.ts); the compiled form goes
       // with yoga's parsed-document cache, and armor's limits above bound what gets compiled.

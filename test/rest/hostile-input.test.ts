@@ -137,6 +137,20 @@ describe("a parameter named beyond the Basic Multilingual Plane", () => {
   });
 });
 
+describe("GraphQL string arguments holding NUL", () => {
+  it.each([
+    ["a variable", `query Q($slug: String!) { job(slug: $slug) { slug } }`, { slug: "a\u0000b" }],
+    ["a literal", `{ company(slug: "a\\u0000b") { slug } }`, undefined],
+    ["a filter", `query Q($f: JobFilter) { jobs(filter: $f) { total } }`, { f: { sector: "\u0000" } }],
+  ])("in %s are a 400 BAD_USER_INPUT, not a masked fault", async (_case, query, variables) => {
+    // PostgreSQL text cannot hold NUL: the statement failed (test/graphql-arguments.fuzz.test.ts).
+    const result = await graphqlResponse(server.url, query, variables);
+    expect(result.status).toBe(400);
+    expect(result.errors?.[0]?.extensions?.["code"]).toBe("BAD_USER_INPUT");
+    expect(result.errors?.[0]?.message).toContain("NUL");
+  });
+});
+
 describe("GraphQL operation types the schema does not have", () => {
   it.each(["mutation { __typename }", "subscription { __typename }", "mutation M { jobs { total } }"])(
     "%s is a 400 validation error without a stack trace",
