@@ -75,7 +75,7 @@ function valueOf(type: GraphQLInputType, name: string): fc.Arbitrary<unknown> {
   const anything = fc.jsonValue({ maxDepth: 2 });
   if (isNonNullType(type)) return valueOf(type.ofType, name);
   if (isListType(type)) {
-    const item = valueOf(type.ofType as GraphQLInputType, name);
+    const item = valueOf(type.ofType, name);
     return fc.oneof({ weight: 4, arbitrary: fc.array(item, { maxLength: 3 }) }, item, anything);
   }
   if (isInputObjectType(type)) {
