@@ -23,7 +23,7 @@ import {
   type ServiceDatabase,
   type ServiceProcess,
 } from "../helpers/service-process.ts";
-import { jpegOf, photoPixels } from "../compress/fixtures.ts";
+import sharp from "sharp";
 
 let work: string;
 let database: ServiceDatabase;
@@ -33,6 +33,7 @@ let restarted: ServiceProcess;
 /** What the killed service had left, seen between the kill and the restart. */
 let leftByKill: { requestDirs: string[]; partials: string[]; engineCopies: string[] };
 let jobId: string;
+let slowFile: Buffer;
 
 const dirs = () => ({
   uploads: path.join(work, "uploads"),
@@ -88,11 +89,18 @@ const jobOf = async (service: ServiceProcess) => {
   return (await response.json()) as { status: string; attempts: number };
 };
 
-/** Photographs big enough that the engine works on them for a while: the job is caught running. */
+/**
+ * Noise photographs big enough that the engine works on them for a while: the job is caught running.
+ * Made by libvips (each one different, so the engine does not merge them), not pixel by pixel here.
+ */
 async function slowPdf(): Promise<Buffer> {
   const doc = await PDFDocument.create({ updateMetadata: false });
-  for (let i = 0; i < 6; i++) {
-    const image = await doc.embedJpg(await jpegOf(photoPixels(2400, 1700, 3, i + 1), 2400, 1700, 3));
+  for (let i = 0; i < 4; i++) {
+    const create = { width: 2000, height: 1400, channels: 3 as const, background: { r: 40 * i, g: 128, b: 200 } };
+    const jpeg = await sharp({ create: { ...create, noise: { type: "gaussian", mean: 128, sigma: 40 } } })
+      .jpeg({ quality: 95 })
+      .toBuffer();
+    const image = await doc.embedJpg(jpeg);
     doc.addPage([612, 792]).drawImage(image, { x: 20, y: 20, width: 572, height: 405 });
   }
   return Buffer.from(await doc.save());
@@ -131,7 +139,7 @@ async function killWithWorkInFlight(service: ServiceProcess) {
   await until("the request's directory", leftovers, (left) => left.requestDirs.length === 1);
 
   // An asynchronous job, caught running in the engine.
-  const slow = multipart([{ name: "file", value: await slowPdf(), filename: "slow.pdf" }]);
+  const slow = multipart([{ name: "file", value: slowFile, filename: "slow.pdf" }]);
   const accepted = await fetch(`${service.url}/v1/compress`, {
     method: "POST",
     headers: { ...auth, "content-type": slow.contentType, prefer: "respond-async" },
@@ -181,11 +189,14 @@ beforeAll(async () => {
     // Long: a job taken over only when its lease passes would not be within this test's patience.
     COMPRESS_JOB_LEASE_SECONDS: "600",
   };
-  const first = await startService(env, { name: "service to kill" });
+  const [first] = await Promise.all([
+    startService(env, { name: "service to kill" }),
+    slowPdf().then((file) => (slowFile = file)),
+  ]);
   await killWithWorkInFlight(first);
   leftByKill = await leftovers();
   restarted = await startService(env, { name: "restarted service" });
-});
+}, 300_000); // two service starts and a kill, on a machine that may be busy
 
 afterAll(async () => {
   await restarted?.stop(5_000);
@@ -212,11 +223,12 @@ describe("a service killed with work in flight, then started again", () => {
       "the job after the restart",
       () => jobOf(restarted),
       (job) => job.status !== "running" && job.status !== "queued",
-      60_000,
+      // The engine's time on a busy machine; the lease (600 s) is far beyond it.
+      120_000,
     );
     expect(done).toMatchObject({ status: "succeeded", attempts: 2 });
     expect(await usedOf(restarted)).toBe(1);
-  }, 90_000);
+  }, 150_000);
 
   it("leaves nothing of the killed process in the temporary directories", async () => {
     const now = await leftovers();
