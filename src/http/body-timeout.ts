@@ -14,6 +14,7 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import http2 from "node:http2";
+import type { Duplex } from "node:stream";
 import { errorBody, type ErrorCode } from "../errors.ts";
 
 export interface BodyLimits {
@@ -32,7 +33,8 @@ export function claimBodyTimeout(req: object): () => void {
   return () => claimed.delete(req);
 }
 
-const { NGHTTP2_STREAM_STATE_HALF_CLOSED_REMOTE, NGHTTP2_STREAM_STATE_CLOSED, NGHTTP2_CANCEL } = http2.constants;
+const { NGHTTP2_STREAM_STATE_HALF_CLOSED_REMOTE, NGHTTP2_STREAM_STATE_CLOSED, NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } =
+  http2.constants;
 // After a 408 the connection is closed; a client still writing gets a moment to read the answer
 // before the socket goes (closing at once with unread data in the socket would reset it).
 const LINGER_MS = 1000;
@@ -126,12 +128,20 @@ function watchStream(req: http2.Http2ServerRequest, idleMs: number, watcher: Wat
   stream.once("close", stop);
 }
 
-/** Answers 408 if no answer has begun, then closes the connection (HTTP/1.1) or the stream (HTTP/2). */
+/**
+ * Answers 408 if no answer has begun, then closes the connection (HTTP/1.1: once the answer is out)
+ * or the stream (HTTP/2: RST_STREAM NO_ERROR after a complete answer, RFC 9113 section 8.1, which
+ * Node sends once the answer is flushed; CANCEL when an answer was under way).
+ */
 function cutOff(req: Request, res: Response, code: ErrorCode, message: string): void {
-  const close = () => closeTransport(req);
-  if (res.headersSent || res.writableEnded || res.destroyed) return close();
-  writeError(res, 408, code, message);
-  res.once("finish", close);
+  const answering = !(res.headersSent || res.writableEnded || res.destroyed);
+  if (answering) writeError(res, 408, code, message);
+  if (req instanceof http.IncomingMessage) {
+    if (answering) res.once("finish", () => endConnection(req.socket));
+    else endConnection(req.socket);
+  } else if (!req.stream.destroyed) {
+    req.stream.close(answering ? NGHTTP2_NO_ERROR : NGHTTP2_CANCEL);
+  }
 }
 
 /** Writes the error shape on a response no one has begun: the server's own answers, outside Koa. */
@@ -148,12 +158,7 @@ export function writeError(res: Response, status: number, code: ErrorCode, messa
   res.end(body);
 }
 
-function closeTransport(req: Request): void {
-  if (req instanceof http.IncomingMessage) {
-    const { socket } = req;
-    socket.end();
-    setTimeout(() => socket.destroy(), LINGER_MS).unref();
-  } else if (!req.stream.destroyed) {
-    req.stream.close(NGHTTP2_CANCEL);
-  }
+function endConnection(socket: Duplex): void {
+  socket.end();
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }

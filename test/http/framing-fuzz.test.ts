@@ -22,6 +22,7 @@ import {
   type ServiceDatabase,
   type ServiceProcess,
 } from "../helpers/service-process.ts";
+import { h2connect, h2request } from "../helpers/h2.ts";
 import { exchange, head, type RawAnswer, type Step } from "./raw-http.ts";
 
 const FUZZ_RUNS = Number(process.env["FUZZ_RUNS"] ?? 25);
@@ -416,6 +417,34 @@ describe("stalled bodies on every route that reads one: 408 within the idle limi
     const target = new URL(url);
     await stalled("PUT", `${target.pathname}${target.search}`, { "content-type": "application/pdf" }, "%PDF-1.7\n");
   });
+  it.each([
+    ["POST /graphql", "/graphql", () => ({ "content-type": "application/json" })],
+    ["POST /v1/compress (multipart)", "/v1/compress", () => compressHeaders(1000)],
+  ])("over HTTP/2, %s: 408, the session carries on", async (_name, target, headersOf) => {
+    const session = await h2connect(service.url);
+    try {
+      const started = Date.now();
+      const stream = session.request({ ":method": "POST", ":path": target, "content-length": "1000", ...headersOf() });
+      stream.write(`--${B}\r\n`);
+      const answer = await new Promise<{ status: number; body: string }>((resolve) => {
+        let body = "";
+        let status = 0;
+        stream.on("response", (h) => (status = Number(h[":status"])));
+        stream.on("data", (chunk: Buffer) => (body += chunk.toString()));
+        stream.on("close", () => resolve({ status, body }));
+        stream.on("error", () => undefined);
+      });
+      expect(answer.status, answer.body).toBe(408);
+      expect((JSON.parse(answer.body) as { error: { code: string } }).error.code).toMatch(/timeout$/);
+      expect(Date.now() - started).toBeLessThan(IDLE_SECONDS * 1000 + 3000);
+      // The connection serves other streams still.
+      expect((await h2request(session, { ":method": "GET", ":path": "/healthz" })).status).toBe(200);
+    } finally {
+      session.close();
+    }
+    await alive();
+  });
+
   it("a route that never reads its body: its early answer, and the process lives", async () => {
     const answer = await exchange(service.port, [head("POST", "/no/such/route", { "content-length": 1000 }), "abc"]);
     expectJsonRefusal(answer, { status: 404 });
