@@ -17,7 +17,15 @@ import type { CompressionProfile } from "../../src/compress/engine/index.ts";
 import { decodeStreamData } from "../../src/compress/engine/filters.ts";
 import { findImagePlacements } from "../../src/compress/engine/placement.ts";
 import { optimiseImages } from "../../src/compress/engine/images.ts";
-import { decodeJpeg, encodeJpeg, readJpegHeader, release, resample } from "../../src/compress/engine/codecs.ts";
+import {
+  decodeJpeg,
+  encodeJpeg,
+  encodeLossless,
+  encodePalette,
+  readJpegHeader,
+  release,
+  resample,
+} from "../../src/compress/engine/codecs.ts";
 import { optimiseJpeg, optimisedJpegSizeAtLeast, withoutIccProfile } from "../../src/compress/engine/jpeg.ts";
 import {
   drawAt,
@@ -836,6 +844,103 @@ describe("release", () => {
   });
 });
 
+/**
+ * A seal-like graphic: rings and spokes of one ink on white, their edges anti-aliased (coverage
+ * blends of the two colours), as a logo scanned or rendered for a letterhead.
+ */
+function sealPixels(size: number): Uint8Array {
+  const out = new Uint8Array(size * size * 3);
+  const centre = size / 2;
+  const ink = [20, 70, 190];
+  const rings: [number, number][] = [
+    [0.47, 0.03],
+    [0.4, 0.008],
+    [0.25, 0.01],
+  ];
+  const coverage = (v: number) => Math.min(1, Math.max(0, v));
+  for (let y = 0; y < size; y++) {
+    for (let x = 0; x < size; x++) {
+      const d = Math.hypot(x + 0.5 - centre, y + 0.5 - centre);
+      let cover = 0;
+      for (const [radius, width] of rings)
+        cover = Math.max(cover, coverage((size * width) / 2 - Math.abs(d - radius * size) + 0.5));
+      if (d < 0.22 * size) {
+        const spoke = Math.abs(Math.sin(Math.atan2(y - centre, x - centre) * 6));
+        cover = Math.max(cover, coverage(0.5 + (spoke - 0.9) * 20));
+      }
+      const i = (y * size + x) * 3;
+      for (let c = 0; c < 3; c++) out[i + c] = Math.round(255 * (1 - cover) + ink[c]! * cover);
+    }
+  }
+  return out;
+}
+
+/** An Indexed image's pixels: its indices (8 bits, PNG-predicted Flate) looked up in its palette. */
+function indexedPixels(stream: PDFRawStream): Uint8Array {
+  const colourSpace = stream.dict.lookup(PDFName.of("ColorSpace"));
+  expect(text(colourSpace)).toMatch(/^\[ \/Indexed \/DeviceRGB \d+ </);
+  const lookup = (colourSpace as unknown as { lookup(i: number): PDFHexString }).lookup(3).asBytes();
+  const indices = decodeStreamData(stream, 1 << 26, { predictors: true })!;
+  const rgb = new Uint8Array(indices.length * 3);
+  for (let p = 0; p < indices.length; p++) rgb.set(lookup.subarray(indices[p]! * 3, indices[p]! * 3 + 3), p * 3);
+  return rgb;
+}
+
+describe("graphics of few colours", () => {
+  it("are quantised to a palette with exactly their colours when they have 256 or fewer", async () => {
+    const pixels = { data: lineArtPixels(400, 300), width: 400, height: 300, components: 3 as const };
+    const palette = await encodePalette(pixels, 90);
+    expect(palette).toBeDefined();
+    expect(palette!.palette.length / 3).toBeLessThanOrEqual(256);
+    expect(Buffer.from(palette!.decoded.data).equals(Buffer.from(pixels.data))).toBe(true);
+    expect(await encodePalette({ ...pixels, data: cmykOf(pixels.data), components: 4 }, 90)).toBeUndefined();
+  });
+
+  rendering("become a palette over their colour space in balanced and extreme, and look alike", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const size = 1024;
+    const pixels = sealPixels(size);
+    // Drawn at 416 pt: 177 ppi, too few to downsample in balanced; JPEG smears its edges for
+    // more than half the bytes of its lossless encoding, so it is no photograph.
+    const ref = image(doc, pixels, { Width: size, Height: size, ColorSpace: "DeviceRGB", BitsPerComponent: 8 });
+    pageWith(doc, draw("Im", 416, 416, 100, 200), { Im: ref });
+    const lossless = await encodeLossless({ data: pixels, width: size, height: size, components: 3 });
+    const { input, output } = await compressed(doc, "balanced");
+    const stream = await imageDict(output, ref);
+    expect(text(stream.dict.get(PDFName.of("Width")))).toBe(String(size));
+    expect(text(stream.dict.get(PDFName.of("BitsPerComponent")))).toBe("8");
+    expect(text(stream.dict.lookup(PDFName.of("DecodeParms")))).toMatch(/\/Colors 1\b/);
+    expect(stream.contents.length).toBeLessThan(lossless.data.length / 2);
+    // The colours are the graphic's: every pixel near its original.
+    const drawn = indexedPixels(stream);
+    let worst = 0;
+    let total = 0;
+    for (let i = 0; i < drawn.length; i++) {
+      const difference = Math.abs(drawn[i]! - pixels[i]!);
+      worst = Math.max(worst, difference);
+      total += difference;
+    }
+    expect(total / drawn.length).toBeLessThan(2);
+    expect(worst).toBeLessThan(64);
+    expectLooksAlike(input, output, PROFILE_SETTINGS.balanced.images!.minSsim);
+    // extreme downsamples it to 72 ppi, as a palette or as whatever came out smaller there.
+    const extreme = (await compressed(doc, "extreme")).output;
+    expect((await imageDict(extreme, ref)).contents.length).toBeLessThan(stream.contents.length);
+    expect(extreme.length).toBeLessThan(output.length);
+  });
+
+  it("stay lossless in the lossless profile", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const ref = image(doc, sealPixels(512), { Width: 512, Height: 512, ColorSpace: "DeviceRGB", BitsPerComponent: 8 });
+    pageWith(doc, draw("Im", 208, 208, 100, 200), { Im: ref });
+    const stream = await imageDict((await compressed(doc, "lossless")).output, ref);
+    expect(text(stream.dict.get(PDFName.of("ColorSpace")))).toBe("/DeviceRGB");
+    expect(
+      Buffer.from(decodeStreamData(stream, 1 << 24, { predictors: true })!).equals(Buffer.from(sealPixels(512))),
+    ).toBe(true);
+  });
+});
+
 describe("profile order", () => {
   it("tries a weaker profile's settings on an image the stronger ones leave as it was", async () => {
     const build = async () => {
@@ -886,9 +991,40 @@ describe("profile order", () => {
     expect(sizes[2]).toBeLessThanOrEqual(sizes[1]!);
   });
 
-  it("extreme falls back to balanced's image settings", () => {
-    expect(PROFILE_SETTINGS.extreme.images!.fallback).toBe(PROFILE_SETTINGS.balanced.images);
-    expect(PROFILE_SETTINGS.balanced.images!.fallback).toBeUndefined();
+  it("extreme falls back to balanced's image settings, balanced to q90 for images stored losslessly", () => {
+    const balanced = PROFILE_SETTINGS.balanced.images!;
+    expect(PROFILE_SETTINGS.extreme.images!.fallback).toBe(balanced);
+    expect(balanced.fallback).toEqual({
+      ...balanced,
+      jpegQuality: 90,
+      losslessSourcesOnly: true,
+      fallback: undefined,
+    });
+  });
+
+  it("retries only images stored losslessly with settings for those", async () => {
+    const build = async (jpeg: boolean) => {
+      const doc = await PDFDocument.create({ updateMetadata: false });
+      const pixels = await smoothPhoto(900, 600, 3, 5);
+      const dict = { Width: 900, Height: 600, ColorSpace: "DeviceRGB", BitsPerComponent: 8 };
+      const ref = jpeg
+        ? image(doc, await jpegOf(pixels, 900, 600, 3, 95), { ...dict, Filter: "DCTDecode" }, false)
+        : image(doc, pixels, dict);
+      pageWith(doc, draw("Im", 90, 60, 100, 400), { Im: ref }); // 720 ppi
+      return doc;
+    };
+    const balanced = PROFILE_SETTINGS.balanced.images!;
+    // A first attempt no candidate survives, then balanced's settings for lossless sources only.
+    const retry = { ...balanced, losslessSourcesOnly: true, fallback: undefined };
+    const settings = { ...balanced, minSsim: 1, minImageSsim: 1, fallback: retry };
+    const pool = { concurrency: 1, memoryBudget: 256 * 1024 * 1024 };
+    const flate = await optimiseImages((await build(false)).context, settings, pool);
+    expect(flate.report.recoded).toBe(1);
+    const jpeg = await optimiseImages((await build(true)).context, settings, pool);
+    expect(jpeg.report.recoded).toBe(0);
+    // Without the restriction, the JPEG would have been recoded by the same settings.
+    const unrestricted = { ...settings, fallback: { ...retry, losslessSourcesOnly: false } };
+    expect((await optimiseImages((await build(true)).context, unrestricted, pool)).report.recoded).toBe(1);
   });
 });
 

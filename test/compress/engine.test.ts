@@ -1,6 +1,6 @@
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
-import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString } from "@cantoo/pdf-lib";
+import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString } from "@cantoo/pdf-lib";
 import { compressPdf, PdfRejected, PROFILE_SETTINGS, unlockPdf } from "../../src/compress/engine/index.ts";
 import type { CompressionProfile, CompressionReport, PdfRejectedCode } from "../../src/compress/engine/index.ts";
 import { decodeStreamData } from "../../src/compress/engine/filters.ts";
@@ -41,9 +41,23 @@ async function imageSamples(bytes: Uint8Array): Promise<Map<number, Uint8Array>>
     if (!(object instanceof PDFRawStream) || object.dict.lookup(PDFName.of("Subtype")) !== PDFName.of("Image"))
       continue;
     const data = decodeStreamData(object, 512 * 1024 * 1024, { predictors: true });
-    if (data) samples.set(ref.objectNumber, data);
+    if (data) samples.set(ref.objectNumber, throughPalette(object, data));
   }
   return samples;
+}
+
+/** The colours of an 8-bit Indexed image's indices (the engine may store a graphic so), else the data. */
+function throughPalette(image: PDFRawStream, data: Uint8Array): Uint8Array {
+  const space = image.dict.lookup(PDFName.of("ColorSpace"));
+  if (!(space instanceof PDFArray) || space.lookup(0) !== PDFName.of("Indexed")) return data;
+  if (String(image.dict.lookup(PDFName.of("BitsPerComponent"))) !== "8") return data;
+  const lookup = space.lookup(3);
+  if (!(lookup instanceof PDFHexString || lookup instanceof PDFString)) return data;
+  const palette = lookup.asBytes();
+  const n = space.lookup(1) === PDFName.of("DeviceGray") ? 1 : space.lookup(1) === PDFName.of("DeviceCMYK") ? 4 : 3;
+  const out = new Uint8Array(data.length * n);
+  for (let i = 0; i < data.length; i++) out.set(palette.subarray(data[i]! * n, data[i]! * n + n), i * n);
+  return out;
 }
 
 const same = (a: Uint8Array | undefined, b: Uint8Array | undefined) =>

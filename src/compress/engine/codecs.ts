@@ -270,19 +270,25 @@ export function encodeJpeg(pixels: Pixels, options: JpegOptions): Promise<Uint8A
  */
 export const adobeInverts = (sourceHadAdobeMarker: boolean) => !sourceHadAdobeMarker;
 
-/** The zlib stream of a PNG (its IDAT chunks joined): Flate data with PNG predictors. */
-function idatOf(png: Uint8Array): Uint8Array | undefined {
-  const chunks: Uint8Array[] = [];
+/** A PNG's chunks by type (IDAT's joined in order: Flate data with PNG predictors). */
+function chunksOf(png: Uint8Array): Map<string, Uint8Array> {
+  const chunks = new Map<string, Uint8Array>();
+  const idat: Uint8Array[] = [];
   let pos = 8;
   while (pos + 12 <= png.length) {
     const length = ((png[pos]! << 24) | (png[pos + 1]! << 16) | (png[pos + 2]! << 8) | png[pos + 3]!) >>> 0;
     const type = String.fromCharCode(...png.subarray(pos + 4, pos + 8));
-    if (type === "IDAT") chunks.push(png.subarray(pos + 8, pos + 8 + length));
+    const body = png.subarray(pos + 8, pos + 8 + length);
+    if (type === "IDAT") idat.push(body);
+    else if (!chunks.has(type)) chunks.set(type, body);
     if (type === "IEND") break;
     pos += 12 + length;
   }
-  return chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+  if (idat.length > 0) chunks.set("IDAT", Buffer.concat(idat));
+  return chunks;
 }
+
+const idatOf = (png: Uint8Array) => chunksOf(png).get("IDAT");
 
 export interface LosslessEncoding {
   data: Uint8Array;
@@ -299,4 +305,46 @@ export async function encodeLossless(pixels: Pixels, level = 6): Promise<Lossles
   const data = idatOf(png);
   if (!data) throw new Error("sharp wrote a PNG without image data");
   return { data, predicted: true };
+}
+
+export interface PaletteEncoding {
+  /** Flate data of the indices, with PNG predictors (one colour per sample). */
+  data: Uint8Array;
+  /** Bits per index: 1, 2, 4 or 8. */
+  bitsPerComponent: number;
+  /** The colours, three bytes each, in index order. */
+  palette: Uint8Array;
+  /** What a reader draws from it: the palette's colours, pixel by pixel. */
+  decoded: Pixels;
+}
+
+/**
+ * Three-component pixels quantised to at most 256 colours by libimagequant (sharp's PNG palette),
+ * as few as reach `quality` (0-100, its own measure), with Floyd-Steinberg dithering where colours
+ * were merged. An image of 256 colours or fewer comes out with exactly its colours. Undefined when
+ * libvips wrote something else than 8-bit-or-less indices with a palette and no transparency.
+ */
+export async function encodePalette(pixels: Pixels, quality: number, level = 9): Promise<PaletteEncoding | undefined> {
+  if (pixels.components !== 3) return undefined;
+  const png = await fromPixels(pixels).png({ palette: true, quality, compressionLevel: level }).toBuffer();
+  const chunks = chunksOf(png);
+  const header = chunks.get("IHDR");
+  const palette = chunks.get("PLTE");
+  const data = chunks.get("IDAT");
+  // Colour type 3 (indexed); a tRNS chunk would be transparency the PDF image cannot carry.
+  if (!header || header.length < 13 || header[9] !== 3 || !palette || !data || chunks.has("tRNS")) return undefined;
+  const bitsPerComponent = header[8]!;
+  if (![1, 2, 4, 8].includes(bitsPerComponent) || palette.length % 3 !== 0) return undefined;
+  const { data: rgb, info } = await sharp(png, inputOptions)
+    .removeAlpha()
+    .toColourspace("srgb")
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  if (info.channels !== 3 || info.width !== pixels.width || info.height !== pixels.height) return undefined;
+  return {
+    data,
+    bitsPerComponent,
+    palette,
+    decoded: { data: rgb, width: info.width, height: info.height, components: 3 },
+  };
 }

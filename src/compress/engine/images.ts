@@ -1,6 +1,7 @@
 // Image XObjects: downsample to the resolution at which the pages draw them, and re-encode as JPEG
 // (photographs) or PNG-predicted Flate (line art, flat colour, soft masks), keeping whichever of the
-// old and the new data is smaller.
+// old and the new data is smaller. Graphics (RGB images JPEG does not suit) are also tried as a
+// palette of at most 256 colours (libimagequant), kept when smaller and above the quality floor.
 //
 // - Where each image is drawn comes from the content streams (placement.ts); large inline images
 //   become XObjects first (inline.ts). An image the pages were not seen to draw keeps the old
@@ -19,13 +20,14 @@
 //   its dictionary.
 import { Readable } from "node:stream";
 import { createInflate } from "node:zlib";
-import { PDFArray, PDFBool, PDFName, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
+import { PDFArray, PDFBool, PDFHexString, PDFName, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFObject, PDFDict } from "@cantoo/pdf-lib";
 import {
   adobeInverts,
   decodeJpeg,
   encodeJpeg,
   encodeLossless,
+  encodePalette,
   MAX_IMAGE_PIXELS,
   readJpegHeader,
   release,
@@ -131,6 +133,8 @@ type Replacement = {
   colour?: DirectColour;
   /** The /Decode to write; null removes it. */
   decode?: number[] | null;
+  /** The data are indices into these colours of `base` (an Indexed colour space), of `bits` bits. */
+  indexed?: { base: DirectColour; palette: Uint8Array; bits: number };
 };
 
 const numbersIn = (object: PDFObject | undefined): number[] | undefined => {
@@ -577,26 +581,80 @@ async function losslessCandidate(working: Working, output: Pixels, exact: boolea
 }
 
 /**
- * The encoding of `output` (the working pixels at one size) that the profile wants: JPEG for
- * photographs, lossless for line art, flat colour and masks. Photographs are told apart by how
- * JPEG compares with a lossless encoding of the same pixels (on a smaller copy of very large
- * ones), once per image: `kind` remembers the answer for the other sizes.
+ * The colour space a palette of `working`'s pixels would index: an RGB-like one of three
+ * components whose samples are the pixels as they are (no /Decode to carry over).
  */
-async function candidateAt(
+function paletteBase(job: Job, working: Working): DirectColour | undefined {
+  const colour = working.recoloured.colour ?? job.info.colour;
+  if (colour.kind !== "direct" || colour.components !== 3 || !colour.rgbLike) return undefined;
+  if (job.info.decode && working.recoloured.decode !== null) return undefined;
+  return colour;
+}
+
+/**
+ * `output` quantised to a palette of at most 256 colours (libimagequant, through sharp), written
+ * as Indexed over the image's own colour space: a graphic of few colours in a fraction of its
+ * lossless size. Lossy (unless it had 256 colours or fewer), so only where the quality check can
+ * judge it; never for photographs (JPEG's), masks or JPEG sources.
+ */
+async function paletteCandidate(job: Job, working: Working, output: Pixels): Promise<Candidate | undefined> {
+  const base = paletteBase(job, working);
+  if (!base || job.settings.paletteQuality === undefined) return undefined;
+  const encoded = await encodePalette(output, job.settings.paletteQuality);
+  if (!encoded) return undefined;
+  return {
+    replacement: {
+      data: encoded.data,
+      filter: N.FlateDecode,
+      size: { width: output.width, height: output.height },
+      predictor: { colors: 1, columns: output.width },
+      decode: null,
+      indexed: { base, palette: encoded.palette, bits: encoded.bitsPerComponent },
+    },
+    decoded: encoded.decoded,
+    exact: false,
+  };
+}
+
+/** Lossless, and beside it a palette when the check can judge one: smallest first. */
+async function graphicCandidates(
+  job: Job,
+  working: Working,
+  output: Pixels,
+  lossless: Candidate,
+  checked: boolean,
+): Promise<Candidate[]> {
+  const palette = checked && !job.mask ? await paletteCandidate(job, working, output) : undefined;
+  const candidates = palette ? [palette, lossless] : [lossless];
+  return candidates.sort((a, b) => a.replacement.data.length - b.replacement.data.length);
+}
+
+/**
+ * The encodings of `output` (the working pixels at one size) that the profile wants, smallest
+ * first: JPEG for photographs; lossless for line art, flat colour and masks, and a palette beside
+ * it for graphics the quality check can judge. Photographs are told apart by how JPEG compares
+ * with a lossless encoding of the same pixels (on a smaller copy of very large ones), once per
+ * image: `kind` remembers the answer for the other sizes.
+ */
+async function candidatesAt(
   job: Job,
   working: Working,
   output: Pixels,
   atOwnSize: boolean,
   kind: { photo?: boolean },
-): Promise<Candidate | undefined> {
+  checked: boolean,
+): Promise<Candidate[]> {
   const { settings, info } = job;
   const exact = atOwnSize && !working.reduced;
-  if (working.jpeg) return jpegCandidate(job, working, output);
+  if (working.jpeg) return [await jpegCandidate(job, working, output)];
   // Indexed images keep their indices (already lossless) unless they are downsampled.
   const indexedKept = info.colour.kind === "indexed" && exact;
   if (job.mask || output.width * output.height < MIN_PIXELS) kind.photo = false;
-  if (kind.photo === false) return indexedKept ? undefined : losslessCandidate(working, output, exact);
-  if (kind.photo === true) return jpegCandidate(job, working, output);
+  if (kind.photo === false) {
+    if (indexedKept) return [];
+    return graphicCandidates(job, working, output, await losslessCandidate(working, output, exact), checked);
+  }
+  if (kind.photo === true) return [await jpegCandidate(job, working, output)];
   const large = output.width * output.height > PROBE_PIXELS * 4;
   const probe = large ? await resample(output, scaledTo(output, PROBE_PIXELS)) : output;
   const probeJpeg = await encodeJpeg(probe, { quality: settings.jpegQuality, effort: job.effort });
@@ -605,9 +663,10 @@ async function candidateAt(
   let reference = probeLossless.replacement.data.length;
   if (exact && !large && working.storedLossless !== undefined) reference = Math.min(reference, working.storedLossless);
   kind.photo = probeJpeg.length <= reference * settings.losslessToJpegRatio;
-  if (kind.photo) return jpegCandidate(job, working, output);
-  if (indexedKept) return undefined;
-  return large ? losslessCandidate(working, output, exact) : probeLossless;
+  if (kind.photo) return [await jpegCandidate(job, working, output)];
+  if (indexedKept) return [];
+  const lossless = large ? await losslessCandidate(working, output, exact) : probeLossless;
+  return graphicCandidates(job, working, output, lossless, checked);
 }
 
 /**
@@ -640,7 +699,10 @@ function sizesToTry(job: Job, working: Working): (Size | undefined)[] {
   return sizes;
 }
 
-/** Tries the sizes in turn; the first candidate that is smaller and passes the check wins. */
+/**
+ * Tries the sizes in turn, and at each its candidates smallest first; the first candidate that is
+ * smaller and passes the check wins.
+ */
 async function firstAcceptable(
   job: Job,
   working: Working,
@@ -662,7 +724,7 @@ async function firstAcceptable(
     // and back cost a copy of a quarter of the page image and a pipeline of its own.
     const direct = working.jpeg !== undefined && tried === 0 && !own;
     const output = direct ? working.pixels : await resample(working.pixels, size);
-    let candidate: Candidate | undefined;
+    let candidates: Candidate[] = [];
     try {
       // Once an image has failed a size, a size whose resampled pixels already fall below the
       // floor will not pass with JPEG's loss added: its encoding and decoding are skipped. The
@@ -671,36 +733,47 @@ async function firstAcceptable(
       // are these.
       const lossy = working.jpeg !== undefined || kind.photo === true;
       if (check && tried > 0 && downsampled && lossy && !check.passes(output)) continue;
-      candidate = direct
-        ? await jpegCandidate(job, working, working.pixels, size)
-        : await candidateAt(job, working, output, own, kind);
-      if (!candidate) continue;
+      candidates = direct
+        ? [await jpegCandidate(job, working, working.pixels, size)]
+        : await candidatesAt(job, working, output, own, kind, check !== undefined);
       const limit = !downsampled && working.jpeg ? stored * (1 - job.settings.minJpegSaving) : stored;
-      // A larger size will not be smaller: give up (null).
-      if (candidate.replacement.data.length >= limit) return null;
-      // Nor larger than the lossless profile stores the image (its stream pass, which this
-      // profile's would run on the image left as it is): a stronger profile is never larger.
-      const bytes = candidate.replacement.data.length;
-      const lossless = candidate.replacement.filter === N.FlateDecode;
-      const work = working.jpeg
-        ? stored <= MAX_BAR_JPEG_BYTES
-        : lossless || sampleBytesOf(job.info) <= MAX_BAR_SAMPLE_BYTES;
-      const worked = work || bytes >= NEAR_LOSSLESS * stored;
-      if (worked && (await (bar ??= losslessBar(job.stream, MAX_DECODED_BYTES))(bytes))) return null;
-      if (candidate.exact || !check || check.passes(candidate.decoded)) return candidate.replacement;
+      for (const [index, candidate] of candidates.entries()) {
+        const bytes = candidate.replacement.data.length;
+        // A larger size will not be smaller: give up (null). A larger candidate is not either.
+        if (bytes >= limit) {
+          if (index === 0) return null;
+          break;
+        }
+        // Nor larger than the lossless profile stores the image (its stream pass, which this
+        // profile's would run on the image left as it is): a stronger profile is never larger.
+        const lossless = candidate.replacement.filter === N.FlateDecode;
+        const work = working.jpeg
+          ? stored <= MAX_BAR_JPEG_BYTES
+          : lossless || sampleBytesOf(job.info) <= MAX_BAR_SAMPLE_BYTES;
+        const worked = work || bytes >= NEAR_LOSSLESS * stored;
+        if (worked && (await (bar ??= losslessBar(job.stream, MAX_DECODED_BYTES))(bytes))) {
+          if (index === 0) return null;
+          break;
+        }
+        if (candidate.exact || !check || check.passes(candidate.decoded)) return candidate.replacement;
+      }
     } finally {
       // Resampled and decoded pixels are sharp's buffers, made for this size only.
-      const mine = (pixels: Pixels | undefined) => pixels && pixels !== working.pixels && pixels !== output;
+      const mine = (pixels: Pixels) => pixels !== working.pixels && pixels !== output;
       release(
         output === working.pixels ? undefined : output.data,
-        mine(candidate?.decoded) ? candidate!.decoded.data : undefined,
+        ...candidates.map((candidate) => (mine(candidate.decoded) ? candidate.decoded.data : undefined)),
       );
     }
   }
   return undefined;
 }
 
-async function recode(job: Job, source: Source): Promise<Replacement | undefined> {
+/**
+ * The image's replacement; null when no candidate came out smaller than what it is stored in,
+ * undefined when none was tried or none held the quality floor.
+ */
+async function recode(job: Job, source: Source): Promise<Replacement | null | undefined> {
   const { settings, stream, placement } = job;
   if (stream.contents.length < MIN_STORED_BYTES) return undefined;
   // Re-encoding a JPEG at its size gains little, and loses quality, unless it was made finer.
@@ -709,7 +782,7 @@ async function recode(job: Job, source: Source): Promise<Replacement | undefined
   if (!working) return undefined;
   try {
     const check = placement && new QualityCheck(working.pixels, placement, imageFloor(settings, placement));
-    return (await firstAcceptable(job, working, sizesToTry(job, working), check, {})) ?? undefined;
+    return await firstAcceptable(job, working, sizesToTry(job, working), check, {});
   } finally {
     if (working.owned) release(working.pixels.data);
   }
@@ -717,6 +790,8 @@ async function recode(job: Job, source: Source): Promise<Replacement | undefined
 
 function replace(stream: PDFRawStream, replacement: Replacement, context: PDFContext): void {
   const { dict } = stream;
+  const { indexed } = replacement;
+  const bits = indexed?.bits ?? 8;
   dict.set(N.Filter, replacement.filter);
   if (replacement.predictor) {
     dict.set(
@@ -724,7 +799,7 @@ function replace(stream: PDFRawStream, replacement: Replacement, context: PDFCon
       context.obj({
         Predictor: 15,
         Colors: replacement.predictor.colors,
-        BitsPerComponent: 8,
+        BitsPerComponent: bits,
         Columns: replacement.predictor.columns,
       }),
     );
@@ -732,8 +807,12 @@ function replace(stream: PDFRawStream, replacement: Replacement, context: PDFCon
   dict.delete(N.DL);
   dict.set(N.Width, PDFNumber.of(replacement.size.width));
   dict.set(N.Height, PDFNumber.of(replacement.size.height));
-  dict.set(N.BitsPerComponent, PDFNumber.of(8));
-  if (replacement.colour) dict.set(N.ColorSpace, replacement.colour.object);
+  dict.set(N.BitsPerComponent, PDFNumber.of(bits));
+  if (indexed) {
+    const hival = indexed.palette.length / indexed.base.components - 1;
+    const lookup = PDFHexString.of(Buffer.from(indexed.palette).toString("hex"));
+    dict.set(N.ColorSpace, context.obj([PDFName.of("Indexed"), indexed.base.object, hival, lookup]));
+  } else if (replacement.colour) dict.set(N.ColorSpace, replacement.colour.object);
   if (replacement.decode === null) dict.delete(N.Decode);
   else if (replacement.decode) dict.set(N.Decode, context.obj(replacement.decode));
   dict.set(N.Length, PDFNumber.of(replacement.data.length));
@@ -885,10 +964,15 @@ export async function optimiseImages(
       info = describe(stream.dict, context);
       const source = info && (sourceOf(stream, info) ?? (await jpxSourceOf(stream, info)));
       if (!info || !source) return;
-      // The profile's settings, then those of the weaker profiles while the image is left as it was.
+      // The profile's settings, then those of the weaker profiles while the image is left as it
+      // was. A retry at a higher JPEG quality only for an image stored losslessly that failed on
+      // quality: where nothing came out smaller (null), more quality will not either.
+      let outcome: Replacement | null | undefined;
       for (let tried: ImageSettings | undefined = settings; tried && !replacement; tried = tried.fallback) {
+        if (tried.losslessSourcesOnly && (source.kind === "jpeg" || outcome === null)) continue;
         const target = fixedSize ? undefined : targetSize(info, placement, tried);
-        replacement = await recode({ stream, info, mask, placement, target, settings: tried, effort }, source);
+        outcome = await recode({ stream, info, mask, placement, target, settings: tried, effort }, source);
+        replacement = outcome ?? undefined;
       }
     } catch {
       // sharp could not read it (damaged data, unusual JPEG), or the dictionary is not what it

@@ -33,6 +33,17 @@ export interface ImageSettings {
   /** A JPEG kept at its size is re-encoded only when that saves at least this fraction. */
   minJpegSaving: number;
   /**
+   * Graphics (images JPEG does not suit) are also tried as a palette of at most 256 colours, as
+   * few as reach this quality (libimagequant's measure, 0-100); kept when smaller than their
+   * lossless encoding and above the quality floor. Undefined: no palette.
+   */
+  paletteQuality?: number;
+  /**
+   * These settings are for images stored losslessly only (a JPEG source is not re-encoded at a
+   * higher quality than the profile's: it would come out larger than a weaker attempt).
+   */
+  losslessSourcesOnly?: boolean;
+  /**
    * A weaker profile's settings, tried on an image these leave as it was (no size passed the
    * quality floor, or none came out smaller): a stronger profile never keeps an image a weaker
    * one would have made smaller, so that its output is no larger for it.
@@ -53,16 +64,26 @@ export interface ProfileSettings {
   discardMetadata: boolean;
 }
 
-const BALANCED_IMAGES: ImageSettings = {
+const BALANCED_SETTINGS = {
   targetPpi: 150,
   downsampleThreshold: 1.5,
   minSsim: 0.96,
   minImageSsim: 0.92,
   maxSide: 2000,
-  jpegQuality: 75,
   losslessToJpegRatio: 0.5,
   minJpegSaving: 0.1,
+  paletteQuality: 90,
 };
+
+/**
+ * A graphic stored losslessly whose JPEG at q75 falls below the floor at every size (fine text or
+ * hard edges over a photograph-like area) would stay lossless, at many times the bytes of a JPEG
+ * at a higher quality that holds the floor: it is tried again at q90 (also deciding afresh
+ * whether it is a photograph, and with the palette).
+ */
+const BALANCED_RETRY: ImageSettings = { ...BALANCED_SETTINGS, jpegQuality: 90, losslessSourcesOnly: true };
+
+const BALANCED_IMAGES: ImageSettings = { ...BALANCED_SETTINGS, jpegQuality: 75, fallback: BALANCED_RETRY };
 
 export const PROFILE_SETTINGS: Record<CompressionProfile, ProfileSettings> = {
   // Everything decodes to exactly what it was and renders the same; nothing is dropped but
@@ -84,6 +105,7 @@ export const PROFILE_SETTINGS: Record<CompressionProfile, ProfileSettings> = {
       jpegQuality: 40,
       losslessToJpegRatio: 0.7,
       minJpegSaving: 0.05,
+      paletteQuality: 75,
       fallback: BALANCED_IMAGES,
     },
     discardPrivateData: true,
