@@ -223,6 +223,19 @@ describe("request shape", () => {
     expect(await leftovers()).toBe(0);
   });
 
+  it("takes an empty callback_url (as a form sends it) and refuses a URL without Prefer: respond-async, naming it", async () => {
+    const { token, subscriber } = await subscriberWithKey(db.prisma);
+    const empty = await compress(token, [file(), { name: "callback_url", value: "" }]);
+    expect(empty.status).toBe(200);
+    const url = await compress(token, [file(), { name: "callback_url", value: "https://example.com/hook" }]);
+    expect(url.status).toBe(400);
+    const { error } = url.json as ErrorBody;
+    expect(error.code).toBe("unexpected_field");
+    expect(error.message).toContain("Prefer: respond-async");
+    expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(1);
+    expect(await leftovers()).toBe(0);
+  });
+
   it("refuses a body that is not multipart with 415", async () => {
     const { token } = await subscriberWithKey(db.prisma);
     const response = await fetch(`${server.url}/v1/compress`, {

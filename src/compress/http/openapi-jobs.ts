@@ -22,8 +22,11 @@ const callbackField = {
   type: "string",
   format: "uri",
   maxLength: 2048,
+  // An empty default rather than a sample address: Swagger UI fills a field without one with an
+  // example URL, which a synchronous call (no Prefer: respond-async) refuses.
+  default: "",
   description:
-    "Called (POST, the job resource as body, signed in Marketplace-Signature) when the job ends. https:// and a public host (private hosts only where the operator allows them; link-local and metadata hosts never).",
+    "Only with `Prefer: respond-async`; leave it empty otherwise (a synchronous call refuses a callback_url: 400 unexpected_field). Called (POST, the job resource as body, signed; see the Job schema) when the job ends. https:// and a public host (private hosts only where the operator allows them; link-local and metadata hosts never).",
 };
 
 /** The JSON body of POST /v1/compress from a direct upload. */
@@ -71,6 +74,7 @@ export function jobPaths(shared: Shared): Json {
     "/v1/jobs/{id}": {
       get: {
         operationId: "getJob",
+        tags: ["Jobs"],
         summary: "An asynchronous compression job",
         description: "Only to keys of the subscriber that made the job; to anyone else 404, as if it did not exist.",
         parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
@@ -88,6 +92,7 @@ export function jobPaths(shared: Shared): Json {
     "/v1/uploads": {
       post: {
         operationId: "createUpload",
+        tags: ["Direct uploads"],
         summary: "A direct upload: a short-lived signed URL to PUT a file to",
         description:
           "PUT the PDF to upload_url with the headers given, then POST /v1/compress with {upload_id}. In production upload_url is Cloud Storage's (a V4 signed PUT whose signature covers the 300 MB limit in x-goog-content-length-range); on the embedded default it is this service's signed path /v1/uploads/content/{name}, which answers 200 {size}, 403 invalid_signature or url_expired (also once the upload was swept), 409 upload_used (the upload was already compressed: its address takes no more writes), 413 file_too_large, 422 not_a_pdf (no %PDF- in the first 1024 bytes). Refused with 402 when the month's quota is used up, as the compression would be.",
@@ -114,11 +119,13 @@ export function jobPaths(shared: Shared): Json {
     "/v1/webhook-secret": {
       get: {
         operationId: "getWebhookSecret",
+        tags: ["Webhooks"],
         summary: "The secret webhooks are signed with (created on first use)",
         responses: { "200": webhookSecretAnswer, ...keyed },
       },
       post: {
         operationId: "rotateWebhookSecret",
+        tags: ["Webhooks"],
         summary: "Replace the webhook secret; calls from now on are signed with the new one",
         responses: { "200": webhookSecretAnswer, ...keyed },
       },

@@ -70,9 +70,12 @@ const fileField = { type: "string", format: "binary", description: "The PDF, at 
 /** The `signatures` option (service.ts parseSignatures; docs/signed-documents.md). */
 export const signaturesField = {
   type: "string",
-  enum: ["remove"],
+  enum: ["refuse", "remove"],
+  // A default, so that the docs page's "Try it out" does not pre-select `remove` (Swagger UI
+  // fills a field without one with its first allowed value).
+  default: "refuse",
   description:
-    "What to do with a digitally signed or certified PDF. Left out, it is refused (422 signed_document, not charged): any rewrite makes its signatures fail to verify. `remove`: it is compressed and its signatures are removed (each signature field is kept, empty, so the document can be signed again); the result's report.signatures_removed says how many.",
+    "What to do with a digitally signed or certified PDF. `refuse` (the default, as when left out): it is refused (422 signed_document, not charged): any rewrite makes its signatures fail to verify. `remove`: it is compressed and its signatures are removed (each signature field is kept, empty, so the document can be signed again); the result's report.signatures_removed says how many.",
 };
 /** The multipart body of /v1/compress (a file and its options; callback_url with Prefer: respond-async). */
 const compressForm = (profileField: Json, callbackField: Json) =>
@@ -148,24 +151,51 @@ const schemas = {
   },
 };
 
+// One group per resource on the docs page (Swagger UI puts untagged operations under "default").
+const tags = [
+  { name: "Compression", description: "Compress a PDF, at once or as a job; unlock a password-protected one." },
+  {
+    name: "Jobs",
+    description: "Asynchronous compressions (Prefer: respond-async): poll one, or have it posted to you.",
+  },
+  {
+    name: "Direct uploads",
+    description: "Upload a large file straight to storage, then compress it by its upload_id.",
+  },
+  { name: "Webhooks", description: "The secret webhook calls are signed with." },
+  { name: "Usage", description: "The plan and this month's quota." },
+];
+
+const bearer = {
+  type: "http",
+  scheme: "bearer",
+  description: "An mkp_… personal access token, created in the dashboard (/dashboard, Settings → API keys).",
+};
+
+/** The title and introduction, with where a key comes from (the dashboard, on the API's origin). */
+const info = (serverUrl: string) => ({
+  title: "Marketplace document compression API",
+  version: "1.0.0",
+  description:
+    `Compresses PDFs for corporate subscribers. **Keys** come from the [dashboard](${serverUrl}/dashboard): sign in with the e-mail address on record (a one-time link is mailed), open Settings → API keys and create one (its secret is shown once; corporate plan only); then press Authorize on this page, or send \`Authorization: Bearer <key>\`. ` +
+    "Checks run from the headers before the body is read (key, per-key rate limit, declared size, monthly quota), so a client sending `Expect: 100-continue` uploads nothing that would be refused. Sizes are bytes. Errors carry `X-Error-Code` and `X-Error-Message` headers and a `{error: {code, message, request_id}}` body. The monthly quota counts compressions per calendar month in UTC; failures are not charged.",
+});
+
 export function buildCompressOpenApi(serverUrl: string): Json {
   const profileField = { type: "string", enum: [...COMPRESSION_PROFILES], default: "balanced" };
   const shared = { error, retryAfter, common, profileField };
   const extras = compressExtras(shared);
   return {
     openapi: "3.1.0",
-    info: {
-      title: "Marketplace document compression API",
-      version: "1.0.0",
-      description:
-        "Compresses PDFs for corporate subscribers. Authenticate with `Authorization: Bearer <key>`. Checks run from the headers before the body is read (key, per-key rate limit, declared size, monthly quota), so a client sending `Expect: 100-continue` uploads nothing that would be refused. Sizes are bytes. Errors carry `X-Error-Code` and `X-Error-Message` headers and a `{error: {code, message, request_id}}` body. The monthly quota counts compressions per calendar month in UTC; failures are not charged.",
-    },
+    info: info(serverUrl),
     servers: [{ url: serverUrl }],
     security: [{ bearer: [] }],
+    tags,
     paths: {
       "/v1/compress": {
         post: {
           operationId: "compress",
+          tags: ["Compression"],
           summary: "Compress a PDF (at once, or as a job with Prefer: respond-async)",
           description:
             "multipart/form-data with the file, or JSON naming a direct upload (POST /v1/uploads). With `Prefer: respond-async` the answer is 202 with Location: /v1/jobs/{id} as soon as the file is stored; the quota unit is reserved then and given back if the job fails.",
@@ -184,6 +214,7 @@ export function buildCompressOpenApi(serverUrl: string): Json {
       "/v1/usage": {
         get: {
           operationId: "usage",
+          tags: ["Usage"],
           summary: "This key's subscriber's plan and quota this month",
           description:
             "The numbers the dashboard's Usage page shows. Counts against the per-key rate limit like every request with a key; never against the quota.",
@@ -208,6 +239,7 @@ export function buildCompressOpenApi(serverUrl: string): Json {
       "/v1/unlock": {
         post: {
           operationId: "unlock",
+          tags: ["Compression"],
           summary: "Decrypt a password-protected PDF with its user or owner password, then compress it",
           requestBody: unlockForm(profileField),
           responses: { "200": result, ...common },
@@ -215,7 +247,7 @@ export function buildCompressOpenApi(serverUrl: string): Json {
       },
     },
     components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "mkp_… personal access token" } },
+      securitySchemes: { bearer },
       schemas: { ...schemas, ...jobSchemas },
     },
   };

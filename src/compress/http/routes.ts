@@ -32,7 +32,7 @@ import { contentDisposition as contentDispositionOf } from "../storage/storage.t
 import { expectsContinue } from "../../http/continue.ts";
 import { buildCompressOpenApi } from "./openapi.ts";
 import { createCompressService, OPTION_FIELDS, type CompressService } from "./service.ts";
-import { MULTIPART_OVERHEAD, receiveUpload, tooLarge } from "./upload.ts";
+import { MULTIPART_OVERHEAD, receiveUpload, tooLarge, type Upload } from "./upload.ts";
 
 // The service's names, where the app, the dashboard and the composition root import them from.
 export {
@@ -105,13 +105,13 @@ export function createCompressRouter(deps: JobDeps, service: CompressService = c
     if (kind === "compress" && prefersAsync(ctx)) {
       return acceptUploadAsJob(deps, ctx, key, receive(ctx, ["profile", "callback_url"]));
     }
-    const fields = kind === "unlock" ? [...OPTION_FIELDS, "password"] : [...OPTION_FIELDS];
+    const fields = kind === "unlock" ? [...OPTION_FIELDS, "password"] : [...OPTION_FIELDS, "callback_url"];
     ctx.body = await service.compressFor(ctx, kind, key, {
       // The engine's room is checked once the unit is reserved, before the body is read: a 503 busy
       // costs the client its headers, not its upload (the unit goes back as for any failure).
       receive: (dir) => {
         service.assertRoom();
-        return receive(ctx, fields)(dir);
+        return receive(ctx, fields)(dir).then(withoutCallback);
       },
     });
   };
@@ -149,6 +149,23 @@ export function createCompressRouter(deps: JobDeps, service: CompressService = c
 
   if (storage.kind === "local") addLocalStorageRoutes(router, storage as LocalStorage, prisma);
   return router;
+}
+
+/**
+ * A synchronous compression takes a callback_url only empty, as a form (the docs page's "Try it
+ * out") sends every field it shows: a URL means the client expected a job and its webhook, which
+ * only `Prefer: respond-async` asks for, so it is refused saying so rather than ignored.
+ */
+function withoutCallback(upload: Upload): Upload {
+  const { callback_url: callbackUrl, ...fields } = upload.fields;
+  if (callbackUrl) {
+    throw new HttpError(
+      400,
+      "unexpected_field",
+      'callback_url is taken only with the header "Prefer: respond-async" (a job, whose end is posted to callback_url); leave it empty to compress at once.',
+    );
+  }
+  return { ...upload, fields };
 }
 
 const keyOf = (ctx: Context) => (ctx.state["apiKey"] as AuthenticatedKey | undefined)?.id;

@@ -70,16 +70,16 @@ export function parseProfile(value: string | undefined): CompressionProfile {
 }
 
 /**
- * The `signatures` field: absent, a signed document is refused (422 signed_document, not charged);
+ * The `signatures` field: absent or `refuse`, a signed document is refused (422 signed_document, not charged);
  * `remove`, it is compressed and its signatures, which would no longer verify, are removed.
  */
 export function parseSignatures(value: string | undefined): SignaturePolicy {
-  if (value === undefined) return "refuse";
+  if (value === undefined || value === "refuse") return "refuse";
   if (value === "remove") return "remove";
   throw new HttpError(
     400,
     "invalid_signatures",
-    `signatures must be remove (or left out to refuse signed documents); got "${value.slice(0, 40)}"`,
+    `signatures must be refuse (the default: signed documents are refused) or remove; got "${value.slice(0, 40)}"`,
   );
 }
 

@@ -245,13 +245,15 @@ export interface operations {
            */
           profile?: "lossless" | "balanced" | "extreme";
           /**
-           * @description What to do with a digitally signed or certified PDF. Left out, it is refused (422 signed_document, not charged): any rewrite makes its signatures fail to verify. `remove`: it is compressed and its signatures are removed (each signature field is kept, empty, so the document can be signed again); the result's report.signatures_removed says how many.
+           * @description What to do with a digitally signed or certified PDF. `refuse` (the default, as when left out): it is refused (422 signed_document, not charged): any rewrite makes its signatures fail to verify. `remove`: it is compressed and its signatures are removed (each signature field is kept, empty, so the document can be signed again); the result's report.signatures_removed says how many.
+           * @default refuse
            * @enum {string}
            */
-          signatures?: "remove";
+          signatures?: "refuse" | "remove";
           /**
            * Format: uri
-           * @description Called (POST, the job resource as body, signed in Marketplace-Signature) when the job ends. https:// and a public host (private hosts only where the operator allows them; link-local and metadata hosts never).
+           * @description Only with `Prefer: respond-async`; leave it empty otherwise (a synchronous call refuses a callback_url: 400 unexpected_field). Called (POST, the job resource as body, signed; see the Job schema) when the job ends. https:// and a public host (private hosts only where the operator allows them; link-local and metadata hosts never).
+           * @default
            */
           callback_url?: string;
         };
@@ -268,7 +270,8 @@ export interface operations {
           profile?: "lossless" | "balanced" | "extreme";
           /**
            * Format: uri
-           * @description Called (POST, the job resource as body, signed in Marketplace-Signature) when the job ends. https:// and a public host (private hosts only where the operator allows them; link-local and metadata hosts never).
+           * @description Only with `Prefer: respond-async`; leave it empty otherwise (a synchronous call refuses a callback_url: 400 unexpected_field). Called (POST, the job resource as body, signed; see the Job schema) when the job ends. https:// and a public host (private hosts only where the operator allows them; link-local and metadata hosts never).
+           * @default
            */
           callback_url?: string;
         };
@@ -865,10 +868,11 @@ export interface operations {
            */
           profile?: "lossless" | "balanced" | "extreme";
           /**
-           * @description What to do with a digitally signed or certified PDF. Left out, it is refused (422 signed_document, not charged): any rewrite makes its signatures fail to verify. `remove`: it is compressed and its signatures are removed (each signature field is kept, empty, so the document can be signed again); the result's report.signatures_removed says how many.
+           * @description What to do with a digitally signed or certified PDF. `refuse` (the default, as when left out): it is refused (422 signed_document, not charged): any rewrite makes its signatures fail to verify. `remove`: it is compressed and its signatures are removed (each signature field is kept, empty, so the document can be signed again); the result's report.signatures_removed says how many.
+           * @default refuse
            * @enum {string}
            */
-          signatures?: "remove";
+          signatures?: "refuse" | "remove";
         };
       };
     };
