@@ -222,7 +222,9 @@ function cidPlan(font: PDFDict, codes: Set<number>): FontPlan | undefined {
   // glyph id, as in a CIDFontType0. A CIDFontType2 holding CFF outlines (a flavour mismatch) may
   // be read either way: both sets of glyphs are kept, and both mappings checked.
   const byMap = cidType2Glyphs(cidFont, codes);
-  const mapApplies = (flavour: Flavour) => flavour === "truetype" || subtype === F.CIDFontType2;
+  // poppler also applies a CIDToGIDMap stream to an OpenType CFF program.
+  const mapStream = cidFont.lookup(F.CIDToGIDMap) instanceof PDFRawStream;
+  const mapApplies = (flavour: Flavour) => flavour === "truetype" || subtype === F.CIDFontType2 || mapStream;
   return {
     owner: cidFont,
     named: [font, cidFont],
