@@ -85,6 +85,8 @@ function configureHttp1(server: http.Server, handler: Handler, limits: HttpLimit
 const http1Server = (limits: HttpLimits) =>
   http.createServer({ connectionsCheckingInterval: Math.min(1000, limits.headersTimeoutMs / 4) });
 
+const CLIENT_GONE = new Set(["ECONNRESET", "EPIPE", "HPE_INVALID_EOF_STATE"]);
+
 /** The status, code and message of the server's answer to a request Node's parser refused. */
 function clientErrorAnswer(code: string | undefined): [number, ErrorCode, string] {
   if (code === "HPE_HEADER_OVERFLOW") {
@@ -104,7 +106,9 @@ function clientErrorAnswer(code: string | undefined): [number, ErrorCode, string
  */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, res: http.ServerResponse | undefined): void {
   const [status, code, message] = clientErrorAnswer(error.code);
-  if (error.code === "ECONNRESET" || error.code === "EPIPE" || !socket.writable) {
+  // The connection ended in the middle of a request (HPE_INVALID_EOF_STATE) or broke: the client
+  // went away, no one is there to read an answer. The route sees it go (499 in the request log).
+  if (CLIENT_GONE.has(error.code ?? "") || !socket.writable) {
     socket.destroy();
     return;
   }
