@@ -229,6 +229,12 @@ describe("hostile structures in damaged files", () => {
     expect((await answered(latin1(text))).ok).toBe(false);
   });
 
+  it("a file of nothing but object headers is refused before they fill the memory", async () => {
+    const outcome = await answered(latin1(`%PDF-1.7\n${"1 0 obj\n".repeat(2_100_000)}`));
+    expect(outcome.ok).toBe(false);
+    if (!outcome.ok) expect(outcome.error.message).toMatch(/too many objects/);
+  });
+
   it("object numbers beyond the PDF limit, an object stream claiming a billion objects, a page-tree cycle", async () => {
     const text = [
       "%PDF-1.7",

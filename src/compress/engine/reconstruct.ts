@@ -14,6 +14,7 @@
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFObjectParser, PDFRawStream, PDFRef } from "@cantoo/pdf-lib";
 import { PDFContext } from "@cantoo/pdf-lib";
 import type { PDFObject } from "@cantoo/pdf-lib";
+import { PdfRejected } from "./errors.ts";
 import { decodeStreamData, N, numberOf } from "./filters.ts";
 import { isWhite } from "./xref.ts";
 
@@ -30,6 +31,12 @@ export interface Reconstruction {
 /** The PDF limit on object numbers (ISO 32000-1, Annex C); qpdf ignores larger ones too. */
 const MAX_OBJECT_NUMBER = 8_388_607;
 const MAX_GENERATION = 65_535;
+/**
+ * Headers (and `endstream` keywords) a rebuild takes on: far above real documents (a 544-page
+ * book has ~20,000 objects), and what keeps a file of nothing but headers within the memory limit.
+ */
+const MAX_OBJECTS = 2_000_000;
+const TOO_MANY = "The PDF is damaged, and it has too many objects to rebuild.";
 const TAIL = 1024;
 /** How far a trailer dictionary may reach. */
 const MAX_TRAILER_BYTES = 64 * 1024;
@@ -91,6 +98,7 @@ function findHeaders(buffer: Buffer): Header[] {
     const gen = Number(buffer.toString("latin1", genStart, genEnd));
     if (num > MAX_OBJECT_NUMBER || gen > MAX_GENERATION) continue;
     headers.push({ num, gen, offset: p + 1, body: at + OBJ.length });
+    if (headers.length > MAX_OBJECTS) throw new PdfRejected("corrupted_pdf", TOO_MANY);
   }
   return headers;
 }
@@ -98,7 +106,10 @@ function findHeaders(buffer: Buffer): Header[] {
 /** Every offset of `needle`, in order. */
 function findAll(buffer: Buffer, needle: Buffer): number[] {
   const found: number[] = [];
-  for (let at = buffer.indexOf(needle); at >= 0; at = buffer.indexOf(needle, at + needle.length)) found.push(at);
+  for (let at = buffer.indexOf(needle); at >= 0; at = buffer.indexOf(needle, at + needle.length)) {
+    found.push(at);
+    if (found.length > MAX_OBJECTS) throw new PdfRejected("corrupted_pdf", TOO_MANY);
+  }
   return found;
 }
 
@@ -286,7 +297,10 @@ class Rebuilder {
     let left = budget;
     for (const stream of streams) {
       if (left <= 0) return;
-      const data = decodeStreamData(stream, Math.min(MAX_OBJECT_STREAM_BYTES, left), { tolerant: true });
+      const data = decodeStreamData(stream, Math.min(MAX_OBJECT_STREAM_BYTES, left), {
+        predictors: true,
+        tolerant: true,
+      });
       const count = numberOf(stream.dict.lookup(N.N));
       const first = numberOf(stream.dict.lookup(NAME.First));
       if (!data || count === undefined || first === undefined || count < 0 || first < 0) continue;
@@ -402,7 +416,8 @@ export function endsEarly(input: Uint8Array): boolean {
 
 /**
  * Rebuilds the document from the file's objects. Returns undefined when no catalog with a page
- * tree can be found (nothing a reader could open).
+ * tree can be found (nothing a reader could open); throws PdfRejected when the file has more
+ * objects than a rebuild takes on.
  */
 export function reconstruct(input: Uint8Array): Reconstruction | undefined {
   const buffer = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
