@@ -60,6 +60,7 @@ const NAME = {
   Root: PDFName.of("Root"),
 } as const;
 const OBJ = ascii("obj");
+const STREAM = ascii("stream");
 const ENDSTREAM = ascii("endstream");
 const TRAILER = ascii("trailer");
 const EOF_MARKER = ascii("%%EOF");
@@ -255,10 +256,10 @@ class Rebuilder {
     const dict = parseObject(bytes, start, dictEnd, this.context);
     if (!(dict instanceof PDFDict)) return undefined;
     const afterDict = skipWhiteAndComments(bytes, dictEnd, regionEnd);
-    if (!matches(bytes, afterDict, ascii("stream")) || !isDelimiterOrWhite(bytes[afterDict + 6])) {
+    if (!matches(bytes, afterDict, STREAM) || !isDelimiterOrWhite(bytes[afterDict + STREAM.length])) {
       return { object: dict, end: dictEnd };
     }
-    const dataStart = streamDataStart(bytes, afterDict + 6);
+    const dataStart = streamDataStart(bytes, afterDict + STREAM.length);
     const declared = this.declaredLength(dict.get(N.Length));
     if (declared !== undefined && dataStart + declared <= bytes.length) {
       const after = skipWhiteAndComments(bytes, dataStart + declared, bytes.length);
