@@ -174,6 +174,9 @@ describe("compression with the real engine", () => {
 const CORPUS = corpusDir();
 if (!CORPUS) console.warn("Skipping the corpus through HTTP: no corpus (set PDF_CORPUS_DIR).");
 
+/** Manifest "422" files the engine rebuilds as readers do (issue 31; corpus.test.ts says why). */
+const REBUILT = new Set(["bad_missing_trailer.pdf"]);
+
 /** The instance the corpus goes to: two engine children, a short queue (production's is 8). */
 const RUNNER = { concurrency: 2, queueLimit: 8, timeoutMs: 90_000 };
 
@@ -209,7 +212,7 @@ describe.skipIf(!CORPUS)("every corpus file through /v1/compress", () => {
       if (expected === "200") {
         expect(status, label).toBe(200);
         expect(await downloadPages((json as Result).url), label).toBe(Number(row["pages"]));
-      } else if (expected.startsWith("422 (or repair")) {
+      } else if (expected.startsWith("422 (or repair") || REBUILT.has(row["file"] ?? "")) {
         expect([200, 422], label).toContain(status);
         if (status === 200) expect(await downloadPages((json as Result).url), label).toBeGreaterThan(0);
       } else if (expected.startsWith("422")) {
