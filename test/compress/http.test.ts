@@ -167,6 +167,7 @@ describe("the result", () => {
     expect(download.headers.get("content-type")).toBe("application/pdf");
     expect(download.headers.get("content-disposition")).toContain('filename="report-compressed.pdf"');
     const bytes = new Uint8Array(await download.arrayBuffer());
+    expect(download.headers.get("content-length")).toBe(String(bytes.length));
     expect((await PDFDocument.load(bytes)).getPageCount()).toBe(3);
   });
 

@@ -8,7 +8,7 @@ import { BlockList, type AddressInfo } from "node:net";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { classifyAddress, ipv6Bytes, mayReach } from "../../src/compress/jobs/address-policy.ts";
-import { signWebhook, verifyWebhook } from "../../src/compress/jobs/signature.ts";
+import { signWebhook, verifyWebhook, webhookHeaders } from "../../src/compress/jobs/signature.ts";
 import { backoffMs, callWebhook, checkCallbackUrl, type Resolver } from "../../src/compress/jobs/webhooks.ts";
 import { loadConfig } from "../../src/config/env.ts";
 import { HttpError } from "../../src/errors.ts";
@@ -271,7 +271,7 @@ describe("calls at delivery time", () => {
       ["http://localhost:9/hook", false],
       ["http://metadata.google.internal/computeMetadata/v1/", true],
     ] as const) {
-      const outcome = await callWebhook(url, "{}", "whsec_x", allowPrivate, resolver.resolve);
+      const outcome = await callWebhook(url, { id: "msg_1", body: "{}" }, "whsec_x", allowPrivate, resolver.resolve);
       expect(outcome, url).toMatchObject({ error: expect.stringContaining("not an allowed webhook target") as string });
     }
     expect(resolver.lookups).toEqual([]);
@@ -282,21 +282,29 @@ describe("calls at delivery time", () => {
     try {
       const url = `http://receiver.test:${hook.port}/hook`;
       const loopback = scriptedResolver([["127.0.0.1"]]);
-      expect(await callWebhook(url, "{}", "whsec_x", true, loopback.resolve)).toEqual({ status: 200 });
+      expect(await callWebhook(url, { id: "msg_1", body: "{}" }, "whsec_x", true, loopback.resolve)).toEqual({
+        status: 200,
+      });
       expect(hook.calls).toEqual([`receiver.test:${hook.port}`]);
-      expect(await callWebhook(url, "{}", "whsec_x", false, loopback.resolve)).toMatchObject({
+      expect(await callWebhook(url, { id: "msg_1", body: "{}" }, "whsec_x", false, loopback.resolve)).toMatchObject({
         error: expect.stringContaining("non-public address (127.0.0.1)") as string,
       });
       for (const answer of [["127.0.0.1", "169.254.169.254"], ["::ffff:a9fe:a9fe"], ["fe80::1"], ["::127.0.0.1"]]) {
-        const outcome = await callWebhook(url, "{}", "whsec_x", true, scriptedResolver([answer]).resolve);
+        const outcome = await callWebhook(
+          url,
+          { id: "msg_1", body: "{}" },
+          "whsec_x",
+          true,
+          scriptedResolver([answer]).resolve,
+        );
         expect(outcome, answer.join()).toMatchObject({
           error: expect.stringContaining("link-local or metadata address") as string,
         });
       }
       // A name that rebinds between lookups: one lookup per call, and the call goes where it checked.
       const rebinding = scriptedResolver([["127.0.0.1"], ["169.254.169.254"]]);
-      const first = await callWebhook(url, "{}", "whsec_x", true, rebinding.resolve);
-      const second = await callWebhook(url, "{}", "whsec_x", true, rebinding.resolve);
+      const first = await callWebhook(url, { id: "msg_1", body: "{}" }, "whsec_x", true, rebinding.resolve);
+      const second = await callWebhook(url, { id: "msg_1", body: "{}" }, "whsec_x", true, rebinding.resolve);
       expect([first, second]).toMatchObject([{ status: 200 }, { error: expect.any(String) as string }]);
       expect(rebinding.lookups).toHaveLength(2);
       expect(hook.calls).toHaveLength(2);
@@ -308,7 +316,12 @@ describe("calls at delivery time", () => {
   it("checks an address literal again at the call: a URL accepted under another policy is not called", async () => {
     const hook = await receiver();
     try {
-      const outcome = await callWebhook(`http://127.0.0.1:${hook.port}/hook`, "{}", "whsec_x", false);
+      const outcome = await callWebhook(
+        `http://127.0.0.1:${hook.port}/hook`,
+        { id: "msg_1", body: "{}" },
+        "whsec_x",
+        false,
+      );
       expect(outcome).toMatchObject({ error: expect.stringContaining("not an allowed webhook target") as string });
       expect(hook.calls).toEqual([]);
     } finally {
@@ -318,6 +331,29 @@ describe("calls at delivery time", () => {
 });
 
 describe("calls and signatures", () => {
+  it("signs as Standard Webhooks specifies: the example of Svix's manual verification guide", () => {
+    // docs.svix.com/receiving/verifying-payloads/how-manual: this secret, id, time and body sign so.
+    const headers = webhookHeaders(
+      "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      { id: "msg_p5jXN8AQM9LWM0D4loKWxJek", body: '{"test": 2432232314}' },
+      1614265330,
+    );
+    expect(headers).toMatchObject({
+      "webhook-id": "msg_p5jXN8AQM9LWM0D4loKWxJek",
+      "webhook-timestamp": "1614265330",
+      "webhook-signature": "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+    });
+    expect(
+      verifyWebhook(
+        '{"test": 2432232314}',
+        headers["Marketplace-Signature"],
+        "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+        300,
+        1614265330_000,
+      ),
+    ).toBe(true);
+  });
+
   it("posts a body a receiver verifies with the secret; a tampered body or another secret fails", async () => {
     let received: { body: string; signature: string } | undefined;
     const server = createServer((req, res) => {
@@ -332,7 +368,7 @@ describe("calls and signatures", () => {
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
       const body = JSON.stringify({ id: "j", status: "succeeded" });
-      expect(await callWebhook(url, body, "whsec_test", true)).toEqual({ status: 200 });
+      expect(await callWebhook(url, { id: "msg_1", body }, "whsec_test", true)).toEqual({ status: 200 });
       expect(verifyWebhook(received!.body, received!.signature, "whsec_test")).toBe(true);
       expect(verifyWebhook(received!.body.replace("succeeded", "failed"), received!.signature, "whsec_test")).toBe(
         false,

@@ -4,6 +4,7 @@
 // byte of the body is read; only then does a client that sent `Expect: 100-continue` get its
 // 100 and the upload start. A reserved quota unit is given back on every failure.
 import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
 import http2, { type Http2ServerRequest } from "node:http2";
 import Router from "@koa/router";
 import type { Context, Next } from "koa";
@@ -182,7 +183,10 @@ function addLocalStorageRoutes(router: Router, local: LocalStorage, prisma: JobD
     ctx.type = "application/pdf";
     ctx.set("Content-Disposition", contentDispositionOf(verdict.downloadName));
     ctx.set("Cache-Control", "private, no-store");
+    // With its length, so a browser shows the download's progress (Cloud Storage sends it too).
+    const { size } = await stat(verdict.file);
     ctx.body = createReadStream(verdict.file);
+    ctx.length = size;
   });
   router.put(`${LOCAL_UPLOAD_PREFIX}:name`, readNoMoreThanNeeded, (ctx) =>
     receiveDirectUpload(local, prisma, ctx, () => {

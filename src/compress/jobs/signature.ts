@@ -3,9 +3,32 @@
 // timestamp is signed with the body, so a captured call cannot be replayed later than the
 // receiver's tolerance (5 minutes by default). verifyWebhook is the helper docs/compression-api.md shows
 // receivers (node:crypto only, nothing of this service).
+//
+// Each call also carries the three headers of Standard Webhooks (standardwebhooks.com, its spec.md):
+// `webhook-id` (the delivery's id, the same on every retry of it, so a receiver drops duplicates),
+// `webhook-timestamp` (unix seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of
+// "<id>.<timestamp>.<body>">` keyed by the secret's bytes (the base64 after `whsec_`), so its
+// libraries (`new Webhook(secret).verify(body, headers)`) verify our calls as they are.
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 export const SIGNATURE_HEADER = "Marketplace-Signature";
+
+/** The headers of a webhook call: Standard Webhooks' three and our own signature, one timestamp for all. */
+export function webhookHeaders(
+  secret: string,
+  message: { id: string; body: string },
+  timestamp = Math.floor(Date.now() / 1000),
+): Record<string, string> {
+  // Buffer's base64 decoder reads both alphabets: secrets made before Standard Webhooks were base64url.
+  const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
+  const standard = createHmac("sha256", key).update(`${message.id}.${timestamp}.${message.body}`).digest("base64");
+  return {
+    "webhook-id": message.id,
+    "webhook-timestamp": String(timestamp),
+    "webhook-signature": `v1,${standard}`,
+    [SIGNATURE_HEADER]: signWebhook(secret, message.body, timestamp),
+  };
+}
 
 /** The header value for a body sent at `timestamp` (unix seconds). */
 export function signWebhook(secret: string, body: string, timestamp = Math.floor(Date.now() / 1000)): string {

@@ -20,7 +20,8 @@ import type { LookupFunction } from "node:net";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { HttpError } from "../../errors.ts";
 import { mayName, mayReach } from "./address-policy.ts";
-import { signWebhook, SIGNATURE_HEADER } from "./signature.ts";
+import type { JobResource } from "./resource.ts";
+import { webhookHeaders } from "./signature.ts";
 
 /** Calls of one delivery before it is given up. */
 export const MAX_ATTEMPTS = 8;
@@ -50,7 +51,21 @@ export async function rotateWebhookSecret(prisma: PrismaClient, subscriberId: st
   return secret;
 }
 
-const newSecret = () => `whsec_${randomBytes(32).toString("base64url")}`;
+// Standard Webhooks' form: whsec_ and the key's bytes in base64 (its libraries decode them so).
+const newSecret = () => `whsec_${randomBytes(32).toString("base64")}`;
+
+/** One webhook message: its id (the delivery's, kept by every retry) and its body. */
+export interface WebhookMessage {
+  id: string;
+  body: string;
+}
+
+/**
+ * The body of a job's webhook: the job resource, with the event's `type` first
+ * (`compression_job.succeeded` or `compression_job.failed`), as Standard Webhooks' payloads name it.
+ */
+export const webhookBody = (job: JobResource): string =>
+  JSON.stringify({ type: `compression_job.${job.status}`, ...job });
 
 const invalidCallback = (why: string) => new HttpError(400, "invalid_callback_url", `callback_url ${why}.`);
 
@@ -108,7 +123,7 @@ function checkedLookup(allowPrivate: boolean, resolve: Resolver): LookupFunction
 /** One signed POST; the status answered, or the reason there was none. */
 export function callWebhook(
   url: string,
-  body: string,
+  message: WebhookMessage,
   secret: string,
   allowPrivate: boolean,
   resolver: Resolver = dnsLookup,
@@ -129,9 +144,9 @@ export function callWebhook(
         agent: false,
         headers: {
           "Content-Type": "application/json",
-          "Content-Length": Buffer.byteLength(body),
+          "Content-Length": Buffer.byteLength(message.body),
           "User-Agent": "marketplace-webhooks/1",
-          [SIGNATURE_HEADER]: signWebhook(secret, body),
+          ...webhookHeaders(secret, message),
         },
         lookup: checkedLookup(allowPrivate, resolver),
       },
@@ -142,6 +157,6 @@ export function callWebhook(
     );
     request.on("timeout", () => request.destroy(new Error(`no answer within ${CALL_TIMEOUT_MS / 1000} s`)));
     request.on("error", (error) => resolve({ error: error.message.slice(0, 500) }));
-    request.end(body);
+    request.end(message.body);
   });
 }

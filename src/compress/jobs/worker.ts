@@ -23,7 +23,7 @@ import type { ObjectStorage } from "../storage/storage.ts";
 import * as queue from "./queue.ts";
 import type { ClaimedJob } from "./queue.ts";
 import { jobResource } from "./resource.ts";
-import { backoffMs, callWebhook, MAX_ATTEMPTS, webhookSecret } from "./webhooks.ts";
+import { backoffMs, callWebhook, MAX_ATTEMPTS, webhookBody, webhookSecret } from "./webhooks.ts";
 
 export interface WorkerDeps {
   config: Config;
@@ -308,9 +308,10 @@ async function sendDueWebhooks(state: WorkerState): Promise<void> {
 async function deliver(state: WorkerState, due: { id: string; job_id: string; url: string; attempts: number }) {
   const { prisma, storage, config, logger } = state.deps;
   const job = await prisma.compressionJob.findUniqueOrThrow({ where: { id: due.job_id } });
-  const body = JSON.stringify(await jobResource(job, storage, { ttlSeconds: config.downloadUrlTtlSeconds }));
+  const body = webhookBody(await jobResource(job, storage, { ttlSeconds: config.downloadUrlTtlSeconds }));
   const secret = await webhookSecret(prisma, job.subscriberId);
-  const outcome = await callWebhook(due.url, body, secret, config.webhookAllowPrivate);
+  // The delivery's id is the message's: every retry of it carries the same webhook-id.
+  const outcome = await callWebhook(due.url, { id: due.id, body }, secret, config.webhookAllowPrivate);
   const ok = "status" in outcome && outcome.status >= 200 && outcome.status < 300;
   const last = "status" in outcome ? { lastStatus: outcome.status, lastError: null } : { lastError: outcome.error };
   if (ok) {

@@ -167,7 +167,7 @@ export interface components {
         request_id?: string;
       };
     };
-    /** @description A succeeded job also has the synchronous call's result fields (success, original_size, compressed_size, savings_percentage, url signed afresh at each read, expires_in); a failed one has error. Webhooks post this resource, signed: Marketplace-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of '<t>.<raw body>' under the webhook secret>. */
+    /** @description A succeeded job also has the synchronous call's result fields (success, original_size, compressed_size, savings_percentage, url signed afresh at each read, expires_in); a failed one has error. Webhooks post this resource with the event's type first (type: compression_job.succeeded or compression_job.failed) and the headers of Standard Webhooks: webhook-id (the delivery's id, kept by its retries: drop duplicates by it), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of '<id>.<timestamp>.<raw body>' keyed by the base64-decoded secret after whsec_); also Marketplace-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of '<t>.<raw body>' under the webhook secret>. */
     Job: {
       /** Format: uuid */
       id: string;
