@@ -96,7 +96,9 @@ function valueOf(type: GraphQLInputType, name: string): fc.Arbitrary<unknown> {
   if (isScalarType(type) && ["String", "ID"].includes(type.name)) {
     own.push(hostileText, fc.constantFrom("fuzz-job", "fuzz-company", "@fuzz"));
     if (["since", "after"].includes(name)) {
-      const big = fc.bigInt({ min: 0n, max: 2n ** 70n });
+      // Up to 20 digits (the most a position's parts may have), edges of bigint and xid8 often.
+      const edges = fc.constantFrom(2n ** 63n - 1n, 2n ** 63n, 2n ** 64n - 1n, 2n ** 64n, 10n ** 20n - 1n);
+      const big = fc.oneof(fc.bigInt({ min: 0n, max: 10n ** 20n - 1n }), edges);
       own.push(fc.tuple(big, big).map(([a, b]) => Buffer.from(`${a}.${b}`).toString("base64url")));
     }
   }
