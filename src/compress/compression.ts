@@ -21,6 +21,7 @@ import { HttpError, retryAfter } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { CompressionProfile } from "./engine/index.ts";
 import type { EngineJob } from "./isolation/protocol.ts";
+import type { CompressionReportBody } from "./report.ts";
 import { RunnerBusy, type Runner } from "./isolation/runner.ts";
 import type { ObjectStorage } from "./storage/storage.ts";
 import { BOOT_ID, hold, holdUntil, letGo } from "./holds.ts";
@@ -128,7 +129,7 @@ export async function run(
   runner: EngineRunner,
   job: EngineJob,
   signal: AbortSignal,
-): Promise<{ outputSize: number; pages: number }> {
+): Promise<{ outputSize: number; pages: number; report?: CompressionReportBody }> {
   let result;
   try {
     result = await runner.run(job, { signal });
@@ -182,6 +183,8 @@ export interface Outcome {
   originalSize: number;
   compressedSize: number;
   objectName: string;
+  /** What the engine changed: kept with the record for the job resource. */
+  report?: CompressionReportBody;
 }
 
 /**
@@ -301,9 +304,17 @@ export interface CompressionResultBody {
   savings_percentage: number;
   url: string;
   expires_in: number;
+  /** What the engine changed (report.ts; docs/compression-report.md); absent for results made before it. */
+  report?: CompressionReportBody;
 }
 
-export function resultBody(originalSize: number, compressedSize: number, url: string, expiresIn: number) {
+export function resultBody(
+  originalSize: number,
+  compressedSize: number,
+  url: string,
+  expiresIn: number,
+  report?: CompressionReportBody,
+) {
   return {
     success: true,
     original_size: originalSize,
@@ -311,5 +322,6 @@ export function resultBody(originalSize: number, compressedSize: number, url: st
     savings_percentage: Math.round((1 - compressedSize / originalSize) * 10_000) / 100,
     url,
     expires_in: expiresIn,
+    ...(report ? { report } : {}),
   } satisfies CompressionResultBody;
 }

@@ -10,6 +10,7 @@ import type { CompressionResultBody } from "../compress/http/routes.ts";
 import { COMPRESSION_PROFILES } from "../compress/engine/index.ts";
 import { dailyChart } from "./chart.ts";
 import { html, type Html } from "./html.ts";
+import { reportCard } from "./report-card.ts";
 
 export const DASHBOARD = "/dashboard";
 
@@ -388,6 +389,8 @@ export interface TryPageOptions {
   keys: KeyView[];
   keyId?: string;
   profile?: string;
+  /** The "remove signatures" box was ticked. */
+  removeSignatures?: boolean;
   result?: CompressionResultBody & { filename: string };
   error?: { status: number; code: string; message: string };
 }
@@ -408,7 +411,11 @@ export function tryPage(viewer: Viewer, options: TryPageOptions): string {
 }
 
 /** The form, or why there is none: a plan without the API, or no active key to call it with. */
-function tryContent(viewer: Viewer, active: KeyView[], options: Pick<TryPageOptions, "keyId" | "profile">): Html {
+function tryContent(
+  viewer: Viewer,
+  active: KeyView[],
+  options: Pick<TryPageOptions, "keyId" | "profile" | "removeSignatures">,
+): Html {
   if (viewer.session.plan !== "corporate") return planNeeded(viewer.session.plan);
   if (active.length === 0) {
     return notice(
@@ -416,10 +423,16 @@ function tryContent(viewer: Viewer, active: KeyView[], options: Pick<TryPageOpti
       html`<p>You have no active key. <a href="${DASHBOARD}/keys">Create a key</a> first, then try it here.</p>`,
     );
   }
-  return tryForm(viewer, active, options.keyId, options.profile ?? "balanced");
+  return tryForm(viewer, active, options.keyId, options.profile ?? "balanced", options.removeSignatures ?? false);
 }
 
-function tryForm(viewer: Viewer, active: KeyView[], keyId: string | undefined, profile: string): Html {
+function tryForm(
+  viewer: Viewer,
+  active: KeyView[],
+  keyId: string | undefined,
+  profile: string,
+  removeSignatures: boolean,
+): Html {
   return html`<form method="post" action="${DASHBOARD}/try" enctype="multipart/form-data" class="card stack">
     ${csrfField(viewer)}
     <label for="key">API key</label>
@@ -433,6 +446,20 @@ function tryForm(viewer: Viewer, active: KeyView[], keyId: string | undefined, p
       <legend>Profile</legend>
       ${COMPRESSION_PROFILES.map((name) => profileChoice(name, name === profile))}
     </fieldset>
+    <div class="choice">
+      <input
+        type="checkbox"
+        id="signatures"
+        name="signatures"
+        value="remove"
+        ${removeSignatures ? "checked" : ""}
+        aria-describedby="signatures-text"
+      />
+      <label for="signatures">Remove digital signatures</label>
+      <span id="signatures-text" class="hint"
+        >A signed PDF is refused unless this is ticked: compressing breaks its signatures, so they are removed.</span
+      >
+    </div>
     <label for="file">PDF file</label>
     <input id="file" name="file" type="file" accept="application/pdf,.pdf" required />
     <button type="submit">Compress</button>
@@ -479,7 +506,8 @@ function compressedNotice(result: NonNullable<TryPageOptions["result"]>): Html {
       <p>
         <a href="${result.url}" class="button" download>Download the compressed PDF</a>
         <span class="hint">The link works for ${Math.round(result.expires_in / 60)} minutes.</span>
-      </p>`,
+      </p>
+      ${result.report ? reportCard(result.report, bytes) : ""}`,
   );
 }
 

@@ -14,7 +14,7 @@ import { usedThisMonth } from "../auth/quota.ts";
 import { csrfToken, isCsrfToken, sessions, type Sessions, type SessionSubscriber } from "../auth/sessions.ts";
 import { dailyCompressions, usageSummary } from "../auth/usage.ts";
 import { quotaExceeded } from "../compress/compression.ts";
-import type { CompressService } from "../compress/http/routes.ts";
+import { OPTION_FIELDS, type CompressService } from "../compress/http/routes.ts";
 import { requestDirectory } from "../compress/http/service.ts";
 import { MULTIPART_OVERHEAD, receiveUpload, tooLarge } from "../compress/http/upload.ts";
 import type { Config } from "../config/env.ts";
@@ -423,7 +423,7 @@ async function tryCompress(ctx: ParameterizedContext<SignedInState>, deps: TryIt
       dir,
       maxBytes: config.compress.maxUploadBytes,
       idleTimeoutMs: config.compress.uploadIdleTimeoutMs,
-      fields: ["csrf_token", "key_id", "profile"],
+      fields: ["csrf_token", "key_id", ...OPTION_FIELDS],
       beforeFile: async (early) => {
         fields = { ...early };
         key = await checkTryForm(ctx, deps, service, early);
@@ -437,6 +437,7 @@ async function tryCompress(ctx: ParameterizedContext<SignedInState>, deps: TryIt
         keys,
         keyId: key!.id,
         profile: fields["profile"],
+        removeSignatures: fields["signatures"] === "remove",
         result: { ...result, filename: upload.filename },
       }),
     );
@@ -450,6 +451,7 @@ async function tryCompress(ctx: ParameterizedContext<SignedInState>, deps: TryIt
         keys,
         ...(fields["key_id"] ? { keyId: fields["key_id"] } : {}),
         ...(fields["profile"] ? { profile: fields["profile"] } : {}),
+        removeSignatures: fields["signatures"] === "remove",
         error: { status: error.status, code: error.code, message: error.message },
       }),
       error.status,

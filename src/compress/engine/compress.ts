@@ -66,7 +66,8 @@ export interface CompressionReport {
   larger?: true;
   /**
    * What was rebuilt to read a damaged file, as readers rebuild it: "cross_reference",
-   * "stream_length", "trailer", "truncated" (absent for an intact file).
+   * "stream_length", "trailer", "truncated" (absent for an intact file). Public in the
+   * compression report (src/compress/report.ts).
    */
   repaired?: string[];
 }

@@ -23,16 +23,26 @@ import { publicOrigin } from "../../http/origin.ts";
 import * as compression from "../compression.ts";
 import type { Reserved } from "../compression.ts";
 import * as queue from "../jobs/queue.ts";
-import { jobResource } from "../jobs/resource.ts";
+import { jobResource, WITH_REPORT } from "../jobs/resource.ts";
 import { checkCallbackUrl } from "../jobs/webhooks.ts";
 import type { LocalStorage } from "../storage/local.ts";
-import { requestDirectory, parseProfile, type CompressDeps, type CompressService } from "./service.ts";
+import {
+  OPTION_FIELDS,
+  parseProfile,
+  parseSignatures,
+  requestDirectory,
+  type CompressDeps,
+  type CompressService,
+} from "./service.ts";
 import { tooLarge, UploadAborted, type Upload } from "./upload.ts";
 
 export interface JobDeps extends CompressDeps {
   /** Called when a job was queued here: the instance's worker looks for it at once. */
   onJobQueued?: () => void;
 }
+
+/** What a job takes besides its file (multipart) or upload_id (JSON). */
+export const JOB_FIELDS = [...OPTION_FIELDS, "callback_url"] as const;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // The %PDF- header may follow a little junk (ISO 32000: within the first 1024 bytes).
@@ -56,7 +66,10 @@ const notFound = () => new HttpError(404, "not_found", "No job with this id belo
 export async function getJob(deps: JobDeps, ctx: Context, key: AuthenticatedKey): Promise<void> {
   const id = routeParam(ctx, "id");
   const job = UUID.test(id)
-    ? await deps.prisma.compressionJob.findFirst({ where: { id, subscriberId: key.subscriberId } })
+    ? await deps.prisma.compressionJob.findFirst({
+        where: { id, subscriberId: key.subscriberId },
+        include: WITH_REPORT,
+      })
     : null;
   if (!job) throw notFound();
   const origin = publicOrigin(ctx, deps.config.publicApiBaseUrl);
@@ -112,7 +125,7 @@ export async function acceptUploadAsJob(
   try {
     dir = await requestDirectory(deps.config);
     const upload = await receive(dir);
-    const options = jobOptions(deps, upload.fields["profile"], upload.fields["callback_url"]);
+    const options = jobOptions(deps, upload.fields);
     inputObject = newInputName();
     await deps.storage.putInput(inputObject, upload.path);
     const input = { objectName: inputObject, filename: upload.filename, size: upload.size };
@@ -132,9 +145,12 @@ async function failAcceptance(deps: JobDeps, reserved: Reserved, error: unknown)
   await compression.failOrRetryLater(deps.prisma, reserved, code, deps.logger);
 }
 
-function jobOptions(deps: JobDeps, profile: string | undefined, callbackUrl: string | undefined) {
+/** A job's options from its form fields or JSON body: profile, signatures, callback_url. */
+function jobOptions(deps: JobDeps, fields: Partial<Record<string, string>>) {
+  const callbackUrl = fields["callback_url"];
   return {
-    profile: parseProfile(profile),
+    profile: parseProfile(fields["profile"]),
+    signatures: parseSignatures(fields["signatures"]) === "remove" ? ("remove" as const) : null,
     callbackUrl:
       callbackUrl === undefined || callbackUrl === ""
         ? null
@@ -184,21 +200,22 @@ export async function compressDirectUpload(
   key: AuthenticatedKey,
 ): Promise<void> {
   const body = await readJsonObject(ctx);
-  const unknown = Object.keys(body).filter((name) => !["upload_id", "profile", "callback_url"].includes(name));
+  const unknown = Object.keys(body).filter((name) => !["upload_id", ...JOB_FIELDS].includes(name));
   if (unknown.length > 0) {
     throw new HttpError(
       400,
       "unexpected_field",
-      `Unexpected field "${unknown[0]}"; send upload_id, profile, callback_url.`,
+      `Unexpected field "${unknown[0]}"; send upload_id, ${JOB_FIELDS.join(", ")}.`,
     );
   }
   const uploadId = stringField(body, "upload_id", true)!;
-  const options = jobOptions(deps, stringField(body, "profile", false), stringField(body, "callback_url", false));
+  const fields = Object.fromEntries(JOB_FIELDS.map((name) => [name, stringField(body, name, false)]));
+  const options = jobOptions(deps, fields);
   const upload = await takeDirectUpload(deps, key, uploadId);
   const async = prefersAsync(ctx);
   try {
     if (async) await acceptDirectUploadAsJob(deps, ctx, key, upload, options);
-    else await compressDirectUploadNow(deps, service, ctx, key, upload, options.profile);
+    else await compressDirectUploadNow(deps, service, ctx, key, upload, options);
   } catch (error) {
     // Not taken after all: the client may use the upload again (a job keeps it).
     await deps.prisma.directUpload.update({ where: { id: upload.id }, data: { usedAt: null } });
@@ -264,13 +281,14 @@ async function compressDirectUploadNow(
   ctx: Context,
   key: AuthenticatedKey,
   upload: TakenUpload,
-  profile: string,
+  options: ReturnType<typeof jobOptions>,
 ): Promise<void> {
   const dir = await requestDirectory(deps.config);
   try {
     const file = path.join(dir, "upload.pdf");
     await deps.storage.fetchInput(upload.objectName, file);
-    const received = { path: file, size: upload.size, filename: upload.filename, fields: { profile } };
+    const fields = { profile: options.profile, ...(options.signatures ? { signatures: options.signatures } : {}) };
+    const received = { path: file, size: upload.size, filename: upload.filename, fields };
     ctx.body = await service.compressFor(ctx, "compress", key, { received, dir });
   } catch (error) {
     await rm(dir, { recursive: true, force: true });

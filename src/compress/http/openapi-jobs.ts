@@ -1,5 +1,7 @@
 // The OpenAPI description of asynchronous jobs, direct uploads and webhook secrets (jobs.ts),
 // merged into /v1/openapi.json by openapi.ts.
+import { reportProperty } from "./openapi-report.ts";
+
 type Json = Record<string, unknown>;
 
 export interface Shared {
@@ -30,13 +32,14 @@ const callbackField = {
 };
 
 /** The JSON body of POST /v1/compress from a direct upload. */
-export const directUploadBody = (profileField: Json) => ({
+export const directUploadBody = (profileField: Json, signaturesField: Json) => ({
   type: "object",
   required: ["upload_id"],
   additionalProperties: false,
   properties: {
     upload_id: { type: "string", format: "uuid", description: "From POST /v1/uploads, after the PUT." },
     profile: profileField,
+    signatures: signaturesField,
     callback_url: callbackField,
   },
 });
@@ -155,7 +158,7 @@ export const jobSchemas = {
     type: "object",
     required: ["id", "object", "status", "profile", "created_at", "started_at", "finished_at", "attempts"],
     description:
-      "A succeeded job also has the synchronous call's result fields (success, original_size, compressed_size, savings_percentage, url signed afresh at each read, expires_in); a failed one has error. Webhooks post this resource with the event's type first (type: compression_job.succeeded or compression_job.failed) and the headers of Standard Webhooks: webhook-id (the delivery's id, kept by its retries: drop duplicates by it), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of '<id>.<timestamp>.<raw body>' keyed by the base64-decoded secret after whsec_); also Marketplace-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of '<t>.<raw body>' under the webhook secret>.",
+      "A succeeded job also has the synchronous call's result fields (success, original_size, compressed_size, savings_percentage, url signed afresh at each read, expires_in, report); a failed one has error. Webhooks post this resource with the event's type first (type: compression_job.succeeded or compression_job.failed) and the headers of Standard Webhooks: webhook-id (the delivery's id, kept by its retries: drop duplicates by it), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of '<id>.<timestamp>.<raw body>' keyed by the base64-decoded secret after whsec_); also Marketplace-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of '<t>.<raw body>' under the webhook secret>.",
     properties: {
       id: { type: "string", format: "uuid" },
       object: { type: "string", const: "compression_job" },
@@ -171,6 +174,7 @@ export const jobSchemas = {
       savings_percentage: { type: "number", minimum: 0, maximum: 100 },
       url: { type: "string", format: "uri" },
       expires_in: { type: "integer" },
+      ...reportProperty,
       error: {
         type: "object",
         required: ["code", "message"],

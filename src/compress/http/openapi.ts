@@ -4,6 +4,7 @@
 import { COMPRESS_TIMEOUT_DEFAULTS } from "../../config/env.ts";
 import { COMPRESSION_PROFILES } from "../engine/index.ts";
 import { compressExtras, directUploadBody, jobPaths, jobSchemas } from "./openapi-jobs.ts";
+import { reportProperty, reportSchemas } from "./openapi-report.ts";
 
 type Json = Record<string, unknown>;
 
@@ -112,6 +113,7 @@ const schemas = {
       },
       url: { type: "string", format: "uri" },
       expires_in: { type: "integer", const: 3600, description: "Seconds the url stays valid." },
+      ...reportProperty,
     },
   },
   Usage: {
@@ -204,7 +206,7 @@ export function buildCompressOpenApi(serverUrl: string): Json {
             required: true,
             content: {
               ...compressForm(profileField, extras.callbackField).content,
-              "application/json": { schema: directUploadBody(profileField) },
+              "application/json": { schema: directUploadBody(profileField, signaturesField) },
             },
           },
           responses: { "200": result, ...extras.responses, ...common },
@@ -248,7 +250,7 @@ export function buildCompressOpenApi(serverUrl: string): Json {
     },
     components: {
       securitySchemes: { bearer },
-      schemas: { ...schemas, ...jobSchemas },
+      schemas: { ...schemas, ...jobSchemas, ...reportSchemas },
     },
   };
 }

@@ -25,6 +25,7 @@ import {
   compressDirectUpload,
   createDirectUpload,
   getJob,
+  JOB_FIELDS,
   prefersAsync,
   receiveDirectUpload,
   type JobDeps,
@@ -38,6 +39,7 @@ import { MULTIPART_OVERHEAD, receiveUpload, tooLarge, type Upload } from "./uplo
 // The service's names, where the app, the dashboard and the composition root import them from.
 export {
   createCompressService,
+  OPTION_FIELDS,
   temporaryRoot,
   type CompressDeps,
   type CompressService,
@@ -104,7 +106,7 @@ export function createCompressRouter(deps: JobDeps, service: CompressService = c
     const declared = Number(ctx.get("Content-Length"));
     if (declared > config.compress.maxUploadBytes + MULTIPART_OVERHEAD) throw tooLarge(config.compress.maxUploadBytes);
     if (kind === "compress" && prefersAsync(ctx)) {
-      return acceptUploadAsJob(deps, ctx, key, receive(ctx, ["profile", "callback_url"]));
+      return acceptUploadAsJob(deps, ctx, key, receive(ctx, [...JOB_FIELDS]));
     }
     const fields = kind === "unlock" ? [...OPTION_FIELDS, "password"] : [...OPTION_FIELDS, "callback_url"];
     ctx.body = await service.compressFor(ctx, kind, key, {

@@ -172,8 +172,10 @@ export async function runReserved(
     originalSize: work.upload.size,
     compressedSize: result.outputSize,
     objectName,
+    ...(result.report ? { report: result.report } : {}),
   });
-  return compression.resultBody(work.upload.size, result.outputSize, url, config.downloadUrlTtlSeconds);
+  const { size } = work.upload;
+  return compression.resultBody(size, result.outputSize, url, config.downloadUrlTtlSeconds, result.report);
 }
 
 /** The client going away cancels the work (and so the charge), as does the service shutting down. */

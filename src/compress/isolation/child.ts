@@ -7,7 +7,8 @@ import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import sharp from "sharp";
 import { compressPdf, PdfRejected, unlockPdf } from "../engine/index.ts";
-import type { EngineOutput } from "../engine/index.ts";
+import type { CompressionReport, EngineOutput } from "../engine/index.ts";
+import { reportBody } from "../report.ts";
 import { CHILD_READY, isEngineJob } from "./protocol.ts";
 import type { EngineJob, EngineResult } from "./protocol.ts";
 
@@ -30,22 +31,48 @@ function peakRssKb(): number {
   return process.resourceUsage().maxRSS;
 }
 
+/** The engine's report of a decryption alone (unlock without a profile): nothing else changed. */
+const unlockedOnly = (signaturesRemoved: number): CompressionReport => ({
+  fonts: { converted: 0, subset: 0, bytesBefore: 0, bytesAfter: 0 },
+  streams: { streams: 0, recompressed: 0, bytesBefore: 0, bytesAfter: 0 },
+  activeContent: { actions: 0, xfaScripts: 0 },
+  discardedEntries: 0,
+  removedObjects: 0,
+  mergedObjects: 0,
+  signaturesRemoved,
+});
+
 async function run(job: EngineJob): Promise<EngineResult> {
   const input = await readFile(job.inputPath);
   const started = performance.now();
   let result: EngineOutput;
+  let report: CompressionReport | undefined;
+  const onReport = (engineReport: CompressionReport) => (report = engineReport);
   const options = job.signatures ? { signatures: job.signatures } : {};
   if (job.kind === "compress") {
-    result = await compressPdf(input, job.profile, undefined, options);
+    result = await compressPdf(input, job.profile, onReport, options);
   } else {
     // Signatures are handled (refused or removed) by the unlock: the compression finds none left.
-    result = await unlockPdf(input, job.password, options);
-    if (job.profile) result = await compressPdf(result.output, job.profile);
+    const unlocked = await unlockPdf(input, job.password, options);
+    result = unlocked;
+    if (job.profile) result = await compressPdf(unlocked.output, job.profile, onReport);
+    // The output is the decrypted file even when the compression handed that back unchanged: the
+    // report is then the unlock's alone, never "the original returned".
+    const compressed: CompressionReport | undefined = report;
+    report =
+      compressed && !compressed.unchanged
+        ? { ...compressed, signaturesRemoved: unlocked.signaturesRemoved }
+        : {
+            ...unlockedOnly(unlocked.signaturesRemoved),
+            ...(compressed?.repaired && { repaired: compressed.repaired }),
+          };
   }
   const engineMs = performance.now() - started;
   await writeFile(job.outputPath, result.output);
   const usage = { engineMs, maxRssKb: peakRssKb() };
-  return { ok: true, outputSize: result.output.length, pages: result.pages, usage };
+  const outputSize = result.output.length;
+  const body = report && reportBody(report, { profile: job.profile, inputSize: input.length, outputSize });
+  return { ok: true, outputSize, pages: result.pages, usage, ...(body ? { report: body } : {}) };
 }
 
 async function handle(message: unknown): Promise<EngineResult> {

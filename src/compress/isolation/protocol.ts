@@ -1,6 +1,7 @@
 // What the runner and its child processes say to each other over IPC.
 import type { CompressionProfile, PdfRejectedCode, SignaturePolicy } from "../engine/index.ts";
 import { isCompressionProfile, isPdfRejectedCode } from "../engine/index.ts";
+import { isReportBody, type CompressionReportBody } from "../report.ts";
 
 /**
  * One job: read `inputPath`, write the result to `outputPath`. An unlock job with a `profile`
@@ -28,7 +29,7 @@ export interface JobUsage {
 }
 
 export type EngineResult =
-  | { ok: true; outputSize: number; pages: number; usage?: JobUsage }
+  | { ok: true; outputSize: number; pages: number; usage?: JobUsage; report?: CompressionReportBody }
   | { ok: false; code: EngineFailureCode; message: string };
 
 const isUsage = (value: unknown): value is JobUsage =>
@@ -79,7 +80,8 @@ export function isEngineResult(value: unknown): value is EngineResult {
     return (
       Number.isSafeInteger(value["outputSize"]) &&
       Number.isSafeInteger(value["pages"]) &&
-      (value["usage"] === undefined || isUsage(value["usage"]))
+      (value["usage"] === undefined || isUsage(value["usage"])) &&
+      (value["report"] === undefined || isReportBody(value["report"]))
     );
   }
   return (

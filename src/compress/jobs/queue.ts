@@ -26,6 +26,8 @@ export interface NewJob {
   filename: string;
   originalSize: number;
   callbackUrl: string | null;
+  /** The signatures option: "remove", or null to refuse a signed document. */
+  signatures: "remove" | null;
   apiOrigin: string;
   maxAttempts: number;
 }
@@ -61,6 +63,7 @@ interface ClaimRow {
   filename: string;
   original_size: bigint | number;
   callback_url: string | null;
+  signatures: string | null;
   api_origin: string;
   attempts: number;
   max_attempts: number;
@@ -82,7 +85,7 @@ export async function claim(prisma: PrismaClient, workerId: string, leaseMs: num
       LIMIT 1
       FOR UPDATE SKIP LOCKED)
     RETURNING j.id, j.compression_id, j.subscriber_id, c.month, c.status::text AS compression_status,
-      j.profile::text AS profile, j.input_object, j.filename, j.original_size, j.callback_url, j.api_origin,
+      j.profile::text AS profile, j.input_object, j.filename, j.original_size, j.callback_url, j.signatures, j.api_origin,
       j.attempts, j.max_attempts, j.locked_by`;
   const [row] = rows;
   if (!row) return null;
@@ -97,6 +100,7 @@ export async function claim(prisma: PrismaClient, workerId: string, leaseMs: num
     filename: row.filename,
     originalSize: Number(row.original_size),
     callbackUrl: row.callback_url,
+    signatures: row.signatures === "remove" ? "remove" : null,
     apiOrigin: row.api_origin,
     attempts: row.attempts,
     maxAttempts: row.max_attempts,

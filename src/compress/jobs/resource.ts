@@ -4,6 +4,7 @@
 // documented shape.
 import type { CompressionJob } from "../../generated/prisma/client.ts";
 import { resultBody, signUrl, type CompressionResultBody } from "../compression.ts";
+import { isReportBody } from "../report.ts";
 import type { ObjectStorage } from "../storage/storage.ts";
 
 export type JobStatus = CompressionJob["status"];
@@ -35,7 +36,13 @@ type JobRow = Pick<
   | "errorCode"
   | "errorMessage"
   | "apiOrigin"
->;
+> & {
+  /** Its compression's report (WITH_REPORT), for a succeeded job's `report`. */
+  compression?: { report: unknown } | null;
+};
+
+/** What a job row is read with for its resource: its compression's report. */
+export const WITH_REPORT = { compression: { select: { report: true } } } as const;
 
 export async function jobResource(
   job: JobRow,
@@ -58,7 +65,10 @@ export async function jobResource(
       { objectName: job.objectName, uploadedName: job.filename, kind: "compress" },
       { ttlSeconds: url.ttlSeconds, origin: url.origin ?? job.apiOrigin },
     );
-    return { ...base, ...resultBody(Number(job.originalSize), Number(job.compressedSize), signed, url.ttlSeconds) };
+    const stored = job.compression?.report;
+    const report = isReportBody(stored) ? stored : undefined;
+    const sizes = [Number(job.originalSize), Number(job.compressedSize)] as const;
+    return { ...base, ...resultBody(...sizes, signed, url.ttlSeconds, report) };
   }
   if (job.status === "failed") {
     return { ...base, error: { code: job.errorCode ?? "internal_error", message: job.errorMessage ?? "" } };

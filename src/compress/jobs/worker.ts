@@ -22,7 +22,8 @@ import { requestDirectory } from "../http/service.ts";
 import type { ObjectStorage } from "../storage/storage.ts";
 import * as queue from "./queue.ts";
 import type { ClaimedJob } from "./queue.ts";
-import { jobResource } from "./resource.ts";
+import { jobResource, WITH_REPORT } from "./resource.ts";
+import type { CompressionReportBody } from "../report.ts";
 import { backoffMs, callWebhook, MAX_ATTEMPTS, webhookBody, webhookSecret } from "./webhooks.ts";
 
 export interface WorkerDeps {
@@ -178,15 +179,21 @@ async function runJob(state: WorkerState, job: ClaimedJob, dir: string, signal: 
   const inputPath = path.join(dir, "upload.pdf");
   await storage.fetchInput(job.inputObject, inputPath);
   const outputPath = path.join(dir, "output.pdf");
-  const engineJob = { kind: "compress" as const, inputPath, outputPath, profile: job.profile };
-  const { outputSize } = await compression.run(runner, engineJob, signal);
+  const engineJob = {
+    kind: "compress" as const,
+    inputPath,
+    outputPath,
+    profile: job.profile,
+    ...(job.signatures ? { signatures: job.signatures } : {}),
+  };
+  const { outputSize, report } = await compression.run(runner, engineJob, signal);
   if (signal.aborted) throw signal.reason;
   const objectName = await compression.store(storage, {
     path: outputPath,
     uploadedName: job.filename,
     kind: "compress",
   });
-  return { compressedSize: outputSize, objectName };
+  return { compressedSize: outputSize, objectName, ...(report ? { report } : {}) };
 }
 
 const reservedOf = (job: ClaimedJob) => ({ id: job.compressionId, subscriberId: job.subscriberId, month: job.month });
@@ -194,7 +201,7 @@ const reservedOf = (job: ClaimedJob) => ({ id: job.compressionId, subscriberId: 
 async function settleSucceeded(
   state: WorkerState,
   job: ClaimedJob,
-  result: { compressedSize: number; objectName: string },
+  result: { compressedSize: number; objectName: string; report?: CompressionReportBody },
 ) {
   const { prisma, storage } = state.deps;
   // The compression first: once it says succeeded, a worker that takes this job over after a crash
@@ -208,7 +215,8 @@ async function settleSucceeded(
       ...result,
     },
   );
-  if (await queue.finishSucceeded(prisma, job, result)) {
+  const { compressedSize, objectName } = result; // the report stays with the compression record
+  if (await queue.finishSucceeded(prisma, job, { compressedSize, objectName })) {
     await storage.deleteInput(job.inputObject).catch(() => undefined);
     await queueWebhook(state, job);
   }
@@ -307,7 +315,7 @@ async function sendDueWebhooks(state: WorkerState): Promise<void> {
 
 async function deliver(state: WorkerState, due: { id: string; job_id: string; url: string; attempts: number }) {
   const { prisma, storage, config, logger } = state.deps;
-  const job = await prisma.compressionJob.findUniqueOrThrow({ where: { id: due.job_id } });
+  const job = await prisma.compressionJob.findUniqueOrThrow({ where: { id: due.job_id }, include: WITH_REPORT });
   const body = webhookBody(await jobResource(job, storage, { ttlSeconds: config.downloadUrlTtlSeconds }));
   const secret = await webhookSecret(prisma, job.subscriberId);
   // The delivery's id is the message's: every retry of it carries the same webhook-id.

@@ -1,0 +1,63 @@
+// The OpenAPI description of the compression report (src/compress/report.ts,
+// docs/compression-report.md), merged into /v1/openapi.json by openapi.ts.
+import { REMOVED_KINDS } from "../report.ts";
+
+const count = (description: string) => ({ type: "integer", minimum: 0, description });
+
+export const reportSchemas = {
+  CompressionReport: {
+    type: "object",
+    description:
+      "What the compression changed. Present in every result made since the report exists (a job finished before has none). Fields may be added; none is removed or changes meaning.",
+    required: [
+      "original_returned",
+      "ssim_floor",
+      "fonts_subset",
+      "images_recoded",
+      "images_downsampled",
+      "bytes_saved_by_kind",
+      "removed",
+      "signatures_removed",
+      "repaired",
+    ],
+    properties: {
+      original_returned: {
+        type: "boolean",
+        description:
+          "True when nothing smaller came out and the upload is handed back as it was; the counts are then 0.",
+      },
+      ssim_floor: {
+        type: ["number", "null"],
+        minimum: 0,
+        maximum: 1,
+        description:
+          "The structural similarity (SSIM, pages drawn at 100 dpi) every recoded image had to keep its page above; null for lossless, which changes no pixel.",
+      },
+      fonts_subset: count("Embedded fonts cut down to the glyphs the document draws."),
+      images_recoded: count("Images stored again (resampled, re-encoded or both)."),
+      images_downsampled: count("Of those, how many were resampled to fewer pixels."),
+      bytes_saved_by_kind: {
+        type: "object",
+        required: ["images", "fonts", "structure"],
+        description:
+          "original_size − compressed_size split by where it came from; the three add up to it. fonts is estimated from the font programs' sizes before stream compression (at most what images leave); structure is the rest: streams recompressed, objects removed or merged, cross-reference and object streams.",
+        properties: { images: count("Bytes."), fonts: count("Bytes."), structure: count("Bytes.") },
+      },
+      removed: {
+        type: "array",
+        items: { type: "string", enum: [...REMOVED_KINDS] },
+        description:
+          "What was taken out, each kind once: active_content (JavaScript, launch actions, XFA scripts), private_data (/PieceInfo, thumbnails; extreme also metadata), unused_objects, duplicate_objects (merged), signatures.",
+      },
+      signatures_removed: count("Digital signatures removed (signatures=remove); 0 otherwise."),
+      repaired: {
+        type: "array",
+        items: { type: "string" },
+        description:
+          "Damage repaired while reading the file, e.g. cross_reference, stream_length, trailer, truncated; empty for a whole file.",
+      },
+    },
+  },
+};
+
+export const reportProperty = { report: { $ref: "#/components/schemas/CompressionReport" } };

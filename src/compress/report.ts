@@ -1,0 +1,92 @@
+// The compression report: what the engine changed, in every result (the synchronous answer, the
+// job resource and its webhook, the dashboard's result card) under `report`, beside the documented
+// fields. A stable public shape (docs/compression-report.md), mapped from the engine's own report
+// (engine/compress.ts CompressionReport), which may change with the engine. Made in the engine's
+// child process and checked by the parent like everything a child says (isReportBody).
+import type { CompressionProfile, CompressionReport } from "./engine/index.ts";
+import { PROFILE_SETTINGS } from "./engine/index.ts";
+
+/** What was taken out of the document; each kind named once, when something of it went. */
+export const REMOVED_KINDS = [
+  "active_content",
+  "private_data",
+  "unused_objects",
+  "duplicate_objects",
+  "signatures",
+] as const;
+
+export type RemovedKind = (typeof REMOVED_KINDS)[number];
+
+// A type alias, not an interface: Prisma's Json input takes it as it is.
+export type CompressionReportBody = {
+  /** True when the upload came back as it was (nothing smaller came out); the counts are then 0. */
+  original_returned: boolean;
+  /** The similarity every recoded image kept its page above (SSIM at 100 dpi); null: lossless. */
+  ssim_floor: number | null;
+  fonts_subset: number;
+  images_recoded: number;
+  images_downsampled: number;
+  /** original_size − compressed_size, split by where it came from; the parts add up to it. */
+  bytes_saved_by_kind: { images: number; fonts: number; structure: number };
+  removed: RemovedKind[];
+  signatures_removed: number;
+  /** Damage repaired while reading (e.g. "cross_reference", "stream_length", "trailer", "truncated"). */
+  repaired: string[];
+};
+
+/** The public report of one engine run on an input of `inputSize` bytes that gave `outputSize`. */
+export function reportBody(
+  report: CompressionReport,
+  run: { profile: CompressionProfile | undefined; inputSize: number; outputSize: number },
+): CompressionReportBody {
+  const returned = report.unchanged !== undefined;
+  const floor = run.profile ? (PROFILE_SETTINGS[run.profile].images?.minSsim ?? null) : null;
+  const total = Math.max(0, run.inputSize - run.outputSize);
+  const images = returned || !report.images ? 0 : Math.max(0, report.images.bytesBefore - report.images.bytesAfter);
+  const fonts = returned ? 0 : Math.max(0, report.fonts.bytesBefore - report.fonts.bytesAfter);
+  const imagesSaved = Math.min(images, total);
+  // Font sizes are of the programs before stream compression: at most what is left to explain.
+  const fontsSaved = Math.min(fonts, total - imagesSaved);
+  return {
+    original_returned: returned,
+    ssim_floor: floor,
+    fonts_subset: returned ? 0 : report.fonts.subset,
+    images_recoded: returned ? 0 : (report.images?.recoded ?? 0),
+    images_downsampled: returned ? 0 : (report.images?.downsampled ?? 0),
+    bytes_saved_by_kind: { images: imagesSaved, fonts: fontsSaved, structure: total - imagesSaved - fontsSaved },
+    removed: returned ? [] : removedKinds(report),
+    signatures_removed: returned ? 0 : report.signaturesRemoved,
+    repaired: [...(report.repaired ?? [])],
+  };
+}
+
+function removedKinds(report: CompressionReport): RemovedKind[] {
+  const counts: Record<RemovedKind, number> = {
+    active_content: report.activeContent.actions + report.activeContent.xfaScripts,
+    private_data: report.discardedEntries,
+    unused_objects: report.removedObjects,
+    duplicate_objects: report.mergedObjects,
+    signatures: report.signaturesRemoved,
+  };
+  return REMOVED_KINDS.filter((kind) => counts[kind] > 0);
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
+const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
+
+/** A report as a child sent it: the parent takes nothing else. */
+export function isReportBody(value: unknown): value is CompressionReportBody {
+  if (!isObject(value) || !isObject(value["bytes_saved_by_kind"])) return false;
+  const saved = value["bytes_saved_by_kind"];
+  const floor = value["ssim_floor"];
+  return (
+    typeof value["original_returned"] === "boolean" &&
+    (floor === null || (typeof floor === "number" && floor >= 0 && floor <= 1)) &&
+    ["fonts_subset", "images_recoded", "images_downsampled", "signatures_removed"].every((k) => isCount(value[k])) &&
+    ["images", "fonts", "structure"].every((k) => isCount(saved[k])) &&
+    Array.isArray(value["removed"]) &&
+    value["removed"].every((kind) => (REMOVED_KINDS as readonly unknown[]).includes(kind)) &&
+    Array.isArray(value["repaired"]) &&
+    value["repaired"].every((what) => typeof what === "string" && /^[a-z_]{1,40}$/.test(what))
+  );
+}
