@@ -117,7 +117,7 @@ describe("the compression report", () => {
         expect(report.bytes_saved_by_kind.images).toBeGreaterThan(report.bytes_saved_by_kind.structure);
       }
     }
-  });
+  }, 180_000);
 
   it("says how many signatures signatures=remove removed", async () => {
     const { token } = await subscriberWithKey(db.prisma);
@@ -128,7 +128,7 @@ describe("the compression report", () => {
     expect(report.signatures_removed).toBe(1);
     expect(report.removed).toContain("signatures");
     expect(report.original_returned).toBe(false);
-  });
+  }, 180_000);
 
   it("is in a job's resource, signatures=remove honoured by the job", async () => {
     const { token } = await subscriberWithKey(db.prisma);
@@ -142,7 +142,7 @@ describe("the compression report", () => {
     const job = await pollJob(token, accepted.headers.get("location")!);
     expect(job.status, JSON.stringify(job)).toBe("succeeded");
     expect(expectConsistent(job, "balanced").signatures_removed).toBe(1);
-  });
+  }, 180_000);
 
   it("takes signatures from a direct upload's JSON body", async () => {
     const { token } = await subscriberWithKey(db.prisma);
@@ -162,7 +162,7 @@ describe("the compression report", () => {
     const json = (await response.json()) as Result;
     expect(response.status, JSON.stringify(json)).toBe(200);
     expect(expectConsistent(json, "balanced").signatures_removed).toBe(1);
-  });
+  }, 180_000);
 
   it("is on the dashboard's Try it card, and the page keeps the remove-signatures box", async () => {
     const { key, email } = await subscriberWithKey(db.prisma);
@@ -192,5 +192,5 @@ describe("the compression report", () => {
     expect(html).toMatch(/<dt>Signatures removed<\/dt>\s*<dd>1: the document is no longer signed<\/dd>/);
     expect(html).toMatch(/<dt>Removed<\/dt>\s*<dd>[^<]*digital signatures<\/dd>/);
     expect(html).toMatch(/id="signatures"[^>]*\bchecked\b/);
-  });
+  }, 180_000);
 });

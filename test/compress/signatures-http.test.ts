@@ -104,7 +104,7 @@ describe("signed documents through /v1/compress and /v1/unlock", () => {
     expect(json.error?.message).toContain("signatures=remove");
     expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(0);
     await expectNoTemporaryFiles();
-  });
+  }, 180_000);
 
   it("compresses it with signatures=remove: charged once, a smaller PDF whose signature fields are empty", async () => {
     const { token, subscriber } = await subscriberWithKey(db.prisma);
@@ -117,7 +117,7 @@ describe("signed documents through /v1/compress and /v1/unlock", () => {
     expect(Buffer.from(output).toString("latin1")).not.toContain("/ByteRange");
     expectNoFailingSignature(output, "compressed");
     expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(1);
-  });
+  }, 180_000);
 
   it("answers any other signatures value with 400 invalid_signatures, not charged", async () => {
     const { token, subscriber } = await subscriberWithKey(db.prisma);
@@ -125,13 +125,13 @@ describe("signed documents through /v1/compress and /v1/unlock", () => {
     expect(status).toBe(400);
     expect(json.error?.code).toBe("invalid_signatures");
     expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(0);
-  });
+  }, 180_000);
 
   it("compresses a document whose only signature field is unsigned, without being asked", async () => {
     const { token } = await subscriberWithKey(db.prisma);
     const { status, json } = await post("/v1/compress", token, await unsignedSignatureField());
     expect(status, JSON.stringify(json)).toBe(200);
-  });
+  }, 180_000);
 
   it("refuses to unlock a signed encrypted document unless signatures=remove", async () => {
     const { token, subscriber } = await subscriberWithKey(db.prisma);
@@ -147,7 +147,7 @@ describe("signed documents through /v1/compress and /v1/unlock", () => {
     const output = await download(unlocked.json.url!);
     expect(Buffer.from(output).toString("latin1")).not.toContain("/ByteRange");
     expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(1);
-  });
+  }, 180_000);
 });
 
 const CORPUS = corpusDir();
@@ -186,5 +186,6 @@ describe.skipIf(!CORPUS)("the corpus's signed files through /v1/compress", () =>
         expectNoFailingSignature(output, `${file} ${profile}`);
       }
     },
+    180_000,
   );
 });
