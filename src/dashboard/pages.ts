@@ -446,20 +446,15 @@ function tryForm(
       <legend>Profile</legend>
       ${COMPRESSION_PROFILES.map((name) => profileChoice(name, name === profile))}
     </fieldset>
-    <div class="choice">
-      <input
-        type="checkbox"
-        id="signatures"
-        name="signatures"
-        value="remove"
-        ${removeSignatures ? "checked" : ""}
-        aria-describedby="signatures-text"
-      />
-      <label for="signatures">Remove digital signatures</label>
-      <span id="signatures-text" class="hint"
-        >A signed PDF is refused unless this is ticked: compressing breaks its signatures, so they are removed.</span
-      >
-    </div>
+    ${choice({
+      type: "checkbox",
+      id: "signatures",
+      name: "signatures",
+      value: "remove",
+      checked: removeSignatures,
+      label: "Remove digital signatures",
+      hint: "A signed PDF is refused unless this is ticked: compressing breaks its signatures, so they are removed.",
+    })}
     <label for="file">PDF file</label>
     <input id="file" name="file" type="file" accept="application/pdf,.pdf" required />
     <button type="submit">Compress</button>
@@ -471,17 +466,39 @@ function tryForm(
 }
 
 function profileChoice(name: string, checked: boolean): Html {
+  const text = PROFILE_TEXT[name] ?? "";
+  return choice({
+    type: "radio",
+    id: `profile-${name}`,
+    name: "profile",
+    value: name,
+    checked,
+    label: name,
+    hint: text,
+  });
+}
+
+/** A radio button or checkbox with its label and hint. */
+function choice(input: {
+  type: "radio" | "checkbox";
+  id: string;
+  name: string;
+  value: string;
+  checked: boolean;
+  label: string;
+  hint: string;
+}): Html {
   return html`<div class="choice">
     <input
-      type="radio"
-      id="profile-${name}"
-      name="profile"
-      value="${name}"
-      ${checked ? "checked" : ""}
-      aria-describedby="profile-${name}-text"
+      type="${input.type}"
+      id="${input.id}"
+      name="${input.name}"
+      value="${input.value}"
+      ${input.checked ? "checked" : ""}
+      aria-describedby="${input.id}-text"
     />
-    <label for="profile-${name}">${name}</label>
-    <span id="profile-${name}-text" class="hint">${PROFILE_TEXT[name] ?? ""}</span>
+    <label for="${input.id}">${input.label}</label>
+    <span id="${input.id}-text" class="hint">${input.hint}</span>
   </div>`;
 }
 

@@ -14,6 +14,7 @@ import { startJobWorker, type JobWorker } from "../../src/compress/jobs/worker.t
 import { createRunner, type Runner } from "../../src/compress/isolation/runner.ts";
 import type { CompressionReportBody } from "../../src/compress/report.ts";
 import { createLocalStorage, type LocalStorage } from "../../src/compress/storage/local.ts";
+import { createLogger } from "../../src/logger.ts";
 import { multipart, subscriberWithKey } from "../helpers/compress.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -28,12 +29,6 @@ let server: TestServer;
 let worker: JobWorker;
 let photo: Buffer;
 
-const silentLogger = () => {
-  const noop = () => undefined;
-  const logger = { debug: noop, info: noop, warn: noop, error: noop, fatal: noop, trace: noop, child: () => logger };
-  return logger as never;
-};
-
 beforeAll(async () => {
   db = await createTestDatabase();
   work = await mkdtemp(path.join(tmpdir(), "compress-report-"));
@@ -46,7 +41,14 @@ beforeAll(async () => {
     { compress: { storage, runner } },
   );
   worker = startJobWorker(
-    { config: server.config, prisma: db.prisma, storage, runner, logger: silentLogger(), pollMs: 100 },
+    {
+      config: server.config,
+      prisma: db.prisma,
+      storage,
+      runner,
+      logger: createLogger({ logLevel: "silent" }),
+      pollMs: 100,
+    },
     1,
   );
 });
