@@ -143,6 +143,12 @@ const SAVINGS_FLOORS = parseFloors(SAVINGS_FLOORS_TABLE);
 
 /** CI runs `npm test` twice; this file does not use the database, so once is enough. */
 const POSTGRES_PASS = Boolean(process.env["DATABASE_URL"]);
+/**
+ * Files outside the `signed` category that carry a valid signature (the publisher's): refused by
+ * default like the signed files, so compressed with their signatures removed to be measured.
+ */
+const SIGNED_BY_PUBLISHER = new Set(["text_federal_register_15p.pdf"]);
+
 const MISSING_TOOLS = ["qpdf", "pdftoppm", "pdftotext"].filter((binary) => !findBinary(binary));
 const MEASURE = MISSING_TOOLS.length === 0;
 
@@ -268,7 +274,8 @@ describe.skipIf(!CORPUS || POSTGRES_PASS)("the shared PDF corpus through the run
       const add = (label: string, job: EngineJob) => runs.push({ row, label, job, endedMs: 0, ms: 0 });
       if (row.expected === "200") {
         for (const profile of PROFILES) {
-          add(profile, { kind: "compress", inputPath, outputPath: outputPath(profile), profile });
+          const options = SIGNED_BY_PUBLISHER.has(row.file) ? { signatures: "remove" as const } : {};
+          add(profile, { kind: "compress", inputPath, outputPath: outputPath(profile), profile, ...options });
         }
       } else {
         add("balanced", { kind: "compress", inputPath, outputPath: outputPath("balanced"), profile: "balanced" });
