@@ -42,7 +42,13 @@ export interface UploadOptions {
   retry?: RetryOptions | false;
 }
 
-type UploadInit = { bodySerializer: typeof formData; signal?: AbortSignal };
+/** What submitJob() (jobs.ts) adds to an upload: the preference and the job's fields. */
+export interface JobUpload extends UploadOptions {
+  headers?: Record<string, string>;
+  fields?: Record<string, string>;
+}
+
+type UploadInit = { bodySerializer: typeof formData; signal?: AbortSignal; headers?: Record<string, string> };
 
 /**
  * The multipart form of an upload; a Blob without a name is sent as `document.pdf`. (Its type takes
@@ -68,7 +74,7 @@ export type UploadResponse<P extends "/v1/compress" | "/v1/unlock"> = FetchRespo
 
 export interface CompressionClient extends Client<paths> {
   /** POST /v1/compress: the typed result or error, retried on 429/503 (see the file's header). */
-  compress(file: Blob, options?: UploadOptions): Promise<Synchronous<UploadResponse<"/v1/compress">>>;
+  compress(file: Blob, options?: JobUpload): Promise<Synchronous<UploadResponse<"/v1/compress">>>;
   /** POST /v1/unlock: decrypts with the user or owner password, then compresses. */
   unlock(file: Blob, password: string, options?: UploadOptions): Promise<UploadResponse<"/v1/unlock">>;
 }
@@ -82,9 +88,13 @@ export function createCompressionClient(options: CompressionClientOptions): Comp
   // Never replays a POST itself: that would keep a copy of the body (up to 300 MB) in memory.
   if (options.retry !== false) client.use(retryMiddleware({ ...options.retry, nonIdempotent: false }));
   /** Sends an upload built afresh by post() on each attempt, retried as this call or the client says. */
-  const upload = <T extends { response: Response }>(call: UploadOptions, post: (init: UploadInit) => Promise<T>) => {
+  const upload = <T extends { response: Response }>(call: JobUpload, post: (init: UploadInit) => Promise<T>) => {
     const chosen = call.retry ?? options.retry ?? {};
-    const init = { bodySerializer: formData, ...(call.signal ? { signal: call.signal } : {}) };
+    const init = {
+      bodySerializer: formData,
+      ...(call.signal ? { signal: call.signal } : {}),
+      ...(call.headers ? { headers: call.headers } : {}),
+    };
     return withRetry(() => post(init), chosen === false ? { retries: 0 } : chosen, {
       method: "POST",
       signal: call.signal ?? null,
@@ -93,8 +103,8 @@ export function createCompressionClient(options: CompressionClientOptions): Comp
 
   return {
     ...client,
-    compress(file: Blob, call: UploadOptions = {}) {
-      const body: CompressForm = { file, ...(call.profile ? { profile: call.profile } : {}) };
+    compress(file: Blob, call: JobUpload = {}) {
+      const body: CompressForm = { file, ...(call.profile ? { profile: call.profile } : {}), ...call.fields };
       const sent = upload(call, (init) => client.POST("/v1/compress", { body, ...init }));
       return sent as Promise<Synchronous<UploadResponse<"/v1/compress">>>;
     },

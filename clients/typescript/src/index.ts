@@ -26,6 +26,19 @@ export {
 } from "./compression.ts";
 export { ApiError, isErrorBody, type ErrorBody } from "./errors.ts";
 export {
+  compressUpload,
+  submitJob,
+  uploadFile,
+  waitForJob,
+  type CompressionJob,
+  type CompressUploadOptions,
+  type DirectUpload,
+  type DirectUploadOptions,
+  type JobOptions,
+  type WaitOptions,
+} from "./jobs.ts";
+export { verifyWebhook, type WebhookHeaders } from "./webhooks.ts";
+export {
   retryAfterMs,
   retryMiddleware,
   retryWait,

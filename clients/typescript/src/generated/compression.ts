@@ -140,6 +140,7 @@ export interface components {
        * @constant
        */
       expires_in: 3600;
+      report?: components["schemas"]["CompressionReport"];
     };
     Usage: {
       /** @enum {string} */
@@ -167,7 +168,7 @@ export interface components {
         request_id?: string;
       };
     };
-    /** @description A succeeded job also has the synchronous call's result fields (success, original_size, compressed_size, savings_percentage, url signed afresh at each read, expires_in); a failed one has error. Webhooks post this resource with the event's type first (type: compression_job.succeeded or compression_job.failed) and the headers of Standard Webhooks: webhook-id (the delivery's id, kept by its retries: drop duplicates by it), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of '<id>.<timestamp>.<raw body>' keyed by the base64-decoded secret after whsec_); also Marketplace-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of '<t>.<raw body>' under the webhook secret>. */
+    /** @description A succeeded job also has the synchronous call's result fields (success, original_size, compressed_size, savings_percentage, url signed afresh at each read, expires_in, report); a failed one has error. Webhooks post this resource with the event's type first (type: compression_job.succeeded or compression_job.failed) and the headers of Standard Webhooks: webhook-id (the delivery's id, kept by its retries: drop duplicates by it), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of '<id>.<timestamp>.<raw body>' keyed by the base64-decoded secret after whsec_); also Marketplace-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of '<t>.<raw body>' under the webhook secret>. */
     Job: {
       /** Format: uuid */
       id: string;
@@ -192,6 +193,7 @@ export interface components {
       /** Format: uri */
       url?: string;
       expires_in?: number;
+      report?: components["schemas"]["CompressionReport"];
       error?: {
         code: string;
         message: string;
@@ -211,6 +213,34 @@ export interface components {
       max_bytes: number;
       /** Format: date-time */
       expires_at: string;
+    };
+    /** @description What the compression changed. Present in every result made since the report exists (a job finished before has none). Fields may be added; none is removed or changes meaning. */
+    CompressionReport: {
+      /** @description True when nothing smaller came out and the upload is handed back as it was; the counts are then 0. */
+      original_returned: boolean;
+      /** @description The structural similarity (SSIM, pages drawn at 100 dpi) every recoded image had to keep its page above; null for lossless, which changes no pixel. */
+      ssim_floor: number | null;
+      /** @description Embedded fonts cut down to the glyphs the document draws. */
+      fonts_subset: number;
+      /** @description Images stored again (resampled, re-encoded or both). */
+      images_recoded: number;
+      /** @description Of those, how many were resampled to fewer pixels. */
+      images_downsampled: number;
+      /** @description original_size − compressed_size split by where it came from; the three add up to it. fonts is estimated from the font programs' sizes before stream compression (at most what images leave); structure is the rest: streams recompressed, objects removed or merged, cross-reference and object streams. */
+      bytes_saved_by_kind: {
+        /** @description Bytes. */
+        images: number;
+        /** @description Bytes. */
+        fonts: number;
+        /** @description Bytes. */
+        structure: number;
+      };
+      /** @description What was taken out, each kind once: active_content (JavaScript, launch actions, XFA scripts), private_data (/PieceInfo, thumbnails; extreme also metadata), unused_objects, duplicate_objects (merged), signatures. */
+      removed: ("active_content" | "private_data" | "unused_objects" | "duplicate_objects" | "signatures")[];
+      /** @description Digital signatures removed (signatures=remove); 0 otherwise. */
+      signatures_removed: number;
+      /** @description Damage repaired while reading the file, e.g. cross_reference, stream_length, trailer, truncated; empty for a whole file. */
+      repaired: string[];
     };
   };
   responses: never;
@@ -268,6 +298,12 @@ export interface operations {
            * @enum {string}
            */
           profile?: "lossless" | "balanced" | "extreme";
+          /**
+           * @description What to do with a digitally signed or certified PDF. `refuse` (the default, as when left out): it is refused (422 signed_document, not charged): any rewrite makes its signatures fail to verify. `remove`: it is compressed and its signatures are removed (each signature field is kept, empty, so the document can be signed again); the result's report.signatures_removed says how many.
+           * @default refuse
+           * @enum {string}
+           */
+          signatures?: "refuse" | "remove";
           /**
            * Format: uri
            * @description Only with `Prefer: respond-async`; leave it empty otherwise (a synchronous call refuses a callback_url: 400 unexpected_field). Called (POST, the job resource as body, signed; see the Job schema) when the job ends. https:// and a public host (private hosts only where the operator allows them; link-local and metadata hosts never).
