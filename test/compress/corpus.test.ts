@@ -37,7 +37,7 @@ import { evaluateOutput, inspectInput } from "../../bench/pdf/evaluate.ts";
 import type { InputFacts, OutputEvaluation } from "../../bench/pdf/evaluate.ts";
 import { hasText } from "../../bench/pdf/quality.ts";
 import { findBinary } from "../../bench/pdf/tools.ts";
-import { corpusDir } from "./fixtures.ts";
+import { carriesSignatures, corpusDir } from "./fixtures.ts";
 
 const CORPUS = corpusDir();
 /**
@@ -193,7 +193,9 @@ function manifest(dir: string): Row[] {
       pages: Number.isInteger(pages) ? pages : undefined,
       // The manifest's 200 for the signed files predates signed_document: they are refused unless
       // their signatures are to be removed (engine-signatures.test.ts and signatures-http.test.ts).
-      expected: cells[at("category")] === "signed" ? "422 signed_document" : cells[at("expected_api")]!,
+      expected: carriesSignatures(cells[at("file")]!, cells[at("category")]!)
+        ? "422 signed_document"
+        : cells[at("expected_api")]!,
       password: cells[at("password")] ?? "",
       size: Number(cells[at("size_bytes")]),
     };
@@ -370,7 +372,7 @@ describe.skipIf(!CORPUS || POSTGRES_PASS)("the shared PDF corpus through the run
           expect(result, context).toMatchObject({ ok: false, code: "encrypted_pdf" });
         } else if (row.category === "not-pdf") {
           expect(result, context).toMatchObject({ ok: false, code: "not_a_pdf" });
-        } else if (row.category === "signed") {
+        } else if (row.expected === "422 signed_document") {
           expect(result, context).toMatchObject({ ok: false, code: "signed_document" });
         } else if (row.category === "damaged") {
           // Every reader opens these; the engine rebuilds them as readers do (issue 31).
