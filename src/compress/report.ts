@@ -13,6 +13,7 @@ export const REMOVED_KINDS = [
   "unused_objects",
   "duplicate_objects",
   "signatures",
+  "usage_rights",
 ] as const;
 
 export type RemovedKind = (typeof REMOVED_KINDS)[number];
@@ -67,6 +68,7 @@ function removedKinds(report: CompressionReport): RemovedKind[] {
     unused_objects: report.removedObjects,
     duplicate_objects: report.mergedObjects,
     signatures: report.signaturesRemoved,
+    usage_rights: report.usageRightsRemoved ? 1 : 0,
   };
   return REMOVED_KINDS.filter((kind) => counts[kind] > 0);
 }

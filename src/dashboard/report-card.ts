@@ -9,6 +9,7 @@ const REMOVED_TEXT: Record<RemovedKind, string> = {
   unused_objects: "objects nothing referred to",
   duplicate_objects: "duplicate objects (merged)",
   signatures: "digital signatures",
+  usage_rights: "Reader usage rights, which any change voids",
 };
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;

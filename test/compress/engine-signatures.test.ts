@@ -1,7 +1,7 @@
 // Signed and certified PDFs in the engine: refused (signed_document) unless their signatures are to
 // be removed; then compressed, with every signature value gone and every signature field kept.
 // Fixtures are signed here by code (signed-fixtures.ts); pdfsig checks them where it is installed.
-import { ParseSpeeds, PDFDict, PDFDocument, PDFName, PDFString } from "@cantoo/pdf-lib";
+import { ParseSpeeds, PDFDict, PDFDocument, PDFHexString, PDFName, PDFString } from "@cantoo/pdf-lib";
 import { describe, expect, it } from "vitest";
 import { compressPdf, PdfRejected, unlockPdf } from "../../src/compress/engine/index.ts";
 import type { CompressionReport } from "../../src/compress/engine/index.ts";
@@ -111,6 +111,26 @@ describe("signed documents in the engine", () => {
     const { output } = await compressPdf(pdf, "balanced", (r) => (report = r));
     expect(report?.signaturesRemoved).toBe(0);
     expect(await signatureFields(output)).toEqual([{ name: "Employee signature", signed: false }]);
+  });
+
+  it("removes a form's usage rights (/Perms /UR3) without refusing it: they are no one's signature", async () => {
+    const doc = await PDFDocument.load(await unsignedLetter(), { updateMetadata: false });
+    const { context } = doc;
+    const usageRights = context.obj({
+      Type: "Sig",
+      Filter: "Adobe.PPKLite",
+      SubFilter: "adbe.pkcs7.detached",
+      ByteRange: [0, 100, 200, 300],
+      Contents: PDFHexString.of("00".repeat(64)),
+      Reference: [context.obj({ Type: "SigRef", TransformMethod: "UR3" })],
+    });
+    doc.catalog.set(PDFName.of("Perms"), context.obj({ UR3: context.register(usageRights) }));
+    let report: CompressionReport | undefined;
+    const { output } = await compressPdf(await doc.save(), "balanced", (r) => (report = r));
+    expect(report?.signaturesRemoved).toBe(0);
+    expect(report?.usageRightsRemoved).toBe(true);
+    const text = Buffer.from(output).toString("latin1");
+    expect(text).not.toMatch(/\/UR3|\/Perms|\/ByteRange/);
   });
 
   it("refuses to unlock a signed encrypted document unless its signatures are removed", async () => {

@@ -23,7 +23,7 @@ import { defaultConcurrency } from "./pool.ts";
 import { isCompressionProfile, PROFILE_SETTINGS } from "./profiles.ts";
 import type { CompressionProfile, ProfileSettings } from "./profiles.ts";
 import { removeUnreachableObjects } from "./prune.ts";
-import { findSignatures, removeSignatures, signedDocumentMessage } from "./signatures.ts";
+import { findSignatures, removeSignatures, removeUsageRights, signedDocumentMessage } from "./signatures.ts";
 import { recompressStreams } from "./streams.ts";
 import { renumberObjects, writeClassic, writeWithObjectStreams } from "./writer.ts";
 import { findCrossReferenceProblem } from "./xref.ts";
@@ -57,6 +57,8 @@ export interface CompressionReport {
   mergedObjects: number;
   /** Signatures removed (signatures: "remove"); they would no longer have verified. */
   signaturesRemoved: number;
+  /** Usage rights (/Perms /UR3) removed: a rewrite voids them (signatures.ts). */
+  usageRightsRemoved?: true;
   /**
    * Why the input came back unchanged, if it did. A file from which active content was removed
    * is never given back unchanged for being no smaller: it comes back cleaned, and then
@@ -119,6 +121,7 @@ async function rewrite(
   const { doc, pages, repaired } = await openPdf(input);
   const { context } = doc;
   const signaturesRemoved = handleSignatures(context, options.signatures);
+  const usageRightsRemoved = removeUsageRights(context);
   const activeContent = removeActiveContent(context);
   let discarded = settings.discardPrivateData ? discardPrivateData(context) : 0;
   if (settings.discardMetadata) discarded += discardMetadata(context);
@@ -154,6 +157,7 @@ async function rewrite(
     removedObjects,
     mergedObjects,
     signaturesRemoved,
+    ...(usageRightsRemoved ? { usageRightsRemoved } : {}),
     ...(repaired.length > 0 ? { repaired } : {}),
   };
   let output: Uint8Array | undefined;

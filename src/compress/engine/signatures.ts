@@ -4,10 +4,16 @@
 //
 // A signature is a signature dictionary (ISO 32000-2 12.8.1: /ByteRange and /Contents) that the
 // document uses: the /V of a field (a signature field, or a document timestamp), or an entry of the
-// catalog's /Perms (/DocMDP certifies the document, /UR3 grants usage rights). pdf-lib reads every
+// catalog's /Perms that certifies (/DocMDP). pdf-lib reads every
 // revision of an incrementally updated file, so a signature made three revisions ago is found as
 // long as the latest revision still refers to it. An unsigned signature field (no /V) is not a
 // signature, nor is a signature dictionary that nothing refers to any more.
+//
+// Usage rights (/Perms /UR3, or /UR: Adobe's "Reader extensions", which a form's publisher adds to let
+// Reader users save filled forms) are signed too, but they are not anyone's signature on the
+// content: pdfsig lists none, and Ghostscript and qpdf drop them when they rewrite. Kept after a
+// rewrite, they no longer verify and Reader warns that the document was changed, so they are always
+// removed and the report says so (removed: usage_rights); the document is not refused for them.
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFString } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
 
@@ -19,6 +25,8 @@ const S = {
   DocMDP: PDFName.of("DocMDP"),
   Kids: PDFName.of("Kids"),
   Perms: PDFName.of("Perms"),
+  UR: PDFName.of("UR"),
+  UR3: PDFName.of("UR3"),
   Reference: PDFName.of("Reference"),
   SigFlags: PDFName.of("SigFlags"),
   TransformMethod: PDFName.of("TransformMethod"),
@@ -85,6 +93,7 @@ function collect(context: PDFContext): Signatures {
   }
   const perms = lookupDict(context, catalogOf(context)?.get(S.Perms));
   for (const [key, value] of perms?.entries() ?? []) {
+    if (key === S.UR3 || key === S.UR) continue; // usage rights, not a signature: removeUsageRights
     const signature = context.lookup(value);
     if (!isSignatureDictionary(signature)) continue;
     found.perms.push(key);
@@ -101,10 +110,21 @@ export function findSignatures(context: PDFContext): SignatureSummary {
   return { count: signatures.size, certified };
 }
 
+/** Removes the usage rights (/Perms /UR3 and /UR) a rewrite would void; true when there were some. */
+export function removeUsageRights(context: PDFContext): boolean {
+  const catalog = catalogOf(context);
+  const permissions = lookupDict(context, catalog?.get(S.Perms));
+  if (!permissions || (!permissions.has(S.UR3) && !permissions.has(S.UR))) return false;
+  permissions.delete(S.UR3);
+  permissions.delete(S.UR);
+  if (permissions.keys().length === 0) catalog?.delete(S.Perms);
+  return true;
+}
+
 /**
  * Removes every signature, as a reader's "clear signature" does: each signature field loses its
  * value (/V) and the appearance that showed it signed, but stays in the form so that the document
- * can be signed again; /Perms loses its DocMDP and UR3 signatures; the form's AppendOnly flag goes.
+ * can be signed again; /Perms loses its DocMDP signature; the form's AppendOnly flag goes.
  * The signature dictionaries, now referred to by nothing, are dropped by the pruning pass.
  * Returns how many signatures were removed.
  */

@@ -47,7 +47,7 @@ export const reportSchemas = {
         type: "array",
         items: { type: "string", enum: [...REMOVED_KINDS] },
         description:
-          "What was taken out, each kind once: active_content (JavaScript, launch actions, XFA scripts), private_data (/PieceInfo, thumbnails; extreme also metadata), unused_objects, duplicate_objects (merged), signatures.",
+          "What was taken out, each kind once: active_content (JavaScript, launch actions, XFA scripts), private_data (/PieceInfo, thumbnails; extreme also metadata), unused_objects, duplicate_objects (merged), signatures, usage_rights (a form's Reader usage rights, /Perms /UR3, which any rewrite voids: always removed, never refused).",
       },
       signatures_removed: count("Digital signatures removed (signatures=remove); 0 otherwise."),
       repaired: {
