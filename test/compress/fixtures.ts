@@ -17,12 +17,13 @@ import {
 import type { PDFPage, PDFRef, SecurityOptions } from "@cantoo/pdf-lib";
 
 /**
- * Corpus files whose signatures the engine finds: the signed category, and two files the manifest
+ * Corpus files whose signatures the engine finds: the signed category, and one file the manifest
  * expects a 200 for from before signed_document (issue 26): the Federal Register issue carries the
- * Government Publishing Office's signature (pdfsig: "Signature is Valid"), the prefilled 1040 usage
- * rights (/Perms /UR3). They are refused unless their signatures are to be removed.
+ * Government Publishing Office's signature (pdfsig: "Signature is Valid"). It is refused unless its
+ * signatures are to be removed. (The prefilled 1040's usage rights, /Perms /UR3, are no signature:
+ * they are removed and the form compressed; engine-signatures.test.ts.)
  */
-const SIGNED_OUTSIDE_THEIR_CATEGORY = new Set(["text_federal_register_15p.pdf", "form_f1040_prefilled.pdf"]);
+const SIGNED_OUTSIDE_THEIR_CATEGORY = new Set(["text_federal_register_15p.pdf"]);
 export const carriesSignatures = (file: string, category: string) =>
   category === "signed" || SIGNED_OUTSIDE_THEIR_CATEGORY.has(file);
 

@@ -235,8 +235,10 @@ export interface components {
         /** @description Bytes. */
         structure: number;
       };
-      /** @description What was taken out, each kind once: active_content (JavaScript, launch actions, XFA scripts), private_data (/PieceInfo, thumbnails; extreme also metadata), unused_objects, duplicate_objects (merged), signatures. */
-      removed: ("active_content" | "private_data" | "unused_objects" | "duplicate_objects" | "signatures")[];
+      /** @description What was taken out, each kind once: active_content (JavaScript, launch actions, XFA scripts), private_data (/PieceInfo, thumbnails; extreme also metadata), unused_objects, duplicate_objects (merged), signatures, usage_rights (a form's Reader usage rights, /Perms /UR3, which any rewrite voids: always removed, never refused). */
+      removed: (
+        "active_content" | "private_data" | "unused_objects" | "duplicate_objects" | "signatures" | "usage_rights"
+      )[];
       /** @description Digital signatures removed (signatures=remove); 0 otherwise. */
       signatures_removed: number;
       /** @description Damage repaired while reading the file, e.g. cross_reference, stream_length, trailer, truncated; empty for a whole file. */
