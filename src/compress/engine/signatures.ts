@@ -19,11 +19,9 @@ import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
 
 const S = {
   AcroForm: PDFName.of("AcroForm"),
-  AP: PDFName.of("AP"),
   ByteRange: PDFName.of("ByteRange"),
   Contents: PDFName.of("Contents"),
   DocMDP: PDFName.of("DocMDP"),
-  Kids: PDFName.of("Kids"),
   Perms: PDFName.of("Perms"),
   UR: PDFName.of("UR"),
   UR3: PDFName.of("UR3"),
@@ -122,20 +120,17 @@ export function removeUsageRights(context: PDFContext): boolean {
 }
 
 /**
- * Removes every signature, as a reader's "clear signature" does: each signature field loses its
- * value (/V) and the appearance that showed it signed, but stays in the form so that the document
+ * Removes every signature: each signature field loses its value (/V) but keeps its appearance (what
+ * the page shows) and stays in the form so that the document
  * can be signed again; /Perms loses its DocMDP signature; the form's AppendOnly flag goes.
  * The signature dictionaries, now referred to by nothing, are dropped by the pruning pass.
  * Returns how many signatures were removed.
  */
 export function removeSignatures(context: PDFContext): number {
   const { fields, perms, signatures } = collect(context);
-  for (const field of fields) {
-    field.delete(S.V);
-    field.delete(S.AP);
-    const kids = field.lookup(S.Kids);
-    if (kids instanceof PDFArray) for (const kid of kids.asArray()) lookupDict(context, kid)?.delete(S.AP);
-  }
+  // The appearance stays: it is part of the page (a publisher's seal, a drawn signature), and
+  // lossless promises pages that render as they did.
+  for (const field of fields) field.delete(S.V);
   const catalog = catalogOf(context);
   const permissions = lookupDict(context, catalog?.get(S.Perms));
   for (const key of perms) permissions?.delete(key);
