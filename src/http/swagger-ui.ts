@@ -37,7 +37,7 @@ const page = ({ prefix, title }: SwaggerUiPage) => `<!doctype html>
     <link rel="stylesheet" href="${prefix}/a11y.css" />
   </head>
   <body>
-    <div id="swagger-ui"></div>
+    <main id="swagger-ui"></main>
     <script src="${prefix}/assets/swagger-ui-bundle.js"></script>
     <script src="${prefix}/init.js"></script>
   </body>
@@ -45,13 +45,13 @@ const page = ({ prefix, title }: SwaggerUiPage) => `<!doctype html>
 `;
 
 // Accessibility repairs of Swagger UI's own markup (axe-core, in the dashboard's browser test): the
-// version stamps', document link's, method badges', Authorize and "Expand all" buttons' colours are darkened to
-// at least 4.5:1, and the servers menu, which
+// version stamps', document link's, description links', method badges', Authorize and "Expand all" buttons' colours are darkened to
+// at least 4.5:1, the page is one main landmark, and the servers menu, which
 // Swagger UI renders without a label, is named once it appears.
 const A11Y_CSS = `.swagger-ui .info .title small pre, .swagger-ui .info .title small.version-stamp pre { color: #fff; }
 .swagger-ui .info .title small { background: #4a4f57; }
 .swagger-ui .info .title small.version-stamp { background: #2f6b12; }
-.swagger-ui .info a.link, .swagger-ui .info .url { color: #1f4f99; }
+.swagger-ui .info a.link, .swagger-ui .info .url, .swagger-ui .info .description a { color: #1f4f99; }
 .swagger-ui .opblock.opblock-post .opblock-summary-method { background: #1d7a4f; }
 .swagger-ui .opblock.opblock-get .opblock-summary-method { background: #1f5fa8; }
 .swagger-ui .btn.authorize { color: #1d7a4f; border-color: #1d7a4f; }
