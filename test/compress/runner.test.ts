@@ -92,6 +92,8 @@ describe("runner", () => {
       pages: 2,
       // What the process measured of itself: the whole process, so at least the modules loaded.
       usage: { engineMs: expect.any(Number) as number, maxRssKb: expect.any(Number) as number },
+      // What changed, as the child reported it (src/compress/report.ts checks its shape).
+      report: expect.objectContaining({ original_returned: false, images_recoded: 2 }) as unknown,
     });
     expect(result.ok && result.usage!.maxRssKb).toBeGreaterThan(20_000);
     const { size } = await stat(job.outputPath);
