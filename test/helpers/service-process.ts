@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { accounts } from "../../src/auth/accounts.ts";
 import { loadConfig } from "../../src/config/env.ts";
 import { openDatabase, type Database } from "../../src/db/database.ts";
 import { applyMigrations } from "../../src/db/migrate.ts";
@@ -191,4 +192,17 @@ export async function createServiceDatabase(dir: string): Promise<ServiceDatabas
     open: () => openDatabase(settings),
     drop: () => dropServerDatabase(config.url, name),
   };
+}
+
+/** A corporate subscriber named `name` with `quota` units a month, and a key of theirs (its token). */
+export async function issueCorporateKey(database: ServiceDatabase, name: string, quota: number): Promise<string> {
+  const db = await database.open();
+  try {
+    const admin = accounts(db.prisma, null);
+    const email = `${name}-${process.pid}@example.com`;
+    await admin.createSubscriber({ name, email, plan: "corporate", quota });
+    return (await admin.issueKey(email, "test")).token;
+  } finally {
+    await db.close();
+  }
 }

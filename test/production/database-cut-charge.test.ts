@@ -10,10 +10,10 @@ import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accounts } from "../../src/auth/accounts.ts";
 import { makePdf, multipart } from "../helpers/compress.ts";
 import {
   createServiceDatabase,
+  issueCorporateKey,
   startService,
   type ServiceDatabase,
   type ServiceProcess,
@@ -34,15 +34,7 @@ beforeAll(async () => {
   work = await mkdtemp(path.join(tmpdir(), "database-cut-"));
   database = await createServiceDatabase(work);
   if (database.kind !== "postgres") return;
-  const db = await database.open();
-  try {
-    const admin = accounts(db.prisma, null);
-    const email = `cut-${process.pid}@example.com`;
-    await admin.createSubscriber({ name: "cut", email, plan: "corporate", quota: 10 });
-    token = (await admin.issueKey(email, "test")).token;
-  } finally {
-    await db.close();
-  }
+  token = await issueCorporateKey(database, "cut", 10);
   const target = new URL(database.env["DATABASE_URL"]!);
   proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
   service = await startService(

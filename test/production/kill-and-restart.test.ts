@@ -14,11 +14,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { PDFDocument } from "@cantoo/pdf-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { accounts } from "../../src/auth/accounts.ts";
 import { adminSocketPath } from "../../src/auth/admin-socket.ts";
 import { multipart } from "../helpers/compress.ts";
 import {
   createServiceDatabase,
+  issueCorporateKey,
   startService,
   type ServiceDatabase,
   type ServiceProcess,
@@ -166,15 +166,7 @@ beforeAll(async () => {
   work = await mkdtemp(path.join(tmpdir(), "kill-restart-"));
   await mkdir(dirs().tmp, { recursive: true });
   database = await createServiceDatabase(work);
-  const db = await database.open();
-  try {
-    const admin = accounts(db.prisma, null);
-    const email = `kill-${process.pid}@example.com`;
-    await admin.createSubscriber({ name: "kill", email, plan: "corporate", quota: 10 });
-    token = (await admin.issueKey(email, "test")).token;
-  } finally {
-    await db.close();
-  }
+  token = await issueCorporateKey(database, "kill", 10);
   env = {
     ...database.env,
     // The engine's module copies go to the temporary directory of the process (os.tmpdir()).
