@@ -30,6 +30,7 @@ import { errorMiddleware } from "./http/errors.ts";
 import { createHealthRouter, dependencyFaults } from "./http/health.ts";
 import { createRateLimiter, rateLimitByClientIp } from "./http/rate-limit.ts";
 import { requestLog } from "./http/request-log.ts";
+import { createRootRouter } from "./http/root.ts";
 import type { AppState } from "./http/state.ts";
 import type { Lifecycle } from "./http/drain.ts";
 import type { Logger } from "./logger.ts";
@@ -65,6 +66,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // Liveness (/healthz) touches nothing; readiness (/readyz) checks the database and Redis.
   const health = createHealthRouter({ db, redis, lifecycle });
   app.use(health.routes());
+  // GET /: the map of the surfaces, for a newcomer and for clients that look for links.
+  const root = createRootRouter(config.publicApiBaseUrl);
+  app.use(root.routes());
 
   // One cache of list totals, for /graphql and /api/v1 alike.
   const totals =
@@ -101,6 +105,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(docs.allowedMethods());
   app.use(graphql.allowedMethods());
   app.use(health.allowedMethods());
+  app.use(root.allowedMethods());
 
   return app;
 }

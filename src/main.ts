@@ -129,7 +129,7 @@ async function start() {
     const where = config.database.kind === "pglite" ? config.database.dataDir : "PostgreSQL server";
     logger.info(
       { port, protocol: config.httpProtocol },
-      `listening on http://${config.host}:${port} (${config.httpProtocol === "h2c" ? "HTTP/1.1 and h2c" : "HTTP/1.1"}; database: ${where}); explorer at /graphql, API docs at /api/v1/docs`,
+      `listening on http://${config.host}:${port} (${config.httpProtocol === "h2c" ? "HTTP/1.1 and h2c" : "HTTP/1.1"}; database: ${where}); catalog docs at /api/v1/docs, GraphQL explorer at /graphql, compression docs at /v1/docs, dashboard at /dashboard`,
     );
   }
   return {
