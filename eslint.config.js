@@ -14,7 +14,7 @@ export default tseslint.config(
       "coverage/",
       "docs/research/",
       // AssemblyScript (WebAssembly's types, its own tsconfig): compiled and checked by asc.
-      "src/compress/engine/assembly/",
+      "src/pdf/images/assembly/",
     ],
   },
   js.configs.recommended,
@@ -42,7 +42,7 @@ export default tseslint.config(
   // each rule a wrong import. Each file set below has one rule of its own (flat config replaces a
   // rule's options, it does not merge them, so the sets must not overlap).
   {
-    files: ["src/auth/**/*.ts", "src/graphql/**/*.ts", "src/compress/{engine,isolation,storage}/**/*.ts"],
+    files: ["src/auth/**/*.ts", "src/graphql/**/*.ts", "src/compress/{isolation,storage}/**/*.ts"],
     rules: {
       "no-restricted-imports": [
         "error",
@@ -51,13 +51,33 @@ export default tseslint.config(
             {
               regex: "^(\\.\\./)+http/",
               message:
-                "The HTTP layer sits above auth, the read model and the compression engine, isolation and storage: use src/errors.ts, or have the caller pass it in.",
+                "The HTTP layer sits above auth, the read model and the compression isolation and storage: use src/errors.ts, or have the caller pass it in.",
             },
           ],
         },
       ],
     },
   },
+  // src/pdf, the PDF engine, is a library on the ground floor: it imports its own modules, node: and npm
+  // packages, never the service (errors, config, logger, compress, http…). A relative import may
+  // not climb out of src/pdf: one block per depth, as the rule knows the specifier, not the file.
+  ...["src/pdf/*.ts", "src/pdf/*/*.ts", "src/pdf/*/*/*.ts", "src/pdf/*/*/*/*.ts"].map((files, depth) => ({
+    files: [files],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: `^(\\.\\./){${depth + 1},}|^/|^src/`,
+              message:
+                "src/pdf is a library of its own: it imports only src/pdf, node: modules and npm packages, never the service (give it its own type, and map it in src/compress/isolation).",
+            },
+          ],
+        },
+      ],
+    },
+  })),
   {
     files: ["src/http/**/*.ts"],
     rules: {
@@ -94,7 +114,7 @@ export default tseslint.config(
     // Small functions outside the compression engine (whose passes walk PDF structures in long,
     // commented sequences): a longer one is split into named steps with explicit inputs.
     files: ["src/**/*.ts"],
-    ignores: ["src/compress/engine/**", "**/*.test.ts"],
+    ignores: ["src/pdf/**", "**/*.test.ts"],
     rules: { "max-lines-per-function": ["error", { max: 80, skipBlankLines: true, skipComments: true }] },
   },
   {

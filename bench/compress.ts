@@ -17,7 +17,7 @@
 // page count, pdftotext, counts of form fields / links / bookmarks / attachments (qpdf --json),
 // and SSIM of page 1, the middle and the last page rendered at 100 dpi by pdftoppm.
 // --jobs defaults to 1 so that timings are not skewed by the runs competing for the 2 cores.
-// The engine runs from a copy of src/compress/engine taken at the start (bench/pdf/snapshot.ts),
+// The engine runs from a copy of src/pdf taken at the start (bench/pdf/snapshot.ts),
 // so that edits made during a run do not reach half of its files; --live-engine runs the
 // working tree instead.
 import { execFileSync, spawnSync } from "node:child_process";
@@ -26,8 +26,8 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { PDFDocument } from "@cantoo/pdf-lib";
-import { COMPRESSION_PROFILES, isCompressionProfile } from "../src/compress/engine/index.ts";
-import type { CompressionProfile } from "../src/compress/engine/index.ts";
+import { COMPRESSION_PROFILES, isCompressionProfile } from "../src/pdf/index.ts";
+import type { CompressionProfile } from "../src/pdf/index.ts";
 import {
   aggregate,
   aggregateByCategory,
@@ -159,7 +159,7 @@ if (tools.has("engine")) {
     await snapshot?.remove();
     fail(
       `the engine${snapshot ? ` (snapshot ${snapshot.hash})` : ""} fails on a one-page PDF: ${problem}. ` +
-        "Is someone half-way through an edit of src/compress/engine? Try again in a moment.",
+        "Is someone half-way through an edit of src/pdf? Try again in a moment.",
     );
   }
 }
@@ -209,7 +209,7 @@ const environment = {
   /** Others may be editing the engine: say when the run measured uncommitted engine code. */
   uncommittedEngineFiles: (() => {
     try {
-      const status = execFileSync("git", ["status", "--porcelain", "--", "src/compress/engine"], { encoding: "utf8" });
+      const status = execFileSync("git", ["status", "--porcelain", "--", "src/pdf"], { encoding: "utf8" });
       return status.split("\n").filter(Boolean).length;
     } catch {
       return null;

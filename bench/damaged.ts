@@ -14,7 +14,7 @@ import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { isCompressionProfile } from "../src/compress/engine/index.ts";
+import { isCompressionProfile } from "../src/pdf/index.ts";
 import { createRunner } from "../src/compress/isolation/runner.ts";
 import type { EngineResult } from "../src/compress/isolation/protocol.ts";
 import { damagedCopies } from "./pdf/damage.ts";

@@ -1,5 +1,5 @@
-// Compiles the quality check's kernels (src/compress/engine/assembly/check.ts, AssemblyScript)
-// to WebAssembly, written as a module of its own (src/compress/engine/check-wasm.ts, the binary in
+// Compiles the quality check's kernels (src/pdf/images/assembly/check.ts, AssemblyScript)
+// to WebAssembly, written as a module of its own (src/pdf/images/check-wasm.ts, the binary in
 // base64) that the engine imports (kernels.ts). A module rather than a .wasm file: it goes
 // wherever the engine's modules go (the engine processes' stripped copy, the benchmarks' frozen
 // one, the service's image) with nothing to copy beside them, and neither the image nor a
@@ -16,8 +16,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 
 const root = path.resolve(import.meta.dirname, "..");
-const source = path.resolve(root, "src/compress/engine/assembly/check.ts");
-export const checkKernelsFile = path.resolve(root, "src/compress/engine/check-wasm.ts");
+const source = path.resolve(root, "src/pdf/images/assembly/check.ts");
+export const checkKernelsFile = path.resolve(root, "src/pdf/images/check-wasm.ts");
 const asc = createRequire(import.meta.url).resolve("assemblyscript/bin/asc.js");
 
 /** The compiled kernels: optimised for speed, SIMD on, no runtime (the caller owns the memory). */

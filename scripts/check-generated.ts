@@ -1,7 +1,7 @@
 // Fails when a committed generated file is stale: the printed SDL in schema/ (from the Pothos
 // schema), the typed documents in src/rest/gql/ (from codegen.ts), or the typed client's types in
 // clients/typescript/src/generated/ (from the two OpenAPI documents: scripts/generate-client.ts), or
-// the quality check's WebAssembly kernels (src/compress/engine/check-wasm.ts: scripts/build-wasm.ts), or
+// the quality check's WebAssembly kernels (src/pdf/images/check-wasm.ts: scripts/build-wasm.ts), or
 // .env.example (from the environment parser: scripts/print-env-example.ts).
 import { readFile } from "node:fs/promises";
 import path from "node:path";

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { buildCompressOpenApi } from "./compress/http/openapi.ts";
-import { PDF_REJECTED_CODES } from "./compress/engine/index.ts";
+import { PDF_REJECTED_CODES } from "./pdf/index.ts";
 import { buildOpenApiDocument } from "./rest/openapi.ts";
 import { errorCodesOf, HttpError, isRegisteredError, retryAfter, takeUnregisteredErrors } from "./errors.ts";
 

@@ -5,7 +5,7 @@
 // whole process). The peers run as processes of their own through GNU time. engineContender
 // instead starts a fresh engine process per file (what the service did before its warm pool).
 import { fileURLToPath } from "node:url";
-import type { CompressionProfile } from "../../src/compress/engine/index.ts";
+import type { CompressionProfile } from "../../src/pdf/index.ts";
 import type { EngineChildReply } from "./engine-child.ts";
 import { ENGINE_CHILD_ENV, engineExecArgv } from "../../src/compress/isolation/runner.ts";
 import type { Runner } from "../../src/compress/isolation/runner.ts";

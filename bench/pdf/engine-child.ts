@@ -6,8 +6,8 @@
 // refused the file; 1 when it threw anything else (the stack goes to stderr).
 import { readFile, writeFile } from "node:fs/promises";
 import sharp from "sharp";
-import { compressPdf, isCompressionProfile, PdfRejected } from "../../src/compress/engine/index.ts";
-import type { CompressionReport } from "../../src/compress/engine/index.ts";
+import { compressPdf, isCompressionProfile, PdfRejected } from "../../src/pdf/index.ts";
+import type { CompressionReport } from "../../src/pdf/index.ts";
 
 export type EngineChildReply =
   | { ok: true; pages: number; outputSize: number; engineMs: number; maxRssKb: number; report?: CompressionReport }

@@ -1,6 +1,6 @@
 // A frozen copy of the engine for one benchmark run. The engine's sources change while people
 // work on them, and a run takes many minutes: without a copy, files measured early and late
-// could meet different code, or code caught half-saved. The copy holds src/compress/engine
+// could meet different code, or code caught half-saved. The copy holds src/pdf
 // (which imports only npm packages), the child scripts at the same relative places (the
 // benchmark's own, and the service's src/compress/isolation/child.ts with the protocol it
 // imports, which the runner's warm processes run), package.json (ESM) and a link to node_modules;
@@ -27,8 +27,8 @@ export interface EngineSnapshot {
 export async function snapshotEngine(): Promise<EngineSnapshot> {
   const dir = await mkdtemp(path.join(tmpdir(), "bench-engine-"));
   try {
-    const source = path.join(REPO, "src/compress/engine");
-    const target = path.join(dir, "src/compress/engine");
+    const source = path.join(REPO, "src/pdf");
+    const target = path.join(dir, "src/pdf");
     await cp(source, target, { recursive: true, filter: (file) => !file.endsWith(".test.ts") });
     await mkdir(path.join(dir, "bench/pdf"), { recursive: true });
     const childPath = path.join(dir, "bench/pdf/engine-child.ts");

@@ -19,7 +19,7 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import { nextMonth, reserveQuota } from "../auth/quota.ts";
 import { HttpError, retryAfter } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import type { CompressionProfile } from "./engine/index.ts";
+import type { CompressionProfile } from "../pdf/index.ts";
 import type { EngineJob } from "./isolation/protocol.ts";
 import type { CompressionReportBody } from "./report.ts";
 import { RunnerBusy, type Runner } from "./isolation/runner.ts";

@@ -1,10 +1,10 @@
 // The compression report: what the engine changed, in every result (the synchronous answer, the
 // job resource and its webhook, the dashboard's result card) under `report`, beside the documented
 // fields. A stable public shape (docs/compression-report.md), mapped from the engine's own report
-// (engine/compress.ts CompressionReport), which may change with the engine. Made in the engine's
+// (src/pdf/compress.ts CompressionReport), which may change with the engine. Made in the engine's
 // child process and checked by the parent like everything a child says (isReportBody).
-import type { CompressionProfile, CompressionReport } from "./engine/index.ts";
-import { PROFILE_SETTINGS } from "./engine/index.ts";
+import type { CompressionProfile, CompressionReport } from "../pdf/index.ts";
+import { PROFILE_SETTINGS } from "../pdf/index.ts";
 
 /** What was taken out of the document; each kind named once, when something of it went. */
 export const REMOVED_KINDS = [

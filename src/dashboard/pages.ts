@@ -7,7 +7,7 @@ import type { KeyView } from "../auth/accounts.ts";
 import type { SessionSubscriber } from "../auth/sessions.ts";
 import type { DayCount, UsageSummary } from "../auth/usage.ts";
 import type { CompressionResultBody } from "../compress/http/routes.ts";
-import { COMPRESSION_PROFILES } from "../compress/engine/index.ts";
+import { COMPRESSION_PROFILES } from "../pdf/index.ts";
 import { dailyChart } from "./chart.ts";
 import { html, type Html } from "./html.ts";
 import { reportCard } from "./report-card.ts";

@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PDFArray, PDFDocument, PDFName, PDFRef } from "@cantoo/pdf-lib";
-import { compressPdf, PdfRejected } from "../../src/compress/engine/index.ts";
-import type { CompressionReport } from "../../src/compress/engine/index.ts";
+import { compressPdf, PdfRejected } from "../../src/pdf/index.ts";
+import type { CompressionReport } from "../../src/pdf/index.ts";
 import {
   damagedCopies,
   randomSource,

@@ -1,4 +1,4 @@
-// Font subsetting (src/compress/engine/fonts.ts): TrueType programs embedded whole come out
+// Font subsetting (src/pdf/fonts/subset.ts): TrueType programs embedded whole come out
 // holding only the glyphs drawn, with text extraction (pdftotext) and rendering (pdftoppm at
 // 100 dpi) identical; fonts a form field names stay whole; Type 3 fonts keep working. Documents are
 // made here with DejaVu fonts embedded whole by pdf-lib (fontkit), or by hand for a simple
@@ -13,20 +13,20 @@ import { afterAll, describe, expect, it } from "vitest";
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRawStream, StandardFonts } from "@cantoo/pdf-lib";
 import { Encodings } from "@cantoo/pdf-lib/standard-fonts";
 import type { PDFFont, PDFRef, PDFNumber } from "@cantoo/pdf-lib";
-import { compressPdf, COMPRESSION_PROFILES } from "../../src/compress/engine/index.ts";
-import type { CompressionProfile, CompressionReport } from "../../src/compress/engine/index.ts";
-import { handleSignatures } from "../../src/compress/engine/compress.ts";
-import { decodeStreamData } from "../../src/compress/engine/filters.ts";
-import { readCff, unwrapCff } from "../../src/compress/engine/fonts-cff.ts";
-import { flavourOf } from "../../src/compress/engine/fonts-flavour.ts";
-import { readSfnt } from "../../src/compress/engine/fonts-sfnt.ts";
-import { readNamedCff } from "../../src/compress/engine/fonts-cff-names.ts";
-import { writeType2 } from "../../src/compress/engine/fonts-cff-write.ts";
-import { interpretType1 } from "../../src/compress/engine/fonts-type1-charstrings.ts";
-import { convertType1 } from "../../src/compress/engine/fonts-type1-convert.ts";
-import { decrypt, readType1 } from "../../src/compress/engine/fonts-type1.ts";
-import { STANDARD_ENCODING } from "../../src/compress/engine/fonts-cff-strings.ts";
-import { trimToUnicode, trimWidths } from "../../src/compress/engine/fonts-maps.ts";
+import { compressPdf, COMPRESSION_PROFILES } from "../../src/pdf/index.ts";
+import type { CompressionProfile, CompressionReport } from "../../src/pdf/index.ts";
+import { handleSignatures } from "../../src/pdf/compress.ts";
+import { decodeStreamData } from "../../src/pdf/streams/filters.ts";
+import { readCff, unwrapCff } from "../../src/pdf/fonts/cff.ts";
+import { flavourOf } from "../../src/pdf/fonts/flavour.ts";
+import { readSfnt } from "../../src/pdf/fonts/sfnt.ts";
+import { readNamedCff } from "../../src/pdf/fonts/cff-names.ts";
+import { writeType2 } from "../../src/pdf/fonts/cff-write.ts";
+import { interpretType1 } from "../../src/pdf/fonts/type1-charstrings.ts";
+import { convertType1 } from "../../src/pdf/fonts/type1-convert.ts";
+import { decrypt, readType1 } from "../../src/pdf/fonts/type1.ts";
+import { STANDARD_ENCODING } from "../../src/pdf/fonts/cff-strings.ts";
+import { trimToUnicode, trimWidths } from "../../src/pdf/fonts/maps.ts";
 import { createRunner } from "../../src/compress/isolation/runner.ts";
 import { corpusDir } from "./fixtures.ts";
 

@@ -11,7 +11,7 @@ import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isPdfRejectedCode } from "../../src/compress/engine/index.ts";
+import { isPdfRejectedCode } from "../../src/pdf/index.ts";
 import { createRunner } from "../../src/compress/isolation/runner.ts";
 import type { Runner } from "../../src/compress/isolation/runner.ts";
 import { flipBytes, insertBytes, randomSource, truncate } from "../../bench/pdf/damage.ts";

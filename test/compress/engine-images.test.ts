@@ -10,13 +10,13 @@ import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
 import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFRef } from "@cantoo/pdf-lib";
-import { scanContent, Op } from "../../src/compress/engine/content.ts";
-import type { InlineImage } from "../../src/compress/engine/content.ts";
-import { compressPdf, PROFILE_SETTINGS } from "../../src/compress/engine/index.ts";
-import type { CompressionProfile } from "../../src/compress/engine/index.ts";
-import { decodeStreamData } from "../../src/compress/engine/filters.ts";
-import { findImagePlacements } from "../../src/compress/engine/placement.ts";
-import { optimiseImages } from "../../src/compress/engine/images.ts";
+import { scanContent, Op } from "../../src/pdf/content/tokenizer.ts";
+import type { InlineImage } from "../../src/pdf/content/tokenizer.ts";
+import { compressPdf, PROFILE_SETTINGS } from "../../src/pdf/index.ts";
+import type { CompressionProfile } from "../../src/pdf/index.ts";
+import { decodeStreamData } from "../../src/pdf/streams/filters.ts";
+import { findImagePlacements } from "../../src/pdf/content/placement.ts";
+import { optimiseImages } from "../../src/pdf/images/optimise.ts";
 import {
   decodeJpeg,
   encodeJpeg,
@@ -25,8 +25,8 @@ import {
   readJpegHeader,
   release,
   resample,
-} from "../../src/compress/engine/codecs.ts";
-import { optimiseJpeg, optimisedJpegSizeAtLeast, withoutIccProfile } from "../../src/compress/engine/jpeg.ts";
+} from "../../src/pdf/images/codecs.ts";
+import { optimiseJpeg, optimisedJpegSizeAtLeast, withoutIccProfile } from "../../src/pdf/images/jpeg.ts";
 import {
   drawAt,
   drawLuminanceAt,
@@ -35,7 +35,7 @@ import {
   QualityCheck,
   sampledHeight,
   ssim,
-} from "../../src/compress/engine/quality.ts";
+} from "../../src/pdf/images/quality.ts";
 import { imageStreams, jpegOf, lineArtPixels, photoPixels } from "./fixtures.ts";
 
 const encoder = new TextEncoder();

@@ -1,10 +1,10 @@
-// The lossless bar (streams.ts: losslessBar), which a stronger profile's image must stay under: it
+// The lossless bar (streams/recompress.ts: losslessBar), which a stronger profile's image must stay under: it
 // answers from the part of the encoding deflated so far when that is enough, and gives the same
 // answer as the whole encoding would, the one the stream pass stores.
 import { describe, expect, it } from "vitest";
 import { PDFDocument, PDFRawStream } from "@cantoo/pdf-lib";
-import { deflate } from "../../src/compress/engine/filters.ts";
-import { deflateInBackground, losslessBar, pngPredict, recompressStreams } from "../../src/compress/engine/streams.ts";
+import { deflate } from "../../src/pdf/streams/filters.ts";
+import { deflateInBackground, losslessBar, pngPredict, recompressStreams } from "../../src/pdf/streams/recompress.ts";
 import { lineArtPixels, photoPixels } from "./fixtures.ts";
 
 /** A photograph's samples with flat runs between: deflates to a fifth or so, at level 9 slowly. */

@@ -3,8 +3,8 @@
 // Fixtures are signed here by code (signed-fixtures.ts); pdfsig checks them where it is installed.
 import { ParseSpeeds, PDFDict, PDFDocument, PDFHexString, PDFName, PDFString } from "@cantoo/pdf-lib";
 import { describe, expect, it } from "vitest";
-import { compressPdf, PdfRejected, unlockPdf } from "../../src/compress/engine/index.ts";
-import type { CompressionReport } from "../../src/compress/engine/index.ts";
+import { compressPdf, PdfRejected, unlockPdf } from "../../src/pdf/index.ts";
+import type { CompressionReport } from "../../src/pdf/index.ts";
 import {
   addApprovalSignature,
   certifiedLetter,

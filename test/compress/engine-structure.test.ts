@@ -21,12 +21,12 @@ import {
   StandardFonts,
 } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFObject, PDFPage } from "@cantoo/pdf-lib";
-import { compressPdf, COMPRESSION_PROFILES } from "../../src/compress/engine/index.ts";
-import type { CompressionReport } from "../../src/compress/engine/index.ts";
-import { mergeDuplicates } from "../../src/compress/engine/dedup.ts";
-import { decodeStreamData } from "../../src/compress/engine/filters.ts";
-import { optimiseJpeg } from "../../src/compress/engine/jpeg.ts";
-import { findCrossReferenceProblem } from "../../src/compress/engine/xref.ts";
+import { compressPdf, COMPRESSION_PROFILES } from "../../src/pdf/index.ts";
+import type { CompressionReport } from "../../src/pdf/index.ts";
+import { mergeDuplicates } from "../../src/pdf/structure/dedup.ts";
+import { decodeStreamData } from "../../src/pdf/streams/filters.ts";
+import { optimiseJpeg } from "../../src/pdf/images/jpeg.ts";
+import { findCrossReferenceProblem } from "../../src/pdf/structure/xref.ts";
 import { flateImage, photoPixels, place } from "./fixtures.ts";
 
 const n = (name: string) => PDFName.of(name);

@@ -1,10 +1,10 @@
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PDFArray, PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream, PDFString } from "@cantoo/pdf-lib";
-import { compressPdf, PdfRejected, PROFILE_SETTINGS, unlockPdf } from "../../src/compress/engine/index.ts";
-import type { CompressionProfile, CompressionReport, PdfRejectedCode } from "../../src/compress/engine/index.ts";
-import { decodeStreamData } from "../../src/compress/engine/filters.ts";
-import { findCrossReferenceProblem } from "../../src/compress/engine/xref.ts";
+import { compressPdf, PdfRejected, PROFILE_SETTINGS, unlockPdf } from "../../src/pdf/index.ts";
+import type { CompressionProfile, CompressionReport, PdfRejectedCode } from "../../src/pdf/index.ts";
+import { decodeStreamData } from "../../src/pdf/streams/filters.ts";
+import { findCrossReferenceProblem } from "../../src/pdf/structure/xref.ts";
 import { flateImage, imageStreams, jpegOf, photoPdf, photoPixels, place, textPdf } from "./fixtures.ts";
 import type { PhotoPdf } from "./fixtures.ts";
 
@@ -299,7 +299,7 @@ describe("compressPdf structure", () => {
   });
 
   it("leaves images it does not fully understand as they are (lossless re-encoding at most)", async () => {
-    // What images.ts leaves alone: 1-bit images, colour-key masking, stencil masks.
+    // What images/optimise.ts leaves alone: 1-bit images, colour-key masking, stencil masks.
     const doc = await PDFDocument.create({ updateMetadata: false });
     const page = doc.addPage([612, 792]);
     const bits = photoPixels(1600, 1200, 1, 7)

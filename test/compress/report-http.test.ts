@@ -9,7 +9,7 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sessions } from "../../src/auth/sessions.ts";
-import { PROFILE_SETTINGS } from "../../src/compress/engine/index.ts";
+import { PROFILE_SETTINGS } from "../../src/pdf/index.ts";
 import { startJobWorker, type JobWorker } from "../../src/compress/jobs/worker.ts";
 import { createRunner, type Runner } from "../../src/compress/isolation/runner.ts";
 import type { CompressionReportBody } from "../../src/compress/report.ts";

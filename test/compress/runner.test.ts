@@ -354,8 +354,10 @@ describe("warm processes", () => {
     await warmedUp();
     const pid = of("ready")[0]!.pid!;
     const script = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).at(-1)!;
-    expect(script).toMatch(/compress-engine-[^/]+\/isolation\/child\.mjs$/);
-    const copy = path.dirname(path.dirname(script));
+    // The copy mirrors src/ (the child's modules and the engine's, src/pdf): compress/isolation/child.mjs.
+    expect(script).toMatch(/compress-engine-[^/]+\/compress\/isolation\/child\.mjs$/);
+    const copy = path.dirname(path.dirname(path.dirname(script)));
+    expect(existsSync(path.join(copy, "pdf/index.mjs"))).toBe(true);
     expect((await stat(copy)).mode & 0o777).toBe(0o700);
     // Modules only, importing one another: no TypeScript is left for the process to strip.
     const files = (await readdir(copy, { recursive: true, withFileTypes: true })).filter((entry) => entry.isFile());

@@ -2,7 +2,7 @@
 // statuses and codes are the ones src/compress/http/routes.ts and upload.ts answer; the tests
 // validate responses against this document.
 import { COMPRESS_TIMEOUT_DEFAULTS } from "../../config/env.ts";
-import { COMPRESSION_PROFILES } from "../engine/index.ts";
+import { COMPRESSION_PROFILES } from "../../pdf/index.ts";
 import { compressExtras, directUploadBody, jobPaths, jobSchemas } from "./openapi-jobs.ts";
 import { reportProperty, reportSchemas } from "./openapi-report.ts";
 

@@ -24,7 +24,7 @@ import {
   isCompressionProfile,
   type CompressionProfile,
   type SignaturePolicy,
-} from "../engine/index.ts";
+} from "../../pdf/index.ts";
 import type { EngineJob } from "../isolation/protocol.ts";
 import type { Runner } from "../isolation/runner.ts";
 import type { ObjectStorage } from "../storage/storage.ts";

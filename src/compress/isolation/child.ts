@@ -6,8 +6,8 @@
 import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import sharp from "sharp";
-import { compressPdf, PdfRejected, unlockPdf } from "../engine/index.ts";
-import type { CompressionReport, EngineOutput } from "../engine/index.ts";
+import { compressPdf, PdfRejected, unlockPdf } from "../../pdf/index.ts";
+import type { CompressionReport, EngineOutput } from "../../pdf/index.ts";
 import { reportBody } from "../report.ts";
 import { CHILD_READY, isEngineJob } from "./protocol.ts";
 import type { EngineJob, EngineResult } from "./protocol.ts";

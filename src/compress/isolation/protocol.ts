@@ -1,6 +1,6 @@
 // What the runner and its child processes say to each other over IPC.
-import type { CompressionProfile, PdfRejectedCode, SignaturePolicy } from "../engine/index.ts";
-import { isCompressionProfile, isPdfRejectedCode } from "../engine/index.ts";
+import type { CompressionProfile, PdfRejectedCode, SignaturePolicy } from "../../pdf/index.ts";
+import { isCompressionProfile, isPdfRejectedCode } from "../../pdf/index.ts";
 import { isReportBody, type CompressionReportBody } from "../report.ts";
 
 /**

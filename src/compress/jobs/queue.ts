@@ -15,7 +15,7 @@
 //   finish   every write after the claim is fenced by (locked_by, attempts): a worker whose job
 //            was taken over cannot finish it.
 import type { PrismaClient } from "../../generated/prisma/client.ts";
-import type { CompressionProfile } from "../engine/index.ts";
+import type { CompressionProfile } from "../../pdf/index.ts";
 import type { Reserved } from "../compression.ts";
 
 /** What a job is accepted with. */

@@ -1,9 +1,0 @@
-// The compression engine: bytes in, bytes out. It knows nothing of HTTP, files or processes.
-export { compressPdf } from "./compress.ts";
-export type { CompressionReport, EngineOptions, EngineOutput, SignaturePolicy } from "./compress.ts";
-export { isPdfRejectedCode, PDF_REJECTED_CODES, PdfRejected } from "./errors.ts";
-export type { PdfRejectedCode } from "./errors.ts";
-export { COMPRESSION_PROFILES, isCompressionProfile, PROFILE_SETTINGS } from "./profiles.ts";
-export type { CompressionProfile, ImageSettings, ProfileSettings } from "./profiles.ts";
-export { MAX_IMAGE_PIXELS } from "./images.ts";
-export { unlockPdf } from "./unlock.ts";

@@ -1,0 +1,204 @@
+// compressPdf: bytes in, smaller bytes out, same pages. The passes, in order: active content out
+// (every profile), private data and metadata out (as the profile says), unreferenced objects and
+// duplicates out, fonts embedded whole subset to the glyphs drawn (fonts/subset.ts, every profile),
+// images (images/optimise.ts), lossless stream re-encoding (streams/recompress.ts), duplicates again, and the writer
+// (object streams, objects renumbered). A signed document is refused (signed_document) unless
+// its signatures are to be removed (security/signatures.ts): any rewrite breaks them. The input comes back unchanged when the
+// output would not be smaller, except when active content was removed: a file is never handed
+// back with its JavaScript for the sake of a few bytes, and refused (unsupported_pdf) when the
+// cleaned document cannot be written back.
+import { ParseSpeeds, PDFDocument } from "@cantoo/pdf-lib";
+import type { PDFContext } from "@cantoo/pdf-lib";
+import { removeActiveContent } from "./security/active-content.ts";
+import { PdfRejected } from "./errors.ts";
+import type { ActiveContentReport } from "./security/active-content.ts";
+import { catalogXmp, discardMetadata, discardPrivateData, pdfAPart } from "./structure/cleanup.ts";
+import { mergeDuplicates } from "./structure/dedup.ts";
+import { subsetFonts } from "./fonts/subset.ts";
+import type { FontReport } from "./fonts/subset.ts";
+import { optimiseImages } from "./images/optimise.ts";
+import type { ImageReport } from "./images/optimise.ts";
+import { openPdf } from "./structure/load.ts";
+import { defaultConcurrency } from "./bounded-jobs.ts";
+import { isCompressionProfile, PROFILE_SETTINGS } from "./profiles.ts";
+import type { CompressionProfile, ProfileSettings } from "./profiles.ts";
+import { removeUnreachableObjects } from "./structure/prune.ts";
+import { findSignatures, removeSignatures, removeUsageRights, signedDocumentMessage } from "./security/signatures.ts";
+import { recompressStreams } from "./streams/recompress.ts";
+import { renumberObjects, writeClassic, writeWithObjectStreams } from "./structure/writer.ts";
+import { findCrossReferenceProblem } from "./structure/xref.ts";
+import type { StreamReport } from "./streams/recompress.ts";
+
+export interface EngineOutput {
+  output: Uint8Array;
+  pages: number;
+}
+
+/**
+ * What to do with a signed document: refuse it (signed_document, the default), or remove its
+ * signatures, which the rewrite would break anyway.
+ */
+export type SignaturePolicy = "refuse" | "remove";
+
+export interface EngineOptions {
+  signatures?: SignaturePolicy;
+}
+
+export interface CompressionReport {
+  images?: ImageReport;
+  fonts: FontReport;
+  streams: StreamReport;
+  activeContent: ActiveContentReport;
+  /** /PieceInfo, /Thumb and (extreme) metadata entries dropped. */
+  discardedEntries: number;
+  /** Objects nothing referred to, dropped. */
+  removedObjects: number;
+  /** Objects replaced by an identical copy. */
+  mergedObjects: number;
+  /** Signatures removed (signatures: "remove"); they would no longer have verified. */
+  signaturesRemoved: number;
+  /** Usage rights (/Perms /UR3) removed: a rewrite voids them (security/signatures.ts). */
+  usageRightsRemoved?: true;
+  /**
+   * Why the input came back unchanged, if it did. A file from which active content was removed
+   * is never given back unchanged for being no smaller: it comes back cleaned, and then
+   * `larger` says it grew.
+   */
+  unchanged?: "not_smaller" | "write_failed" | "output_invalid";
+  larger?: true;
+  /**
+   * What was rebuilt to read a damaged file, as readers rebuild it: "cross_reference",
+   * "stream_length", "trailer", "truncated" (absent for an intact file). Public in the
+   * compression report (src/compress/report.ts).
+   */
+  repaired?: string[];
+}
+
+/** The input handed back as it came keeps its signatures, and they still verify. */
+const KEPT_AS_IT_WAS = { signaturesRemoved: 0 } as const;
+
+const ACTIVE_CONTENT_STUCK =
+  "The PDF contains active content (JavaScript or launch actions), and it could not be written back without it.";
+
+const REPAIR_STUCK = "The PDF is damaged, and the document rebuilt from it could not be written back.";
+
+/** Writes the document, with object streams unless it is PDF/A-1 (which forbids them). */
+export async function saveDocument(doc: PDFDocument): Promise<Uint8Array> {
+  renumberObjects(doc.context);
+  return pdfAPart(catalogXmp(doc.context)) === 1 ? writeClassic(doc.context) : writeWithObjectStreams(doc.context);
+}
+
+/**
+ * Whether bytes we wrote read back, unencrypted, with the same number of pages, and with a
+ * cross-reference that matches the objects (what a reader other than pdf-lib relies on).
+ */
+export async function readsBack(output: Uint8Array, pages: number): Promise<boolean> {
+  try {
+    const doc = await PDFDocument.load(output, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
+    return doc.getPageCount() === pages && findCrossReferenceProblem(output, doc.context, 0) === undefined;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Refuses a signed document (PdfRejected signed_document), or removes its signatures when the
+ * policy says so; answers how many were removed.
+ */
+export function handleSignatures(context: PDFContext, policy: SignaturePolicy = "refuse"): number {
+  const signatures = findSignatures(context);
+  if (signatures.count === 0) return 0;
+  if (policy !== "remove") throw new PdfRejected("signed_document", signedDocumentMessage(signatures));
+  return removeSignatures(context);
+}
+
+/** The passes of a profile over the document; the output is undefined when writing failed. */
+async function rewrite(
+  input: Uint8Array,
+  settings: ProfileSettings,
+  options: EngineOptions,
+): Promise<{ output: Uint8Array | undefined; pages: number; report: CompressionReport }> {
+  const { doc, pages, repaired } = await openPdf(input);
+  const { context } = doc;
+  const signaturesRemoved = handleSignatures(context, options.signatures);
+  const usageRightsRemoved = removeUsageRights(context);
+  const activeContent = removeActiveContent(context);
+  let discarded = settings.discardPrivateData ? discardPrivateData(context) : 0;
+  if (settings.discardMetadata) discarded += discardMetadata(context);
+  // Dead objects and copies go first, so that the expensive passes do not work on them.
+  let removedObjects = removeUnreachableObjects(context);
+  let mergedObjects = mergeDuplicates(context).merged;
+  // Visually lossless: in every profile. After the merge, so that a font copied per page is subset once.
+  const fonts = await subsetFonts(context);
+  const images = settings.images
+    ? await optimiseImages(context, settings.images, {
+        concurrency: defaultConcurrency(),
+        // What images being recoded may hold at once: within the memory budget of 3 x the input +
+        // 200 MB (at most 1.2 GiB), beside Node and its modules (about 100 MB), the input, the
+        // parsed document and the output.
+        memoryBudget: Math.min(64 * 1024 * 1024 + input.length, 256 * 1024 * 1024),
+      })
+    : undefined;
+  const streams = recompressStreams(context, {
+    ...(images ? { skip: images.replaced } : {}),
+    plainMetadata: pdfAPart(catalogXmp(context)) !== undefined,
+    // What one stream may decode to: within the memory budget of 3 x the input + 200 MB.
+    maxDecoded: 32 * 1024 * 1024 + input.length,
+  });
+  // Streams that were stored differently may have become the same.
+  mergedObjects += mergeDuplicates(context).merged;
+  removedObjects += removeUnreachableObjects(context);
+  const report: CompressionReport = {
+    ...(images ? { images: images.report } : {}),
+    fonts,
+    streams,
+    activeContent,
+    discardedEntries: discarded,
+    removedObjects,
+    mergedObjects,
+    signaturesRemoved,
+    ...(usageRightsRemoved ? { usageRightsRemoved } : {}),
+    ...(repaired.length > 0 ? { repaired } : {}),
+  };
+  let output: Uint8Array | undefined;
+  try {
+    output = await saveDocument(doc);
+  } catch {
+    output = undefined;
+  }
+  return { output, pages, report };
+}
+
+/**
+ * Compresses a PDF with a profile. Resolves with the input itself when nothing smaller came out
+ * (unless active content had to be removed); rejects with PdfRejected when the input is not a
+ * PDF, is encrypted, is damaged, or is signed (unless `options.signatures` is "remove").
+ */
+export async function compressPdf(
+  input: Uint8Array,
+  profile: CompressionProfile,
+  onReport?: (report: CompressionReport) => void,
+  options: EngineOptions = {},
+): Promise<EngineOutput> {
+  if (!isCompressionProfile(profile)) throw new TypeError(`unknown compression profile: ${String(profile)}`);
+  // The document is out of scope once written: reading the output back does not hold both.
+  const { output, pages, report } = await rewrite(input, PROFILE_SETTINGS[profile], options);
+  const cleaned = report.activeContent.actions + report.activeContent.xfaScripts > 0;
+  // A repaired file is never handed back as it came, damaged, for the sake of a few bytes.
+  const mustRewrite = cleaned || report.repaired !== undefined;
+  const unchanged = (why: "write_failed" | "output_invalid"): EngineOutput => {
+    // The input still holds the JavaScript we must not hand back: refuse rather than return it.
+    if (cleaned) throw new PdfRejected("unsupported_pdf", ACTIVE_CONTENT_STUCK);
+    if (report.repaired) throw new PdfRejected("corrupted_pdf", REPAIR_STUCK);
+    onReport?.({ ...report, ...KEPT_AS_IT_WAS, unchanged: why });
+    return { output: input, pages };
+  };
+  if (!output) return unchanged("write_failed");
+  if (output.length >= input.length && !mustRewrite) {
+    onReport?.({ ...report, ...KEPT_AS_IT_WAS, unchanged: "not_smaller" });
+    return { output: input, pages };
+  }
+  if (!(await readsBack(output, pages))) return unchanged("output_invalid");
+  onReport?.(output.length > input.length ? { ...report, larger: true } : report);
+  return { output, pages };
+}

@@ -1,0 +1,234 @@
+// The quality check's inner loops (images/quality.ts), in AssemblyScript compiled to WebAssembly with
+// 128-bit SIMD: a page image's luminance, its box sums down to a drawing's rows, and the SSIM of
+// two drawings. In JavaScript these were most of the engine's main-thread time on a scan (about
+// 45 ms of a 300 dpi page's 165 ms of CPU), while the cores' other work waited on it.
+//
+// Every result is exactly the JavaScript definition's (test/compress/check-kernels.test.ts): the
+// sums are integers, and the SSIM's floating-point operations are the same, in the same order.
+// The caller (images/kernels.ts) owns the memory: it places the buffers and passes their addresses.
+//
+// Built by `npm run generate` (asc, pinned in package.json) into ../check-wasm.ts;
+// `npm run generate:check` fails when that is stale.
+
+/** R, G or B of 16 RGB pixels (48 bytes in a, b, c): each vector's lanes at the byte it holds, else 0. */
+function channel(a: v128, b: v128, c: v128, fromA: v128, fromB: v128, fromC: v128): v128 {
+  return v128.or(v128.or(i8x16.swizzle(a, fromA), i8x16.swizzle(b, fromB)), i8x16.swizzle(c, fromC));
+}
+
+/**
+ * Eight pixels' luminance, (77 R + 151 G + 28 B + 128) >> 8, from the products of their channels
+ * (u16: the largest sum, 65,408, fits).
+ */
+function luma8(r: v128, g: v128, b: v128): v128 {
+  return i16x8.shr_u(i16x8.add(i16x8.add(i16x8.add(r, g), b), i16x8.splat(128)), 8);
+}
+
+/**
+ * The luminance of `width` pixels of `components` (1, 3 or 4) at `src`, one byte each, to `dst`:
+ * gray as it is; RGB as above; CMYK as 255 - K - the ink of C, M, Y, rounded (0 at most).
+ */
+export function luminanceRow(src: usize, components: i32, width: i32, dst: usize): void {
+  let x = 0;
+  if (components === 1) {
+    memory.copy(dst, src, <usize>width);
+    return;
+  }
+  if (components === 3) {
+    const m77 = i8x16.splat(77);
+    const m151 = i8x16.splat(<i8>151);
+    const m28 = i8x16.splat(28);
+    for (; x + 16 <= width; x += 16) {
+      const p = src + <usize>(x * 3);
+      const a = v128.load(p);
+      const b = v128.load(p, 16);
+      const c = v128.load(p, 32);
+      const r = channel(
+        a,
+        b,
+        c,
+        i8x16(0, 3, 6, 9, 12, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1),
+        i8x16(-1, -1, -1, -1, -1, -1, 2, 5, 8, 11, 14, -1, -1, -1, -1, -1),
+        i8x16(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 4, 7, 10, 13),
+      );
+      const g = channel(
+        a,
+        b,
+        c,
+        i8x16(1, 4, 7, 10, 13, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1),
+        i8x16(-1, -1, -1, -1, -1, 0, 3, 6, 9, 12, 15, -1, -1, -1, -1, -1),
+        i8x16(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 2, 5, 8, 11, 14),
+      );
+      const bl = channel(
+        a,
+        b,
+        c,
+        i8x16(2, 5, 8, 11, 14, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1),
+        i8x16(-1, -1, -1, -1, -1, 1, 4, 7, 10, 13, -1, -1, -1, -1, -1, -1),
+        i8x16(-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 3, 6, 9, 12, 15),
+      );
+      const low = luma8(
+        i16x8.extmul_low_i8x16_u(r, m77),
+        i16x8.extmul_low_i8x16_u(g, m151),
+        i16x8.extmul_low_i8x16_u(bl, m28),
+      );
+      const high = luma8(
+        i16x8.extmul_high_i8x16_u(r, m77),
+        i16x8.extmul_high_i8x16_u(g, m151),
+        i16x8.extmul_high_i8x16_u(bl, m28),
+      );
+      v128.store(dst + <usize>x, i8x16.narrow_i16x8_u(low, high));
+    }
+    for (; x < width; x++) {
+      const p = src + <usize>(x * 3);
+      const value = (77 * <i32>load<u8>(p) + 151 * <i32>load<u8>(p, 1) + 28 * <i32>load<u8>(p, 2) + 128) >> 8;
+      store<u8>(dst + <usize>x, <u8>value);
+    }
+    return;
+  }
+  for (; x < width; x++) {
+    const p = src + <usize>(x * 4);
+    // ink = (77 C + 151 M + 28 Y + 128) / 256 + K, rounded half up: K + (that sum + 128) >> 8.
+    const ink =
+      <i32>load<u8>(p, 3) + ((77 * <i32>load<u8>(p) + 151 * <i32>load<u8>(p, 1) + 28 * <i32>load<u8>(p, 2) + 256) >> 8);
+    store<u8>(dst + <usize>x, <u8>(ink >= 255 ? 0 : 255 - ink));
+  }
+}
+
+/** Adds a row of `width` bytes at `gray` to the u32 column sums at `sums`. */
+export function addRow(gray: usize, width: i32, sums: usize): void {
+  let x = 0;
+  for (; x + 16 <= width; x += 16) {
+    const g = v128.load(gray + <usize>x);
+    const low = i16x8.extend_low_i8x16_u(g);
+    const high = i16x8.extend_high_i8x16_u(g);
+    const s = sums + <usize>(x << 2);
+    v128.store(s, i32x4.add(v128.load(s), i32x4.extend_low_i16x8_u(low)));
+    v128.store(s, i32x4.add(v128.load(s, 16), i32x4.extend_high_i16x8_u(low)), 16);
+    v128.store(s, i32x4.add(v128.load(s, 32), i32x4.extend_low_i16x8_u(high)), 32);
+    v128.store(s, i32x4.add(v128.load(s, 48), i32x4.extend_high_i16x8_u(high)), 48);
+  }
+  for (; x < width; x++) {
+    const s = sums + <usize>(x << 2);
+    store<u32>(s, load<u32>(s) + <u32>load<u8>(gray + <usize>x));
+  }
+}
+
+/**
+ * One device row: each device pixel's columns (from `cuts`, i32: where each run starts, and last
+ * where the row ends) summed and scaled by its reciprocal (f64), rounded half up, as bytes to
+ * `out`; then the column sums (`width` of them) are cleared for the next row.
+ */
+export function emitRow(sums: usize, width: i32, cuts: usize, dw: i32, reciprocals: usize, out: usize): void {
+  let from = load<i32>(cuts);
+  for (let x = 0; x < dw; x++) {
+    const to = load<i32>(cuts + <usize>((x + 1) << 2));
+    let sum: u32 = 0;
+    for (let i = from; i < to; i++) sum += load<u32>(sums + <usize>(i << 2));
+    store<u8>(out + <usize>x, <u8>(<i32>(<f64>sum * load<f64>(reciprocals + <usize>(x << 3)) + 0.5)));
+    from = to;
+  }
+  memory.fill(sums, 0, <usize>(width << 2));
+}
+
+/** Pairs of i32 lanes of `low` and of `high` added: [l0 + l1, l2 + l3, h0 + h1, h2 + h3]. */
+function pairs(low: v128, high: v128): v128 {
+  return i32x4.add(v128.shuffle<i32>(low, high, 0, 2, 4, 6), v128.shuffle<i32>(low, high, 1, 3, 5, 7));
+}
+
+/** The sum of a cell's 2 x 2 window of i32 cell sums at `s` (cells `cw` to a row). */
+function quad(s: usize, c: i32, cw: i32): f64 {
+  return <f64>(
+    (load<i32>(s + <usize>(c << 2)) +
+      load<i32>(s + <usize>((c + 1) << 2)) +
+      load<i32>(s + <usize>((c + cw) << 2)) +
+      load<i32>(s + <usize>((c + cw + 1) << 2)))
+  );
+}
+
+/**
+ * Mean SSIM of two drawings (`width` x `height` bytes at `a` and `b`) over 8 x 8 windows placed
+ * every 4 pixels, as images/quality.ts defines it: sums over 4 x 4 cells (five i32 arrays of
+ * floor(width / 4) x floor(height / 4) cells at `cells`), then windows of 2 x 2 cells. The
+ * caller sees to at least 2 x 2 cells. c1 and c2 are SSIM's constants.
+ */
+export function ssim(a: usize, b: usize, width: i32, height: i32, cells: usize, c1: f64, c2: f64): f64 {
+  const cw = width >> 2;
+  const ch = height >> 2;
+  const count = cw * ch;
+  const sa = cells;
+  const sb = sa + <usize>(count << 2);
+  const saa = sb + <usize>(count << 2);
+  const sbb = saa + <usize>(count << 2);
+  const sab = sbb + <usize>(count << 2);
+  for (let cy = 0; cy < ch; cy++) {
+    let cx = 0;
+    // Four cells (16 pixels of each of their 4 rows) at a time.
+    for (; cx + 4 <= cw; cx += 4) {
+      let va = i32x4.splat(0);
+      let vb = i32x4.splat(0);
+      let vaa = i32x4.splat(0);
+      let vbb = i32x4.splat(0);
+      let vab = i32x4.splat(0);
+      for (let r = 0; r < 4; r++) {
+        const at = <usize>((cy * 4 + r) * width + cx * 4);
+        const pa = v128.load(a + at);
+        const pb = v128.load(b + at);
+        va = i32x4.add(va, i32x4.extadd_pairwise_i16x8_u(i16x8.extadd_pairwise_i8x16_u(pa)));
+        vb = i32x4.add(vb, i32x4.extadd_pairwise_i16x8_u(i16x8.extadd_pairwise_i8x16_u(pb)));
+        const aLow = i16x8.extend_low_i8x16_u(pa);
+        const aHigh = i16x8.extend_high_i8x16_u(pa);
+        const bLow = i16x8.extend_low_i8x16_u(pb);
+        const bHigh = i16x8.extend_high_i8x16_u(pb);
+        vaa = i32x4.add(vaa, pairs(i32x4.dot_i16x8_s(aLow, aLow), i32x4.dot_i16x8_s(aHigh, aHigh)));
+        vbb = i32x4.add(vbb, pairs(i32x4.dot_i16x8_s(bLow, bLow), i32x4.dot_i16x8_s(bHigh, bHigh)));
+        vab = i32x4.add(vab, pairs(i32x4.dot_i16x8_s(aLow, bLow), i32x4.dot_i16x8_s(aHigh, bHigh)));
+      }
+      const c = <usize>((cy * cw + cx) << 2);
+      v128.store(sa + c, va);
+      v128.store(sb + c, vb);
+      v128.store(saa + c, vaa);
+      v128.store(sbb + c, vbb);
+      v128.store(sab + c, vab);
+    }
+    for (; cx < cw; cx++) {
+      let ra = 0;
+      let rb = 0;
+      let raa = 0;
+      let rbb = 0;
+      let rab = 0;
+      for (let r = 0; r < 4; r++) {
+        const at = <usize>((cy * 4 + r) * width + cx * 4);
+        for (let i: usize = 0; i < 4; i++) {
+          const p = <i32>load<u8>(a + at + i);
+          const q = <i32>load<u8>(b + at + i);
+          ra += p;
+          rb += q;
+          raa += p * p;
+          rbb += q * q;
+          rab += p * q;
+        }
+      }
+      const c = <usize>((cy * cw + cx) << 2);
+      store<i32>(sa + c, ra);
+      store<i32>(sb + c, rb);
+      store<i32>(saa + c, raa);
+      store<i32>(sbb + c, rbb);
+      store<i32>(sab + c, rab);
+    }
+  }
+  // The windows, in images/quality.ts's order and arithmetic (the sums are exact in f64).
+  const n: f64 = 64;
+  let total: f64 = 0;
+  for (let cy = 0; cy + 1 < ch; cy++) {
+    for (let cx = 0; cx + 1 < cw; cx++) {
+      const c = cy * cw + cx;
+      const ma = quad(sa, c, cw) / n;
+      const mb = quad(sb, c, cw) / n;
+      const va = quad(saa, c, cw) / n - ma * ma;
+      const vb = quad(sbb, c, cw) / n - mb * mb;
+      const cov = quad(sab, c, cw) / n - ma * mb;
+      total += ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2));
+    }
+  }
+  return total / <f64>((ch - 1) * (cw - 1));
+}

@@ -1,0 +1,377 @@
+// Reading and writing stream data: the standard lossless filters, with hard limits on what a
+// stream may expand to (a few kilobytes of Flate can claim gigabytes).
+import { constants, deflateSync, inflateSync } from "node:zlib";
+import { decodePDFRawStream, PDFArray, PDFDict, PDFName, PDFNull, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
+import type { PDFObject } from "@cantoo/pdf-lib";
+
+export const N = {
+  BitsPerComponent: PDFName.of("BitsPerComponent"),
+  Colors: PDFName.of("Colors"),
+  ColorSpace: PDFName.of("ColorSpace"),
+  Columns: PDFName.of("Columns"),
+  Contents: PDFName.of("Contents"),
+  Decode: PDFName.of("Decode"),
+  DecodeParms: PDFName.of("DecodeParms"),
+  DCTDecode: PDFName.of("DCTDecode"),
+  DeviceGray: PDFName.of("DeviceGray"),
+  DeviceRGB: PDFName.of("DeviceRGB"),
+  DL: PDFName.of("DL"),
+  EarlyChange: PDFName.of("EarlyChange"),
+  F: PDFName.of("F"),
+  Filter: PDFName.of("Filter"),
+  FlateDecode: PDFName.of("FlateDecode"),
+  Height: PDFName.of("Height"),
+  ICCBased: PDFName.of("ICCBased"),
+  Image: PDFName.of("Image"),
+  ImageMask: PDFName.of("ImageMask"),
+  Length: PDFName.of("Length"),
+  Mask: PDFName.of("Mask"),
+  Matte: PDFName.of("Matte"),
+  Metadata: PDFName.of("Metadata"),
+  N: PDFName.of("N"),
+  ObjStm: PDFName.of("ObjStm"),
+  Predictor: PDFName.of("Predictor"),
+  SMask: PDFName.of("SMask"),
+  SMaskInData: PDFName.of("SMaskInData"),
+  Subtype: PDFName.of("Subtype"),
+  Type: PDFName.of("Type"),
+  Width: PDFName.of("Width"),
+  XRef: PDFName.of("XRef"),
+} as const;
+
+/** Filters that only reshape bytes (no image semantics); we can decode all of them. */
+const GENERAL_FILTERS = new Set(["FlateDecode", "LZWDecode", "ASCII85Decode", "ASCIIHexDecode", "RunLengthDecode"]);
+/** ASCII85 and ASCIIHex go through pdf-lib's decoders (they only shrink data). */
+const MAX_JS_DECODER_INPUT = 64 * 1024 * 1024;
+
+/** The stream's filters, outermost first; undefined when /Filter is malformed. */
+export function filtersOf(dict: PDFDict): string[] | undefined {
+  const filter = dict.lookup(N.Filter);
+  if (filter === undefined || filter === PDFNull) return [];
+  if (filter instanceof PDFName) return [filter.decodeText()];
+  if (filter instanceof PDFArray) {
+    const names: string[] = [];
+    for (let i = 0; i < filter.size(); i++) {
+      const name = filter.lookup(i);
+      if (!(name instanceof PDFName)) return undefined;
+      names.push(name.decodeText());
+    }
+    return names;
+  }
+  return undefined;
+}
+
+/** The /DecodeParms of each filter (undefined where there are none); undefined when malformed. */
+export function decodeParmsOf(dict: PDFDict, count: number): (PDFDict | undefined)[] | undefined {
+  const parms = dict.lookup(N.DecodeParms);
+  if (parms === undefined || parms === PDFNull) return new Array<undefined>(count).fill(undefined);
+  if (parms instanceof PDFDict) return count === 1 ? [parms] : undefined;
+  if (parms instanceof PDFArray) {
+    if (parms.size() !== count) return undefined;
+    const list: (PDFDict | undefined)[] = [];
+    for (let i = 0; i < count; i++) {
+      const item = parms.lookup(i);
+      if (item === undefined || item === PDFNull) list.push(undefined);
+      else if (item instanceof PDFDict) list.push(item);
+      else return undefined;
+    }
+    return list;
+  }
+  return undefined;
+}
+
+export function numberOf(object: PDFObject | undefined): number | undefined {
+  return object instanceof PDFNumber ? object.asNumber() : undefined;
+}
+
+/**
+ * zlib inflate with a ceiling on the output; undefined for damaged data or too much output.
+ * `tolerant` accepts data that stops without zlib's end marker (as readers do: some producers
+ * only sync-flush), giving what it decodes to.
+ */
+export function inflate(data: Uint8Array, maxOutputLength: number, tolerant = false): Uint8Array | undefined {
+  try {
+    return inflateSync(data, {
+      maxOutputLength: Math.max(1, maxOutputLength),
+      ...(tolerant ? { finishFlush: constants.Z_SYNC_FLUSH } : {}),
+    });
+  } catch {
+    return undefined;
+  }
+}
+
+/** zlib deflate, at the highest level unless told otherwise. */
+export function deflate(data: Uint8Array, level: number = constants.Z_BEST_COMPRESSION): Uint8Array {
+  return deflateSync(data, { level, memLevel: 9 });
+}
+
+/** Whether the predictor parameters mean "no predictor". */
+export function hasNoPredictor(parms: PDFDict | undefined): boolean {
+  return parms === undefined || (numberOf(parms.lookup(N.Predictor)) ?? 1) === 1;
+}
+
+/**
+ * Decodes a stream's data through all its filters. Returns undefined when a filter is not one of
+ * the general ones, a parameter is one we do not apply, the data is damaged, or the output would
+ * exceed `maxOutput` bytes. Predictors are applied only with `predictors: true`; `tolerant`: see
+ * `inflate`.
+ */
+export function decodeStreamData(
+  stream: PDFRawStream,
+  maxOutput: number,
+  options: { predictors?: boolean; tolerant?: boolean } = {},
+): Uint8Array | undefined {
+  const filters = filtersOf(stream.dict);
+  const parms = filters && decodeParmsOf(stream.dict, filters.length);
+  if (!filters || !parms) return undefined;
+  return decodeFilters(stream.contents, filters, parms, stream.dict, maxOutput, options);
+}
+
+/** `decodeStreamData` for an explicit list of filters and their parameters. */
+export function decodeFilters(
+  input: Uint8Array,
+  filters: readonly string[],
+  parms: readonly (PDFDict | undefined)[],
+  like: PDFDict,
+  maxOutput: number,
+  options: { predictors?: boolean; tolerant?: boolean } = {},
+): Uint8Array | undefined {
+  if (filters.some((name) => !GENERAL_FILTERS.has(name))) return undefined;
+  let data = input;
+  for (let i = 0; i < filters.length; i++) {
+    const name = filters[i]!;
+    const parm = parms[i];
+    if (parm && !hasNoPredictor(parm) && !options.predictors) return undefined;
+    if (parm && name !== "FlateDecode" && name !== "LZWDecode") return undefined;
+    let out: Uint8Array | undefined;
+    if (name === "FlateDecode") out = inflate(data, maxOutput, options.tolerant);
+    else if (name === "LZWDecode") out = lzwDecode(data, numberOf(parm?.lookup(N.EarlyChange)) ?? 1, maxOutput);
+    else if (name === "RunLengthDecode") out = runLengthDecode(data, maxOutput);
+    else if (data.length <= MAX_JS_DECODER_INPUT) out = decodeWithPdfLib(like, name, data); // ASCII85, ASCIIHex: they shrink
+    if (!out || out.length > maxOutput) return undefined;
+    if (parm && !hasNoPredictor(parm)) {
+      out = unpredict(out, parm);
+      if (!out) return undefined;
+    }
+    data = out;
+  }
+  return data;
+}
+
+export const isGeneralFilter = (name: string) => GENERAL_FILTERS.has(name);
+
+function decodeWithPdfLib(like: PDFDict, filter: string, data: Uint8Array): Uint8Array | undefined {
+  try {
+    const dict = PDFDict.withContext(like.context);
+    dict.set(N.Filter, PDFName.of(filter));
+    return decodePDFRawStream(PDFRawStream.of(dict, data)).decode();
+  } catch {
+    return undefined;
+  }
+}
+
+/** A byte buffer that refuses to grow past a ceiling. */
+class Output {
+  private buffer: Uint8Array;
+  length = 0;
+  private readonly max: number;
+  constructor(expected: number, max: number) {
+    this.buffer = new Uint8Array(Math.min(Math.max(expected, 1024), max));
+    this.max = max;
+  }
+  /** Reserves `count` bytes and returns where they start, or -1 past the ceiling. */
+  reserve(count: number): number {
+    const start = this.length;
+    if (start + count > this.max) return -1;
+    if (start + count > this.buffer.length) {
+      const grown = new Uint8Array(Math.min(this.max, Math.max(start + count, this.buffer.length * 2)));
+      grown.set(this.buffer.subarray(0, start));
+      this.buffer = grown;
+    }
+    this.length += count;
+    return start;
+  }
+  get bytes(): Uint8Array {
+    return this.buffer;
+  }
+  result(): Uint8Array {
+    return this.buffer.subarray(0, this.length);
+  }
+}
+
+/** RunLengthDecode, with a ceiling on the output. */
+export function runLengthDecode(data: Uint8Array, maxOutput: number): Uint8Array | undefined {
+  const out = new Output(data.length * 2, maxOutput);
+  let i = 0;
+  while (i < data.length) {
+    const length = data[i++]!;
+    if (length === 128) break;
+    if (length < 128) {
+      const at = out.reserve(length + 1);
+      if (at < 0 || i + length + 1 > data.length) return undefined;
+      out.bytes.set(data.subarray(i, i + length + 1), at);
+      i += length + 1;
+    } else {
+      const at = out.reserve(257 - length);
+      if (at < 0 || i >= data.length) return undefined;
+      out.bytes.fill(data[i++]!, at, at + 257 - length);
+    }
+  }
+  return out.result();
+}
+
+/** LZWDecode (9- to 12-bit codes, most significant bit first), with a ceiling on the output. */
+export function lzwDecode(data: Uint8Array, earlyChange: number, maxOutput: number): Uint8Array | undefined {
+  const prefix = new Int32Array(4096);
+  const suffix = new Uint8Array(4096);
+  const first = new Uint8Array(4096);
+  const lengths = new Uint16Array(4096);
+  for (let c = 0; c < 256; c++) {
+    suffix[c] = c;
+    first[c] = c;
+    lengths[c] = 1;
+  }
+  const out = new Output(data.length * 3, maxOutput);
+  let bitBuffer = 0;
+  let bits = 0;
+  let pos = 0;
+  let width = 9;
+  let next = 258;
+  let previous = -1;
+  for (;;) {
+    while (bits < width && pos < data.length) {
+      bitBuffer = ((bitBuffer << 8) | data[pos++]!) >>> 0;
+      bits += 8;
+    }
+    if (bits < width) break;
+    const code = (bitBuffer >>> (bits - width)) & ((1 << width) - 1);
+    bits -= width;
+    bitBuffer &= (1 << bits) - 1;
+    if (code === 256) {
+      width = 9;
+      next = 258;
+      previous = -1;
+      continue;
+    }
+    if (code === 257) break;
+    if (previous >= 0) {
+      if (code > next || (code === next && next >= 4096)) return undefined;
+      if (next < 4096) {
+        prefix[next] = previous;
+        suffix[next] = code === next ? first[previous]! : first[code]!;
+        first[next] = first[previous]!;
+        lengths[next] = lengths[previous]! + 1;
+        next++;
+      }
+    } else if (code > 255) {
+      return undefined;
+    }
+    const length = lengths[code]!;
+    const at = out.reserve(length);
+    if (at < 0) return undefined;
+    for (let c = code, k = at + length - 1; k >= at; k--) {
+      out.bytes[k] = suffix[c]!;
+      c = prefix[c]!;
+    }
+    if (next + earlyChange >= 1 << width && width < 12) width++;
+    previous = code;
+  }
+  return out.result();
+}
+
+/** The predictor parameters of a filter's /DecodeParms (PDF defaults where absent). */
+export function readPredictorParms(parms: PDFDict | undefined): {
+  predictor: number;
+  colors: number;
+  columns: number;
+  bpc: number;
+} {
+  return {
+    predictor: numberOf(parms?.lookup(N.Predictor)) ?? 1,
+    colors: numberOf(parms?.lookup(N.Colors)) ?? 1,
+    columns: numberOf(parms?.lookup(N.Columns)) ?? 1,
+    bpc: numberOf(parms?.lookup(N.BitsPerComponent)) ?? 8,
+  };
+}
+
+/** Undoes the TIFF predictor (2, 8-bit samples) of one row, in place. */
+export function untiffRow(row: Uint8Array, bytesPerPixel: number): void {
+  for (let i = bytesPerPixel; i < row.length; i++) row[i] = (row[i]! + row[i - bytesPerPixel]!) & 0xff;
+}
+
+/**
+ * Undoes one row of PNG predictors (10-15): `type` is the row's filter byte, the row's data is
+ * `data` from `at`, `previous` the row above decoded (zeros for the first), written to `row`
+ * (whose length is the row's). False for a filter type PNG does not define.
+ */
+export function unpngRow(
+  type: number,
+  data: Uint8Array,
+  at: number,
+  previous: Uint8Array,
+  row: Uint8Array,
+  bytesPerPixel: number,
+): boolean {
+  const length = row.length;
+  const bpp = bytesPerPixel;
+  switch (type) {
+    case 0:
+      row.set(data.subarray(at, at + length));
+      return true;
+    case 1:
+      for (let i = 0; i < length; i++) row[i] = (data[at + i]! + (i >= bpp ? row[i - bpp]! : 0)) & 0xff;
+      return true;
+    case 2:
+      for (let i = 0; i < length; i++) row[i] = (data[at + i]! + previous[i]!) & 0xff;
+      return true;
+    case 3:
+      for (let i = 0; i < length; i++) {
+        row[i] = (data[at + i]! + (((i >= bpp ? row[i - bpp]! : 0) + previous[i]!) >> 1)) & 0xff;
+      }
+      return true;
+    case 4:
+      for (let i = 0; i < length; i++) {
+        const left = i >= bpp ? row[i - bpp]! : 0;
+        const up = previous[i]!;
+        const upLeft = i >= bpp ? previous[i - bpp]! : 0;
+        const p = left + up - upLeft;
+        const pa = Math.abs(p - left);
+        const pb = Math.abs(p - up);
+        const pc = Math.abs(p - upLeft);
+        row[i] = (data[at + i]! + (pa <= pb && pa <= pc ? left : pb <= pc ? up : upLeft)) & 0xff;
+      }
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Undoes a TIFF (2) or PNG (10-15) predictor; undefined for parameters we do not handle. */
+export function unpredict(data: Uint8Array, parms: PDFDict): Uint8Array | undefined {
+  const { predictor, colors, bpc, columns } = readPredictorParms(parms);
+  if (![1, 2, 4, 8, 16].includes(bpc) || colors < 1 || colors > 32 || columns < 1) return undefined;
+  const bytesPerPixel = Math.max(1, Math.ceil((colors * bpc) / 8));
+  const rowLength = Math.ceil((colors * bpc * columns) / 8);
+  if (predictor === 1) return data;
+  if (predictor === 2) {
+    if (bpc !== 8) return undefined;
+    const out = Uint8Array.from(data);
+    for (let row = 0; row + rowLength <= out.length; row += rowLength) {
+      untiffRow(out.subarray(row, row + rowLength), bytesPerPixel);
+    }
+    return out;
+  }
+  if (predictor < 10 || predictor > 15) return undefined;
+  // /Columns comes from the file: a row longer than the data is damage, not an allocation to try.
+  if (rowLength + 1 > data.length) return undefined;
+  const rows = Math.floor(data.length / (rowLength + 1));
+  const out = new Uint8Array(rows * rowLength);
+  let prev = new Uint8Array(rowLength);
+  for (let r = 0; r < rows; r++) {
+    const start = r * (rowLength + 1);
+    const row = out.subarray(r * rowLength, (r + 1) * rowLength);
+    if (!unpngRow(data[start]!, data, start + 1, prev, row, bytesPerPixel)) return undefined;
+    prev = row;
+  }
+  return out;
+}

@@ -1,0 +1,532 @@
+// Lossless stream work: every stream decodes to exactly the same bytes afterwards.
+//
+// - unfiltered streams get Flate;
+// - chains of general filters without parameters (ASCIIHex, ASCII85, LZW, RunLength, Flate) become
+//   one Flate at the highest level;
+// - a Flate stream with a predictor is re-deflated, its predicted data and /DecodeParms kept;
+// - the samples of 8- and 16-bit images behind general filters are also tried with a PNG
+//   predictor chosen row by row (as PNG encoders do): photographs, scans and gradients stored
+//   as plain Flate often shrink by a quarter. The samples, and so the pixels, stay the same.
+// - JPEGs (DCTDecode, possibly behind general filters) get Huffman tables made for them (images/jpeg.ts):
+//   the same coefficients, so the same pixels, in 5 to 20 % fewer bytes. The ICC profile a JPEG
+//   embeds is dropped when the image's colour space is ICCBased (readers use that one).
+// A result replaces the stream only when it is smaller. Streams we cannot decode in full (damaged
+// data, more than `maxDecoded` bytes) are left as they are. XMP metadata is compressed too, except
+// in PDF/A files (the standard wants it readable as it is).
+import { constants, createDeflate } from "node:zlib";
+import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
+import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
+import {
+  decodeFilters,
+  decodeParmsOf,
+  deflate,
+  filtersOf,
+  hasNoPredictor,
+  inflate,
+  isGeneralFilter,
+  N,
+  numberOf,
+  unpredict,
+} from "./filters.ts";
+import { optimiseJpeg, optimisedJpegSizeAtLeast, withoutIccProfile } from "../images/jpeg.ts";
+
+/** Default ceiling on what one stream may decode to (the caller sets one from the input's size). */
+const MAX_DECODED = 128 * 1024 * 1024;
+/** What a /Filter /FlateDecode entry costs in the dictionary. */
+const FILTER_ENTRY_BYTES = 20;
+/** What /DecodeParms << /Predictor 15 /Colors 3 /BitsPerComponent 8 /Columns 1234 >> costs. */
+const PREDICTOR_ENTRY_BYTES = 80;
+/** Images with fewer sample bytes than this are not worth a predictor. */
+const MIN_PREDICTOR_BYTES = 4096;
+/** JPEGs smaller than this are not worth new Huffman tables. */
+const MIN_JPEG_BYTES = 2048;
+/** Data above this size is probed before it is deflated (see `deflateBest`). */
+const PROBE_ABOVE = 512 * 1024;
+const PROBE_BYTES = 256 * 1024;
+/** How far ahead of the largest size asked `deflateInBackground` runs: this times it. */
+const AHEAD = 2;
+
+export interface StreamReport {
+  streams: number;
+  recompressed: number;
+  bytesBefore: number;
+  bytesAfter: number;
+}
+
+export interface StreamOptions {
+  /** Streams to leave alone (images just re-encoded). */
+  skip?: ReadonlySet<PDFRawStream>;
+  /** Leave XMP metadata unfiltered (PDF/A). */
+  plainMetadata?: boolean;
+  /** Streams that would decode to more bytes than this are left as they are. */
+  maxDecoded?: number;
+}
+
+/** How an image's samples are laid out, when a PNG predictor can be applied to them. */
+interface Layout {
+  colors: number;
+  bitsPerComponent: 8 | 16;
+  columns: number;
+  rowBytes: number;
+  rows: number;
+}
+
+const COLORS: Record<string, number> = {
+  DeviceGray: 1,
+  CalGray: 1,
+  Indexed: 1,
+  Separation: 1,
+  DeviceRGB: 3,
+  CalRGB: 3,
+  Lab: 3,
+  DeviceCMYK: 4,
+};
+
+function colorsOf(space: PDFObject | undefined, context: PDFContext): number | undefined {
+  const cs = space === undefined ? undefined : context.lookup(space);
+  if (cs instanceof PDFName) return COLORS[cs.decodeText()];
+  if (!(cs instanceof PDFArray) || cs.size() < 1) return undefined;
+  const family = cs.lookup(0);
+  if (!(family instanceof PDFName)) return undefined;
+  const name = family.decodeText();
+  if (name === "ICCBased") {
+    const profile = cs.lookup(1);
+    const n = profile instanceof PDFRawStream ? numberOf(profile.dict.lookup(N.N)) : undefined;
+    return n !== undefined && Number.isInteger(n) && n >= 1 && n <= 32 ? n : undefined;
+  }
+  if (name === "DeviceN") {
+    const names = cs.lookup(1);
+    return names instanceof PDFArray && names.size() >= 1 && names.size() <= 32 ? names.size() : undefined;
+  }
+  return COLORS[name];
+}
+
+/** The bytes an image's samples take, when its dictionary says (undefined: not an image, or unknown). */
+function sampleBytes(dict: PDFDict): number | undefined {
+  if (dict.lookup(N.Subtype) !== N.Image) return undefined;
+  const bpc = dict.has(N.ImageMask) ? 1 : numberOf(dict.lookup(N.BitsPerComponent));
+  const width = numberOf(dict.lookup(N.Width));
+  const height = numberOf(dict.lookup(N.Height));
+  const colors = dict.has(N.ImageMask) ? 1 : colorsOf(dict.get(N.ColorSpace), dict.context);
+  if (!bpc || !width || !height || !colors) return undefined;
+  return Math.ceil((width * colors * bpc) / 8) * height;
+}
+
+function layoutOf(stream: PDFRawStream): Layout | undefined {
+  const { dict } = stream;
+  if (dict.lookup(N.Subtype) !== N.Image || dict.has(N.ImageMask)) return undefined;
+  const bpc = numberOf(dict.lookup(N.BitsPerComponent));
+  const width = numberOf(dict.lookup(N.Width));
+  const height = numberOf(dict.lookup(N.Height));
+  if ((bpc !== 8 && bpc !== 16) || !width || !height || !Number.isInteger(width) || !Number.isInteger(height)) {
+    return undefined;
+  }
+  if (width < 1 || height < 1) return undefined;
+  const colors = colorsOf(dict.get(N.ColorSpace), dict.context);
+  if (!colors) return undefined;
+  const rowBytes = (width * colors * bpc) / 8;
+  return { colors, bitsPerComponent: bpc, columns: width, rowBytes, rows: height };
+}
+
+/**
+ * PNG prediction, the filter of each row chosen by the smallest sum of absolute differences
+ * (the heuristic of libpng): `rows` rows of `rowBytes` bytes become rows of 1 + rowBytes. With
+ * `from` and `to`: those rows only, the same bytes as in the whole.
+ */
+export function pngPredict(samples: Uint8Array, layout: Layout, from = 0, to = layout.rows): Uint8Array {
+  const { rowBytes } = layout;
+  const bpp = Math.max(1, (layout.colors * layout.bitsPerComponent) / 8);
+  const out = new Uint8Array((to - from) * (rowBytes + 1));
+  const trial = [1, 2, 3, 4].map(() => new Uint8Array(rowBytes));
+  const zero = new Uint8Array(rowBytes);
+  for (let r = from; r < to; r++) {
+    const row = samples.subarray(r * rowBytes, (r + 1) * rowBytes);
+    const up = r > 0 ? samples.subarray((r - 1) * rowBytes, r * rowBytes) : zero;
+    // 0: None
+    let best = 0;
+    let bestRow = row;
+    let bestSum = 0;
+    for (let i = 0; i < rowBytes; i++) {
+      const v = row[i]!;
+      bestSum += v < 128 ? v : 256 - v;
+    }
+    const sub = trial[0]!;
+    const upRow = trial[1]!;
+    const average = trial[2]!;
+    const paeth = trial[3]!;
+    let sumSub = 0;
+    let sumUp = 0;
+    let sumAverage = 0;
+    let sumPaeth = 0;
+    for (let i = 0; i < rowBytes; i++) {
+      const x = row[i]!;
+      const a = i >= bpp ? row[i - bpp]! : 0;
+      const b = up[i]!;
+      const c = i >= bpp ? up[i - bpp]! : 0;
+      const p = a + b - c;
+      const pa = p > a ? p - a : a - p;
+      const pb = p > b ? p - b : b - p;
+      const pc = p > c ? p - c : c - p;
+      const predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      const s = (x - a) & 0xff;
+      const u = (x - b) & 0xff;
+      const v = (x - ((a + b) >> 1)) & 0xff;
+      const w = (x - predictor) & 0xff;
+      sub[i] = s;
+      upRow[i] = u;
+      average[i] = v;
+      paeth[i] = w;
+      sumSub += s < 128 ? s : 256 - s;
+      sumUp += u < 128 ? u : 256 - u;
+      sumAverage += v < 128 ? v : 256 - v;
+      sumPaeth += w < 128 ? w : 256 - w;
+    }
+    if (sumSub < bestSum) [best, bestRow, bestSum] = [1, sub, sumSub];
+    if (sumUp < bestSum) [best, bestRow, bestSum] = [2, upRow, sumUp];
+    if (sumAverage < bestSum) [best, bestRow, bestSum] = [3, average, sumAverage];
+    if (sumPaeth < bestSum) [best, bestRow] = [4, paeth];
+    out[(r - from) * (rowBytes + 1)] = best;
+    out.set(bestRow, (r - from) * (rowBytes + 1) + 1);
+  }
+  return out;
+}
+
+/** A /DecodeParms dictionary for data written with PNG predictors (15: chosen row by row) in `layout`. */
+function pngPredictorDecodeParms(context: PDFContext, layout: Layout): PDFDict {
+  const parms = PDFDict.withContext(context);
+  parms.set(N.Predictor, PDFNumber.of(15));
+  parms.set(N.Colors, PDFNumber.of(layout.colors));
+  parms.set(N.BitsPerComponent, PDFNumber.of(layout.bitsPerComponent));
+  parms.set(N.Columns, PDFNumber.of(layout.columns));
+  return parms;
+}
+
+/** Where the probe's sample of data of this length starts (the middle PROBE_BYTES). */
+const sampleStart = (length: number) => Math.max(0, Math.floor((length - PROBE_BYTES) / 2));
+
+/** How well a candidate's sample deflates at the default level (compressed / raw). */
+function sampleRatio(candidate: Candidate): number {
+  const sample = candidate.sample();
+  return sample.length === 0 ? 1 : deflate(sample, 6).length / sample.length;
+}
+
+/** A new encoding: data, its filter, and the /DecodeParms to go with it ("keep": the stream's own). */
+interface Encoding {
+  data: Uint8Array;
+  filter: PDFName;
+  parms: PDFDict | "keep" | undefined;
+}
+
+const costOf = (encoding: Encoding) =>
+  encoding.data.length + (encoding.parms instanceof PDFDict ? PREDICTOR_ENTRY_BYTES : 0);
+
+/**
+ * Data to deflate, with the /DecodeParms that go with it ("keep": the stream's own), worked out
+ * when needed: the probe's sample of it (see `probed`) costs far less than the whole.
+ */
+interface Candidate {
+  length: number;
+  bytes: () => Uint8Array;
+  /** `bytes()` from sampleStart(length), PROBE_BYTES of them at most. */
+  sample: () => Uint8Array;
+  parms: PDFDict | "keep" | undefined;
+}
+
+function asIs(data: Uint8Array, parms: Candidate["parms"]): Candidate {
+  const start = sampleStart(data.length);
+  return { length: data.length, bytes: () => data, sample: () => data.subarray(start, start + PROBE_BYTES), parms };
+}
+
+/**
+ * The image's samples, PNG-predicted, when it is an image we can lay out. Only the rows of the
+ * probe's sample are predicted for it: most large images are scans and photographs, which deflate
+ * better as they are, and predicting a 4000 x 2864 scan takes 140 ms.
+ */
+function predicted(samples: Uint8Array, stream: PDFRawStream): Candidate | undefined {
+  const layout = layoutOf(stream);
+  if (!layout || samples.length !== layout.rowBytes * layout.rows || samples.length < MIN_PREDICTOR_BYTES) {
+    return undefined;
+  }
+  const row = layout.rowBytes + 1;
+  const length = layout.rows * row;
+  let whole: Uint8Array | undefined;
+  const bytes = () => (whole ??= pngPredict(samples, layout));
+  const sample = () => {
+    const start = sampleStart(length);
+    const end = Math.min(length, start + PROBE_BYTES);
+    const from = Math.floor(start / row);
+    const rows = pngPredict(samples, layout, from, Math.ceil(end / row));
+    return rows.subarray(start - from * row, end - from * row);
+  };
+  return { length, bytes, sample, parms: pngPredictorDecodeParms(stream.dict.context, layout) };
+}
+
+/**
+ * The candidates worth deflating in full. Large data is probed first: a sample of each is deflated
+ * at the default level, only the best is kept, and none when even that sample does not shrink
+ * (noise, or data compressed some other way).
+ */
+function probed(candidates: (Candidate | undefined)[]): Candidate[] {
+  const pool = candidates.filter((candidate): candidate is Candidate => candidate !== undefined);
+  if (!pool.some((candidate) => candidate.length > PROBE_ABOVE)) return pool;
+  const ratios = pool.map(sampleRatio);
+  const best = ratios.indexOf(Math.min(...ratios));
+  return ratios[best]! > 0.995 ? [] : [pool[best]!];
+}
+
+/** The smallest Flate encoding of the candidates `probed` kept. */
+function deflateBest(pool: Candidate[]): Encoding | undefined {
+  let result: Encoding | undefined;
+  for (const { bytes, parms } of pool) {
+    const encoding: Encoding = { data: deflate(bytes()), filter: N.FlateDecode, parms };
+    if (!result || costOf(encoding) < costOf(result)) result = encoding;
+  }
+  return result;
+}
+
+/** Whether an image's colour space is ICCBased: it carries the profile readers use for it. */
+function hasIccColourSpace(dict: PDFDict): boolean {
+  const cs = dict.lookup(N.ColorSpace);
+  return (
+    cs instanceof PDFArray && cs.size() >= 2 && cs.lookup(0) === N.ICCBased && cs.lookup(1) instanceof PDFRawStream
+  );
+}
+
+/**
+ * The JPEG a DCTDecode stream holds (its general filters undone), without its embedded ICC
+ * profile when the image's colour space carries one; undefined when it is not one we rewrite.
+ */
+function storedJpeg(
+  stream: PDFRawStream,
+  filters: string[],
+  parms: (PDFDict | undefined)[],
+  maxDecoded: number,
+): { jpeg: Uint8Array; stripped: boolean } | undefined {
+  const outer = filters.slice(0, -1);
+  if (parms.slice(0, -1).some((parm) => parm !== undefined)) return undefined;
+  const jpeg =
+    outer.length === 0 ? stream.contents : decodeFilters(stream.contents, outer, [], stream.dict, maxDecoded);
+  if (!jpeg || jpeg.length < MIN_JPEG_BYTES) return undefined;
+  const stripped = hasIccColourSpace(stream.dict) ? withoutIccProfile(jpeg) : undefined;
+  return { jpeg: stripped ?? jpeg, stripped: stripped !== undefined };
+}
+
+/**
+ * A JPEG (behind general filters or not) with optimal Huffman tables, as a plain DCTDecode
+ * stream; without its embedded ICC profile when the image's colour space carries one.
+ */
+function optimisedJpeg(
+  stream: PDFRawStream,
+  filters: string[],
+  parms: (PDFDict | undefined)[],
+  maxDecoded: number,
+): Encoding | undefined {
+  const stored = storedJpeg(stream, filters, parms, maxDecoded);
+  if (!stored) return undefined;
+  const optimised = optimiseJpeg(stored.jpeg) ?? (stored.stripped ? stored.jpeg : undefined);
+  if (!optimised) return undefined;
+  const parm = parms.at(-1);
+  return { data: optimised, filter: N.DCTDecode, parms: filters.length === 1 ? "keep" : parm };
+}
+
+const isJpegStream = (filters: readonly string[]): boolean =>
+  filters.at(-1) === "DCTDecode" && filters.slice(0, -1).every(isGeneralFilter);
+
+/**
+ * The stream's lossless re-encoding when it needs no Flate of ours (a JPEG's, or none), else the
+ * candidates to deflate (`probed`): `recompress` without its costly part.
+ */
+function plan(stream: PDFRawStream, maxDecoded: number): Encoding | undefined | Candidate[] {
+  const { dict, contents } = stream;
+  const filters = filtersOf(dict);
+  const parms = filters && decodeParmsOf(dict, filters.length);
+  if (!filters || !parms) return undefined;
+  if (isJpegStream(filters)) return optimisedJpeg(stream, filters, parms, maxDecoded);
+  // An image too large to decode within the ceiling is not even tried.
+  if ((sampleBytes(dict) ?? 0) > maxDecoded) return undefined;
+  if (filters.length === 1 && filters[0] === "FlateDecode" && !hasNoPredictor(parms[0])) {
+    const data = inflate(contents, maxDecoded);
+    if (!data) return undefined;
+    const samples = unpredict(data, parms[0]!);
+    return probed([asIs(data, "keep"), samples && predicted(samples, stream)]);
+  }
+  if (!parms.every((parm) => parm === undefined)) return undefined;
+  if (filters.length === 0 && dict.has(N.DecodeParms)) return undefined;
+  const data = filters.length === 0 ? contents : decodeFilters(contents, filters, parms, dict, maxDecoded);
+  if (!data) return undefined;
+  return probed([asIs(data, undefined), predicted(data, stream)]);
+}
+
+function recompress(stream: PDFRawStream, maxDecoded: number): Encoding | undefined {
+  const planned = plan(stream, maxDecoded);
+  return Array.isArray(planned) ? deflateBest(planned) : planned;
+}
+
+/**
+ * Encodings already worked out for a stream's data (by `losslessBar`), so that the stream pass
+ * does not work them out again; keyed by the data, which a replaced stream no longer has.
+ */
+const encodings = new WeakMap<Uint8Array, Encoding | null>();
+
+function recompressOnce(stream: PDFRawStream, maxDecoded: number): Encoding | undefined {
+  let encoded = encodings.get(stream.contents);
+  if (encoded === undefined) encodings.set(stream.contents, (encoded = recompress(stream, maxDecoded) ?? null));
+  return encoded ?? undefined;
+}
+
+/** What the stream is stored in after `recompressStreams`, given its re-encoding. */
+const storedSize = (stream: PDFRawStream, encoded: Encoding | null | undefined) =>
+  encoded ? Math.min(encoded.data.length, stream.contents.length) : stream.contents.length;
+
+/**
+ * `deflate` (filters.ts: the highest level, memLevel 9) on the libuv thread pool, its output
+ * counted as it comes: `longerThan(n)` answers as soon as more than n bytes have come out (so the
+ * whole encoding is longer) or the encoding is whole, `whole` once it is. zlib is handed the whole
+ * data with Z_FINISH and 16 KiB of room at a time, the calls deflateSync makes, so the bytes are
+ * the ones `deflate` returns. It runs at most `AHEAD` times the largest size asked ahead of the
+ * questions (the next one is most often a little larger), then waits for one.
+ */
+export function deflateInBackground(data: Uint8Array) {
+  const zlib = createDeflate({ level: constants.Z_BEST_COMPRESSION, memLevel: 9, flush: constants.Z_FINISH });
+  const chunks: Buffer[] = [];
+  let length = 0;
+  let whole: Uint8Array | undefined;
+  let failed = false;
+  let asked = 0;
+  const waiting: { size: number; answer: (longer: boolean | undefined) => void }[] = [];
+  const settle = () => {
+    for (const question of [...waiting]) {
+      const answer = failed ? undefined : length > question.size ? true : whole ? false : null;
+      if (answer === null) continue;
+      waiting.splice(waiting.indexOf(question), 1);
+      question.answer(answer);
+    }
+    if (waiting.length === 0 && length > AHEAD * asked) zlib.pause();
+  };
+  zlib.on("data", (chunk: Buffer) => {
+    chunks.push(chunk);
+    length += chunk.length;
+    settle();
+  });
+  zlib.on("end", () => {
+    whole = Buffer.concat(chunks, length);
+    chunks.length = 0;
+    settle();
+  });
+  zlib.on("error", () => {
+    failed = true;
+    settle();
+  });
+  zlib.end(data);
+  return {
+    /** Whether the whole encoding is longer than `size` bytes (undefined: zlib failed). */
+    longerThan(size: number): Promise<boolean | undefined> {
+      asked = Math.max(asked, size);
+      return new Promise((answer) => {
+        waiting.push({ size, answer });
+        settle();
+        if (waiting.length > 0) zlib.resume();
+      });
+    },
+    whole: () => whole,
+  };
+}
+
+/**
+ * A stream's lossless bar: whether a size is at least what the stream would be stored in after
+ * `recompressStreams` (its own size when that keeps it), the bar a stronger profile's image must
+ * stay under. Worked out only as far as the questions need: large data (the one candidate `probed`
+ * keeps) is deflated on the thread pool while the caller goes on, and a size is answered as soon as
+ * more bytes than it have come out, which proves the whole encoding longer: a downsampled
+ * candidate of a scan is most often a fraction of it. scan_2400dpi's five (14 to 56 KB, against
+ * 136 KB) waited 0.55 s for the first 40 KB instead of 0.72 s for the whole (level 9 spends most of
+ * its time on the first part of that page). The whole encoding, once worked out, is kept for the
+ * stream pass. A JPEG's bar is a bound (`jpegBound`).
+ */
+export function losslessBar(stream: PDFRawStream, maxDecoded = MAX_DECODED): (size: number) => Promise<boolean> {
+  const own = stream.contents.length;
+  /** What the stream is stored in, once known (for a JPEG: the bound). */
+  let stored: number | undefined;
+  /** Else the candidate being deflated in the background. */
+  let background: { candidate: Candidate; deflating: ReturnType<typeof deflateInBackground> } | undefined;
+  const keep = (encoded: Encoding | undefined) => {
+    encodings.set(stream.contents, encoded ?? null);
+    return storedSize(stream, encoded);
+  };
+  /** Works out what is cheap to: all but the deflate of large data. */
+  const start = () => {
+    const cached = encodings.get(stream.contents);
+    stored = cached === undefined ? jpegBound(stream, maxDecoded) : storedSize(stream, cached);
+    if (stored !== undefined) return;
+    const planned = plan(stream, maxDecoded);
+    if (!Array.isArray(planned)) stored = keep(planned);
+    else if (planned.length === 1 && planned[0]!.length > PROBE_ABOVE) {
+      background = { candidate: planned[0]!, deflating: deflateInBackground(planned[0]!.bytes()) };
+    } else stored = keep(deflateBest(planned));
+  };
+  return async (size) => {
+    if (size >= own) return true;
+    if (stored === undefined && !background) start();
+    if (stored === undefined && background) {
+      const { candidate, deflating } = background;
+      const longer = await deflating.longerThan(size);
+      const whole = deflating.whole();
+      if (whole) stored = keep({ data: whole, filter: N.FlateDecode, parms: candidate.parms });
+      // zlib failed on the thread pool (it does not): deflated here instead.
+      else if (longer === undefined) stored = keep(deflateBest([candidate]));
+      // More bytes than `size` came out: the whole encoding, and the stream (larger still), are longer.
+      else return !longer;
+    }
+    return size >= stored!;
+  };
+}
+
+/**
+ * For a JPEG stream (undefined for others), at most what `recompressStreams` stores it in, and close
+ * to it (within the bytes its coded data stuffs after 0xFF, some 0.3 %), for a bar that need not be
+ * exact: its new Huffman tables are worked out and its coded bits counted in one pass, instead of
+ * written and checked in three.
+ */
+function jpegBound(stream: PDFRawStream, maxDecoded: number): number | undefined {
+  const filters = filtersOf(stream.dict);
+  const parms = filters && decodeParmsOf(stream.dict, filters.length);
+  if (!filters || !parms || !isJpegStream(filters)) return undefined;
+  const stored = storedJpeg(stream, filters, parms, maxDecoded);
+  if (!stored) return stream.contents.length;
+  const size = optimisedJpegSizeAtLeast(stored.jpeg);
+  if (size === undefined)
+    return stored.stripped ? Math.min(stored.jpeg.length, stream.contents.length) : stream.contents.length;
+  return Math.min(size, stream.contents.length);
+}
+
+/** Re-encodes the document's streams losslessly where that makes them smaller. */
+export function recompressStreams(context: PDFContext, options: StreamOptions = {}): StreamReport {
+  const report: StreamReport = { streams: 0, recompressed: 0, bytesBefore: 0, bytesAfter: 0 };
+  for (const [, stream] of context.enumerateIndirectObjects()) {
+    if (!(stream instanceof PDFRawStream) || options.skip?.has(stream)) continue;
+    const type = stream.dict.lookup(N.Type);
+    // Cross-reference and object streams are rewritten by the writer; /F streams live in another file.
+    if (type === N.XRef || type === N.ObjStm || stream.dict.has(N.F)) continue;
+    if (type === N.Metadata && options.plainMetadata) continue;
+    report.streams++;
+    const encoded = recompressOnce(stream, options.maxDecoded ?? MAX_DECODED);
+    const before = stream.contents.length;
+    const hadFilter = stream.dict.has(N.Filter);
+    const hadParms = stream.dict.has(N.DecodeParms);
+    if (!encoded) continue;
+    const overhead =
+      (hadFilter ? 0 : FILTER_ENTRY_BYTES) +
+      (encoded.parms instanceof PDFDict && !hadParms ? PREDICTOR_ENTRY_BYTES : 0);
+    if (encoded.data.length + overhead >= before) continue;
+    stream.dict.set(N.Filter, encoded.filter);
+    if (encoded.parms !== "keep") {
+      if (encoded.parms) stream.dict.set(N.DecodeParms, encoded.parms);
+      else stream.dict.delete(N.DecodeParms);
+    }
+    stream.updateContents(encoded.data);
+    report.recompressed++;
+    report.bytesBefore += before;
+    report.bytesAfter += encoded.data.length;
+  }
+  return report;
+}
