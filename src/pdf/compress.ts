@@ -16,6 +16,8 @@ import { catalogXmp, discardMetadata, discardPrivateData, pdfAPart } from "./str
 import { mergeDuplicates } from "./structure/dedup.ts";
 import { subsetFonts } from "./fonts/subset.ts";
 import type { FontReport } from "./fonts/subset.ts";
+import { recodeBitonalImages } from "./images/bitonal-images.ts";
+import type { BitonalReport } from "./images/bitonal-images.ts";
 import { optimiseImages } from "./images/optimise.ts";
 import type { ImageReport } from "./images/optimise.ts";
 import { openPdf } from "./structure/load.ts";
@@ -46,6 +48,8 @@ export interface EngineOptions {
 
 export interface CompressionReport {
   images?: ImageReport;
+  /** 1-bit images re-coded losslessly as G4 or JBIG2 (every profile). */
+  bitonal?: BitonalReport;
   fonts: FontReport;
   streams: StreamReport;
   activeContent: ActiveContentReport;
@@ -130,6 +134,11 @@ async function rewrite(
   let mergedObjects = mergeDuplicates(context).merged;
   // Visually lossless: in every profile. After the merge, so that a font copied per page is subset once.
   const fonts = await subsetFonts(context);
+  // Lossless, in every profile; before the image pass, whose text masks are made as they should be.
+  const bitonal = await recodeBitonalImages(context, {
+    concurrency: defaultConcurrency(),
+    memoryBudget: Math.min(64 * 1024 * 1024 + input.length, 256 * 1024 * 1024),
+  });
   const images = settings.images
     ? await optimiseImages(context, settings.images, {
         concurrency: defaultConcurrency(),
@@ -140,7 +149,7 @@ async function rewrite(
       })
     : undefined;
   const streams = recompressStreams(context, {
-    ...(images ? { skip: images.replaced } : {}),
+    skip: new Set([...(images?.replaced ?? []), ...bitonal.replaced]),
     plainMetadata: pdfAPart(catalogXmp(context)) !== undefined,
     // What one stream may decode to: within the memory budget of 3 x the input + 200 MB.
     maxDecoded: 32 * 1024 * 1024 + input.length,
@@ -150,6 +159,7 @@ async function rewrite(
   removedObjects += removeUnreachableObjects(context);
   const report: CompressionReport = {
     ...(images ? { images: images.report } : {}),
+    ...(bitonal.report.recoded > 0 ? { bitonal: bitonal.report } : {}),
     fonts,
     streams,
     activeContent,

@@ -44,6 +44,12 @@ export interface ImageSettings {
    */
   losslessSourcesOnly?: boolean;
   /**
+   * Page images of scanned text are also tried as layers (images/layers.ts): a text mask at the
+   * image's resolution over a background at these resolutions (ppi, tried in turn while the check
+   * fails); with `bitonalFirst`, first as text on the paper's colour alone (bi-tonal).
+   */
+  layers?: { backgroundPpi: number[]; bitonalFirst: boolean };
+  /**
    * A weaker profile's settings, tried on an image these leave as it was (no size passed the
    * quality floor, or none came out smaller): a stronger profile never keeps an image a weaker
    * one would have made smaller, so that its output is no larger for it.
@@ -83,7 +89,12 @@ const BALANCED_SETTINGS = {
  */
 const BALANCED_RETRY: ImageSettings = { ...BALANCED_SETTINGS, jpegQuality: 90, losslessSourcesOnly: true };
 
-const BALANCED_IMAGES: ImageSettings = { ...BALANCED_SETTINGS, jpegQuality: 75, fallback: BALANCED_RETRY };
+const BALANCED_IMAGES: ImageSettings = {
+  ...BALANCED_SETTINGS,
+  jpegQuality: 75,
+  fallback: BALANCED_RETRY,
+  layers: { backgroundPpi: [75, 150], bitonalFirst: false },
+};
 
 export const PROFILE_SETTINGS: Record<CompressionProfile, ProfileSettings> = {
   // Everything decodes to exactly what it was and renders the same; nothing is dropped but
@@ -106,6 +117,7 @@ export const PROFILE_SETTINGS: Record<CompressionProfile, ProfileSettings> = {
       losslessToJpegRatio: 0.7,
       minJpegSaving: 0.05,
       paletteQuality: 75,
+      layers: { backgroundPpi: [50, 100], bitonalFirst: true },
       fallback: BALANCED_IMAGES,
     },
     discardPrivateData: true,

@@ -994,11 +994,13 @@ describe("profile order", () => {
   it("extreme falls back to balanced's image settings, balanced to q90 for images stored losslessly", () => {
     const balanced = PROFILE_SETTINGS.balanced.images!;
     expect(PROFILE_SETTINGS.extreme.images!.fallback).toBe(balanced);
+    // The retry does not try layers again (they were tried first, and do not depend on JPEG quality).
     expect(balanced.fallback).toEqual({
       ...balanced,
       jpegQuality: 90,
       losslessSourcesOnly: true,
       fallback: undefined,
+      layers: undefined,
     });
   });
 

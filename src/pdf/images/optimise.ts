@@ -55,6 +55,8 @@ import type { Placement, Placements } from "../content/placement.ts";
 import type { ImageSettings } from "../profiles.ts";
 import { forEachBounded } from "../bounded-jobs.ts";
 import type { JobBounds } from "../bounded-jobs.ts";
+import { layeredEncoding, writeLayered } from "./layers.ts";
+import type { LayeredEncoding } from "./layers.ts";
 import { QualityCheck } from "./quality.ts";
 import { losslessBar } from "../streams/recompress.ts";
 
@@ -100,6 +102,13 @@ const sampleBytesOf = (info: ImageInfo) =>
 const SIZE_STEP = 1.25;
 /** Downsampled sizes tried at most (then the image's own). */
 const MAX_SIZES = 8;
+/** Layers (layers.ts) are tried on images covering at least this share of their page... */
+const LAYERED_MIN_PAGE_SHARE = 0.5;
+/** ...of at least this many pixels, at a resolution at least this. */
+const LAYERED_MIN_PIXELS = 1_000_000;
+const LAYERED_MIN_PPI = 150;
+/** Layers smaller than this share of the stored image are taken without working out the usual candidates. */
+const LAYERED_CLEAR_SHARE = 0.1;
 /** An RGB image whose channels differ by at most this is stored as gray. */
 const GRAY_TOLERANCE = 2;
 
@@ -110,6 +119,8 @@ export interface ImageReport {
   downsampled: number;
   /** Inline images turned into image XObjects (then treated like the others). */
   inlineConverted: number;
+  /** Of the recoded: page images of scanned text split into a text mask and a background (layers.ts). */
+  layered: number;
   bytesBefore: number;
   bytesAfter: number;
 }
@@ -135,6 +146,8 @@ type Replacement = {
   decode?: number[] | null;
   /** The data are indices into these colours of `base` (an Indexed colour space), of `bits` bits. */
   indexed?: { base: DirectColour; palette: Uint8Array; bits: number };
+  /** The image becomes a form of layers instead (layers.ts); the other fields describe nothing. */
+  layered?: LayeredEncoding;
 };
 
 const numbersIn = (object: PDFObject | undefined): number[] | undefined => {
@@ -782,13 +795,58 @@ async function recode(job: Job, source: Source): Promise<Replacement | null | un
   if (!working) return undefined;
   try {
     const check = placement && new QualityCheck(working.pixels, placement, imageFloor(settings, placement));
-    return await firstAcceptable(job, working, sizesToTry(job, working), check, {});
+    const layered = check && layersWanted(job, working) ? await layeredCandidate(job, working, check) : undefined;
+    // Far below what one image would take: the usual candidates are not worked out.
+    if (layered && bytesOf(layered) < stream.contents.length * LAYERED_CLEAR_SHARE) return layered;
+    const usual = await firstAcceptable(job, working, sizesToTry(job, working), check, {});
+    if (layered && (!usual || bytesOf(layered) < usual.data.length)) return layered;
+    return usual;
   } finally {
     if (working.owned) release(working.pixels.data);
   }
 }
 
+/**
+ * Layers are tried on images that fill most of a page at a scanner's resolution, in a colour
+ * space drawn as gray or RGB, as they are (not a reduced copy), without masks of their own.
+ */
+function layersWanted(job: Job, working: Working): boolean {
+  const { settings, placement, info, stream } = job;
+  if (!settings.layers || job.mask || working.reduced || !placement) return false;
+  if (placement.pageShare < LAYERED_MIN_PAGE_SHARE) return false;
+  if (stream.dict.has(N.SMask) || stream.dict.has(N.Mask) || info.decode) return false;
+  const colour = working.recoloured.colour ?? (info.colour.kind === "indexed" ? info.colour.base : info.colour);
+  if (!colour.rgbLike || (colour.components !== 1 && colour.components !== 3)) return false;
+  const { width, height } = working.pixels;
+  return width * height >= LAYERED_MIN_PIXELS && width / (placement.width / 72) >= LAYERED_MIN_PPI;
+}
+
+/** The image as layers, when the page as composed holds the floor. */
+async function layeredCandidate(job: Job, working: Working, check: QualityCheck): Promise<Replacement | undefined> {
+  const layers = job.settings.layers!;
+  const ppi = working.pixels.width / (job.placement!.width / 72);
+  const factors = [...new Set(layers.backgroundPpi.map((target) => Math.max(2, Math.round(ppi / target))))];
+  const layered = await layeredEncoding(working.pixels, {
+    factors: factors.sort((a, b) => b - a),
+    jpegQuality: job.settings.jpegQuality,
+    bitonalFirst: layers.bitonalFirst,
+    effort: job.effort,
+    jpegEffort: job.effort,
+    passes: (composed) => check.passes(composed),
+  });
+  if (!layered) return undefined;
+  return { data: new Uint8Array(0), filter: N.FlateDecode, size: job.info, layered };
+}
+
+/** What a replacement stores: its data, or its layers with their form (some two hundred bytes more). */
+const bytesOf = (replacement: Replacement) =>
+  replacement.layered ? replacement.layered.bytes + 200 : replacement.data.length;
+
 function replace(stream: PDFRawStream, replacement: Replacement, context: PDFContext): void {
+  if (replacement.layered) {
+    writeLayered(stream, replacement.layered, context);
+    return;
+  }
   const { dict } = stream;
   const { indexed } = replacement;
   const bits = indexed?.bits ?? 8;
@@ -883,10 +941,11 @@ function effortFor(jobs: readonly ImageJob[], context: PDFContext, settings: Ima
  * About the most memory recoding an image holds at once: its stored data (a copy, when filters
  * are undone), its decoded samples (a very large one is decoded reduced, to at most twice
  * MAX_DECODED_BYTES), and a candidate with its encoding and decoding (a quarter of the samples or
- * less when downsampled, the whole when not: counted as half). An image we do not recode counts
+ * less when downsampled, the whole when not: counted as half), and what layers add. An image we do not recode counts
  * as nothing: it is left alone without being decoded.
  */
-function peakBytesOf(stream: PDFRawStream, context: PDFContext): number {
+function peakBytesOf(job: ImageJob, context: PDFContext, settings: ImageSettings): number {
+  const { stream } = job;
   let info: ImageInfo | undefined;
   try {
     info = describe(stream.dict, context);
@@ -895,7 +954,11 @@ function peakBytesOf(stream: PDFRawStream, context: PDFContext): number {
   }
   if (!info) return 0;
   const decoded = info.width * info.height * pixelComponents(info.colour);
-  return 1.5 * Math.min(decoded, 2 * MAX_DECODED_BYTES) + stream.contents.length;
+  // Layers hold about three bytes a pixel more: luminance, the composition the check draws, the
+  // mask's gray copy for libtiff (layers.ts).
+  const layers = settings.layers && !job.mask && (job.placement?.pageShare ?? 0) >= LAYERED_MIN_PAGE_SHARE;
+  const layered = layers && decoded <= MAX_DECODED_BYTES ? 3 * info.width * info.height : 0;
+  return 1.5 * Math.min(decoded, 2 * MAX_DECODED_BYTES) + stream.contents.length + layered;
 }
 
 /**
@@ -927,6 +990,7 @@ export async function optimiseImages(
     recoded: 0,
     downsampled: 0,
     inlineConverted,
+    layered: 0,
     bytesBefore: 0,
     bytesAfter: 0,
   };
@@ -981,9 +1045,10 @@ export async function optimiseImages(
     }
     if (!replacement) return;
     report.recoded++;
+    if (replacement.layered) report.layered++;
     if (replacement.size.width !== info.width || replacement.size.height !== info.height) report.downsampled++;
     report.bytesBefore += stream.contents.length;
-    report.bytesAfter += replacement.data.length;
+    report.bytesAfter += bytesOf(replacement);
     replace(stream, replacement, context);
     replaced.add(stream);
   };
@@ -1004,7 +1069,7 @@ export async function optimiseImages(
   const effort = effortFor(jobs, context, settings);
   await forEachBounded(
     jobs,
-    (job) => peakBytesOf(job.stream, context),
+    (job) => peakBytesOf(job, context, settings),
     (job) => process(job.stream, job.mask, job.placement, job.fixedSize),
     bounds,
   );

@@ -1,0 +1,180 @@
+// Bi-tonal images: CCITT Group 4 through libvips (libtiff writes it: a one-strip TIFF whose strip
+// is the /CCITTFaxDecode stream) and JBIG2 generic region coding (./jbig2.ts), the smaller kept.
+// Both are lossless: the samples a reader decodes are the ones given, bit for bit.
+//
+// Why both: on text at 300 dpi JBIG2's generic region (an adaptive arithmetic coder over sixteen
+// neighbouring pixels) takes some 35-45 % less than G4, but it runs in JavaScript, about ten times
+// slower than libtiff's G4 in C on libuv's threads; G4 is what readers have decoded longest.
+// Documents with many bi-tonal pixels get G4 only (`BitonalEffort`), as JPEGs get mozjpeg's fast
+// setting. JBIG2 symbol coding (a dictionary of glyph shapes) is left out: lossless only when
+// every matched glyph is exact, and a great deal more code.
+import sharp from "sharp";
+import { decodeJbig2, encodeJbig2, rowBytesOf } from "./jbig2.ts";
+import type { Bits } from "./jbig2.ts";
+
+export type { Bits };
+
+/** "best": G4 and JBIG2, the smaller; "fast": G4 only. */
+export type BitonalEffort = "best" | "fast";
+
+/** libvips writes one strip up to this many rows (its tile height); taller images are not written as G4. */
+const MAX_G4_ROWS = 32768;
+
+/** 8 gray samples (0 or 255) per byte value, as two 32-bit words, in the machine's byte order. */
+const UNPACKED = (() => {
+  const bytes = new Uint8Array(256 * 8);
+  for (let v = 0; v < 256; v++) for (let bit = 0; bit < 8; bit++) bytes[v * 8 + bit] = v & (0x80 >> bit) ? 255 : 0;
+  return new Uint32Array(bytes.buffer);
+})();
+
+/** One gray byte per pixel (1 bits 255, 0 bits 0). */
+export function unpack(bits: Bits): Uint8Array {
+  const { data, width, height } = bits;
+  const rowBytes = rowBytesOf(width);
+  const padded = rowBytes * 8;
+  const words = new Uint32Array((padded * height) / 4);
+  for (let i = 0, w = 0; i < rowBytes * height; i++, w += 2) {
+    const v = data[i]! * 2;
+    words[w] = UNPACKED[v]!;
+    words[w + 1] = UNPACKED[v + 1]!;
+  }
+  const gray = new Uint8Array(words.buffer);
+  if (padded === width) return gray;
+  const out = new Uint8Array(width * height);
+  for (let y = 0; y < height; y++) out.set(gray.subarray(y * padded, y * padded + width), y * width);
+  return out;
+}
+
+/** Packed bits of gray samples (at least 128: 1). */
+export function pack(gray: Uint8Array, width: number, height: number): Bits {
+  const rowBytes = rowBytesOf(width);
+  const data = new Uint8Array(rowBytes * height);
+  for (let y = 0; y < height; y++) {
+    const at = y * width;
+    const row = y * rowBytes;
+    for (let x = 0; x < width; x++) if (gray[at + x]! >= 128) data[row + (x >> 3)]! |= 0x80 >> (x & 7);
+  }
+  return { data, width, height };
+}
+
+/** Little-endian TIFF fields: tag, type (3 short, 4 long), value. */
+type Field = [number, number, number];
+
+/** A one-strip, one-bit TIFF around `strip` (tags in ascending order). */
+function tiffOf(fields: Field[], strip: Uint8Array): Uint8Array {
+  const entries = [...fields].sort((p, q) => p[0] - q[0]);
+  const ifdAt = 8;
+  const dataAt = ifdAt + 2 + entries.length * 12 + 4;
+  const out = Buffer.alloc(dataAt + strip.length);
+  out.write("II", 0, "latin1");
+  out.writeUInt16LE(42, 2);
+  out.writeUInt32LE(ifdAt, 4);
+  out.writeUInt16LE(entries.length, ifdAt);
+  entries.forEach(([tag, type, value], i) => {
+    const at = ifdAt + 2 + i * 12;
+    out.writeUInt16LE(tag, at);
+    out.writeUInt16LE(type, at + 2);
+    out.writeUInt32LE(1, at + 4);
+    if (type === 3) out.writeUInt16LE(value, at + 8);
+    else out.writeUInt32LE(value === -1 ? dataAt : value, at + 8);
+  });
+  out.set(strip, dataAt);
+  return out;
+}
+
+/** The one strip of a TIFF libvips wrote, when it has exactly one. */
+function onlyStrip(tiff: Uint8Array): Uint8Array | undefined {
+  const view = Buffer.from(tiff.buffer, tiff.byteOffset, tiff.byteLength);
+  if (view.toString("latin1", 0, 2) !== "II" || view.readUInt16LE(2) !== 42) return undefined;
+  const ifd = view.readUInt32LE(4);
+  const count = view.readUInt16LE(ifd);
+  let offset: number | undefined;
+  let length: number | undefined;
+  for (let i = 0; i < count; i++) {
+    const at = ifd + 2 + i * 12;
+    const tag = view.readUInt16LE(at);
+    const n = view.readUInt32LE(at + 4);
+    const type = view.readUInt16LE(at + 2);
+    const value = type === 3 ? view.readUInt16LE(at + 8) : view.readUInt32LE(at + 8);
+    if ((tag === 273 || tag === 279) && n !== 1) return undefined;
+    if (tag === 273) offset = value;
+    if (tag === 279) length = value;
+  }
+  if (offset === undefined || length === undefined || offset + length > tiff.length) return undefined;
+  return tiff.subarray(offset, offset + length);
+}
+
+/**
+ * A CCITT G4 stream of the samples (/K -1, /BlackIs1 false: 0 bits are black), made by libtiff
+ * through libvips; undefined when libvips did not write it as one strip.
+ */
+export async function encodeG4(samples: Bits): Promise<Uint8Array | undefined> {
+  const { width, height } = samples;
+  if (height > MAX_G4_ROWS) return undefined;
+  const gray = unpack(samples);
+  // MinIsWhite: libtiff codes 0 bits as white runs, and libvips writes white (255) as 0.
+  const tiff = await sharp(gray, { raw: { width, height, channels: 1 } })
+    .toColourspace("b-w")
+    .tiff({ compression: "ccittfax4", bitdepth: 1, miniswhite: true, tileHeight: Math.max(16, height) })
+    .toBuffer();
+  const strip = onlyStrip(tiff);
+  return strip && Uint8Array.from(strip);
+}
+
+export interface CcittParms {
+  k: number;
+  columns: number;
+  rows: number;
+  blackIs1: boolean;
+  encodedByteAlign: boolean;
+}
+
+/**
+ * The samples a /CCITTFaxDecode stream decodes to, read by libtiff through libvips (the stream as
+ * the strip of a TIFF); undefined when libtiff cannot read it or reads another size.
+ */
+export async function decodeCcitt(data: Uint8Array, parms: CcittParms): Promise<Bits | undefined> {
+  const { k, columns: width, rows: height } = parms;
+  // G4 has no byte alignment option in TIFF; G3 takes it as T4Options' fill bits.
+  if (k < 0 && parms.encodedByteAlign) return undefined;
+  const fields: Field[] = [
+    [256, 4, width],
+    [257, 4, height],
+    [258, 3, 1],
+    [259, 3, k < 0 ? 4 : 3],
+    [262, 3, 0],
+    [273, 4, -1],
+    [277, 3, 1],
+    [278, 4, height],
+    [279, 4, data.length],
+  ];
+  if (k >= 0) fields.push([292, 4, (k > 0 ? 1 : 0) | (parms.encodedByteAlign ? 4 : 0)]);
+  try {
+    const { data: gray, info } = await sharp(tiffOf(fields, data), { limitInputPixels: 0 })
+      .toColourspace("b-w")
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    if (info.width !== width || info.height !== height || info.channels !== 1) return undefined;
+    // libvips gives white (a white run) as 255; BlackIs1 false makes white runs 1 bits.
+    const bits = pack(gray, width, height);
+    if (parms.blackIs1) for (let i = 0; i < bits.data.length; i++) bits.data[i] = ~bits.data[i]! & 0xff;
+    return bits;
+  } catch {
+    return undefined;
+  }
+}
+
+export { decodeJbig2 };
+
+export interface BitonalEncoding {
+  data: Uint8Array;
+  filter: "CCITTFaxDecode" | "JBIG2Decode";
+}
+
+/** The smaller of G4 and (with effort "best") JBIG2 generic coding of the samples. */
+export async function encodeBitonal(samples: Bits, effort: BitonalEffort): Promise<BitonalEncoding | undefined> {
+  const g4 = await encodeG4(samples);
+  const jbig2 = effort === "best" ? encodeJbig2(samples) : undefined;
+  if (jbig2 && (!g4 || jbig2.length < g4.length)) return { data: jbig2, filter: "JBIG2Decode" };
+  return g4 && { data: g4, filter: "CCITTFaxDecode" };
+}

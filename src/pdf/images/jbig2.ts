@@ -1,0 +1,540 @@
+// JBIG2 generic region coding (ITU-T T.88), lossless, for bi-tonal images: the MQ arithmetic
+// coder (Annex E) and the generic region of template 0 with its default adaptive pixels and
+// typical prediction (6.2.5), written as PDF's embedded stream (/JBIG2Decode without
+// /JBIG2Globals: a page information segment and one immediate lossless generic region segment).
+// No maintained JavaScript library writes JBIG2; this is the coder jbig2enc (agl/jbig2enc) uses in
+// its generic mode, which readers (pdf.js, poppler, MuPDF, Acrobat) decode. Symbol coding (text
+// regions) is left out: it is lossy unless every matched symbol is exact, and far more code.
+//
+// The decoder reads back what the encoder writes, and any other embedded stream made only of
+// generic regions (arithmetic, any template and adaptive pixels, typical prediction); streams with
+// symbol dictionaries, text, halftone or refinement regions, or MMR coding, are not read.
+//
+// Bitmaps are packed rows, most significant bit first, each row starting on a byte; in a JBIG2
+// bitmap 1 is black. /JBIG2Decode's output is the bitmap inverted (1 white), as a DeviceGray
+// image's samples are: `encodeJbig2` takes, and `decodeJbig2` gives, those samples.
+
+/** Packed 1-bit rows, most significant bit first, `Math.ceil(width / 8)` bytes a row. */
+export interface Bits {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+export const rowBytesOf = (width: number) => (width + 7) >> 3;
+
+// Table E.1: Qe, and the next state after an MPS and after an LPS; states 0-46 with MPS 0,
+// 47-93 the same with MPS 1 (a switch moves an LPS to the other half).
+const QE = [
+  0x5601, 0x3401, 0x1801, 0x0ac1, 0x0521, 0x0221, 0x5601, 0x5401, 0x4801, 0x3801, 0x3001, 0x2401, 0x1c01, 0x1601,
+  0x5601, 0x5401, 0x5101, 0x4801, 0x3801, 0x3401, 0x3001, 0x2801, 0x2401, 0x2201, 0x1c01, 0x1801, 0x1601, 0x1401,
+  0x1201, 0x1101, 0x0ac1, 0x09c1, 0x08a1, 0x0521, 0x0441, 0x02a1, 0x0221, 0x0141, 0x0111, 0x0085, 0x0049, 0x0025,
+  0x0015, 0x0009, 0x0005, 0x0001, 0x5601,
+];
+const NMPS = [
+  1, 2, 3, 4, 5, 38, 7, 8, 9, 10, 11, 12, 13, 29, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
+  32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 45, 46,
+];
+const NLPS = [
+  1, 6, 9, 12, 29, 33, 6, 14, 14, 14, 17, 18, 20, 21, 14, 14, 15, 16, 17, 18, 19, 19, 20, 21, 22, 23, 24, 25, 26, 27,
+  28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 46,
+];
+const SWITCH = [0, 6, 14];
+const STATES = 47;
+
+/** Per state (0-93): Qe, the next state after an MPS, after an LPS, and the MPS (0 or 1). */
+const qeOf = new Uint16Array(2 * STATES);
+const mpsNext = new Uint8Array(2 * STATES);
+const lpsNext = new Uint8Array(2 * STATES);
+const mpsOf = new Uint8Array(2 * STATES);
+for (let half = 0; half < 2; half++) {
+  for (let i = 0; i < STATES; i++) {
+    const s = half * STATES + i;
+    qeOf[s] = QE[i]!;
+    mpsOf[s] = half;
+    mpsNext[s] = half * STATES + NMPS[i]!;
+    const other = SWITCH.includes(i) ? 1 - half : half;
+    lpsNext[s] = other * STATES + NLPS[i]!;
+  }
+}
+
+/** The context of typical prediction's SLTP bit, template 0 (6.2.5.7). */
+const TPGD_CONTEXT = 0x9b25;
+/** Contexts of template 0: 16 bits. */
+const CONTEXTS = 1 << 16;
+
+/**
+ * The arithmetic-coded data of a generic region (template 0, default adaptive pixels, typical
+ * prediction) of a JBIG2 bitmap (1 black). Bits past each row's width must be 0.
+ *
+ * One function with every register a local variable: the coder runs once per pixel (some nine
+ * million on an A4 page at 300 dpi), and registers kept in a closure or an object cost several
+ * times as much.
+ */
+export function encodeGenericRegion(bitmap: Bits): Uint8Array {
+  const { data, width, height } = bitmap;
+  const rowBytes = rowBytesOf(width);
+  const states = new Uint8Array(CONTEXTS);
+  let out = new Uint8Array(Math.max(1024, rowBytes * height) >> 2);
+  let length = 0;
+  // The coder's registers (E.2): A, C, CT, B, and whether B holds a byte yet.
+  let a = 0x8000;
+  let c = 0;
+  let ct = 12;
+  let b = 0;
+  let started = false;
+  const zero = new Uint8Array(rowBytes + 2);
+  // Rows with two zero bytes after them, so that reading past the end gives 0.
+  const rows = [zero, zero, new Uint8Array(rowBytes + 2)];
+  let row2 = zero;
+  let row1 = zero;
+  let row0 = rows[2]!;
+  row0.set(data.subarray(0, rowBytes));
+  let spare = new Uint8Array(rowBytes + 2);
+  let ltp = 0;
+  for (let y = 0; y < height; y++) {
+    let same = 0;
+    if (y > 0) {
+      same = 1;
+      for (let i = 0; i < rowBytes; i++) {
+        if (row0[i] !== row1[i]) {
+          same = 0;
+          break;
+        }
+      }
+    }
+    // Typical prediction's bit first (SLTP in its own context), then the row unless it repeats.
+    // x = -1 stands for the SLTP bit.
+    let c1 = row2[0]! >> 5;
+    let c2 = row1[0]! >> 4;
+    let c3 = 0;
+    let w2 = (row2[0]! << 8) | row2[1]!;
+    let w1 = (row1[0]! << 8) | row1[1]!;
+    let w0 = row0[0]!;
+    const end = same ? 0 : width;
+    for (let x = -1; x < end; x++) {
+      let context: number;
+      let bit: number;
+      if (x < 0) {
+        context = TPGD_CONTEXT;
+        bit = same ^ ltp;
+        ltp = same;
+      } else {
+        bit = (w0 >> (7 - (x & 7))) & 1;
+        context = (c1 << 11) | (c2 << 4) | c3;
+        // Bit x+3 of row y-2 and x+4 of row y-1 (from byte x>>3 and the next, in w2 and w1).
+        c1 = ((c1 << 1) | ((w2 >> (12 - (x & 7))) & 1)) & 0x1f;
+        c2 = ((c2 << 1) | ((w1 >> (11 - (x & 7))) & 1)) & 0x7f;
+        c3 = ((c3 << 1) | bit) & 0xf;
+        if ((x & 7) === 7) {
+          const next = (x >> 3) + 1;
+          w2 = (row2[next]! << 8) | row2[next + 1]!;
+          w1 = (row1[next]! << 8) | row1[next + 1]!;
+          w0 = row0[next]!;
+        }
+      }
+      // ENCODE (E.2.2-E.2.5), CODEMPS and CODELPS with their conditional exchanges.
+      const state = states[context]!;
+      const qe = qeOf[state]!;
+      a -= qe;
+      if (bit === mpsOf[state]) {
+        if (a & 0x8000) {
+          c += qe;
+          continue;
+        }
+        if (a < qe) a = qe;
+        else c += qe;
+        states[context] = mpsNext[state]!;
+      } else {
+        if (a < qe) c += qe;
+        else a = qe;
+        states[context] = lpsNext[state]!;
+      }
+      // RENORME (E.2.6), with BYTEOUT (E.2.8) and its bit stuffing after 0xFF.
+      do {
+        a <<= 1;
+        c <<= 1;
+        if (--ct === 0) {
+          let stuffed = b === 0xff;
+          if (!stuffed && c >= 0x8000000) {
+            b++;
+            if (b === 0xff) {
+              c &= 0x7ffffff;
+              stuffed = true;
+            }
+          }
+          if (started) {
+            if (length === out.length) {
+              const grown = new Uint8Array(out.length * 2);
+              grown.set(out);
+              out = grown;
+            }
+            out[length++] = b;
+          }
+          started = true;
+          if (stuffed) {
+            b = c >>> 20;
+            c &= 0xfffff;
+            ct = 7;
+          } else {
+            b = c >>> 19;
+            c &= 0x7ffff;
+            ct = 8;
+          }
+        }
+      } while ((a & 0x8000) === 0);
+    }
+    // The next row, into the buffer of the row that leaves the window.
+    if (y + 1 < height) {
+      const reused = row2 === zero ? spare : row2;
+      reused.set(data.subarray((y + 1) * rowBytes, (y + 2) * rowBytes));
+      row2 = row1;
+      row1 = row0;
+      row0 = reused;
+      if (reused === spare) spare = new Uint8Array(rowBytes + 2);
+    }
+  }
+  // FLUSH (E.2.9): SETBITS, two bytes out, then the marker 0xFFAC.
+  const tail: number[] = [];
+  const byteOut = () => {
+    let stuffed = b === 0xff;
+    if (!stuffed && c >= 0x8000000) {
+      b++;
+      if (b === 0xff) {
+        c &= 0x7ffffff;
+        stuffed = true;
+      }
+    }
+    if (started) tail.push(b);
+    started = true;
+    if (stuffed) {
+      b = c >>> 20;
+      c &= 0xfffff;
+      ct = 7;
+    } else {
+      b = c >>> 19;
+      c &= 0x7ffff;
+      ct = 8;
+    }
+  };
+  const top = c + a;
+  c |= 0xffff;
+  if (c >= top) c -= 0x8000;
+  c <<= ct;
+  byteOut();
+  c <<= ct;
+  byteOut();
+  tail.push(b);
+  if (b !== 0xff) tail.push(0xff);
+  tail.push(0xac);
+  const result = new Uint8Array(length + tail.length);
+  result.set(out.subarray(0, length));
+  result.set(tail, length);
+  return result;
+}
+
+const u32 = (value: number) => [(value >>> 24) & 0xff, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff];
+
+/** A segment header (7.2): number, type, no referred-to segments, page 1, data length. */
+const segmentHeader = (number: number, type: number, length: number) => [...u32(number), type, 0, 1, ...u32(length)];
+
+const PAGE_INFORMATION = 48;
+const IMMEDIATE_LOSSLESS_GENERIC_REGION = 39;
+const DEFAULT_AT = [3, -1, -3, -1, 2, -2, -2, -2];
+
+/**
+ * An embedded JBIG2 stream (/JBIG2Decode, no globals) of a 1-bit image: `samples` are the PDF
+ * image's (0 black, as DeviceGray draws them), so the bitmap coded is their inverse.
+ */
+export function encodeJbig2(samples: Bits): Uint8Array {
+  const { width, height } = samples;
+  const rowBytes = rowBytesOf(width);
+  const bitmap = new Uint8Array(rowBytes * height);
+  const last = width & 7 ? (0xff << (8 - (width & 7))) & 0xff : 0xff;
+  for (let y = 0; y < height; y++) {
+    const at = y * rowBytes;
+    for (let i = 0; i < rowBytes; i++) bitmap[at + i] = ~samples.data[at + i]! & 0xff;
+    bitmap[at + rowBytes - 1]! &= last;
+  }
+  const coded = encodeGenericRegion({ data: bitmap, width, height });
+  const pageInfo = [...u32(width), ...u32(height), 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0, 0];
+  const region = [...u32(width), ...u32(height), ...u32(0), ...u32(0), 0, 0x08, ...DEFAULT_AT.map((v) => v & 0xff)];
+  const head = [
+    ...segmentHeader(0, PAGE_INFORMATION, pageInfo.length),
+    ...pageInfo,
+    ...segmentHeader(1, IMMEDIATE_LOSSLESS_GENERIC_REGION, region.length + coded.length),
+    ...region,
+  ];
+  const out = new Uint8Array(head.length + coded.length);
+  out.set(head);
+  out.set(coded, head.length);
+  return out;
+}
+
+/** The MQ decoder (E.3, in the form of the registers Chigh and Clow), over `data` from `start` to `end`. */
+class MqDecoder {
+  private chigh: number;
+  private clow = 0;
+  private a = 0x8000;
+  private ct = 0;
+  private bp: number;
+  private readonly data: Uint8Array;
+  private readonly end: number;
+  constructor(data: Uint8Array, start: number, end: number) {
+    this.data = data;
+    this.end = end;
+    this.bp = start;
+    this.chigh = this.byteAt(start);
+    this.byteIn();
+    this.chigh = ((this.chigh << 7) & 0xffff) | ((this.clow >> 9) & 0x7f);
+    this.clow = (this.clow << 7) & 0xffff;
+    this.ct -= 7;
+  }
+  private byteAt(i: number): number {
+    return i < this.end ? this.data[i]! : 0xff;
+  }
+  /** BYTEIN (E.3.4): a 0xFF followed by more than 0x8F is a marker, read as 1 bits. */
+  private byteIn(): void {
+    if (this.byteAt(this.bp) === 0xff) {
+      if (this.byteAt(this.bp + 1) > 0x8f) {
+        this.clow += 0xff00;
+        this.ct = 8;
+      } else {
+        this.bp++;
+        this.clow += this.byteAt(this.bp) << 9;
+        this.ct = 7;
+      }
+    } else {
+      this.bp++;
+      this.clow += this.byteAt(this.bp) << 8;
+      this.ct = 8;
+    }
+    if (this.clow > 0xffff) {
+      this.chigh += this.clow >> 16;
+      this.clow &= 0xffff;
+    }
+  }
+  /** DECODE (E.3.2): one bit in the context whose state is `states[context]` (0-93). */
+  decode(states: Uint8Array, context: number): number {
+    const state = states[context]!;
+    const qe = qeOf[state]!;
+    const mps = mpsOf[state]!;
+    let bit: number;
+    let a = this.a - qe;
+    if (this.chigh < qe) {
+      // LPS_EXCHANGE
+      if (a < qe) {
+        bit = mps;
+        states[context] = mpsNext[state]!;
+      } else {
+        bit = 1 - mps;
+        states[context] = lpsNext[state]!;
+      }
+      a = qe;
+    } else {
+      this.chigh -= qe;
+      if (a & 0x8000) {
+        this.a = a;
+        return mps;
+      }
+      // MPS_EXCHANGE
+      if (a < qe) {
+        bit = 1 - mps;
+        states[context] = lpsNext[state]!;
+      } else {
+        bit = mps;
+        states[context] = mpsNext[state]!;
+      }
+    }
+    do {
+      if (this.ct === 0) this.byteIn();
+      a <<= 1;
+      this.chigh = ((this.chigh << 1) & 0xffff) | ((this.clow >> 15) & 1);
+      this.clow = (this.clow << 1) & 0xffff;
+      this.ct--;
+    } while ((a & 0x8000) === 0);
+    this.a = a;
+    return bit;
+  }
+}
+
+/** The fixed pixels of each template (6.2.5.3), before the adaptive ones. */
+const TEMPLATES: [number, number][][] = [
+  [
+    [-1, -2],
+    [0, -2],
+    [1, -2],
+    [-2, -1],
+    [-1, -1],
+    [0, -1],
+    [1, -1],
+    [2, -1],
+    [-4, 0],
+    [-3, 0],
+    [-2, 0],
+    [-1, 0],
+  ],
+  [
+    [-1, -2],
+    [0, -2],
+    [1, -2],
+    [2, -2],
+    [-2, -1],
+    [-1, -1],
+    [0, -1],
+    [1, -1],
+    [2, -1],
+    [-3, 0],
+    [-2, 0],
+    [-1, 0],
+  ],
+  [
+    [-1, -2],
+    [0, -2],
+    [1, -2],
+    [-2, -1],
+    [-1, -1],
+    [0, -1],
+    [1, -1],
+    [-2, 0],
+    [-1, 0],
+  ],
+  [
+    [-3, -1],
+    [-2, -1],
+    [-1, -1],
+    [0, -1],
+    [1, -1],
+    [-4, 0],
+    [-3, 0],
+    [-2, 0],
+    [-1, 0],
+  ],
+];
+const TPGD_CONTEXTS = [0x9b25, 0x0795, 0x00e5, 0x0195];
+
+/**
+ * Decodes an arithmetic generic region into a bitmap of one byte per pixel (1 black). The context
+ * is the template's pixels with the adaptive ones, read top row first, left to right, the first
+ * the most significant bit (as the standard numbers them).
+ */
+function decodeGenericRegion(
+  data: Uint8Array,
+  start: number,
+  end: number,
+  width: number,
+  height: number,
+  template: number,
+  tpgdon: boolean,
+  at: number[],
+): Uint8Array {
+  const decoder = new MqDecoder(data, start, end);
+  const pixels = TEMPLATES[template]!.slice();
+  for (let i = 0; i < (template === 0 ? 4 : 1); i++) pixels.push([at[2 * i]!, at[2 * i + 1]!]);
+  pixels.sort((p, q) => p[1] - q[1] || p[0] - q[0]);
+  // The standard's order for template 0 puts the adaptive pixels in the places its bit
+  // numbering gives them (figure 3); sorted by row then column they fall where the default ones
+  // lie, which is how readers number them too.
+  const states = new Uint8Array(1 << pixels.length);
+  const out = new Uint8Array(width * height);
+  const n = pixels.length;
+  const dx = Int32Array.from(pixels, (p) => p[0]);
+  const dy = Int32Array.from(pixels, (p) => p[1]);
+  let ltp = 0;
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    if (tpgdon) {
+      ltp ^= decoder.decode(states, TPGD_CONTEXTS[template]!);
+      if (ltp) {
+        if (y > 0) out.copyWithin(row, row - width, row);
+        continue;
+      }
+    }
+    for (let x = 0; x < width; x++) {
+      let context = 0;
+      for (let i = 0; i < n; i++) {
+        const px = x + dx[i]!;
+        const py = y + dy[i]!;
+        const inside = px >= 0 && px < width && py >= 0 && (py < y || (py === y && px < x));
+        context = (context << 1) | (inside ? out[py * width + px]! : 0);
+      }
+      out[row + x] = decoder.decode(states, context);
+    }
+  }
+  return out;
+}
+
+const readU32 = (data: Uint8Array, at: number) =>
+  ((data[at]! << 24) | (data[at + 1]! << 16) | (data[at + 2]! << 8) | data[at + 3]!) >>> 0;
+
+/**
+ * The samples (0 black) of an embedded JBIG2 stream made only of a page and generic regions
+ * (arithmetic coded), undefined for anything else (globals, symbol or halftone coding, MMR,
+ * refinement, a stripe of unknown height) or data that do not hold together.
+ */
+export function decodeJbig2(data: Uint8Array, width: number, height: number): Bits | undefined {
+  let pos = 0;
+  let page: Uint8Array | undefined;
+  try {
+    while (pos + 11 <= data.length) {
+      const type = data[pos + 4]! & 0x3f;
+      const pageSize4 = (data[pos + 4]! & 0x40) !== 0;
+      const referred = data[pos + 5]! >> 5;
+      let at = pos + 6;
+      if (referred === 7) return undefined;
+      const number = readU32(data, pos);
+      const refSize = number <= 256 ? 1 : number <= 65536 ? 2 : 4;
+      at += referred * refSize;
+      at += pageSize4 ? 4 : 1;
+      const length = readU32(data, at);
+      at += 4;
+      if (length === 0xffffffff || at + length > data.length) return undefined;
+      const body = at;
+      pos = at + length;
+      if (type === PAGE_INFORMATION) {
+        const pageWidth = readU32(data, body);
+        const pageHeight = readU32(data, body + 4);
+        if (pageHeight === 0xffffffff || pageWidth !== width || pageHeight !== height) return undefined;
+        const defaultPixel = (data[body + 16]! >> 2) & 1;
+        page = new Uint8Array(width * height).fill(defaultPixel);
+      } else if (type === 36 || type === 38 || type === 39) {
+        if (!page) return undefined;
+        const rw = readU32(data, body);
+        const rh = readU32(data, body + 4);
+        const rx = readU32(data, body + 8);
+        const ry = readU32(data, body + 12);
+        const op = data[body + 16]! & 7;
+        const flags = data[body + 17]!;
+        if (flags & 1) return undefined;
+        const template = (flags >> 1) & 3;
+        const tpgdon = (flags & 8) !== 0;
+        const atCount = template === 0 ? 8 : 2;
+        const atPixels = Array.from(data.subarray(body + 18, body + 18 + atCount), (v) => (v << 24) >> 24);
+        const start = body + 18 + atCount;
+        if (rw * rh > width * height * 4) return undefined;
+        const region = decodeGenericRegion(data, start, pos, rw, rh, template, tpgdon, atPixels);
+        for (let y = 0; y < rh && ry + y < height; y++) {
+          for (let x = 0; x < rw && rx + x < width; x++) {
+            const i = (ry + y) * width + rx + x;
+            const v = region[y * rw + x]!;
+            const old = page[i]!;
+            page[i] = op === 0 ? old | v : op === 1 ? old & v : op === 2 ? old ^ v : op === 3 ? 1 - (old ^ v) : v;
+          }
+        }
+      } else if (type === 49 || type === 50 || type === 51 || type === 62) {
+        // End of page, end of stripe, end of file, extension: nothing to draw.
+      } else return undefined;
+    }
+  } catch {
+    return undefined;
+  }
+  if (!page) return undefined;
+  const rowBytes = rowBytesOf(width);
+  const samples = new Uint8Array(rowBytes * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (!page[y * width + x]) samples[y * rowBytes + (x >> 3)]! |= 0x80 >> (x & 7);
+    }
+  }
+  return { data: samples, width, height };
+}
