@@ -3,8 +3,8 @@
 // could meet different code, or code caught half-saved. The copy holds src/pdf
 // (which imports only npm packages), the child scripts at the same relative places (the
 // benchmark's own, and the service's src/compress/isolation/child.ts with the protocol it
-// imports, which the runner's warm processes run), package.json (ESM) and a link to node_modules;
-// its hash names the engine code measured.
+// imports and the report it writes, which the runner's warm processes run), package.json (ESM) and
+// a link to node_modules; its hash names the engine code measured.
 import { createHash } from "node:crypto";
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -38,6 +38,8 @@ export async function snapshotEngine(): Promise<EngineSnapshot> {
     for (const name of ["child.ts", "protocol.ts"]) {
       await cp(path.join(REPO, "src/compress/isolation", name), path.join(isolation, name));
     }
+    // The child writes the public report (src/compress/report.ts, which imports only the engine).
+    await cp(path.join(REPO, "src/compress/report.ts"), path.join(dir, "src/compress/report.ts"));
     await cp(path.join(REPO, "package.json"), path.join(dir, "package.json"));
     await symlink(path.join(REPO, "node_modules"), path.join(dir, "node_modules"), "dir");
 
