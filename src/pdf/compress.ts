@@ -10,6 +10,9 @@
 import { ParseSpeeds, PDFDocument } from "@cantoo/pdf-lib";
 import type { PDFContext } from "@cantoo/pdf-lib";
 import { removeActiveContent } from "./security/active-content.ts";
+import { compactContentStreams } from "./content/compact.ts";
+import type { ContentReport } from "./content/compact.ts";
+import { srgbAsDeviceRgb } from "./content/srgb.ts";
 import { PdfRejected } from "./errors.ts";
 import type { ActiveContentReport } from "./security/active-content.ts";
 import { catalogXmp, discardMetadata, discardPrivateData, pdfAPart } from "./structure/cleanup.ts";
@@ -52,6 +55,10 @@ export interface CompressionReport {
   bitonal?: BitonalReport;
   fonts: FontReport;
   streams: StreamReport;
+  /** Page content rewritten in fewer bytes (balanced, extreme). */
+  content?: ContentReport;
+  /** ICCBased sRGB colour spaces written as DeviceRGB (balanced, extreme). */
+  srgbSpaces?: number;
   activeContent: ActiveContentReport;
   /** /PieceInfo, /Thumb and (extreme) metadata entries dropped. */
   discardedEntries: number;
@@ -148,12 +155,16 @@ async function rewrite(
         memoryBudget: Math.min(64 * 1024 * 1024 + input.length, 256 * 1024 * 1024),
       })
     : undefined;
+  // After the font and image passes (which read the content as it came), before the stream pass.
+  const content = settings.compactContent ? compactContentStreams(context) : undefined;
   const streams = recompressStreams(context, {
     skip: new Set([...(images?.replaced ?? []), ...bitonal.replaced]),
     plainMetadata: pdfAPart(catalogXmp(context)) !== undefined,
     // What one stream may decode to: within the memory budget of 3 x the input + 200 MB.
     maxDecoded: 32 * 1024 * 1024 + input.length,
   });
+  // After the stream pass, which strips a JPEG's own ICC profile only where the colour space has one.
+  const srgbSpaces = settings.srgbAsDeviceRgb ? srgbAsDeviceRgb(context) : undefined;
   // Streams that were stored differently may have become the same.
   mergedObjects += mergeDuplicates(context).merged;
   removedObjects += removeUnreachableObjects(context);
@@ -162,6 +173,8 @@ async function rewrite(
     ...(bitonal.report.recoded > 0 ? { bitonal: bitonal.report } : {}),
     fonts,
     streams,
+    ...(content ? { content } : {}),
+    ...(srgbSpaces ? { srgbSpaces } : {}),
     activeContent,
     discardedEntries: discarded,
     removedObjects,

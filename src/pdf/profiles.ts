@@ -68,6 +68,19 @@ export interface ProfileSettings {
    * content is removed in every profile, and identical objects are merged in every profile.
    */
   discardMetadata: boolean;
+  /**
+   * Rewrite page content streams in fewer bytes that draw the same (content/compact.ts): glyph-by-
+   * glyph text moves merged into TJ arrays, colours and fonts set again to the same value dropped,
+   * numbers in their shortest form. Pages render the same and read the same text; the streams no
+   * longer decode to the same bytes, so not in `lossless`.
+   */
+  compactContent: boolean;
+  /**
+   * ICCBased colour spaces whose profile is sRGB written as DeviceRGB (content/srgb.ts), as readers
+   * draw DeviceRGB: the same pixels, 2-3 KB less per profile. Not in `lossless` (the document's
+   * colour management is what it was there).
+   */
+  srgbAsDeviceRgb: boolean;
 }
 
 const BALANCED_SETTINGS = {
@@ -100,11 +113,13 @@ export const PROFILE_SETTINGS: Record<CompressionProfile, ProfileSettings> = {
   // Everything decodes to exactly what it was and renders the same; nothing is dropped but
   // unreferenced objects, duplicates, active content and the glyphs no page draws of fonts
   // embedded whole (fonts/subset.ts: every profile).
-  lossless: { discardPrivateData: false, discardMetadata: false },
+  lossless: { discardPrivateData: false, discardMetadata: false, compactContent: false, srgbAsDeviceRgb: false },
   balanced: {
     images: BALANCED_IMAGES,
     discardPrivateData: true,
     discardMetadata: false,
+    compactContent: true,
+    srgbAsDeviceRgb: true,
   },
   extreme: {
     images: {
@@ -122,6 +137,8 @@ export const PROFILE_SETTINGS: Record<CompressionProfile, ProfileSettings> = {
     },
     discardPrivateData: true,
     discardMetadata: true,
+    compactContent: true,
+    srgbAsDeviceRgb: true,
   },
 };
 

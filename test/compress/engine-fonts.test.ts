@@ -3,9 +3,7 @@
 // 100 dpi) identical; fonts a form field names stay whole; Type 3 fonts keep working. Documents are
 // made here with DejaVu fonts embedded whole by pdf-lib (fontkit), or by hand for a simple
 // TrueType font; the corpus's mixed-fonts file is run when the corpus is there.
-import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import { deflateSync } from "node:zlib";
 import path from "node:path";
 import fontkit from "@pdf-lib/fontkit";
@@ -29,6 +27,7 @@ import { STANDARD_ENCODING } from "../../src/pdf/fonts/cff-strings.ts";
 import { trimToUnicode, trimWidths } from "../../src/pdf/fonts/maps.ts";
 import { createRunner } from "../../src/compress/isolation/runner.ts";
 import { corpusDir } from "./fixtures.ts";
+import { hasPoppler, popplerScratch } from "./helpers/poppler.ts";
 
 const FONTS = "/usr/share/fonts/truetype/dejavu";
 const SANS = path.join(FONTS, "DejaVuSans.ttf");
@@ -41,15 +40,6 @@ const NIMBUS_T1 = "/usr/share/fonts/type1/urw-base35/NimbusSans-Regular.t1";
 const NIMBUS_AFM = "/usr/share/fonts/type1/urw-base35/NimbusSans-Regular.afm";
 const HAVE_FONTS = [SANS, SERIF, MONO, NIMBUS, NIMBUS_T1, NIMBUS_AFM].every((file) => existsSync(file));
 
-function hasPoppler(): boolean {
-  try {
-    execFileSync("pdftoppm", ["-v"], { stdio: "ignore" });
-    execFileSync("pdftotext", ["-v"], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 const POPPLER = hasPoppler();
 if (!HAVE_FONTS)
   console.log(
@@ -57,45 +47,14 @@ if (!HAVE_FONTS)
   );
 if (!POPPLER) console.log("engine-fonts.test.ts: skipped, poppler-utils (pdftotext, pdftoppm) is not installed.");
 
-const scratch = mkdtempSync(path.join(tmpdir(), "engine-fonts-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-let files = 0;
-
-function write(bytes: Uint8Array): string {
-  const file = path.join(scratch, `f${++files}.pdf`);
-  writeFileSync(file, bytes);
-  return file;
-}
-
-/** pdftotext's text of the whole document (layout kept). */
-function textOf(bytes: Uint8Array): string {
-  return execFileSync("pdftotext", ["-layout", write(bytes), "-"], { encoding: "utf8" });
-}
-
-/** Every page rendered by pdftoppm at 100 dpi, as raw PPM bytes. */
-function pixelsOf(bytes: Uint8Array): Buffer[] {
-  const prefix = path.join(scratch, `r${++files}`);
-  execFileSync("pdftoppm", ["-r", "100", write(bytes), prefix]);
-  const base = path.basename(prefix);
-  return readdirSync(scratch)
-    .filter((name) => name.startsWith(`${base}-`))
-    .sort()
-    .map((name) => readFileSync(path.join(scratch, name)));
-}
+const poppler = popplerScratch("engine-fonts");
+afterAll(() => poppler.remove());
+const { write, pixelsOf, expectSameLook } = poppler;
 
 async function compress(input: Uint8Array, profile: CompressionProfile) {
   let report: CompressionReport | undefined;
   const { output } = await compressPdf(input, profile, (r) => (report = r));
   return { output, report: report! };
-}
-
-/** Text and pixels of the output are those of the input. */
-function expectSameLook(input: Uint8Array, output: Uint8Array): void {
-  expect(textOf(output)).toBe(textOf(input));
-  const before = pixelsOf(input);
-  const after = pixelsOf(output);
-  expect(after.length).toBe(before.length);
-  for (let i = 0; i < before.length; i++) expect(after[i]!.equals(before[i]!), `page ${i + 1} pixels`).toBe(true);
 }
 
 /** A W array as CID → width. */
@@ -744,7 +703,7 @@ describe.skipIf(!HAVE_FONTS || !POPPLER)("font subsetting", () => {
   it("runs in the warm engine processes (the stripped JavaScript copy)", async () => {
     const input = await twoPagesAndAField();
     const inputPath = write(input);
-    const outputPath = path.join(scratch, "runner-out.pdf");
+    const outputPath = path.join(poppler.dir, "runner-out.pdf");
     const runner = createRunner({ concurrency: 1, queueLimit: 1, timeoutMs: 60_000, memoryMb: 512 });
     try {
       const result = await runner.run({ kind: "compress", inputPath, outputPath, profile: "lossless" });
