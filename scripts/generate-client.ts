@@ -1,6 +1,6 @@
 // Writes the typed client's types (clients/typescript/src/generated/) from the two OpenAPI
 // documents the service serves, with openapi-typescript. The documents are built by the functions
-// the routes call to serve them (src/rest/docs.ts, src/compress/http/routes.ts), so no server and
+// the routes call to serve them (src/rest/docs.ts, src/compress/api/routes.ts), so no server and
 // no database are needed, and a new parameter or route reaches the client by running this alone.
 // `npm run generate:check` fails when the committed files are stale; test/client/ also checks them
 // against the documents a running service answers.
@@ -9,7 +9,7 @@ import path from "node:path";
 import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from "openapi-typescript";
 import prettier from "prettier";
 import ts from "typescript";
-import { buildCompressOpenApi } from "../src/compress/http/openapi.ts";
+import { buildCompressOpenApi } from "../src/compress/api/openapi.ts";
 import { buildOpenApiDocument } from "../src/rest/openapi.ts";
 
 const root = path.resolve(import.meta.dirname, "..");

@@ -15,7 +15,7 @@ import {
   createCompressService,
   type CompressService,
   type EngineRunner,
-} from "./compress/http/routes.ts";
+} from "./compress/api/routes.ts";
 import type { ObjectStorage } from "./compress/storage/storage.ts";
 import type { Config } from "./config/env.ts";
 import { createDashboardRouter } from "./dashboard/routes.ts";

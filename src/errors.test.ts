@@ -4,7 +4,7 @@
 // every one; the engine's refusals are all registered.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { buildCompressOpenApi } from "./compress/http/openapi.ts";
+import { buildCompressOpenApi } from "./compress/api/openapi.ts";
 import { PDF_REJECTED_CODES } from "./pdf/index.ts";
 import { buildOpenApiDocument } from "./rest/openapi.ts";
 import { errorCodesOf, HttpError, isRegisteredError, retryAfter, takeUnregisteredErrors } from "./errors.ts";

@@ -1,10 +1,10 @@
 // Composition root: configuration, database, application, listen. The only place that listens,
 // and the one that shuts down on SIGTERM/SIGINT (the steps are in src/lifecycle.ts).
 import { createApp } from "./app.ts";
-import { temporaryRoot } from "./compress/http/routes.ts";
+import { temporaryRoot } from "./compress/api/routes.ts";
 import { createRunner, serviceRunnerOptions } from "./compress/isolation/runner.ts";
-import { removeOrphanedCopies } from "./compress/isolation/compiled.ts";
-import { startJobWorker } from "./compress/jobs/worker.ts";
+import { removeOrphanedCopies } from "./compress/isolation/stripped-copy.ts";
+import { startJobWorker } from "./compress/async-jobs/worker.ts";
 import { recoverDeadBoots, removeBootMarker } from "./compress/boot.ts";
 import { startHousekeeping } from "./compress/maintenance.ts";
 import { createStorage } from "./compress/storage/index.ts";

@@ -1,6 +1,6 @@
 // What a process that died left behind, cleared at the next start on the same machine. Every
 // process writes a marker in the temporary root, `.boot-<boot id>`, holding its pid; its
-// reservations, job leases (jobs/worker.ts), request directories (`req-<boot id>-…`) and partial
+// reservations, job leases (async-jobs/worker.ts), request directories (`req-<boot id>-…`) and partial
 // direct uploads carry the same boot id. At start, a marker whose pid no longer runs names a dead
 // process: its running compressions are failed and their units released, its jobs' leases end
 // now (the next claim takes them over), and its files are removed. A marker whose process still
@@ -11,7 +11,7 @@ import path from "node:path";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { processAlive } from "../process-lock.ts";
 import { BOOT_ID } from "./holds.ts";
-import { requestDirectoryPrefix } from "./http/service.ts";
+import { requestDirectoryPrefix } from "./api/service.ts";
 import { reconcileInterrupted } from "./maintenance.ts";
 import type { ObjectStorage } from "./storage/storage.ts";
 import type { LocalStorage } from "./storage/local.ts";

@@ -4,7 +4,7 @@
 // renews while they are in flight. A record still running past its hold was left by a process that
 // died or lost its database: any instance's housekeeping releases it within minutes (maintenance.ts
 // `reconcileInterrupted`), and a restart releases its dead predecessor's at once (boot.ts). A
-// reservation handed to the job queue is the queue's to end (its lease, jobs/queue.ts): it is
+// reservation handed to the job queue is the queue's to end (its lease, async-jobs/queue.ts): it is
 // dropped from the renewals.
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";

@@ -48,7 +48,7 @@ export async function reconcileInterrupted(
       ...where,
       AND: [
         lapsed,
-        // A compression of an asynchronous job is the queue's to end (jobs/worker.ts): it may wait.
+        // A compression of an asynchronous job is the queue's to end (async-jobs/worker.ts): it may wait.
         { OR: [{ job: { is: null } }, { job: { status: { in: ["succeeded", "failed"] } } }] },
       ],
     },

@@ -34,7 +34,7 @@ describe("layer rules", () => {
     ["src/http/health.ts", "../auth/authenticate.ts"],
     ["src/http/errors.ts", "../graphql/context.ts"],
     ["src/http/server.ts", "../rest/routes.ts"],
-    ["src/http/server.ts", "../compress/http/routes.ts"],
+    ["src/http/server.ts", "../compress/api/routes.ts"],
     ["src/http/rate-limit.ts", "../dashboard/routes.ts"],
     ["src/http/health.ts", "../lifecycle.ts"],
     ["src/http/server.ts", "../app.ts"],
@@ -49,7 +49,7 @@ describe("layer rules", () => {
   it.each([
     ["src/auth/authenticate.ts", "../errors.ts"],
     ["src/graphql/yoga.ts", "../errors.ts"],
-    ["src/compress/http/routes.ts", "../../http/errors.ts"],
+    ["src/compress/api/routes.ts", "../../http/errors.ts"],
     ["src/compress/isolation/child.ts", "../../pdf/index.ts"],
     ["src/pdf/compress.ts", "./structure/load.ts"],
     ["src/pdf/images/optimise.ts", "../streams/filters.ts"],

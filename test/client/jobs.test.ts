@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usedThisMonth } from "../../src/auth/quota.ts";
-import { startJobWorker, type JobWorker } from "../../src/compress/jobs/worker.ts";
+import { startJobWorker, type JobWorker } from "../../src/compress/async-jobs/worker.ts";
 import { createLocalStorage } from "../../src/compress/storage/local.ts";
 import {
   compressUpload,

@@ -10,7 +10,7 @@ import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sessions } from "../../src/auth/sessions.ts";
 import { PROFILE_SETTINGS } from "../../src/pdf/index.ts";
-import { startJobWorker, type JobWorker } from "../../src/compress/jobs/worker.ts";
+import { startJobWorker, type JobWorker } from "../../src/compress/async-jobs/worker.ts";
 import { createRunner, type Runner } from "../../src/compress/isolation/runner.ts";
 import type { CompressionReportBody } from "../../src/compress/report.ts";
 import { createLocalStorage, type LocalStorage } from "../../src/compress/storage/local.ts";

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { receiveUpload, UploadAborted } from "../../src/compress/http/upload.ts";
+import { receiveUpload, UploadAborted } from "../../src/compress/api/upload.ts";
 
 let dir: string;
 

@@ -7,9 +7,9 @@ import { createServer } from "node:http";
 import { BlockList, type AddressInfo } from "node:net";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { classifyAddress, ipv6Bytes, mayReach } from "../../src/compress/jobs/address-policy.ts";
-import { signWebhook, verifyWebhook, webhookHeaders } from "../../src/compress/jobs/signature.ts";
-import { backoffMs, callWebhook, checkCallbackUrl, type Resolver } from "../../src/compress/jobs/webhooks.ts";
+import { classifyAddress, ipv6Bytes, mayReach } from "../../src/compress/async-jobs/address-policy.ts";
+import { signWebhook, verifyWebhook, webhookHeaders } from "../../src/compress/async-jobs/signature.ts";
+import { backoffMs, callWebhook, checkCallbackUrl, type Resolver } from "../../src/compress/async-jobs/webhooks.ts";
 import { loadConfig } from "../../src/config/env.ts";
 import { HttpError } from "../../src/errors.ts";
 

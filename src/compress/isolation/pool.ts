@@ -9,7 +9,7 @@
 import { fork } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { compileChild } from "./compiled.ts";
+import { compileChild } from "./stripped-copy.ts";
 import { isChildReady } from "./protocol.ts";
 
 const CHILD_MODULE = fileURLToPath(new URL("./child.ts", import.meta.url));
@@ -137,7 +137,7 @@ function takeProcess(idle: EngineProcess[], fork: () => EngineProcess, refill: (
 
 export function createProcessPool(options: PoolOptions): ProcessPool {
   const source = options.childModule ?? CHILD_MODULE;
-  // Plain JavaScript for the processes (compiled.ts), else the sources as they are.
+  // Plain JavaScript for the processes (stripped-copy.ts), else the sources as they are.
   const compiled = compileChild(source);
   const childModule = compiled?.module ?? source;
   const idle: EngineProcess[] = [];

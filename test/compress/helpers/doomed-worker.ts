@@ -1,7 +1,7 @@
 // A job worker in a process of its own, for the test of a worker killed mid-job: it claims jobs
 // from DATABASE_URL with a lease of 2 s, and its engine takes a job and never answers, printing
 // "taken <input>" when it does, so the test knows when to SIGKILL it.
-import { startJobWorker } from "../../../src/compress/jobs/worker.ts";
+import { startJobWorker } from "../../../src/compress/async-jobs/worker.ts";
 import { createLocalStorage } from "../../../src/compress/storage/local.ts";
 import { loadConfig } from "../../../src/config/env.ts";
 import { openDatabase } from "../../../src/db/database.ts";

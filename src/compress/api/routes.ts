@@ -18,8 +18,8 @@ import { quotaHeaders } from "../compression.ts";
 import type { EngineJob } from "../isolation/protocol.ts";
 import type { LocalStorage } from "../storage/local.ts";
 import { LOCAL_DOWNLOAD_PREFIX, LOCAL_UPLOAD_PREFIX } from "../storage/local.ts";
-import { SIGNATURE_HEADER } from "../jobs/signature.ts";
-import { rotateWebhookSecret, webhookSecret } from "../jobs/webhooks.ts";
+import { SIGNATURE_HEADER } from "../async-jobs/signature.ts";
+import { rotateWebhookSecret, webhookSecret } from "../async-jobs/webhooks.ts";
 import {
   acceptUploadAsJob,
   compressDirectUpload,

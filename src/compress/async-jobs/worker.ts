@@ -18,7 +18,7 @@ import type { Logger } from "../../logger.ts";
 import * as compression from "../compression.ts";
 import type { EngineRunner } from "../compression.ts";
 import { BOOT_ID } from "../holds.ts";
-import { requestDirectory } from "../http/service.ts";
+import { requestDirectory } from "../api/service.ts";
 import type { ObjectStorage } from "../storage/storage.ts";
 import * as queue from "./queue.ts";
 import type { ClaimedJob } from "./queue.ts";

@@ -22,9 +22,9 @@ import { HttpError } from "../../errors.ts";
 import { publicOrigin } from "../../http/origin.ts";
 import * as compression from "../compression.ts";
 import type { Reserved } from "../compression.ts";
-import * as queue from "../jobs/queue.ts";
-import { jobResource, WITH_REPORT } from "../jobs/resource.ts";
-import { checkCallbackUrl } from "../jobs/webhooks.ts";
+import * as queue from "../async-jobs/queue.ts";
+import { jobResource, WITH_REPORT } from "../async-jobs/resource.ts";
+import { checkCallbackUrl } from "../async-jobs/webhooks.ts";
 import type { LocalStorage } from "../storage/local.ts";
 import {
   OPTION_FIELDS,

@@ -1,5 +1,5 @@
 // The OpenAPI 3.1 description of the compression API (/v1), served at /v1/openapi.json. The
-// statuses and codes are the ones src/compress/http/routes.ts and upload.ts answer; the tests
+// statuses and codes are the ones src/compress/api/routes.ts and upload.ts answer; the tests
 // validate responses against this document.
 import { COMPRESS_TIMEOUT_DEFAULTS } from "../../config/env.ts";
 import { COMPRESSION_PROFILES } from "../../pdf/index.ts";
