@@ -1,6 +1,26 @@
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
+// Layers below the HTTP plumbing: they never import src/http.
+const httpAboveFeatures = {
+  regex: "^(\\.\\./)+http/",
+  message:
+    "The HTTP layer sits above auth, the read model, the compression isolation, storage, job queue and lifecycle: use src/errors.ts, or have the caller pass it in.",
+};
+
+// What the compression workflow and everything below it never import: the routes, the dashboard, Koa.
+const aboveTheWorkflow = [
+  {
+    regex: "^\\.{1,2}/(\\.\\./)*(api|dashboard)/",
+    message:
+      "The compression API's routes (compress/api) and the dashboard call the workflow (compress/workflow); nothing below them imports them.",
+  },
+  {
+    regex: "^(koa|@koa/.*)$",
+    message: "The workflow takes plain inputs (origin, signal, request id, the upload), never Koa's context.",
+  },
+];
+
 export default tseslint.config(
   {
     ignores: [
@@ -44,14 +64,60 @@ export default tseslint.config(
   {
     files: ["src/auth/**/*.ts", "src/graphql/**/*.ts", "src/compress/{isolation,storage}/**/*.ts"],
     rules: {
+      "no-restricted-imports": ["error", { patterns: [httpAboveFeatures] }],
+    },
+  },
+  {
+    // The compression workflow (compress/workflow: the service, the workspace, run and store) sits
+    // below the routes and the dashboard, which call it; the queue and the worker of asynchronous
+    // jobs (compress/async-jobs) and the lifecycle's own modules (compress/*.ts) sit below the
+    // service, which queues into them: the worker reaches the workflow through produce.ts only.
+    files: ["src/compress/workflow/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            ...aboveTheWorkflow,
+            {
+              regex: "^\\.\\./async-jobs/worker\\.ts$",
+              message: "The worker runs jobs through the workflow (produce.ts); the workflow never imports it.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["src/compress/async-jobs/**/*.ts", "src/compress/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            httpAboveFeatures,
+            ...aboveTheWorkflow,
+            {
+              regex: "^\\.{1,2}/(\\.\\./)*workflow/service\\.ts$",
+              message:
+                "The service sits above the job queue, the worker and the lifecycle of a compression: a job runs through workflow/produce.ts.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["src/dashboard/**/*.ts"],
+    rules: {
       "no-restricted-imports": [
         "error",
         {
           patterns: [
             {
-              regex: "^(\\.\\./)+http/",
+              regex: "^(\\.\\./)+compress/api/",
               message:
-                "The HTTP layer sits above auth, the read model and the compression isolation and storage: use src/errors.ts, or have the caller pass it in.",
+                "The dashboard reaches compression through the service (compress/workflow/service.ts), never the API's routes.",
             },
           ],
         },

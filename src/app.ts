@@ -10,12 +10,9 @@ import type { Redis } from "ioredis";
 import type { OAuth2Client } from "google-auth-library";
 import Koa from "koa";
 import { expectsContinue } from "./http/continue.ts";
-import {
-  createCompressRouter,
-  createCompressService,
-  type CompressService,
-  type EngineRunner,
-} from "./compress/api/routes.ts";
+import { createCompressRouter } from "./compress/api/routes.ts";
+import type { EngineRunner } from "./compress/compression.ts";
+import { createCompressService, type CompressService } from "./compress/workflow/service.ts";
 import type { ObjectStorage } from "./compress/storage/storage.ts";
 import type { Config } from "./config/env.ts";
 import { createDashboardRouter } from "./dashboard/routes.ts";

@@ -1,7 +1,7 @@
 // Composition root: configuration, database, application, listen. The only place that listens,
 // and the one that shuts down on SIGTERM/SIGINT (the steps are in src/lifecycle.ts).
 import { createApp } from "./app.ts";
-import { temporaryRoot } from "./compress/api/routes.ts";
+import { temporaryRoot } from "./compress/workflow/workspace.ts";
 import { createRunner, serviceRunnerOptions } from "./compress/isolation/runner.ts";
 import { removeOrphanedCopies } from "./compress/isolation/stripped-copy.ts";
 import { startJobWorker } from "./compress/async-jobs/worker.ts";

@@ -11,7 +11,7 @@ import path from "node:path";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { processAlive } from "../process-lock.ts";
 import { BOOT_ID } from "./holds.ts";
-import { requestDirectoryPrefix } from "./api/service.ts";
+import { removeWorkspacesOf } from "./workflow/workspace.ts";
 import { reconcileInterrupted } from "./maintenance.ts";
 import type { ObjectStorage } from "./storage/storage.ts";
 import type { LocalStorage } from "./storage/local.ts";
@@ -59,12 +59,7 @@ export async function recoverDeadBoots(prisma: PrismaClient, root: string, stora
       data: { lockedUntil: new Date() },
     });
     jobs = freed.count;
-    const prefixes = dead.map(requestDirectoryPrefix);
-    for (const entry of await readdir(root)) {
-      if (!prefixes.some((prefix) => entry.startsWith(prefix))) continue;
-      await rm(path.join(root, entry), { recursive: true, force: true });
-      files++;
-    }
+    files = await removeWorkspacesOf(root, dead);
     if (storage.kind === "local") files += await (storage as LocalStorage).removePartialUploads(dead);
     for (const bootId of dead) await rm(path.join(root, markerOf(bootId)), { force: true });
   }

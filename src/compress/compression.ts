@@ -14,7 +14,6 @@
 // A unit is charged only while a live process holds its reservation (holds.ts: the boot id and
 // the hold recorded with it); succeed and fail are retried through a short database blip, and a
 // release the database refused even then is retried in the background (failOrRetryLater).
-import { randomBytes } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { nextMonth, reserveQuota } from "../auth/quota.ts";
 import { HttpError, retryAfter } from "../errors.ts";
@@ -23,7 +22,7 @@ import type { CompressionProfile } from "../pdf/index.ts";
 import type { EngineJob } from "./isolation/protocol.ts";
 import type { CompressionReportBody } from "./report.ts";
 import { RunnerBusy, type Runner } from "./isolation/runner.ts";
-import type { ObjectStorage } from "./storage/storage.ts";
+import { newObjectName, type ObjectStorage } from "./storage/storage.ts";
 import { BOOT_ID, hold, holdUntil, letGo } from "./holds.ts";
 
 /** Who a compression is charged to: an API key of a subscriber with a monthly quota. */
@@ -158,7 +157,7 @@ export async function store(
   storage: ObjectStorage,
   output: { path: string; uploadedName: string; kind: EngineJob["kind"] },
 ): Promise<string> {
-  const objectName = `${randomBytes(18).toString("base64url")}.pdf`;
+  const objectName = newObjectName();
   await storage.put(objectName, output.path, resultMeta(output.uploadedName, output.kind));
   return objectName;
 }

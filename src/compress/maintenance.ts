@@ -3,28 +3,12 @@
 // and a compression a crashed process never finished gives its quota unit back as soon as its
 // hold lapses (holds.ts; checked every minute). A restart does the same at once for its dead
 // predecessor on the machine (boot.ts).
-import { readdir, rm, stat } from "node:fs/promises";
-import path from "node:path";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import { fail } from "./compression.ts";
 import { startHoldRenewal } from "./holds.ts";
 import type { ObjectStorage } from "./storage/storage.ts";
-
-/** Removes request directories under root older than maxAgeMs; returns how many. */
-export async function sweepTemporaryUploads(root: string, maxAgeMs: number, now = Date.now()): Promise<number> {
-  let removed = 0;
-  for (const entry of await readdir(root).catch(() => [] as string[])) {
-    if (!entry.startsWith("req-")) continue;
-    const dir = path.join(root, entry);
-    const info = await stat(dir).catch(() => null);
-    if (info && now - info.mtimeMs > maxAgeMs) {
-      await rm(dir, { recursive: true, force: true });
-      removed++;
-    }
-  }
-  return removed;
-}
+import { sweepWorkspaces } from "./workflow/workspace.ts";
 
 /**
  * Compressions still "running" whose hold has lapsed (their process died, or lost its database
@@ -103,7 +87,7 @@ export function startHousekeeping(options: {
     try {
       const now = Date.now();
       const deleted = await options.storage.deleteOlderThan(new Date(now - options.retentionHours * 3_600_000));
-      const swept = await sweepTemporaryUploads(options.tmpRoot, options.interruptedAfterMs, now);
+      const swept = await sweepWorkspaces(options.tmpRoot, options.interruptedAfterMs, now);
       const cutoff = new Date(now - options.retentionHours * 3_600_000);
       const uploads = await expireDirectUploads(options.prisma, options.storage, cutoff);
       if (deleted || swept || uploads) {

@@ -6,7 +6,7 @@ import type { Plan } from "../generated/prisma/client.ts";
 import type { KeyView } from "../auth/accounts.ts";
 import type { SessionSubscriber } from "../auth/sessions.ts";
 import type { DayCount, UsageSummary } from "../auth/usage.ts";
-import type { CompressionResultBody } from "../compress/api/routes.ts";
+import type { CompressionResultBody } from "../compress/compression.ts";
 import { COMPRESSION_PROFILES } from "../pdf/index.ts";
 import { dailyChart } from "./chart.ts";
 import { html, type Html } from "./html.ts";

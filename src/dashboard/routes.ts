@@ -4,24 +4,20 @@
 // signed in, the session's CSRF token (security.ts). Keys are made and revoked by the same code as
 // the operator's tool (src/auth/accounts.ts); Try it runs the compression API's own service.
 import { readFileSync } from "node:fs";
-import { rm } from "node:fs/promises";
 import Router from "@koa/router";
 import type { Context, Next, ParameterizedContext } from "koa";
 import type { Redis } from "ioredis";
 import { accounts, AccountError, keyRefusal, type Accounts } from "../auth/accounts.ts";
 import { subscriberKey, type AuthenticatedKey } from "../auth/authenticate.ts";
-import { usedThisMonth } from "../auth/quota.ts";
 import { csrfToken, isCsrfToken, sessions, type Sessions, type SessionSubscriber } from "../auth/sessions.ts";
 import { dailyCompressions, usageSummary } from "../auth/usage.ts";
-import { quotaExceeded } from "../compress/compression.ts";
-import { OPTION_FIELDS, type CompressService } from "../compress/api/routes.ts";
-import { requestDirectory } from "../compress/api/service.ts";
-import { MULTIPART_OVERHEAD, receiveUpload, tooLarge } from "../compress/api/upload.ts";
+import type { CompressService } from "../compress/workflow/service.ts";
 import type { Config } from "../config/env.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
 import { databaseUnavailable, DEPENDENCY_RETRY_SECONDS, HttpError, retryAfter } from "../errors.ts";
-import { setRateLimitHeaders } from "../http/rate-limit.ts";
+import { setHeaders, setRateLimitHeaders } from "../http/rate-limit.ts";
+import { withRequestInfo } from "../http/request-info.ts";
 import type { AppState } from "../http/state.ts";
 import type { Logger } from "../logger.ts";
 import type { Mailer } from "./mailer.ts";
@@ -401,50 +397,43 @@ function registerTryIt(router: Router<DashboardState>, deps: TryItDeps & { signe
 }
 
 /** POST /try: the upload through the compression API's service, its result or refusal shown on the page. */
-async function tryCompress(ctx: ParameterizedContext<SignedInState>, deps: TryItDeps) {
-  const { config } = deps;
+async function tryCompress(ctx: ParameterizedContext<SignedInState & AppState>, deps: TryItDeps) {
   const viewer = ctx.state.dashboard;
   const keys = await keysOf(deps.admin, viewer.session);
   const service = deps.compress;
   if (!service) throw new HttpError(503, "not_served", "This instance does not serve the compression API.");
   const refusal = keyRefusal(viewer.session.email, viewer.session.plan);
   if (refusal) throw new HttpError(403, "plan_not_eligible", `${refusal}.`);
-  if (Number(ctx.get("Content-Length")) > config.compress.maxUploadBytes + MULTIPART_OVERHEAD) {
-    throw tooLarge(config.compress.maxUploadBytes);
-  }
-  // The form's token and key come in the body, before the file (the page puts them first): they,
-  // the key's rate limit, its quota and the engine's room are checked as the file part begins,
-  // before a byte of the file is read. Then the API's service reserves, records and compresses.
-  let fields: Record<string, string> = {};
-  let key: AuthenticatedKey | null = null;
-  const dir = await requestDirectory(config);
+  // The form's token and key come in the body, before the file (the page puts them first): the
+  // form is checked here as the file part begins; the service then applies the key's rate limit,
+  // quota and the engine's room, and reserves, records and compresses like the API.
+  let fields: Readonly<Record<string, string>> = {};
+  const form = {
+    upload: { body: ctx.req },
+    fields: ["csrf_token", "key_id"],
+    keyOf: (early: Readonly<Record<string, string>>) => {
+      fields = early;
+      return formKey(ctx, deps, early);
+    },
+  };
   try {
-    const upload = await receiveUpload(ctx.req, {
-      dir,
-      maxBytes: config.compress.maxUploadBytes,
-      idleTimeoutMs: config.compress.uploadIdleTimeoutMs,
-      fields: ["csrf_token", "key_id", ...OPTION_FIELDS],
-      beforeFile: async (early) => {
-        fields = { ...early };
-        key = await checkTryForm(ctx, deps, service, early);
-      },
-    });
-    fields = upload.fields;
-    const result = await service.compressFor(ctx, "compress", key!, { received: upload, dir });
+    const done = await withRequestInfo(ctx, deps.config.publicApiBaseUrl, (request) =>
+      service.compressForm(request, form),
+    );
+    setHeaders(ctx, done.headers);
     page(
       ctx,
       tryPage(viewer, {
         keys,
-        keyId: key!.id,
-        profile: fields["profile"],
-        removeSignatures: fields["signatures"] === "remove",
-        result: { ...result, filename: upload.filename },
+        ...(done.fields["key_id"] ? { keyId: done.fields["key_id"] } : {}),
+        profile: done.fields["profile"],
+        removeSignatures: done.fields["signatures"] === "remove",
+        result: { ...done.body, filename: done.filename },
       }),
     );
   } catch (error) {
-    await rm(dir, { recursive: true, force: true });
     if (!(error instanceof HttpError) || error.status === 401 || error.code === "invalid_csrf_token") throw error;
-    ctx.set(error.headers);
+    setHeaders(ctx, error.headers);
     page(
       ctx,
       tryPage(viewer, {
@@ -459,14 +448,10 @@ async function tryCompress(ctx: ParameterizedContext<SignedInState>, deps: TryIt
   }
 }
 
-/**
- * Try it's checks on the fields that precede the file: the session's CSRF token, one of the
- * subscriber's active keys, the key's rate limit, a unit left this month, a free compression slot.
- */
-async function checkTryForm(
+/** Try it's own checks on the fields that precede the file: the session's CSRF token, one of the subscriber's active keys. */
+async function formKey(
   ctx: ParameterizedContext<SignedInState>,
   deps: TryItDeps,
-  service: CompressService,
   fields: Readonly<Record<string, string>>,
 ): Promise<AuthenticatedKey> {
   const { prisma, logger } = deps;
@@ -475,19 +460,6 @@ async function checkTryForm(
     logger.warn({ err: error }, "could not record an API key's last use"),
   );
   if (!key) throw new HttpError(400, "invalid_key_id", "Choose one of your active keys.");
-  const limit = await service.perKey.consume(key.id);
-  setRateLimitHeaders(ctx, service.perKey, limit);
-  if (!limit.allowed) {
-    throw new HttpError(
-      429,
-      "rate_limited",
-      `Too many requests with this key; retry in ${limit.resetSeconds} s.`,
-      retryAfter(limit.resetSeconds),
-    );
-  }
-  // Read only: the unit itself is reserved by the service once the file is in.
-  if ((await usedThisMonth(prisma, key.subscriberId)) >= key.monthlyQuota) throw quotaExceeded(key.monthlyQuota);
-  service.assertRoom();
   return key;
 }
 

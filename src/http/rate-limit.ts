@@ -103,13 +103,30 @@ function appendListHeader(ctx: Context, header: string, item: string): void {
   ctx.set(header, existing ? `${String(existing)}, ${item}` : item);
 }
 
+const policyItem = (limiter: RateLimiter) => `${sfString(limiter.name)};q=${limiter.points};w=${limiter.windowSeconds}`;
+const limitItem = (limiter: RateLimiter, result: RateLimitResult) =>
+  `${sfString(limiter.name)};r=${result.remaining};t=${result.resetSeconds}`;
+
 export function setRateLimitPolicyHeader(ctx: Context, limiter: RateLimiter): void {
-  appendListHeader(ctx, "RateLimit-Policy", `${sfString(limiter.name)};q=${limiter.points};w=${limiter.windowSeconds}`);
+  appendListHeader(ctx, "RateLimit-Policy", policyItem(limiter));
 }
 
 export function setRateLimitHeaders(ctx: Context, limiter: RateLimiter, result: RateLimitResult): void {
   setRateLimitPolicyHeader(ctx, limiter);
-  appendListHeader(ctx, "RateLimit", `${sfString(limiter.name)};r=${result.remaining};t=${result.resetSeconds}`);
+  appendListHeader(ctx, "RateLimit", limitItem(limiter, result));
+}
+
+/** One limiter's items of the two headers, for work that answers without a context (setHeaders adds them). */
+export function rateLimitHeaders(limiter: RateLimiter, result: RateLimitResult): Record<string, string> {
+  return { "RateLimit-Policy": policyItem(limiter), RateLimit: limitItem(limiter, result) };
+}
+
+/** Sets headers on the response; the RateLimit lists are added to, not replaced (several limits may apply). */
+export function setHeaders(ctx: Context, headers: Readonly<Record<string, string>>): void {
+  for (const [name, value] of Object.entries(headers)) {
+    if (name === "RateLimit" || name === "RateLimit-Policy") appendListHeader(ctx, name, value);
+    else ctx.set(name, value);
+  }
 }
 
 /**

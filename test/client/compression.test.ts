@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RunnerBusy } from "../../src/compress/isolation/runner.ts";
-import type { EngineRunner } from "../../src/compress/api/routes.ts";
+import type { EngineRunner } from "../../src/compress/compression.ts";
 import { createLocalStorage } from "../../src/compress/storage/local.ts";
 import { createCompressionClient, type RetryEvent } from "../../clients/typescript/src/index.ts";
 import { clientTypes, generatedClientFiles } from "../../scripts/generate-client.ts";

@@ -5,7 +5,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reserveQuota, usedThisMonth } from "../../src/auth/quota.ts";
-import { expireDirectUploads, reconcileInterrupted, sweepTemporaryUploads } from "../../src/compress/maintenance.ts";
+import { expireDirectUploads, reconcileInterrupted } from "../../src/compress/maintenance.ts";
+import { sweepWorkspaces } from "../../src/compress/workflow/workspace.ts";
 import { createLocalStorage } from "../../src/compress/storage/local.ts";
 import { subscriberWithKey } from "../helpers/compress.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -54,7 +55,7 @@ describe("housekeeping", () => {
     await mkdir(path.join(root, "req-new"), { recursive: true });
     await writeFile(path.join(root, "req-old", "upload.pdf"), "x");
     await utimes(path.join(root, "req-old"), hoursAgo(3), hoursAgo(3));
-    expect(await sweepTemporaryUploads(root, 3_600_000)).toBe(1);
+    expect(await sweepWorkspaces(root, 3_600_000)).toBe(1);
     expect(await readdir(root)).toEqual(["req-new"]);
   });
 

@@ -7,7 +7,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { receiveUpload, UploadAborted } from "../../src/compress/api/upload.ts";
+import { UploadAborted } from "../../src/compress/workflow/failure.ts";
+import { receiveUpload } from "../../src/compress/workflow/upload.ts";
 
 let dir: string;
 

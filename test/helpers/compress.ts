@@ -7,7 +7,7 @@ import http from "node:http";
 import { PDFDocument, StandardFonts } from "@cantoo/pdf-lib";
 import type { PrismaClient } from "../../src/generated/prisma/client.ts";
 import { accounts } from "../../src/auth/accounts.ts";
-import type { EngineRunner } from "../../src/compress/api/routes.ts";
+import type { EngineRunner } from "../../src/compress/compression.ts";
 
 /**
  * For tests of the HTTP contract only (keys, limits, quota, uploads, storage), where what the

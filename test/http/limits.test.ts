@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usedThisMonth } from "../../src/auth/quota.ts";
-import type { EngineRunner } from "../../src/compress/api/routes.ts";
+import type { EngineRunner } from "../../src/compress/compression.ts";
 import { RunnerBusy } from "../../src/compress/isolation/runner.ts";
 import { createLocalStorage } from "../../src/compress/storage/local.ts";
 import {

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
 import { accounts } from "../../src/auth/accounts.ts";
 import { usedThisMonth } from "../../src/auth/quota.ts";
-import type { EngineRunner } from "../../src/compress/api/routes.ts";
+import type { EngineRunner } from "../../src/compress/compression.ts";
 import { createLocalStorage } from "../../src/compress/storage/local.ts";
 import { loadConfig } from "../../src/config/env.ts";
 import { createServiceServer } from "../../src/http/server.ts";

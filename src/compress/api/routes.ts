@@ -7,52 +7,41 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import http2, { type Http2ServerRequest } from "node:http2";
 import Router from "@koa/router";
-import type { Context, Next } from "koa";
-import type { AuthenticatedKey } from "../../auth/authenticate.ts";
+import type { Next, ParameterizedContext } from "koa";
+import { authenticateApiKey } from "../../auth/authenticate.ts";
 import { usageBody, usageSummary } from "../../auth/usage.ts";
 import { HttpError } from "../../errors.ts";
 import { publicOrigin } from "../../http/origin.ts";
 import { rateLimitBy } from "../../http/rate-limit.ts";
+import { withRequestInfo } from "../../http/request-info.ts";
+import type { AppState } from "../../http/state.ts";
 import { addSwaggerUiRoutes } from "../../http/swagger-ui.ts";
+import { SIGNATURE_HEADER } from "../async-jobs/signature.ts";
+import { rotateWebhookSecret, webhookSecret } from "../async-jobs/webhooks.ts";
 import { quotaHeaders } from "../compression.ts";
 import type { EngineJob } from "../isolation/protocol.ts";
 import type { LocalStorage } from "../storage/local.ts";
 import { LOCAL_DOWNLOAD_PREFIX, LOCAL_UPLOAD_PREFIX } from "../storage/local.ts";
-import { SIGNATURE_HEADER } from "../async-jobs/signature.ts";
-import { rotateWebhookSecret, webhookSecret } from "../async-jobs/webhooks.ts";
+import { contentDisposition as contentDispositionOf } from "../storage/storage.ts";
+import { createCompressService, type CompressDeps, type CompressService } from "../workflow/service.ts";
 import {
-  acceptUploadAsJob,
+  answer,
+  answerJob,
   compressDirectUpload,
   createDirectUpload,
   getJob,
-  JOB_FIELDS,
   prefersAsync,
   receiveDirectUpload,
-  type JobDeps,
-} from "./jobs.ts";
-import { contentDisposition as contentDispositionOf } from "../storage/storage.ts";
-import { expectsContinue } from "../../http/continue.ts";
+  type KeyedContext,
+  type KeyedState,
+} from "./jobs-and-uploads.ts";
 import { buildCompressOpenApi } from "./openapi.ts";
-import { createCompressService, OPTION_FIELDS, type CompressService } from "./service.ts";
-import { MULTIPART_OVERHEAD, receiveUpload, tooLarge, type Upload } from "./upload.ts";
-
-// The service's names, where the app, the dashboard and the composition root import them from.
-export {
-  createCompressService,
-  OPTION_FIELDS,
-  temporaryRoot,
-  type CompressDeps,
-  type CompressService,
-  type CompressionResultBody,
-  type EngineRunner,
-  type UploadSource,
-} from "./service.ts";
 
 /**
  * A client that sent the body without waiting for 100 Continue must still receive our early
  * answer: keep reading (and discarding) what it sends, within reason, instead of closing on it.
  */
-async function readNoMoreThanNeeded(ctx: Context, next: Next) {
+async function readNoMoreThanNeeded(ctx: ParameterizedContext<AppState>, next: Next) {
   try {
     await next();
   } finally {
@@ -77,104 +66,79 @@ async function readNoMoreThanNeeded(ctx: Context, next: Next) {
 }
 
 /** GET (created on first use) or POST (rotated) the subscriber's webhook signing secret. */
-const answerWebhookSecret = (rotate: boolean) => async (deps: JobDeps, ctx: Context, key: AuthenticatedKey) => {
-  const secret = await (rotate ? rotateWebhookSecret : webhookSecret)(deps.prisma, key.subscriberId);
+const answerWebhookSecret = (deps: CompressDeps, rotate: boolean) => async (ctx: KeyedContext) => {
+  const secret = await (rotate ? rotateWebhookSecret : webhookSecret)(deps.prisma, ctx.state.apiKey.subscriberId);
   ctx.set("Cache-Control", "no-store");
   ctx.body = { secret, algorithm: "HMAC-SHA256", header: SIGNATURE_HEADER };
 };
 
-export function createCompressRouter(deps: JobDeps, service: CompressService = createCompressService(deps)): Router {
-  const { config, prisma, storage } = deps;
-  const { perKey, authenticate } = service;
-  const router = new Router();
+/** GET /v1/usage: the key's subscriber's month, the same numbers as the dashboard's Usage page; never charged. */
+const answerUsage = (deps: CompressDeps) => async (ctx: KeyedContext) => {
+  const key = ctx.state.apiKey;
+  const summary = await usageSummary(deps.prisma, {
+    id: key.subscriberId,
+    plan: key.plan,
+    monthlyQuota: key.monthlyQuota,
+  });
+  ctx.set(quotaHeaders(summary.monthlyQuota, summary.remaining, summary.resetsAt));
+  ctx.set("Cache-Control", "no-store");
+  ctx.body = usageBody(summary);
+};
 
-  const receive = (ctx: Context, fields: string[]) => (dir: string) => {
-    if (expectsContinue(ctx.req)) ctx.res.writeContinue();
-    return receiveUpload(ctx.req, {
-      dir,
-      maxBytes: config.compress.maxUploadBytes,
-      idleTimeoutMs: config.compress.uploadIdleTimeoutMs,
-      fields,
-      signal: deps.shutdown ?? undefined,
+/**
+ * POST /v1/compress and /v1/unlock: multipart (synchronous, or a job with Prefer: respond-async)
+ * or, for compress, a JSON body naming a direct upload. The service does the rest.
+ */
+const compressRoute =
+  (deps: CompressDeps, service: CompressService, kind: EngineJob["kind"]) => async (ctx: KeyedContext) => {
+    if (kind === "compress" && ctx.is("application/json")) return compressDirectUpload(deps, service, ctx);
+    const key = ctx.state.apiKey;
+    const upload = { body: ctx.req, response: ctx.res };
+    await withRequestInfo(ctx, deps.config.publicApiBaseUrl, async (request) => {
+      if (kind === "compress" && prefersAsync(ctx)) answerJob(ctx, await service.enqueue(request, key, { upload }));
+      else answer(ctx, await service.compress(request, key, kind, { upload }));
     });
   };
-  // POST /v1/compress and /v1/unlock: multipart (synchronous, or a job with Prefer: respond-async)
-  // or, for compress, a JSON body naming a direct upload.
-  const handle = (kind: EngineJob["kind"]) => async (ctx: Context) => {
-    const key = ctx.state["apiKey"] as AuthenticatedKey;
-    if (kind === "compress" && ctx.is("application/json")) return compressDirectUpload(deps, service, ctx, key);
-    const declared = Number(ctx.get("Content-Length"));
-    if (declared > config.compress.maxUploadBytes + MULTIPART_OVERHEAD) throw tooLarge(config.compress.maxUploadBytes);
-    if (kind === "compress" && prefersAsync(ctx)) {
-      return acceptUploadAsJob(deps, ctx, key, receive(ctx, [...JOB_FIELDS]));
-    }
-    const fields = kind === "unlock" ? [...OPTION_FIELDS, "password"] : [...OPTION_FIELDS, "callback_url"];
-    ctx.body = await service.compressFor(ctx, kind, key, {
-      // The engine's room is checked once the unit is reserved, before the body is read: a 503 busy
-      // costs the client its headers, not its upload (the unit goes back as for any failure).
-      receive: (dir) => {
-        service.assertRoom();
-        return receive(ctx, fields)(dir).then(withoutCallback);
-      },
-    });
-  };
-  const withKey = (route: (deps: JobDeps, ctx: Context, key: AuthenticatedKey) => Promise<void>) => (ctx: Context) =>
-    route(deps, ctx, ctx.state["apiKey"] as AuthenticatedKey);
+
+export function createCompressRouter(
+  deps: CompressDeps,
+  service: CompressService = createCompressService(deps),
+): Router<AppState> {
+  const { config, prisma, storage } = deps;
+  const router = new Router<AppState>();
+  const authenticate = authenticateApiKey({
+    prisma,
+    pepper: config.apiKeyPepper,
+    onBackgroundError: (error) => deps.logger.warn({ err: error }, "could not record an API key's last use"),
+  });
+  // Every route with a key: authenticated (401), then counted by the per-key limit (429).
+  const keyed = [authenticate, rateLimitBy(service.perKey, keyOf)] as const;
 
   router.get("/v1/openapi.json", (ctx) => {
     ctx.set("Cache-Control", "public, max-age=300");
     ctx.body = buildCompressOpenApi(publicOrigin(ctx, config.publicApiBaseUrl));
   });
-  // The key's subscriber's month: the same numbers as the dashboard's Usage page. Counted by the
-  // per-key rate limit like every request with a key; never charged.
-  router.get("/v1/usage", authenticate, rateLimitBy(perKey, keyOf), async (ctx) => {
-    const key = ctx.state["apiKey"] as AuthenticatedKey;
-    const summary = await usageSummary(prisma, {
-      id: key.subscriberId,
-      plan: key.plan,
-      monthlyQuota: key.monthlyQuota,
-    });
-    ctx.set(quotaHeaders(summary.monthlyQuota, summary.remaining, summary.resetsAt));
-    ctx.set("Cache-Control", "no-store");
-    ctx.body = usageBody(summary);
-  });
+  router.get<KeyedState>("/v1/usage", ...keyed, answerUsage(deps));
   addSwaggerUiRoutes(router, {
     prefix: "/v1/docs",
     title: "Marketplace document compression API v1",
     specUrl: "/v1/openapi.json",
   });
-  router.post("/v1/compress", readNoMoreThanNeeded, authenticate, rateLimitBy(perKey, keyOf), handle("compress"));
-  router.post("/v1/unlock", readNoMoreThanNeeded, authenticate, rateLimitBy(perKey, keyOf), handle("unlock"));
-  router.get("/v1/jobs/:id", authenticate, rateLimitBy(perKey, keyOf), withKey(getJob));
-  router.post("/v1/uploads", authenticate, rateLimitBy(perKey, keyOf), withKey(createDirectUpload));
-  router.get("/v1/webhook-secret", authenticate, rateLimitBy(perKey, keyOf), withKey(answerWebhookSecret(false)));
-  router.post("/v1/webhook-secret", authenticate, rateLimitBy(perKey, keyOf), withKey(answerWebhookSecret(true)));
+  router.post<KeyedState>("/v1/compress", readNoMoreThanNeeded, ...keyed, compressRoute(deps, service, "compress"));
+  router.post<KeyedState>("/v1/unlock", readNoMoreThanNeeded, ...keyed, compressRoute(deps, service, "unlock"));
+  router.get<KeyedState>("/v1/jobs/:id", ...keyed, (ctx) => getJob(deps, ctx, ctx.params["id"] ?? ""));
+  router.post<KeyedState>("/v1/uploads", ...keyed, (ctx) => createDirectUpload(deps, ctx));
+  router.get<KeyedState>("/v1/webhook-secret", ...keyed, answerWebhookSecret(deps, false));
+  router.post<KeyedState>("/v1/webhook-secret", ...keyed, answerWebhookSecret(deps, true));
 
   if (storage.kind === "local") addLocalStorageRoutes(router, storage as LocalStorage, prisma);
   return router;
 }
 
-/**
- * A synchronous compression takes a callback_url only empty, as a form (the docs page's "Try it
- * out") sends every field it shows: a URL means the client expected a job and its webhook, which
- * only `Prefer: respond-async` asks for, so it is refused saying so rather than ignored.
- */
-function withoutCallback(upload: Upload): Upload {
-  const { callback_url: callbackUrl, ...fields } = upload.fields;
-  if (callbackUrl) {
-    throw new HttpError(
-      400,
-      "unexpected_field",
-      'callback_url is taken only with the header "Prefer: respond-async" (a job, whose end is posted to callback_url); leave it empty to compress at once.',
-    );
-  }
-  return { ...upload, fields };
-}
-
-const keyOf = (ctx: Context) => (ctx.state["apiKey"] as AuthenticatedKey | undefined)?.id;
+const keyOf = (ctx: ParameterizedContext<AppState>) => ctx.state.apiKey?.id;
 
 /** The local stand-in's signed download and upload paths (Cloud Storage serves its own). */
-function addLocalStorageRoutes(router: Router, local: LocalStorage, prisma: JobDeps["prisma"]): void {
+function addLocalStorageRoutes(router: Router<AppState>, local: LocalStorage, prisma: CompressDeps["prisma"]): void {
   router.get(`${LOCAL_DOWNLOAD_PREFIX}:name`, async (ctx) => {
     const verdict = await local.verify(ctx.params["name"] ?? "", new URLSearchParams(ctx.querystring));
     if (!verdict.ok) {
@@ -191,8 +155,6 @@ function addLocalStorageRoutes(router: Router, local: LocalStorage, prisma: JobD
     ctx.length = size;
   });
   router.put(`${LOCAL_UPLOAD_PREFIX}:name`, readNoMoreThanNeeded, (ctx) =>
-    receiveDirectUpload(local, prisma, ctx, () => {
-      if (expectsContinue(ctx.req)) ctx.res.writeContinue();
-    }),
+    receiveDirectUpload(local, prisma, ctx, ctx.params["name"] ?? ""),
   );
 }

@@ -17,17 +17,17 @@
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import type { CompressionProfile } from "../../pdf/index.ts";
 import type { Reserved } from "../compression.ts";
+import { jobColumns, optionsOfJob, type CompressionOptions } from "../workflow/options.ts";
 
 /** What a job is accepted with. */
 export interface NewJob {
   apiKeyId: string;
-  profile: CompressionProfile;
+  /** Kept in the job's columns (options.ts jobColumns). */
+  options: CompressionOptions;
   inputObject: string;
   filename: string;
   originalSize: number;
   callbackUrl: string | null;
-  /** The signatures option: "remove", or null to refuse a signed document. */
-  signatures: "remove" | null;
   apiOrigin: string;
   maxAttempts: number;
 }
@@ -46,8 +46,9 @@ export interface ClaimedJob extends Omit<NewJob, "apiKeyId"> {
 
 /** Queues the job of a reserved compression. */
 export async function enqueue(prisma: PrismaClient, reserved: Reserved, job: NewJob): Promise<{ id: string }> {
+  const { options, ...columns } = job;
   return prisma.compressionJob.create({
-    data: { ...job, subscriberId: reserved.subscriberId, compressionId: reserved.id },
+    data: { ...columns, ...jobColumns(options), subscriberId: reserved.subscriberId, compressionId: reserved.id },
     select: { id: true },
   });
 }
@@ -95,12 +96,11 @@ export async function claim(prisma: PrismaClient, workerId: string, leaseMs: num
     subscriberId: row.subscriber_id,
     month: new Date(row.month),
     compressionStatus: row.compression_status,
-    profile: row.profile,
+    options: optionsOfJob(row),
     inputObject: row.input_object,
     filename: row.filename,
     originalSize: Number(row.original_size),
     callbackUrl: row.callback_url,
-    signatures: row.signatures === "remove" ? "remove" : null,
     apiOrigin: row.api_origin,
     attempts: row.attempts,
     maxAttempts: row.max_attempts,

@@ -9,8 +9,6 @@
 // next claim runs the job again; its quota unit was reserved once, at acceptance, and a result
 // already recorded is not produced twice (the compression's own status says so).
 import { randomUUID } from "node:crypto";
-import { rm } from "node:fs/promises";
-import path from "node:path";
 import type { Config } from "../../config/env.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { HttpError } from "../../errors.ts";
@@ -18,12 +16,12 @@ import type { Logger } from "../../logger.ts";
 import * as compression from "../compression.ts";
 import type { EngineRunner } from "../compression.ts";
 import { BOOT_ID } from "../holds.ts";
-import { requestDirectory } from "../api/service.ts";
 import type { ObjectStorage } from "../storage/storage.ts";
 import * as queue from "./queue.ts";
 import type { ClaimedJob } from "./queue.ts";
 import { jobResource, WITH_REPORT } from "./resource.ts";
 import type { CompressionReportBody } from "../report.ts";
+import { produceFromStorage } from "../workflow/produce.ts";
 import { backoffMs, callWebhook, MAX_ATTEMPTS, webhookBody, webhookSecret } from "./webhooks.ts";
 
 export interface WorkerDeps {
@@ -157,10 +155,10 @@ async function processJob(state: WorkerState, job: ClaimedJob, cancel: AbortCont
   if (job.attempts > job.maxAttempts || job.compressionStatus !== "running") return settleUnrun(state, job);
   const stopLease = keepLease(state, job, cancel);
   const signal = AbortSignal.any([cancel.signal, state.abandon.signal]);
-  let dir: string | undefined;
   try {
-    dir = await requestDirectory(state.deps.config);
-    const result = await runJob(state, job, dir, signal);
+    // fetch the input → run → store, in a workspace of the attempt's own (the workflow's produce.ts).
+    const work = { operation: { kind: "compress" as const }, options: job.options, uploadedName: job.filename };
+    const result = await produceFromStorage(state.deps, job.inputObject, work, signal);
     if (state.abandon.signal.aborted) return;
     await settleSucceeded(state, job, result);
   } catch (error) {
@@ -168,32 +166,8 @@ async function processJob(state: WorkerState, job: ClaimedJob, cancel: AbortCont
     await settleFailure(state, job, error, cancel.signal.reason);
   } finally {
     stopLease();
-    if (dir) await rm(dir, { recursive: true, force: true });
     logger.debug({ jobId: job.id, attempt: job.attempts }, "compression job attempt over");
   }
-}
-
-/** fetch the input → run → store: the stored result, not yet recorded. */
-async function runJob(state: WorkerState, job: ClaimedJob, dir: string, signal: AbortSignal) {
-  const { storage, runner } = state.deps;
-  const inputPath = path.join(dir, "upload.pdf");
-  await storage.fetchInput(job.inputObject, inputPath);
-  const outputPath = path.join(dir, "output.pdf");
-  const engineJob = {
-    kind: "compress" as const,
-    inputPath,
-    outputPath,
-    profile: job.profile,
-    ...(job.signatures ? { signatures: job.signatures } : {}),
-  };
-  const { outputSize, report } = await compression.run(runner, engineJob, signal);
-  if (signal.aborted) throw signal.reason;
-  const objectName = await compression.store(storage, {
-    path: outputPath,
-    uploadedName: job.filename,
-    kind: "compress",
-  });
-  return { compressedSize: outputSize, objectName, ...(report ? { report } : {}) };
 }
 
 const reservedOf = (job: ClaimedJob) => ({ id: job.compressionId, subscriberId: job.subscriberId, month: job.month });
@@ -210,7 +184,7 @@ async function settleSucceeded(
     prisma,
     { id: job.compressionId },
     {
-      profile: job.profile,
+      profile: job.options.profile,
       originalSize: job.originalSize,
       ...result,
     },

@@ -1,5 +1,10 @@
 // Where compression results live until they are downloaded: an interface with two
 // implementations, Google Cloud Storage in production and a local directory by default.
+import { randomBytes } from "node:crypto";
+
+/** A new object's name: 144 random bits, not to be guessed. */
+export const newObjectName = () => `${randomBytes(18).toString("base64url")}.pdf`;
+
 export interface StoredObject {
   contentType: string;
   /** The file name a browser saves the download as. */

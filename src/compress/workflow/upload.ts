@@ -14,6 +14,8 @@ import type { Readable } from "node:stream";
 import busboy from "busboy";
 import { HttpError } from "../../errors.ts";
 import { claimBodyTimeout } from "../../http/body-timeout.ts";
+import { expectsContinue } from "../../http/continue.ts";
+import { UploadAborted } from "./failure.ts";
 
 export interface Upload {
   path: string;
@@ -31,6 +33,11 @@ export interface UploadOptions {
   idleTimeoutMs: number;
   /** Names of the text fields allowed besides `file`. */
   fields: readonly string[];
+  /**
+   * The request's response: a client that sent `Expect: 100-continue` is invited to send the body
+   * (100 Continue) when reading begins, after every check that comes from the headers.
+   */
+  response?: { writeContinue(): void };
   /** Gives up the upload, rejecting with the signal's reason (the service shutting down). */
   signal?: AbortSignal;
   /**
@@ -39,14 +46,6 @@ export interface UploadOptions {
    * come in the body (the dashboard's Try it) be checked before the file is taken.
    */
   beforeFile?: (fields: Readonly<Record<string, string>>) => Promise<void>;
-}
-
-/** Thrown when the client went away mid-upload: there is no one to answer. */
-export class UploadAborted extends Error {
-  constructor() {
-    super("the client closed the connection during the upload");
-    this.name = "UploadAborted";
-  }
 }
 
 // The PDF header may follow a little junk (ISO 32000: within the first 1024 bytes).
@@ -79,6 +78,7 @@ export function receiveUpload(req: IncomingMessage, options: UploadOptions): Pro
       return;
     }
     const upload = startReceiving(req, parser, options, { resolve, reject });
+    if (options.response && expectsContinue(req)) options.response.writeContinue();
     parser.on("file", (name, stream, info) => onFilePart(upload, name, stream, info));
     parser.on("field", (name, value, info) => onField(upload, name, value, info));
     parser.on("filesLimit", () =>

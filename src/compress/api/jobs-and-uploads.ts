@@ -8,38 +8,35 @@
 //   PUT  /v1/uploads/content/{name}: the embedded default's signed upload path (Cloud Storage
 //     takes the PUT itself in production)
 //   GET  /v1/webhook-secret, POST /v1/webhook-secret (rotate): the key webhooks are signed with
-import { randomBytes } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { Context } from "koa";
+import type { ParameterizedContext } from "koa";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import type { AuthenticatedKey } from "../../auth/authenticate.ts";
 import { usedThisMonth } from "../../auth/quota.ts";
 import { HttpError } from "../../errors.ts";
+import { expectsContinue } from "../../http/continue.ts";
 import { publicOrigin } from "../../http/origin.ts";
-import * as compression from "../compression.ts";
-import type { Reserved } from "../compression.ts";
-import * as queue from "../async-jobs/queue.ts";
-import { jobResource, WITH_REPORT } from "../async-jobs/resource.ts";
-import { checkCallbackUrl } from "../async-jobs/webhooks.ts";
+import { withRequestInfo } from "../../http/request-info.ts";
+import { setHeaders } from "../../http/rate-limit.ts";
+import type { AppState } from "../../http/state.ts";
+import { quotaExceeded } from "../compression.ts";
+import { jobResource, WITH_REPORT, type JobResource } from "../async-jobs/resource.ts";
 import type { LocalStorage } from "../storage/local.ts";
-import {
-  OPTION_FIELDS,
-  parseProfile,
-  parseSignatures,
-  requestDirectory,
-  type CompressDeps,
-  type CompressService,
-} from "./service.ts";
-import { tooLarge, UploadAborted, type Upload } from "./upload.ts";
+import { newObjectName } from "../storage/storage.ts";
+import { UploadAborted } from "../workflow/failure.ts";
+import { OPTION_FIELDS } from "../workflow/options.ts";
+import { parseJobOptions, type Answer, type CompressDeps, type CompressService } from "../workflow/service.ts";
+import { tooLarge } from "../workflow/upload.ts";
 
-export interface JobDeps extends CompressDeps {
-  /** Called when a job was queued here: the instance's worker looks for it at once. */
-  onJobQueued?: () => void;
+/** ctx.state of the routes behind the key's authentication, which only go on with a key. */
+export interface KeyedState extends AppState {
+  apiKey: AuthenticatedKey;
 }
+export type KeyedContext = ParameterizedContext<KeyedState>;
 
 /** What a job takes besides its file (multipart) or upload_id (JSON). */
 export const JOB_FIELDS = [...OPTION_FIELDS, "callback_url"] as const;
@@ -50,24 +47,34 @@ const SNIFF_BYTES = 1024;
 const JSON_BODY_MAX = 16 * 1024;
 
 /** True when the client asked for `Prefer: respond-async` (RFC 7240, any of its preferences). */
-export function prefersAsync(ctx: Context): boolean {
+export function prefersAsync(ctx: KeyedContext): boolean {
   return ctx
     .get("Prefer")
     .split(",")
     .some((preference) => /^\s*respond-async\s*(;|=|$)/i.test(preference));
 }
 
-/** A path parameter of the router's match (Koa's own Context does not type them). */
-const routeParam = (ctx: Context, name: string): string =>
-  (ctx as Context & { params?: Record<string, string | undefined> }).params?.[name] ?? "";
+/** Answers the service's answer: its body, with its headers. */
+export function answer<T>(ctx: KeyedContext, answered: Answer<T>): void {
+  setHeaders(ctx, answered.headers);
+  ctx.body = answered.body;
+}
+
+/** Answers a queued job: 202 with its Location and Preference-Applied. */
+export function answerJob(ctx: KeyedContext, queued: Answer<JobResource>): void {
+  ctx.status = 202;
+  ctx.set("Location", `/v1/jobs/${queued.body.id}`);
+  ctx.set("Preference-Applied", "respond-async");
+  answer(ctx, queued);
+}
 
 const notFound = () => new HttpError(404, "not_found", "No job with this id belongs to this API key's subscriber.");
 
-export async function getJob(deps: JobDeps, ctx: Context, key: AuthenticatedKey): Promise<void> {
-  const id = routeParam(ctx, "id");
+/** GET /v1/jobs/{id}: the job, to its subscriber only. */
+export async function getJob(deps: CompressDeps, ctx: KeyedContext, id: string): Promise<void> {
   const job = UUID.test(id)
     ? await deps.prisma.compressionJob.findFirst({
-        where: { id, subscriberId: key.subscriberId },
+        where: { id, subscriberId: ctx.state.apiKey.subscriberId },
         include: WITH_REPORT,
       })
     : null;
@@ -78,90 +85,8 @@ export async function getJob(deps: JobDeps, ctx: Context, key: AuthenticatedKey)
   ctx.body = await jobResource(job, deps.storage, { ttlSeconds: deps.config.downloadUrlTtlSeconds, origin });
 }
 
-/**
- * Queues the job of a reserved compression whose input is stored, and answers the 202: Location,
- * Preference-Applied and the queued resource.
- */
-async function enqueueAndAnswer(
-  deps: JobDeps,
-  ctx: Context,
-  key: AuthenticatedKey,
-  reserved: Reserved,
-  input: { objectName: string; filename: string; size: number },
-  options: ReturnType<typeof jobOptions>,
-): Promise<void> {
-  const { id } = await queue.enqueue(deps.prisma, reserved, {
-    ...options,
-    apiKeyId: key.id,
-    inputObject: input.objectName,
-    filename: input.filename,
-    originalSize: input.size,
-    apiOrigin: publicOrigin(ctx, deps.config.publicApiBaseUrl),
-    maxAttempts: deps.config.jobs.maxAttempts,
-  });
-  const job = await deps.prisma.compressionJob.findUniqueOrThrow({ where: { id } });
-  deps.onJobQueued?.();
-  ctx.status = 202;
-  ctx.set("Location", `/v1/jobs/${job.id}`);
-  ctx.set("Preference-Applied", "respond-async");
-  ctx.set("Cache-Control", "no-store");
-  ctx.body = await jobResource(job, deps.storage, { ttlSeconds: deps.config.downloadUrlTtlSeconds });
-}
-
-/**
- * Accepts a multipart upload as a job: the unit reserved before the body is read (402 first, as
- * for the synchronous call), the file received and stored, the job queued; on any failure the
- * compression fails and its unit is released once.
- */
-export async function acceptUploadAsJob(
-  deps: JobDeps,
-  ctx: Context,
-  key: AuthenticatedKey,
-  receive: (dir: string) => Promise<Upload>,
-): Promise<void> {
-  const reserved = await compression.reserve(deps.prisma, key);
-  let dir: string | undefined;
-  let inputObject: string | undefined;
-  try {
-    dir = await requestDirectory(deps.config);
-    const upload = await receive(dir);
-    const options = jobOptions(deps, upload.fields);
-    inputObject = newInputName();
-    await deps.storage.putInput(inputObject, upload.path);
-    const input = { objectName: inputObject, filename: upload.filename, size: upload.size };
-    await enqueueAndAnswer(deps, ctx, key, reserved, input, options);
-  } catch (error) {
-    if (inputObject) await deps.storage.deleteInput(inputObject).catch(() => undefined);
-    await failAcceptance(deps, reserved, error);
-    throw error;
-  } finally {
-    if (dir) await rm(dir, { recursive: true, force: true });
-  }
-}
-
-async function failAcceptance(deps: JobDeps, reserved: Reserved, error: unknown) {
-  const code =
-    error instanceof HttpError ? error.code : error instanceof UploadAborted ? "client_aborted" : "internal_error";
-  await compression.failOrRetryLater(deps.prisma, reserved, code, deps.logger);
-}
-
-/** A job's options from its form fields or JSON body: profile, signatures, callback_url. */
-function jobOptions(deps: JobDeps, fields: Partial<Record<string, string>>) {
-  const callbackUrl = fields["callback_url"];
-  return {
-    profile: parseProfile(fields["profile"]),
-    signatures: parseSignatures(fields["signatures"]) === "remove" ? ("remove" as const) : null,
-    callbackUrl:
-      callbackUrl === undefined || callbackUrl === ""
-        ? null
-        : checkCallbackUrl(callbackUrl, deps.config.webhookAllowPrivate),
-  };
-}
-
-const newInputName = () => `${randomBytes(18).toString("base64url")}.pdf`;
-
 /** Reads a small JSON object body (400 invalid_json when it is not one). */
-async function readJsonObject(ctx: Context): Promise<Record<string, unknown>> {
+async function readJsonObject(ctx: KeyedContext): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
@@ -188,17 +113,8 @@ function stringField(body: Record<string, unknown>, name: string, required: bool
   return value;
 }
 
-/**
- * POST /v1/compress with {"upload_id", "profile"?, "callback_url"?}: the direct upload checked
- * (its owner, 300 MB, %PDF-) and taken, then a job (Prefer: respond-async) or a synchronous
- * compression through the same service as a multipart upload.
- */
-export async function compressDirectUpload(
-  deps: JobDeps,
-  service: CompressService,
-  ctx: Context,
-  key: AuthenticatedKey,
-): Promise<void> {
+/** The JSON body of a compression from a direct upload: its upload_id and the job's fields. */
+async function readDirectUploadRequest(ctx: KeyedContext) {
   const body = await readJsonObject(ctx);
   const unknown = Object.keys(body).filter((name) => !["upload_id", ...JOB_FIELDS].includes(name));
   if (unknown.length > 0) {
@@ -210,12 +126,30 @@ export async function compressDirectUpload(
   }
   const uploadId = stringField(body, "upload_id", true)!;
   const fields = Object.fromEntries(JOB_FIELDS.map((name) => [name, stringField(body, name, false)]));
-  const options = jobOptions(deps, fields);
+  return { uploadId, fields };
+}
+
+/**
+ * POST /v1/compress with {"upload_id", "profile"?, "callback_url"?}: the direct upload checked
+ * (its owner, 300 MB, %PDF-) and taken, then a job (Prefer: respond-async) or a synchronous
+ * compression, both through the service as for a multipart upload.
+ */
+export async function compressDirectUpload(
+  deps: CompressDeps,
+  service: CompressService,
+  ctx: KeyedContext,
+): Promise<void> {
+  const key = ctx.state.apiKey;
+  const { uploadId, fields } = await readDirectUploadRequest(ctx);
+  const { callbackUrl, ...options } = parseJobOptions(deps.config, fields);
   const upload = await takeDirectUpload(deps, key, uploadId);
+  const stored = { objectName: upload.objectName, filename: upload.filename, size: upload.size, options };
   const async = prefersAsync(ctx);
   try {
-    if (async) await acceptDirectUploadAsJob(deps, ctx, key, upload, options);
-    else await compressDirectUploadNow(deps, service, ctx, key, upload, options);
+    await withRequestInfo(ctx, deps.config.publicApiBaseUrl, async (request) => {
+      if (async) answerJob(ctx, await service.enqueue(request, key, { stored: { ...stored, callbackUrl } }));
+      else answer(ctx, await service.compress(request, key, "compress", { stored }));
+    });
   } catch (error) {
     // Not taken after all: the client may use the upload again (a job keeps it).
     await deps.prisma.directUpload.update({ where: { id: upload.id }, data: { usedAt: null } });
@@ -237,7 +171,7 @@ const uploadNotFound = () =>
   new HttpError(404, "upload_not_found", "No direct upload with this id belongs to this API key's subscriber.");
 
 /** Checks a direct upload and marks it taken (once: a second request for it gets 409). */
-async function takeDirectUpload(deps: JobDeps, key: AuthenticatedKey, uploadId: string): Promise<TakenUpload> {
+async function takeDirectUpload(deps: CompressDeps, key: AuthenticatedKey, uploadId: string): Promise<TakenUpload> {
   const row = UUID.test(uploadId)
     ? await deps.prisma.directUpload.findFirst({ where: { id: uploadId, subscriberId: key.subscriberId } })
     : null;
@@ -259,57 +193,24 @@ async function takeDirectUpload(deps: JobDeps, key: AuthenticatedKey, uploadId: 
   return { id: row.id, objectName: row.objectName, filename: row.filename, size: info.size };
 }
 
-async function acceptDirectUploadAsJob(
-  deps: JobDeps,
-  ctx: Context,
-  key: AuthenticatedKey,
-  upload: TakenUpload,
-  options: ReturnType<typeof jobOptions>,
-): Promise<void> {
-  const reserved = await compression.reserve(deps.prisma, key);
-  try {
-    await enqueueAndAnswer(deps, ctx, key, reserved, upload, options);
-  } catch (error) {
-    await failAcceptance(deps, reserved, error);
-    throw error;
-  }
-}
-
-async function compressDirectUploadNow(
-  deps: JobDeps,
-  service: CompressService,
-  ctx: Context,
-  key: AuthenticatedKey,
-  upload: TakenUpload,
-  options: ReturnType<typeof jobOptions>,
-): Promise<void> {
-  const dir = await requestDirectory(deps.config);
-  try {
-    const file = path.join(dir, "upload.pdf");
-    await deps.storage.fetchInput(upload.objectName, file);
-    const fields = { profile: options.profile, ...(options.signatures ? { signatures: options.signatures } : {}) };
-    const received = { path: file, size: upload.size, filename: upload.filename, fields };
-    ctx.body = await service.compressFor(ctx, "compress", key, { received, dir });
-  } catch (error) {
-    await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
-}
-
 /**
  * POST /v1/uploads: a direct upload and its signed PUT URL, valid UPLOAD_URL_TTL_SECONDS. Refused
  * (402) when the month's quota is used up: the upload could not be compressed.
  */
-export async function createDirectUpload(deps: JobDeps, ctx: Context, key: AuthenticatedKey): Promise<void> {
+export async function createDirectUpload(
+  deps: Pick<CompressDeps, "prisma" | "config" | "storage">,
+  ctx: KeyedContext,
+): Promise<void> {
+  const key = ctx.state.apiKey;
   if ((await usedThisMonth(deps.prisma, key.subscriberId)) >= key.monthlyQuota) {
-    throw compression.quotaExceeded(key.monthlyQuota);
+    throw quotaExceeded(key.monthlyQuota);
   }
   const body = ctx.get("Content-Length") && Number(ctx.get("Content-Length")) > 0 ? await readJsonObject(ctx) : {};
   const filename = stringField(body, "filename", false) ?? "document.pdf";
   if (filename.length > 255) throw new HttpError(400, "invalid_filename", "filename is too long.");
   const { maxUploadBytes } = deps.config.compress;
   const ttl = deps.config.jobs.uploadUrlTtlSeconds;
-  const objectName = newInputName();
+  const objectName = newObjectName();
   const expiresAt = new Date(Date.now() + ttl * 1000);
   const row = await deps.prisma.directUpload.create({
     data: {
@@ -355,10 +256,9 @@ async function checkUploadOpen(prisma: PrismaClient, objectName: string): Promis
 export async function receiveDirectUpload(
   local: LocalStorage,
   prisma: PrismaClient,
-  ctx: Context,
-  sendContinue: () => void,
+  ctx: ParameterizedContext<AppState>,
+  name: string,
 ): Promise<void> {
-  const name = routeParam(ctx, "name");
   const verdict = local.verifyUpload(name, new URLSearchParams(ctx.querystring));
   if (!verdict.ok) {
     throw verdict.reason === "expired"
@@ -367,7 +267,7 @@ export async function receiveDirectUpload(
   }
   if (Number(ctx.get("Content-Length")) > verdict.maxBytes) throw tooLarge(verdict.maxBytes);
   await checkUploadOpen(prisma, name);
-  sendContinue();
+  if (expectsContinue(ctx.req)) ctx.res.writeContinue();
   const part = verdict.partial;
   let size = 0;
   let head = Buffer.alloc(0);

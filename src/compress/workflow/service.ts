@@ -1,0 +1,415 @@
+// The compression workflow, told once: whoever asks (POST /v1/compress and /v1/unlock, a direct
+// upload, an asynchronous job's acceptance, the dashboard's Try it), a compression is
+//
+//   reserve one unit (402 when the month's quota is used up) → take the file into a workspace of
+//   its own (workspace.ts: the multipart body read, or a direct upload fetched from storage) →
+//   run and store (produce.ts), or store the input and queue a job → succeed; or fail with the
+//   error's code (failure.ts) and release the unit once → remove the workspace
+//
+// The service takes plain inputs: the request's origin, abort signal and id (RequestInfo), the
+// authenticated key, and the upload (the request's body stream) or the stored input; it never sees
+// a framework's context. It answers the result's body and the headers to send with it; errors are
+// thrown as the HttpError to answer. The worker of asynchronous jobs runs its attempts through
+// produce.ts and settles them itself (retries are its own).
+import type { IncomingMessage } from "node:http";
+import type { Redis } from "ioredis";
+import type { AuthenticatedKey } from "../../auth/authenticate.ts";
+import { nextMonth, usedThisMonth } from "../../auth/quota.ts";
+import type { Config } from "../../config/env.ts";
+import { HttpError, retryAfter, shuttingDown } from "../../errors.ts";
+import type { PrismaClient } from "../../generated/prisma/client.ts";
+import { createRateLimiter, rateLimitHeaders, type RateLimiter } from "../../http/rate-limit.ts";
+import type { Logger } from "../../logger.ts";
+import * as queue from "../async-jobs/queue.ts";
+import { jobResource, type JobResource } from "../async-jobs/resource.ts";
+import { checkCallbackUrl } from "../async-jobs/webhooks.ts";
+import * as compression from "../compression.ts";
+import type { CompressionResultBody, EngineRunner, Reserved } from "../compression.ts";
+import type { EngineJob } from "../isolation/protocol.ts";
+import type { Runner } from "../isolation/runner.ts";
+import { newObjectName, type ObjectStorage } from "../storage/storage.ts";
+import { failureCode, UploadAborted } from "./failure.ts";
+import { OPTION_FIELDS, parseOperation, parseOptions, type CompressionOptions } from "./options.ts";
+import { produce, produceFromStorage, type Produced, type Work } from "./produce.ts";
+import { MULTIPART_OVERHEAD, receiveUpload, tooLarge, type Upload } from "./upload.ts";
+import { withWorkspace, type Workspace } from "./workspace.ts";
+
+export interface CompressDeps {
+  config: Config;
+  prisma: PrismaClient;
+  redis: Redis | null;
+  logger: Logger;
+  storage: ObjectStorage;
+  runner: EngineRunner;
+  /**
+   * Aborted when the service shuts down and in-flight work must give up: an upload or compression
+   * still running is answered 503 `shutting_down` (not charged, its files removed).
+   */
+  shutdown?: AbortSignal | null;
+  /** Called when a job was queued here: the instance's worker looks for it at once. */
+  onJobQueued?: () => void;
+}
+
+/** What the service needs of the request besides its file. */
+export interface RequestInfo {
+  /** The API's public origin, for the download URLs of the local storage. */
+  origin: string;
+  /** Aborted when the client goes away: the work stops and is not charged. */
+  signal: AbortSignal;
+  /** For the log lines about this request. */
+  requestId: string;
+}
+
+/** A multipart upload still to read: the request's body, and its response for `100 Continue`. */
+export interface IncomingUpload {
+  body: IncomingMessage;
+  response?: { writeContinue(): void };
+}
+
+/** A direct upload's file, already in storage, and the options its JSON body gave. */
+export interface StoredInput {
+  objectName: string;
+  filename: string;
+  size: number;
+  options: CompressionOptions;
+}
+
+/** Where a compression's file comes from. */
+export type Intake = { upload: IncomingUpload } | { stored: StoredInput };
+
+/** Where a job's file comes from: an upload, or a direct upload (with its callback_url). */
+export type JobIntake = { upload: IncomingUpload } | { stored: StoredInput & { callbackUrl: string | null } };
+
+/**
+ * The dashboard's Try it form: the key is chosen in the form's fields, which precede the file;
+ * `keyOf` checks them (the session's token, the key's owner) and names the key before a byte of the
+ * file is read. The service then applies the key's rate limit, quota and the engine's room.
+ */
+export interface FormIntake {
+  upload: IncomingUpload;
+  /** The form's own fields besides the options. */
+  fields: readonly string[];
+  keyOf: (fields: Readonly<Record<string, string>>) => Promise<AuthenticatedKey>;
+}
+
+export interface Answer<T> {
+  body: T;
+  /** Headers to send with it: the quota's, the per-key rate limit's, Cache-Control. */
+  headers: Record<string, string>;
+}
+
+export interface CompressService {
+  /** The per-key limit of requests a minute (every surface a key is used from counts). */
+  readonly perKey: RateLimiter;
+  /** Throws 503 busy when the engine would refuse a job now: checked before an upload is read. */
+  assertRoom(): void;
+  /** Compresses (or unlocks) a file for key; the result's body. */
+  compress(
+    request: RequestInfo,
+    key: AuthenticatedKey,
+    kind: EngineJob["kind"],
+    intake: Intake,
+  ): Promise<Answer<CompressionResultBody>>;
+  /** The dashboard's Try it: compresses the form's file with the key the form names. */
+  compressForm(
+    request: RequestInfo,
+    form: FormIntake,
+  ): Promise<Answer<CompressionResultBody> & { filename: string; fields: Record<string, string> }>;
+  /** Accepts a job: its unit reserved, its file stored, the job queued; the queued job's resource. */
+  enqueue(request: RequestInfo, key: AuthenticatedKey, intake: JobIntake): Promise<Answer<JobResource>>;
+}
+
+/** The multipart fields each surface takes besides the file. */
+const FIELDS = {
+  compress: [...OPTION_FIELDS, "callback_url"],
+  unlock: [...OPTION_FIELDS, "password"],
+  job: [...OPTION_FIELDS, "callback_url"],
+} as const;
+
+export function createCompressService(deps: CompressDeps): CompressService {
+  const perKey = createRateLimiter({
+    name: "api-key",
+    points: deps.config.compress.ratePerMinute,
+    windowSeconds: 60,
+    redis: deps.redis,
+    logger: deps.logger,
+  });
+  // Runners made for tests may only run; the service's own also says when it is full.
+  const { runner } = deps as { runner: EngineRunner & Partial<Pick<Runner, "busy">> };
+  const assertRoom = () => {
+    const busy = runner.busy?.();
+    if (busy) throw compression.busyRefusal(busy);
+  };
+  return {
+    perKey,
+    assertRoom,
+    compress: (request, key, kind, intake) => compressFile(deps, request, key, kind, intake, assertRoom),
+    compressForm: (request, form) => compressForm(deps, request, form, { perKey, assertRoom }),
+    enqueue: (request, key, intake) => acceptJob(deps, request, key, intake),
+  };
+}
+
+/** Refuses a body declared larger than the largest upload (413), before a byte of it is read. */
+function checkDeclaredSize(config: Config, upload: IncomingUpload): void {
+  const max = config.compress.maxUploadBytes;
+  if (Number(upload.body.headers["content-length"]) > max + MULTIPART_OVERHEAD) throw tooLarge(max);
+}
+
+/** Reads the multipart body into the workspace (the service's shutdown gives it up). */
+function receive(
+  deps: CompressDeps,
+  upload: IncomingUpload,
+  workspace: Workspace,
+  fields: readonly string[],
+  beforeFile?: (fields: Readonly<Record<string, string>>) => Promise<void>,
+): Promise<Upload> {
+  return receiveUpload(upload.body, {
+    dir: workspace.dir,
+    maxBytes: deps.config.compress.maxUploadBytes,
+    idleTimeoutMs: deps.config.compress.uploadIdleTimeoutMs,
+    fields,
+    ...(upload.response ? { response: upload.response } : {}),
+    ...(deps.shutdown ? { signal: deps.shutdown } : {}),
+    ...(beforeFile ? { beforeFile } : {}),
+  });
+}
+
+/**
+ * Reserves a unit for key, then does `work` with it; when the work fails, the compression fails with
+ * the error's code and the unit is released once, and the error is thrown on (a shutdown's as 503).
+ */
+async function charged<T>(
+  deps: CompressDeps,
+  request: RequestInfo,
+  key: AuthenticatedKey,
+  work: (reserved: Reserved) => Promise<T>,
+): Promise<T> {
+  const reserved = await compression.reserve(deps.prisma, key);
+  try {
+    return await work(reserved);
+  } catch (caught) {
+    const clientGone = request.signal.aborted;
+    const error = deps.shutdown?.aborted && !clientGone ? shuttingDown() : caught;
+    const code = failureCode(error);
+    if (error instanceof UploadAborted || clientGone) {
+      deps.logger.info({ requestId: request.requestId }, "client went away during compression");
+    } else if (code === "shutting_down") {
+      deps.logger.warn({ requestId: request.requestId }, "compression cut off by the shutdown");
+    }
+    await compression.failOrRetryLater(deps.prisma, reserved, code, deps.logger);
+    throw error;
+  }
+}
+
+/** The work is cancelled by the client going away or the service shutting down. */
+const cancellation = (deps: CompressDeps, request: RequestInfo) =>
+  deps.shutdown ? AbortSignal.any([request.signal, deps.shutdown]) : request.signal;
+
+/** Records the result and answers its body with the quota's headers. */
+async function succeed(
+  deps: CompressDeps,
+  request: RequestInfo,
+  reserved: Reserved,
+  result: Produced & { work: Work; originalSize: number },
+): Promise<Answer<CompressionResultBody>> {
+  const { config } = deps;
+  const { work, originalSize, objectName, compressedSize, report } = result;
+  const url = await compression.signUrl(
+    deps.storage,
+    { objectName, uploadedName: work.uploadedName, kind: work.operation.kind },
+    { ttlSeconds: config.downloadUrlTtlSeconds, origin: request.origin },
+  );
+  await compression.succeed(deps.prisma, reserved, {
+    profile: work.options.profile,
+    originalSize,
+    compressedSize,
+    objectName,
+    ...(report ? { report } : {}),
+  });
+  const body = compression.resultBody(originalSize, compressedSize, url, config.downloadUrlTtlSeconds, report);
+  const headers = compression.quotaHeaders(reserved.limit, reserved.limit - reserved.used, nextMonth());
+  return { body, headers: { ...headers, "Cache-Control": "no-store" } };
+}
+
+/** Runs and records the compression of an upload received into the workspace. */
+async function compressUpload(
+  deps: CompressDeps,
+  request: RequestInfo,
+  reserved: Reserved,
+  workspace: Workspace,
+  upload: Upload,
+  work: Work,
+): Promise<Answer<CompressionResultBody>> {
+  const produced = await produce(deps, workspace, work, cancellation(deps, request));
+  return succeed(deps, request, reserved, { ...produced, work, originalSize: upload.size });
+}
+
+async function compressFile(
+  deps: CompressDeps,
+  request: RequestInfo,
+  key: AuthenticatedKey,
+  kind: EngineJob["kind"],
+  intake: Intake,
+  assertRoom: () => void,
+): Promise<Answer<CompressionResultBody>> {
+  if ("stored" in intake) {
+    const { stored } = intake;
+    const work = { operation: { kind: "compress" as const }, options: stored.options, uploadedName: stored.filename };
+    return charged(deps, request, key, async (reserved) => {
+      const produced = await produceFromStorage(deps, stored.objectName, work, cancellation(deps, request));
+      return succeed(deps, request, reserved, { ...produced, work, originalSize: stored.size });
+    });
+  }
+  checkDeclaredSize(deps.config, intake.upload);
+  return charged(deps, request, key, (reserved) =>
+    withWorkspace(deps.config, async (workspace) => {
+      // The engine's room is checked once the unit is reserved, before the body is read: a 503 busy
+      // costs the client its headers, not its upload (the unit goes back as for any failure).
+      assertRoom();
+      const upload = await receive(deps, intake.upload, workspace, FIELDS[kind]);
+      if (kind === "compress") refuseCallback(upload.fields);
+      const work = {
+        operation: parseOperation(kind, upload.fields),
+        options: parseOptions(upload.fields),
+        uploadedName: upload.filename,
+      };
+      return compressUpload(deps, request, reserved, workspace, upload, work);
+    }),
+  );
+}
+
+/**
+ * A synchronous compression takes a callback_url only empty, as a form (the docs page's "Try it
+ * out") sends every field it shows: a URL means the client expected a job and its webhook, which
+ * only `Prefer: respond-async` asks for, so it is refused saying so rather than ignored.
+ */
+function refuseCallback(fields: Readonly<Record<string, string>>): void {
+  if (fields["callback_url"]) {
+    throw new HttpError(
+      400,
+      "unexpected_field",
+      'callback_url is taken only with the header "Prefer: respond-async" (a job, whose end is posted to callback_url); leave it empty to compress at once.',
+    );
+  }
+}
+
+async function compressForm(
+  deps: CompressDeps,
+  request: RequestInfo,
+  form: FormIntake,
+  service: Pick<CompressService, "perKey" | "assertRoom">,
+) {
+  checkDeclaredSize(deps.config, form.upload);
+  let key: AuthenticatedKey | undefined;
+  let limited: Record<string, string> = {};
+  return withWorkspace(deps.config, async (workspace) => {
+    // The key, its rate limit, its quota and the engine's room are checked as the file part begins,
+    // before a byte of the file is read; the unit itself is reserved once the file is in.
+    const upload = await receive(deps, form.upload, workspace, [...form.fields, ...OPTION_FIELDS], async (fields) => {
+      key = await form.keyOf(fields);
+      limited = await admit(deps, service.perKey, key);
+      service.assertRoom();
+    });
+    const work = {
+      operation: { kind: "compress" as const },
+      options: parseOptions(upload.fields),
+      uploadedName: upload.filename,
+    };
+    const answer = await charged(deps, request, key!, (reserved) =>
+      compressUpload(deps, request, reserved, workspace, upload, work),
+    );
+    return { ...answer, headers: { ...limited, ...answer.headers }, filename: upload.filename, fields: upload.fields };
+  });
+}
+
+/**
+ * A key used outside the API's routes (the dashboard's Try it): its rate limit counted (429 with
+ * its headers), and a unit left this month (402; read only: the unit is reserved later).
+ */
+async function admit(deps: CompressDeps, perKey: RateLimiter, key: AuthenticatedKey): Promise<Record<string, string>> {
+  const limit = await perKey.consume(key.id);
+  const headers = rateLimitHeaders(perKey, limit);
+  if (!limit.allowed) {
+    throw new HttpError(429, "rate_limited", `Too many requests with this key; retry in ${limit.resetSeconds} s.`, {
+      ...headers,
+      ...retryAfter(limit.resetSeconds),
+    });
+  }
+  if ((await usedThisMonth(deps.prisma, key.subscriberId)) >= key.monthlyQuota) {
+    throw compression.quotaExceeded(key.monthlyQuota);
+  }
+  return headers;
+}
+
+/** A job's options from its fields: the compression's, and its callback_url (checked). */
+export function parseJobOptions(
+  config: Pick<Config, "webhookAllowPrivate">,
+  fields: Readonly<Partial<Record<string, string>>>,
+): CompressionOptions & { callbackUrl: string | null } {
+  const callbackUrl = fields["callback_url"];
+  return {
+    ...parseOptions(fields),
+    callbackUrl:
+      callbackUrl === undefined || callbackUrl === ""
+        ? null
+        : checkCallbackUrl(callbackUrl, config.webhookAllowPrivate),
+  };
+}
+
+/**
+ * Accepts a job: the unit reserved before the body is read (402 first, as for the synchronous
+ * call), a multipart file received and stored as the job's input, the job queued. On any failure
+ * the compression fails and its unit is released once, and an input stored for it is deleted.
+ */
+function acceptJob(
+  deps: CompressDeps,
+  request: RequestInfo,
+  key: AuthenticatedKey,
+  intake: JobIntake,
+): Promise<Answer<JobResource>> {
+  if ("stored" in intake) {
+    const { stored } = intake;
+    return charged(deps, request, key, (reserved) => queueJob(deps, request, key, reserved, stored));
+  }
+  checkDeclaredSize(deps.config, intake.upload);
+  return charged(deps, request, key, (reserved) =>
+    withWorkspace(deps.config, async (workspace) => {
+      const upload = await receive(deps, intake.upload, workspace, FIELDS.job);
+      const { callbackUrl, ...options } = parseJobOptions(deps.config, upload.fields);
+      const objectName = newObjectName();
+      const input = { objectName, filename: upload.filename, size: upload.size, options, callbackUrl };
+      try {
+        await deps.storage.putInput(objectName, upload.path);
+        return await queueJob(deps, request, key, reserved, input);
+      } catch (error) {
+        await deps.storage.deleteInput(objectName).catch(() => undefined);
+        throw error;
+      }
+    }),
+  );
+}
+
+/** Queues the job of a reserved compression whose input is stored; the queued resource. */
+async function queueJob(
+  deps: CompressDeps,
+  request: RequestInfo,
+  key: AuthenticatedKey,
+  reserved: Reserved,
+  input: StoredInput & { callbackUrl: string | null },
+): Promise<Answer<JobResource>> {
+  const { config } = deps;
+  const { id } = await queue.enqueue(deps.prisma, reserved, {
+    options: input.options,
+    callbackUrl: input.callbackUrl,
+    apiKeyId: key.id,
+    inputObject: input.objectName,
+    filename: input.filename,
+    originalSize: input.size,
+    apiOrigin: request.origin,
+    maxAttempts: config.jobs.maxAttempts,
+  });
+  const job = await deps.prisma.compressionJob.findUniqueOrThrow({ where: { id } });
+  deps.onJobQueued?.();
+  const body = await jobResource(job, deps.storage, { ttlSeconds: config.downloadUrlTtlSeconds });
+  return { body, headers: { "Cache-Control": "no-store" } };
+}
