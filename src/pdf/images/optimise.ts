@@ -15,9 +15,11 @@
 //   (DCTDecode, possibly wrapped in lossless filters) or lossless filters with or without
 //   predictors; Indexed images of any depth (expanded to their base space when that wins); soft
 //   masks (lossless, resized by their images' placement); /Decode arrays kept in force; RGB images
-//   of grays stored as gray. Left alone: stencil masks, colour-key masking, 1-, 2- and 4-bit
+//   of grays stored as gray. Left alone here: stencil masks, colour-key masking, 1-, 2- and 4-bit
 //   non-Indexed images, JBIG2, CCITT and JPEG 2000, and any image whose data does not agree with
-//   its dictionary.
+//   its dictionary. (1-bit images are re-coded losslessly by bitonal-images.ts, in every profile.)
+// - Page images of scanned text are also tried as layers (layers.ts): a text mask over a
+//   background, the image turned into a form that draws them.
 import { Readable } from "node:stream";
 import { createInflate } from "node:zlib";
 import { PDFArray, PDFBool, PDFHexString, PDFName, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
@@ -107,8 +109,11 @@ const LAYERED_MIN_PAGE_SHARE = 0.5;
 /** ...of at least this many pixels, at a resolution at least this. */
 const LAYERED_MIN_PIXELS = 1_000_000;
 const LAYERED_MIN_PPI = 150;
-/** Layers smaller than this share of the stored image are taken without working out the usual candidates. */
-const LAYERED_CLEAR_SHARE = 0.1;
+/**
+ * Layers smaller than this share of the stored image are taken without working out the usual
+ * candidates (those come to 20-35 % of a 300 dpi scan in balanced: more would rarely be smaller).
+ */
+const LAYERED_CLEAR_SHARE = 0.2;
 /** An RGB image whose channels differ by at most this is stored as gray. */
 const GRAY_TOLERANCE = 2;
 
