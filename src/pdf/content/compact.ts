@@ -24,8 +24,11 @@ import { scanContent } from "./tokenizer.ts";
 import { decodeStreamData, deflate, N, numberOf } from "../streams/filters.ts";
 import { contentStreamsOf, pagesOf } from "./placement.ts";
 
-/** Content streams larger than this (decoded) are left alone: one is held at a time, decoded and rewritten. */
-const MAX_CONTENT_BYTES = 32 * 1024 * 1024;
+/**
+ * Content streams larger than this (decoded) are left alone: one is held at a time, decoded and
+ * rewritten, within the memory budget of the smallest files (200 MB beside Node and the document).
+ */
+const MAX_CONTENT_BYTES = 16 * 1024 * 1024;
 /** Decimals of a TJ adjustment written for a merged move (thousandths of a text space unit of font size 1). */
 const ADJUSTMENT_DECIMALS = 3;
 /** What a /Filter /FlateDecode entry costs in a stream's dictionary. */
@@ -224,18 +227,18 @@ function wordOf(bytes: Uint8Array, start: number, end: number): string {
 }
 
 /**
- * The tokens of a content stream, or undefined when some part of it cannot be read as one (the
- * stream is then left as it is). Comments are dropped.
+ * Hands the tokens of a content stream to `emit` one at a time (a long stream's tokens are never
+ * held together); false when some part of it cannot be read as content (the stream is then left as
+ * it is). Comments are dropped.
  */
-export function tokenize(bytes: Uint8Array): Token[] | undefined {
+export function tokenize(bytes: Uint8Array, emit: (token: Token) => void): boolean {
   const inline: [number, number][] = [];
   if (
     mayHoldInlineImages(bytes) &&
     !scanContent(bytes, { inlineImage: (image) => inline.push([image.start, image.end]) })
   ) {
-    return undefined;
+    return false;
   }
-  const tokens: Token[] = [];
   let next = 0;
   let pos = 0;
   const n = bytes.length;
@@ -243,7 +246,7 @@ export function tokenize(bytes: Uint8Array): Token[] | undefined {
     const b = bytes[pos]!;
     if (next < inline.length && pos === inline[next]![0]) {
       const [start, end] = inline[next++]!;
-      tokens.push({ type: T.Inline, raw: bytes.subarray(start, end) });
+      emit({ type: T.Inline, raw: bytes.subarray(start, end) });
       pos = end;
       continue;
     }
@@ -257,55 +260,55 @@ export function tokenize(bytes: Uint8Array): Token[] | undefined {
     }
     if (b === 0x28) {
       const s = literalBytes(bytes, pos);
-      if (!s) return undefined;
-      tokens.push({ type: T.String, raw: bytes.subarray(pos, s.end), bytes: s.value });
+      if (!s) return false;
+      emit({ type: T.String, raw: bytes.subarray(pos, s.end), bytes: s.value });
       pos = s.end;
       continue;
     }
     if (b === 0x3c && bytes[pos + 1] !== 0x3c) {
       const s = hexBytes(bytes, pos);
-      if (!s) return undefined;
-      tokens.push({ type: T.String, raw: bytes.subarray(pos, s.end), bytes: s.value });
+      if (!s) return false;
+      emit({ type: T.String, raw: bytes.subarray(pos, s.end), bytes: s.value });
       pos = s.end;
       continue;
     }
     if ((b === 0x3c || b === 0x3e) && bytes[pos + 1] === b) {
-      tokens.push({ type: T.Other, raw: bytes.subarray(pos, pos + 2) });
+      emit({ type: T.Other, raw: bytes.subarray(pos, pos + 2) });
       pos += 2;
       continue;
     }
     if (b === 0x5b || b === 0x5d || b === 0x7b || b === 0x7d) {
-      tokens.push({ type: T.Other, raw: bytes.subarray(pos, pos + 1) });
+      emit({ type: T.Other, raw: bytes.subarray(pos, pos + 1) });
       pos++;
       continue;
     }
     if (b === 0x2f) {
       let end = pos + 1;
       while (end < n && isRegular(bytes[end]!)) end++;
-      tokens.push({ type: T.Other, raw: bytes.subarray(pos, end) });
+      emit({ type: T.Other, raw: bytes.subarray(pos, end) });
       pos = end;
       continue;
     }
-    if (!isRegular(b)) return undefined; // a stray ')' or '>'
+    if (!isRegular(b)) return false; // a stray ')' or '>'
     let end = pos;
     while (end < n && isRegular(bytes[end]!)) end++;
     const start = pos;
     pos = end;
     if ((b >= 0x30 && b <= 0x39) || b === 0x2e || b === 0x2d || b === 0x2b) {
       const token = numberToken(bytes, start, end);
-      if (!token) return undefined;
-      tokens.push(token);
+      if (!token) return false;
+      emit(token);
       continue;
     }
     const word = wordOf(bytes, start, end);
     if (word === "true" || word === "false" || word === "null") {
-      tokens.push({ type: T.Other, raw: bytes.subarray(start, end) });
+      emit({ type: T.Other, raw: bytes.subarray(start, end) });
     } else {
       const after = pos < n && WHITESPACE[bytes[pos]!] ? bytes[pos]! : 0x0a;
-      tokens.push({ type: T.Operator, raw: bytes.subarray(start, end), op: word, after });
+      emit({ type: T.Operator, raw: bytes.subarray(start, end), op: word, after });
     }
   }
-  return next === inline.length ? tokens : undefined;
+  return next === inline.length;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -520,9 +523,10 @@ class Rewriter {
     this.state = state;
   }
 
-  write(tokens: Token[]): void {
+  /** Rewrites the stream's bytes into `out`; false when they cannot be read as content. */
+  write(bytes: Uint8Array): boolean {
     let operands: Token[] = [];
-    for (const token of tokens) {
+    const read = tokenize(bytes, (token) => {
       if (token.type === T.Operator) {
         this.operator(token, operands);
         operands = [];
@@ -530,12 +534,14 @@ class Rewriter {
         this.flush();
         this.out.operator(token.raw);
       } else operands.push(token);
-    }
+    });
+    if (!read) return false;
     this.flush();
     // The next stream of the page goes on from the original's line matrix.
     if (this.inText && this.lineOffset !== 0) this.emitMove(0, 0, "Td");
     // Operands without an operator at the end: kept.
     for (const operand of operands) this.out.token(operand.raw);
+    return true;
   }
 
   private number(operands: Token[], index: number): number | undefined {
@@ -793,10 +799,8 @@ export function compactContent(
   resources: PDFDict | undefined,
   state: TextState,
 ): Compacted | undefined {
-  const tokens = tokenize(bytes);
-  if (!tokens) return undefined;
   const rewriter = new Rewriter(resources, state, bytes.length);
-  rewriter.write(tokens);
+  if (!rewriter.write(bytes)) return undefined;
   return { bytes: rewriter.out.bytes(), state: rewriter.state };
 }
 
