@@ -128,8 +128,9 @@ export async function recodeBitonalImages(
   const effort: BitonalEffort = pixels > BEST_EFFORT_MAX_PIXELS ? "fast" : "best";
   await forEachBounded(
     images,
-    // The packed samples, one gray byte per pixel for libvips, and its TIFF.
-    (image) => image.width * image.height * 2 + image.stream.contents.length,
+    // One gray byte per pixel for libtiff through libvips, held twice (ours and libvips's copy),
+    // the same again decoding CCITT, and the packed samples and their encodings: four per pixel.
+    (image) => image.width * image.height * 4 + image.stream.contents.length,
     async (image) => {
       let encoded: Awaited<ReturnType<typeof encodeBitonal>>;
       try {
