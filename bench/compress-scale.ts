@@ -36,7 +36,7 @@ import { peerContenders, runnerEngineContender } from "./pdf/contenders.ts";
 import type { Contender, ToolRun } from "./pdf/contenders.ts";
 import { pageCount, qpdfCheck, renderPage, ssim } from "./pdf/quality.ts";
 import type { GrayImage } from "./pdf/quality.ts";
-import { table } from "./pdf/report.ts";
+import { scanSummary, table } from "./pdf/report.ts";
 import { ensureScaleFile } from "./pdf/scale-files.ts";
 import type { ScaleFile, ScaleKind } from "./pdf/scale-files.ts";
 import { snapshotEngine } from "./pdf/snapshot.ts";
@@ -331,6 +331,7 @@ for (const file of files) {
         (run.peakRssKb ? ` ${Math.round(run.peakRssKb / 1024)} MiB` : "") +
         (m ? ` ${(m.saving * 100).toFixed(1)} % SSIM ${m.minSsim?.toFixed(4) ?? "n/a"}` : "") +
         (run.message ? ` ${run.message.slice(0, 200)}` : "") +
+        scanSummary(run.engine?.report) +
         (row.evaluationError ? ` (not measured: ${row.evaluationError})` : ""),
     );
   }
@@ -406,6 +407,10 @@ for (const row of rows) {
   ]);
 }
 out.push("", table(headers, body, new Set([1, 2, 3, 6, 7, 8, 9, 10])));
+for (const row of rows) {
+  const summary = scanSummary(row.run.engine?.report);
+  if (summary) out.push(`${path.basename(row.file.path)} ${row.contender.label}:${summary}`);
+}
 const problems = rows.filter((row) => row.measured?.problems.length || row.evaluationError || row.run.status !== "ok");
 if (problems.length) {
   out.push("", "== Problems ==");

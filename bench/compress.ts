@@ -56,6 +56,7 @@ import {
   categoryTable,
   contenderTable,
   inputStructureLines,
+  scanSummary,
   targetsSection,
   trailingTable,
 } from "./pdf/report.ts";
@@ -234,7 +235,9 @@ function progress(file: BenchFile, result: ContenderResult): void {
         (run.status === "failed" || run.status === "timeout" ? `: ${(run.message ?? "").slice(0, 200)}` : "") +
         (result.evaluationError ? `: ${result.evaluationError}` : "");
   const peak = run.peakRssKb ? ` ${Math.round(run.peakRssKb / 1024)} MiB` : "";
-  console.error(`  ${result.id.padEnd(16)} ${what}  ${(run.wallMs / 1000).toFixed(2)} s${peak}`);
+  console.error(
+    `  ${result.id.padEnd(16)} ${what}  ${(run.wallMs / 1000).toFixed(2)} s${peak}${scanSummary(run.engine?.report)}`,
+  );
 }
 
 async function runFile(file: BenchFile): Promise<FileResult> {

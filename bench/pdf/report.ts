@@ -213,3 +213,21 @@ export function inputStructureLines(files: readonly FileResult[]): string {
     .map((f) => `  ${f.name}: ${structureSummary(f.input!.structure)}`);
   return lines.length ? lines.join("\n") : "  (no file has form fields, links, bookmarks or attachments)";
 }
+
+/** What the engine's report says it did with scans (issue 28): page images as layers, 1-bit images re-coded. */
+export function scanSummary(report: unknown): string {
+  const r = report as
+    | {
+        images?: { recoded?: number; layered?: number };
+        bitonal?: { recoded?: number; bytesBefore?: number; bytesAfter?: number };
+      }
+    | undefined;
+  if (!r?.images && !r?.bitonal) return "";
+  const images = r.images
+    ? ` images recoded ${r.images.recoded ?? 0}, as layers (text mask + background) ${r.images.layered ?? 0}`
+    : "";
+  const bitonal = r.bitonal
+    ? `; 1-bit images re-coded ${r.bitonal.recoded ?? 0} (${Math.round((r.bitonal.bytesBefore ?? 0) / 1024)} -> ${Math.round((r.bitonal.bytesAfter ?? 0) / 1024)} KiB)`
+    : "";
+  return ` [${images}${bitonal} ]`;
+}
