@@ -53,6 +53,15 @@ export interface PageResult<Item> {
   nextCursor?: string | null;
 }
 
+/** Whether another page follows this one, and the total to report (REST's meta, MCP's list tools). */
+export function pageEnd(page: PageResult<unknown>): { hasNext: boolean; total: number } {
+  const served = page.offset + page.items.length;
+  // A lower bound says nothing about the end of the list: a full page may have more after it.
+  const hasNext = page.items.length > 0 && (page.totalExact ? served < page.total : page.items.length === page.limit);
+  // A lower bound is at least what this request has seen (a deep page may be past the count's cap).
+  return { hasNext, total: page.totalExact ? page.total : Math.max(page.total, served + (hasNext ? 1 : 0)) };
+}
+
 /**
  * The list envelope. pageUrl(offset, cursor) is the absolute address of the page starting there;
  * `cursor` is the one this request came with (for self) or the page's continuation (for next).
@@ -64,12 +73,9 @@ export function sendList<Item>(
   cursor: string | undefined,
   cache: CachePolicy,
 ): void {
-  const served = page.offset + page.items.length;
-  // A lower bound says nothing about the end of the list: a full page may have more after it.
-  const hasNext = page.items.length > 0 && (page.totalExact ? served < page.total : page.items.length === page.limit);
+  const { hasNext, total } = pageEnd(page);
   const meta: MetaBody = {
-    // A lower bound is at least what this request has seen (a deep page may be past the count's cap).
-    total: page.totalExact ? page.total : Math.max(page.total, served + (hasNext ? 1 : 0)),
+    total,
     total_exact: page.totalExact,
     limit: page.limit,
     offset: page.offset,

@@ -51,6 +51,8 @@ import { sendJson, sendList, type CachePolicy, type PageResult } from "./respond
 export const API_PREFIX = "/api/v1";
 /** How many open jobs GET /companies/{slug} embeds; links.open_jobs pages through all of them. */
 export const COMPANY_OPEN_JOBS = 50;
+/** The longest slug or handle looked up: no identifier is longer. */
+export const DETAIL_KEY_MAX = 200;
 
 export interface RouteContext {
   context: ContextFactory;
@@ -445,8 +447,7 @@ export function createRestRouter(options: RestOptions): Router<AppState> {
       }
       parseQuery({}, search, `${API_PREFIX}${route.path}`);
       const key = ctx.params[route.key.name] ?? "";
-      // No identifier is that long or holds control characters: not found, without a query.
-      const item = key.length <= 200 && !CONTROL.test(key) ? await route.load(rc, key) : null;
+      const item = await loadDetail(route, rc, key);
       if (route.alternate) ctx.vary("Accept");
       if (!item) throw notFound(route, key);
       const alternate = route.alternate;
@@ -463,7 +464,13 @@ export function createRestRouter(options: RestOptions): Router<AppState> {
   return router;
 }
 
-function notFound(route: DetailRoute, key: string): HttpError {
+/** A detail route's item, or null when none is public; no identifier is that long or holds control characters. */
+export async function loadDetail(route: DetailRoute, rc: RouteContext, key: string): Promise<unknown> {
+  return key.length <= DETAIL_KEY_MAX && !CONTROL.test(key) ? await route.load(rc, key) : null;
+}
+
+/** The 404 of a detail route (its message is also MCP's answer for a row that is not public). */
+export function notFound(route: DetailRoute, key: string): HttpError {
   const shown = key.length > 100 ? `${key.slice(0, 100)}…` : key;
   return new HttpError(404, "not_found", `No public ${route.noun} with ${route.key.name} "${shown}"`);
 }
