@@ -177,6 +177,23 @@ export default tseslint.config(
     },
   },
   {
+    files: ["src/mcp/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^(\\.\\./)+(db|generated/prisma|graphql)/|^@prisma/|^pg$",
+              message:
+                "MCP runs the REST routes' typed operations (src/rest); it never touches Prisma, src/db or the read model directly.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Small functions outside the compression engine (whose passes walk PDF structures in long,
     // commented sequences): a longer one is split into named steps with explicit inputs.
     files: ["src/**/*.ts"],

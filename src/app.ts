@@ -1,7 +1,7 @@
 // Builds the Koa application; it never listens (src/main.ts does), so tests hand its callback
 // real HTTP requests. In order: the request log, the request id, the error middleware, CORS,
 // dependency faults, the per-IP rate limit, then the routers: health, /graphql, the compression
-// API, the dashboard, /api/v1 and its docs.
+// API, the dashboard, /api/v1 and its docs, /mcp and /llms.txt.
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import cors from "@koa/cors";
@@ -33,6 +33,8 @@ import type { Lifecycle } from "./http/drain.ts";
 import type { Logger } from "./logger.ts";
 import { createDocsRouter } from "./rest/docs.ts";
 import { createRestRouter } from "./rest/routes.ts";
+import { createMcpRouter } from "./mcp/http.ts";
+import { createLlmsTxtRouter } from "./mcp/llms-txt.ts";
 
 export interface AppDeps {
   config: Config;
@@ -75,8 +77,10 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   const graphql = graphqlRouter(deps, totals);
   app.use(graphql.routes());
 
+  // REST and MCP run the same typed operations, through contexts made alike.
+  const context = contextFactory({ prisma: db.prisma, sql: db.sql, totals });
   const rest = createRestRouter({
-    context: contextFactory({ prisma: db.prisma, sql: db.sql, totals }),
+    context,
     webBaseUrl: config.publicWebBaseUrl,
     publicBaseUrl: config.publicApiBaseUrl,
     cache: { maxAgeSeconds: config.catalogCacheMaxAge },
@@ -96,6 +100,23 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.use(dashboard.allowedMethods());
   app.use(rest.routes());
   app.use(docs.routes());
+  // /mcp for AI agents (the REST routes as tools) and /llms.txt describing the API to them.
+  const mcp = createMcpRouter({
+    context,
+    webBaseUrl: config.publicWebBaseUrl,
+    publicBaseUrl: config.publicApiBaseUrl,
+    ...config.mcp,
+  });
+  app.use(mcp.routes());
+  app.use(mcp.allowedMethods());
+  const llms = createLlmsTxtRouter({
+    publicBaseUrl: config.publicApiBaseUrl,
+    graphqlAccess: config.graphql.access.mode,
+    compression: compressService !== null,
+    rateLimit: config.rateLimit,
+  });
+  app.use(llms.routes());
+  app.use(llms.allowedMethods());
   // Another method on a known path: 405 with Allow (the error middleware writes the body);
   // OPTIONS without a CORS preflight: 200 with Allow.
   app.use(rest.allowedMethods());

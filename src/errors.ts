@@ -9,7 +9,7 @@
  * only before an operation runs: its access gate, rate limit and dependency faults). `server`: the
  * HTTP server itself, on any path, before or around the routes (src/http/server.ts).
  */
-export type Api = "catalog" | "compression" | "dashboard" | "graphql" | "server";
+export type Api = "catalog" | "compression" | "dashboard" | "graphql" | "mcp" | "server";
 
 interface CodeEntry {
   /** The status each surface answers the code with (one code may differ between surfaces). */
@@ -17,7 +17,13 @@ interface CodeEntry {
   readonly meaning: string;
 }
 
-const everywhere = (status: number) => ({ catalog: status, compression: status, dashboard: status, graphql: status });
+const everywhere = (status: number) => ({
+  catalog: status,
+  compression: status,
+  dashboard: status,
+  graphql: status,
+  mcp: status,
+});
 
 /**
  * Every error code of the catalog (/api/v1), the compression API (/v1) and the dashboard, with
@@ -139,7 +145,10 @@ export const ERROR_CODES = {
   upload_not_found: { status: { compression: 404 }, meaning: "no direct upload with this id is the subscriber's." },
   upload_incomplete: { status: { compression: 409 }, meaning: "nothing was PUT to the direct upload's URL yet." },
   upload_used: { status: { compression: 409 }, meaning: "the direct upload was already compressed." },
-  body_too_large: { status: { compression: 413 }, meaning: "a JSON body is larger than 16 KiB." },
+  body_too_large: {
+    status: { compression: 413, mcp: 413 },
+    meaning: "a JSON body is larger than the endpoint takes (16 KiB; /mcp: 64 KiB).",
+  },
   interrupted: {
     status: { compression: 500 },
     meaning: "an asynchronous job's worker stopped every attempt (a failed job's error; not charged).",
@@ -170,6 +179,15 @@ export const ERROR_CODES = {
   identity_keys_unavailable: {
     status: { graphql: 503 },
     meaning: "Google's signing keys could not be fetched to verify an identity; retry after Retry-After.",
+  },
+
+  origin_not_allowed: {
+    status: { mcp: 403 },
+    meaning: "/mcp: a browser page of an origin not in MCP_ALLOWED_ORIGINS (DNS rebinding and cross-site protection).",
+  },
+  host_not_allowed: {
+    status: { mcp: 403 },
+    meaning: "/mcp: the Host is not one it answers to (MCP_ALLOWED_HOSTS; on a loopback HOST, loopback names only).",
   },
 
   bad_request: {

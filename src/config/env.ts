@@ -66,6 +66,12 @@ export const envSchema = z.object({
   // max-age of successful catalog responses, in seconds.
   CATALOG_CACHE_MAX_AGE: z.coerce.number().int().min(0).default(60),
 
+  // /mcp (docs/mcp.md): the origins whose pages a browser may call it from (besides
+  // PUBLIC_API_BASE_URL's; * is any), and the host names it answers to (unset: localhost, 127.0.0.1
+  // and [::1] when HOST is a loopback address, else any).
+  MCP_ALLOWED_ORIGINS: list,
+  MCP_ALLOWED_HOSTS: list,
+
   // GraphQL endpoint for internal teams.
   GRAPHQL_EXPLORER: bool.default(true),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).default(10),
@@ -214,6 +220,8 @@ export interface Config {
   publicApiBaseUrl: string | null;
   catalogCacheMaxAge: number;
   listTotalCacheSeconds: number;
+  /** /mcp's DNS rebinding checks: origins a browser may call it from, host names it answers to (null: any). */
+  mcp: { allowedOrigins: string[]; allowedHosts: string[] | null };
   graphql: {
     explorer: boolean;
     maxDepth: number;
@@ -413,6 +421,17 @@ function compressOf(e: Env): Config["compress"] {
   };
 }
 
+const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
+
+function mcpOf(e: Env): Config["mcp"] {
+  const loopback = ["localhost", "127.0.0.1", "::1", "[::1]"].includes(e.HOST.toLowerCase());
+  return {
+    // Origins compare exactly, and an origin has no trailing slash.
+    allowedOrigins: e.MCP_ALLOWED_ORIGINS.map((origin) => origin.replace(/\/+$/, "")),
+    allowedHosts: e.MCP_ALLOWED_HOSTS.length ? e.MCP_ALLOWED_HOSTS : loopback ? LOOPBACK_HOSTS : null,
+  };
+}
+
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   // Empty strings mean "unset", as in most deployment tools' UIs.
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
@@ -440,6 +459,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     publicApiBaseUrl: e.PUBLIC_API_BASE_URL?.replace(/\/+$/, "") ?? null,
     catalogCacheMaxAge: e.CATALOG_CACHE_MAX_AGE,
     listTotalCacheSeconds: e.LIST_TOTAL_CACHE_SECONDS,
+    mcp: mcpOf(e),
     graphql: graphqlOf(e),
     apiKeyPepper: e.API_KEY_PEPPER ?? null,
     dashboard: {

@@ -56,6 +56,10 @@ describe("layer rules", () => {
     ["src/compress/boot.ts", "../http/drain.ts"],
     ["src/dashboard/routes.ts", "../compress/api/routes.ts"],
     ["src/dashboard/routes.ts", "../compress/api/jobs-and-uploads.ts"],
+    ["src/mcp/tools.ts", "../db/database.ts"],
+    ["src/mcp/server.ts", "../generated/prisma/client.ts"],
+    ["src/mcp/tools.ts", "../graphql/types/job.ts"],
+    ["src/mcp/http.ts", "@prisma/client"],
   ])("%s may not import %s", async (file, target) => {
     const messages = await restrictedImports(file, `import { thing } from "${target}";\nexport { thing };\n`);
     expect(messages).toHaveLength(1);
@@ -80,6 +84,8 @@ describe("layer rules", () => {
     ["src/http/health.ts", "./drain.ts"],
     ["src/rest/execute.ts", "../graphql/context.ts"],
     ["src/lifecycle.ts", "./http/server.ts"],
+    ["src/mcp/tools.ts", "../rest/routes.ts"],
+    ["src/mcp/http.ts", "../http/origin.ts"],
   ])("%s may import %s", async (file, target) => {
     const messages = await restrictedImports(file, `import { thing } from "${target}";\nexport { thing };\n`);
     expect(messages).toEqual([]);
