@@ -10,6 +10,8 @@ export const SURFACES = {
   catalog_docs: "/api/v1/docs",
   catalog_openapi: "/api/v1/openapi.json",
   graphql: "/graphql",
+  mcp: "/mcp",
+  llms_txt: "/llms.txt",
   compression_docs: "/v1/docs",
   compression_openapi: "/v1/openapi.json",
   dashboard: "/dashboard",

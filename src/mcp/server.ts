@@ -4,7 +4,9 @@
 // ours (the database unreachable) is handed to the HTTP layer through `faults`, which answers it as
 // every route does (503 with Retry-After, or a logged 500), never as a message with its detail.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import { ListToolsRequestSchema, type CallToolResult, type ListToolsResult } from "@modelcontextprotocol/sdk/types.js";
 import type { RouteContext } from "../rest/routes.ts";
 import { catalogTools, isCallersError, type CatalogTool } from "./tools.ts";
 
@@ -27,8 +29,41 @@ export interface Faults {
 
 const toolError = (text: string): CallToolResult => ({ content: [{ type: "text", text }], isError: true });
 
+let toolList: Promise<ListToolsResult> | undefined;
+
+/**
+ * tools/list's answer, made once per process: the SDK turns every tool's zod schemas into JSON
+ * Schema on each tools/list, which cost more than a tool call (about 55 KB of schemas).
+ */
+function listedTools(): Promise<ListToolsResult> {
+  toolList ??= (async () => {
+    const server = withTools(new McpServer(SERVER_INFO), null, {});
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: "tools-list", version: SERVER_INFO.version });
+    try {
+      await client.connect(clientSide);
+      return await client.listTools();
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  })().catch((error: unknown) => {
+    toolList = undefined;
+    throw error;
+  });
+  return toolList;
+}
+
 export function createMcpServer(rc: RouteContext, faults: Faults): McpServer {
-  const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
+  const server = withTools(new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS }), rc, faults);
+  server.server.removeRequestHandler("tools/list");
+  server.server.setRequestHandler(ListToolsRequestSchema, () => listedTools());
+  return server;
+}
+
+/** Registers the tools; with rc null (tools/list only), a call is a fault. */
+function withTools(server: McpServer, rc: RouteContext | null, faults: Faults): McpServer {
   for (const tool of TOOLS) {
     server.registerTool(
       tool.name,
@@ -41,6 +76,7 @@ export function createMcpServer(rc: RouteContext, faults: Faults): McpServer {
       },
       async (args: Record<string, unknown>): Promise<CallToolResult> => {
         try {
+          if (!rc) throw new Error("a tool called on the server that only lists them");
           const outcome = await tool.run(rc, args);
           if ("notFound" in outcome) return toolError(outcome.notFound);
           const structured = outcome.structured;

@@ -407,6 +407,13 @@ describe("stalled bodies on every route that reads one: 408 within the idle limi
   };
 
   it("POST /graphql", () => stalled("POST", "/graphql", { "content-type": "application/json" }, '{"query":"{'));
+  it("POST /mcp", () =>
+    stalled(
+      "POST",
+      "/mcp",
+      { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      '{"jsonrpc":"2.0",',
+    ));
   it("POST /dashboard/sign-in", () =>
     stalled("POST", "/dashboard/sign-in", { "content-type": "application/x-www-form-urlencoded" }, "email=a"));
   it("POST /v1/compress (multipart)", () =>
