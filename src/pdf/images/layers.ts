@@ -27,6 +27,8 @@ import type { Bits } from "./jbig2.ts";
 const BLOCK = 32;
 /** A block with more than this fraction of its pixels between paper and ink is a picture. */
 const PICTURE_MID_SHARE = 0.3;
+/** Pictures covering less than this share of the page's blocks do not hold its background's resolution. */
+const MIN_PICTURE_SHARE = 0.01;
 /** A block beside a picture is part of it unless more than this share of it is paper. */
 const PAPER_SHARE = 0.5;
 /** Paper and ink must differ by at least this much luminance for there to be text to take. */
@@ -37,8 +39,9 @@ export interface Segmentation {
   mask: Bits;
   /** Pixels of text in the mask. */
   ink: number;
-  /** Blocks taken as pictures (their pixels stay in the background). */
+  /** Blocks taken as pictures (their pixels stay in the background), of how many. */
   pictures: number;
+  blocks: number;
   /** The text's colour, in the image's components. */
   colour: number[];
 }
@@ -189,7 +192,7 @@ export function segment(pixels: Pixels): Segmentation | undefined {
   }
   if (ink === 0 || coreCount === 0) return undefined;
   const colour = sums.map((s) => Math.round(s / coreCount));
-  return { mask: { data: mask, width, height }, ink, pictures, colour };
+  return { mask: { data: mask, width, height }, ink, pictures, blocks: bw * bh, colour };
 }
 
 /**
@@ -411,8 +414,10 @@ export async function layeredEncoding(pixels: Pixels, options: LayeredOptions): 
   const seg = segment(pixels);
   if (!seg) return undefined;
   const grown = grownText(seg.mask);
-  // Pictures stay at the finest background resolution offered (that of the usual candidates).
-  const factors = seg.pictures > 0 ? options.factors.slice(-1) : options.factors;
+  // Pictures stay at the finest background resolution offered (that of the usual candidates);
+  // a few blocks (a scanner's shadow at the edge, a speck) are not a picture.
+  const pictured = seg.pictures > seg.blocks * MIN_PICTURE_SHARE;
+  const factors = pictured ? options.factors.slice(-1) : options.factors;
   let mask: LayeredEncoding["mask"] | undefined;
   for (const factor of factors) {
     const background = backgroundOf(pixels, factor, grown);
