@@ -37,7 +37,7 @@ builder.queryType({
 
 /**
  * Options that make a field a plain read of its parent's property of the same name: the schema
- * gets no resolver for it, so graphql-jit (./compiled.ts) reads the property inline where a field
+ * gets no resolver for it, so graphql-jit (./compiled-operations.ts) reads the property inline where a field
  * with a resolver costs a call and a resolve-info object per row (about 200 KiB of garbage on a
  * 50-job page before this). This is Pothos's own mark of an exposed field (core's createField
  * drops the resolver when the field's name is `name`, and keeps it otherwise, so a misnamed mark

@@ -7,7 +7,7 @@
 //
 // The estimate is a walk of the document (no resolver runs, no database): /graphql refuses an
 // operation over either limit before executing it (./cost-limit.ts), and the REST operations are
-// checked at their maximum limits when first compiled (./compiled.ts).
+// checked at their maximum limits when first compiled (./compiled-operations.ts).
 import {
   getNamedType,
   getNullableType,

@@ -1,7 +1,7 @@
 // Plain SQL for the read model's hottest reads (a page of jobs, a job), where Prisma's query
 // planning and result mapping cost more CPU than the statement itself (issue 11's profile: about
 // a third of a job request). Conditions are written once beside their Prisma form (./gates.ts,
-// ./types/job.ts), so both paths select the same rows; test/read-model/job-sql.test.ts checks it.
+// ./types/job/conditions.ts), so both paths select the same rows; test/read-model/job-sql.test.ts checks it.
 import type { SqlRunner } from "../db/database.ts";
 
 export type { SqlRunner };

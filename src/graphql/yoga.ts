@@ -144,7 +144,7 @@ export function createGraphQLServer(options: {
       stableErrorCodes,
       refuseNulInStrings,
       useCostLimit({ maxRows: config.graphql.maxRows, maxCost: config.graphql.maxCost }),
-      // Executes each parsed document compiled once (see ./compiled.ts); the compiled form goes
+      // Executes each parsed document compiled once (see ./compiled-operations.ts); the compiled form goes
       // with yoga's parsed-document cache, and armor's limits above bound what gets compiled.
       useGraphQlJit(),
     ],

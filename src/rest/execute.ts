@@ -1,9 +1,9 @@
 // Runs a typed GraphQL operation against the read model in-process, compiled once
-// (../graphql/compiled.ts): no HTTP hop, no JSON round trip, the same schema and gates as
+// (../graphql/compiled-operations.ts): no HTTP hop, no JSON round trip, the same schema and gates as
 // /graphql. Errors become HttpErrors the REST error middleware renders in the documented shape.
 import type { TypedDocumentNode } from "@graphql-typed-document-node/core";
 import type { GraphQLError } from "graphql";
-import { executeCompiled } from "../graphql/compiled.ts";
+import { executeCompiled } from "../graphql/compiled-operations.ts";
 import type { ContextFactory } from "../graphql/context.ts";
 import { TotalNotReady } from "../graphql/totals.ts";
 import { databaseUnavailable, HttpError } from "../errors.ts";

@@ -20,7 +20,7 @@ describe("layer rules", () => {
     ["src/auth/authenticate.ts", "../http/errors.ts"],
     ["src/auth/sessions.ts", "../http/rate-limit.ts"],
     ["src/graphql/yoga.ts", "../http/health.ts"],
-    ["src/graphql/types/job.ts", "../../http/errors.ts"],
+    ["src/graphql/types/job/page.ts", "../../../http/errors.ts"],
     ["src/compress/isolation/child.ts", "../../http/errors.ts"],
     ["src/pdf/compress.ts", "../errors.ts"],
     ["src/pdf/compress.ts", "../config/env.ts"],

@@ -1,9 +1,9 @@
-// The job list and a job are read by a statement of our own (src/graphql/types/job-rows.ts) when
+// The job list and a job are read by a statement of our own (src/graphql/types/job/rows-sql.ts) when
 // the context has plain SQL, and by Prisma when it has not. Both must answer every filter, order,
 // page and gate the same: each case runs the same operation on both contexts and compares.
 import { parse } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { executeCompiled } from "../../src/graphql/compiled.ts";
+import { executeCompiled } from "../../src/graphql/compiled-operations.ts";
 import { createContext } from "../../src/graphql/context.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { daysAgo, daysFromNow, factories } from "../helpers/factories.ts";

@@ -1,5 +1,5 @@
 // The fields a page of jobs reads for every row are plain reads of the row's own properties: no
-// resolver in the schema, so compiled operations (src/graphql/compiled.ts) read them inline instead
+// resolver in the schema, so compiled operations (src/graphql/compiled-operations.ts) read them inline instead
 // of calling a resolver with a resolve-info object per row. The answers themselves are covered by
 // the REST and read-model tests; this pins the shape that makes them cheap.
 import type { GraphQLObjectType } from "graphql";

@@ -10,7 +10,7 @@ export const Company = builder.prismaObject("Company", {
   // Select mode: a nested company (50 per page of jobs) loads only the columns asked for, never
   // the description or the internal contact; hasPublicPage always, for the gate of to-one relations.
   // The reference columns every nested company shows are always loaded and read plainly (an exposed
-  // field in select mode costs a loader lookup per row; see Job in ./job.ts), without a resolver.
+  // field in select mode costs a loader lookup per row; see Job in ./job/object.ts), without a resolver.
   select: { id: true, hasPublicPage: true, slug: true, name: true, logoUrl: true },
   fields: (t) => ({
     id: t.id({ ...plainRead("id"), resolve: (c) => c.id }),

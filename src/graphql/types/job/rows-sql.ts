@@ -1,10 +1,10 @@
-// A page of jobs, and a job, read by one statement of our own instead of Prisma's (see ../sql.ts):
+// A page of jobs, and a job, read by one statement of our own instead of Prisma's (see ../../sql.ts):
 // the rows come back in the shape Prisma would give for the planner's query, so the Job type's
 // fields read them the same way. Only a query this statement fully answers takes this path: the
 // job's columns, its company (the type's fixed selection), its sector and its skills; anything
 // else (a nested relation under them, a column it does not read) goes through Prisma.
-import type { PageWindow } from "../paging.ts";
-import { SqlParams, type SqlCondition, type SqlRunner } from "../sql.ts";
+import type { PageWindow } from "../../paging.ts";
+import { SqlParams, type SqlCondition, type SqlRunner } from "../../sql.ts";
 
 /** Job fields by the column that holds them (enums as text, as Prisma returns them). */
 const JOB_COLUMNS: Record<string, string> = {

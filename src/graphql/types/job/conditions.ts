@@ -1,0 +1,130 @@
+// The job list's conditions, each written once in both of its forms side by side: Prisma's `where`
+// (for the queries Prisma runs) and SQL on jobs aliased j (for the read model's own statement,
+// ./rows-sql.ts). test/read-model/job-sql.test.ts holds both forms to the same rows.
+import type { Prisma } from "../../../generated/prisma/client.ts";
+import type { GraphQLContext } from "../../context.ts";
+import { publicCompanySql, publicCompanyWhere } from "../../gates.ts";
+import { badArgument } from "../../paging.ts";
+import { allOf, enumValue, type SqlCondition } from "../../sql.ts";
+import { locationWhere } from "../location.ts";
+import type { JobFilterShape } from "./filter.ts";
+import type { JobSortValue } from "./order.ts";
+import { searchTerms } from "./search.ts";
+
+/** One condition of the job list, in both of its forms: Prisma's, and SQL on jobs aliased j (../sql.ts). */
+export interface JobCondition {
+  where: Prisma.JobWhereInput;
+  sql: SqlCondition;
+}
+
+const anyOf =
+  (column: string, values: string[], enumType: string): SqlCondition =>
+  (p) =>
+    `${column} IN (${values.map((v) => enumValue(p, v, enumType)).join(", ")})`;
+
+export async function jobFilterConditions(ctx: GraphQLContext, filter: JobFilterShape, sort: JobSortValue) {
+  const all: JobCondition[] = [];
+  if (filter.q != null) {
+    const terms = await searchTerms(ctx, filter.q);
+    all.push({
+      where: { searchTerms: { hasEvery: terms } },
+      sql: (p) => `j.search_terms @> ${p.add(terms, "text[]")}`,
+    });
+  }
+  if (filter.workModel?.length) {
+    const values = filter.workModel;
+    all.push({ where: { workModel: { in: values } }, sql: anyOf("j.work_model", values, "WorkModel") });
+  }
+  if (filter.employmentType?.length) {
+    const values = filter.employmentType;
+    all.push({ where: { employmentType: { in: values } }, sql: anyOf("j.employment_type", values, "EmploymentType") });
+  }
+  all.push(...relationConditions(filter));
+  if (filter.updatedSince) {
+    const since = filter.updatedSince;
+    all.push({ where: { updatedAt: { gte: since } }, sql: (p) => `j.updated_at >= ${p.add(since, "timestamptz")}` });
+  }
+  if (filter.location != null) {
+    const where = locationWhere(filter.location);
+    all.push({ where, sql: (p) => `j.location_terms @> ${p.add(where.locationTerms.hasEvery, "text[]")}` });
+  }
+  if (filter.remote != null) {
+    const remote = filter.remote;
+    all.push({
+      where: { workModel: remote ? "remote" : { not: "remote" } },
+      sql: () => `j.work_model ${remote ? "=" : "<>"} 'remote'`,
+    });
+  }
+  all.push(...salaryConditions(filter, sort));
+  return all;
+}
+
+/** The filters by a sector, a skill or a company, each named by its slug. */
+function relationConditions(filter: JobFilterShape): JobCondition[] {
+  const all: JobCondition[] = [];
+  const { sector, skill, company } = filter;
+  if (sector) {
+    all.push({
+      where: { sector: { slug: sector } },
+      sql: (p) => `j.sector_id = (SELECT id FROM sectors WHERE slug = ${p.add(sector, "text")})`,
+    });
+  }
+  if (skill) {
+    all.push({
+      where: { skills: { some: { slug: skill } } },
+      sql: (p) =>
+        `EXISTS (SELECT 1 FROM "_JobSkills" js JOIN skills k ON k.id = js."B" WHERE js."A" = j.id AND k.slug = ${p.add(skill, "text")})`,
+    });
+  }
+  // Only a public company can be named: filtering by a hidden one must not reveal its jobs.
+  if (company) {
+    all.push({
+      where: { company: { slug: company, ...publicCompanyWhere } },
+      sql: (p) =>
+        `j.company_id = (SELECT c.id FROM companies c WHERE c.slug = ${p.add(company, "text")} AND ${publicCompanySql})`,
+    });
+  }
+  return all;
+}
+
+const CURRENCY = /^[A-Z]{3}$/;
+
+/** The salary conditions: currency and period, and the top of the range when a minimum or a salary order needs it. */
+function salaryConditions(filter: JobFilterShape, sort: JobSortValue): JobCondition[] {
+  const bySalary = sort === "SALARY_DESC" || sort === "SALARY_ASC";
+  const currency = filter.salaryCurrency?.toUpperCase();
+  if (currency != null && !CURRENCY.test(currency)) {
+    throw badArgument(
+      "salaryCurrency",
+      `salary_currency must be an ISO 4217 code such as EUR; got "${filter.salaryCurrency}"`,
+    );
+  }
+  if (filter.salaryMin != null && filter.salaryMin < 0) {
+    throw badArgument("salaryMin", "salary_min must be an integer of at least 0");
+  }
+  if (currency == null) {
+    if (filter.salaryMin != null) {
+      throw badArgument("salaryMin", "salary_min needs salary_currency: amounts are compared in one currency");
+    }
+    if (bySalary)
+      throw badArgument("sort", "sort by salary needs salary_currency: amounts are compared in one currency");
+    return filter.salaryPeriod ? [periodCondition({}, filter.salaryPeriod)] : [];
+  }
+  const period = filter.salaryPeriod ?? (filter.salaryMin != null || bySalary ? "year" : undefined);
+  const all: JobCondition[] = [periodCondition({ salaryCurrency: currency }, period)];
+  const atLeast = filter.salaryMin;
+  if (atLeast != null) {
+    all.push({ where: { salaryTop: { gte: atLeast } }, sql: (p) => `j.salary_top >= ${p.add(atLeast, "int")}` });
+  } else if (bySalary) all.push({ where: { salaryTop: { not: null } }, sql: () => "j.salary_top IS NOT NULL" });
+  return all;
+}
+
+/** A salary's period, with its currency when one is given. */
+function periodCondition(currency: { salaryCurrency?: string }, period: JobFilterShape["salaryPeriod"]): JobCondition {
+  const parts: SqlCondition[] = [];
+  const { salaryCurrency } = currency;
+  // As char(3), the column's type: compared as text, the column would be cast and its index unused.
+  if (salaryCurrency) parts.push((p) => `j.salary_currency = ${p.add(salaryCurrency, "bpchar")}`);
+  if (period) parts.push((p) => `j.salary_period = ${enumValue(p, period, "SalaryPeriod")}`);
+  return { where: { ...currency, ...(period ? { salaryPeriod: period } : {}) }, sql: allOf(parts) };
+}

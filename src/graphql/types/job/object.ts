@@ -1,0 +1,100 @@
+// The Job object type (and its Salary): the fields a public job shows, read from Prisma's row or
+// from the same row shape by the read model's own statement (./rows-sql.ts).
+import type { Prisma } from "../../../generated/prisma/client.ts";
+import { builder, plainRead } from "../../builder.ts";
+import { EmploymentTypeEnum, SalaryPeriodEnum, SeniorityEnum, WorkModelEnum } from "../../enums.ts";
+import { isPublicCompany } from "../../gates.ts";
+import { tagList } from "../../paging.ts";
+import { Company } from "../company.ts";
+import { Location, locationOf } from "../location.ts";
+
+interface SalaryShape {
+  min: number | null;
+  max: number | null;
+  currency: string;
+  period: Prisma.JobGetPayload<object>["salaryPeriod"] & string;
+}
+
+const Salary = builder.objectRef<SalaryShape>("Salary").implement({
+  description: "A salary range in whole units of an ISO 4217 currency per period.",
+  fields: (t) => ({
+    min: t.exposeInt("min", { nullable: true }),
+    max: t.exposeInt("max", { nullable: true }),
+    currency: t.exposeString("currency"),
+    period: t.expose("period", { type: SalaryPeriodEnum }),
+  }),
+});
+
+export const Job = builder.prismaObject("Job", {
+  description: "A published, open job.",
+  // Select mode: a row loads only the columns the query asks for, so a list of summaries never
+  // reads the descriptions, and the search lexemes are never read at all. The small columns every
+  // summary shows are always loaded instead, and their fields read them plainly: in select mode an
+  // exposed field, or one with its own selection, is wrapped to look up for every row where its
+  // data was loaded, which cost more CPU on a 50-row page than reading these columns. Those that
+  // are the row's own property are plain reads (../../builder.ts plainRead): no resolver at all.
+  select: {
+    id: true,
+    slug: true,
+    title: true,
+    employmentType: true,
+    workModel: true,
+    locationCity: true,
+    locationState: true,
+    locationCountry: true,
+    salaryMin: true,
+    salaryMax: true,
+    salaryCurrency: true,
+    salaryPeriod: true,
+    publishedAt: true,
+    createdAt: true,
+    // Every job shows its company's reference: loaded with the row, so the field below is a plain
+    // read. A field with its own selection is resolved through the planner's mapping for its row,
+    // which compiled operations (../../compiled-operations.ts) cannot find beneath a relation (their response
+    // paths are rebuilt per call), and which costs a lookup per row either way.
+    company: { select: { id: true, hasPublicPage: true, slug: true, name: true, logoUrl: true } },
+  },
+  fields: (t) => ({
+    id: t.id({ ...plainRead("id"), resolve: (j) => j.id }),
+    slug: t.string({ ...plainRead("slug"), resolve: (j) => j.slug }),
+    title: t.string({ ...plainRead("title"), resolve: (j) => j.title }),
+    descriptionHtml: t.exposeString("descriptionHtml"),
+    descriptionText: t.exposeString("descriptionText"),
+    employmentType: t.field({
+      ...plainRead("employmentType"),
+      type: EmploymentTypeEnum,
+      resolve: (j) => j.employmentType,
+    }),
+    workModel: t.field({ ...plainRead("workModel"), type: WorkModelEnum, resolve: (j) => j.workModel }),
+    seniority: t.expose("seniority", { type: SeniorityEnum, nullable: true }),
+    location: t.field({
+      type: Location,
+      nullable: true,
+      resolve: (j) => locationOf(j.locationCity, j.locationState, j.locationCountry),
+    }),
+    salary: t.field({
+      type: Salary,
+      nullable: true,
+      description: "null when the employer did not publish a salary.",
+      resolve: (j) =>
+        j.salaryCurrency && j.salaryPeriod && (j.salaryMin !== null || j.salaryMax !== null)
+          ? { min: j.salaryMin, max: j.salaryMax, currency: j.salaryCurrency, period: j.salaryPeriod }
+          : null,
+    }),
+    applyUrl: t.exposeString("applyUrl", { nullable: true }),
+    publishedAt: t.field({
+      type: "DateTime",
+      resolve: (j) => j.publishedAt ?? j.createdAt,
+    }),
+    validThrough: t.expose("validThrough", { type: "DateTime", nullable: true }),
+    updatedAt: t.expose("updatedAt", { type: "DateTime" }),
+    company: t.field({
+      type: Company,
+      nullable: true,
+      description: "null for a confidential posting or a company without a public page.",
+      resolve: (j) => isPublicCompany(j.company),
+    }),
+    sector: t.relation("sector", { nullable: true }),
+    skills: t.relation("skills", { ...tagList, query: { orderBy: [{ name: "asc" }, { slug: "asc" }] } }),
+  }),
+});

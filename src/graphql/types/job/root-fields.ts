@@ -1,0 +1,51 @@
+// The root fields of jobs: `jobs` (the filtered, ordered page) and `job` (one by slug), both behind
+// the job gate (../../gates.ts).
+import { builder } from "../../builder.ts";
+import { publicJobSql, publicJobWhere } from "../../gates.ts";
+import { cursorArgs, pageArgs, pagedByLimit, pageRequest } from "../../paging.ts";
+import { allOf } from "../../sql.ts";
+import { jobFilterConditions } from "./conditions.ts";
+import { JobFilter } from "./filter.ts";
+import { JOB_ORDERS, JobSort } from "./order.ts";
+import { JobPage } from "./page.ts";
+import { answersJobQuery, jobBySlug } from "./rows-sql.ts";
+
+builder.queryFields((t) => ({
+  jobs: t.field({
+    ...pagedByLimit,
+    type: JobPage,
+    description:
+      "Public open jobs, newest first (published_at descending, then id descending) unless sort says otherwise.",
+    args: {
+      ...pageArgs,
+      ...cursorArgs,
+      filter: t.arg({ type: JobFilter }),
+      sort: t.arg({ type: JobSort, defaultValue: "PUBLISHED_AT_DESC" }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const page = pageRequest(args);
+      const sort = args.sort ?? "PUBLISHED_AT_DESC";
+      // One remembered total per filter; an order by salary adds its conditions (jobs with a salary).
+      const bySalary = sort === "SALARY_DESC" || sort === "SALARY_ASC";
+      const countKey = JSON.stringify(args.filter ?? null) + (bySalary ? " by salary" : "");
+      const filters = await jobFilterConditions(ctx, args.filter ?? {}, sort);
+      return {
+        ...page,
+        after: args.after,
+        countKey,
+        order: sort === "PUBLISHED_AT_DESC" ? undefined : JOB_ORDERS[sort],
+        where: { AND: [publicJobWhere(ctx.now), ...filters.map((f) => f.where)] },
+        sqlWhere: allOf([publicJobSql(ctx.now), ...filters.map((f) => f.sql)]),
+      };
+    },
+  }),
+  job: t.prismaField({
+    type: "Job",
+    nullable: true,
+    args: { slug: t.arg.string({ required: true }) },
+    resolve: (query, _root, { slug }, ctx) =>
+      ctx.sql && answersJobQuery(query)
+        ? (jobBySlug(ctx.sql, query.select, publicJobSql(ctx.now), slug) as never)
+        : ctx.prisma.job.findFirst({ ...query, where: { slug, ...publicJobWhere(ctx.now) } }),
+  }),
+}));
