@@ -58,7 +58,7 @@ describe("layer rules", () => {
     ["src/dashboard/routes.ts", "../compress/api/jobs-and-uploads.ts"],
     ["src/mcp/tools.ts", "../db/database.ts"],
     ["src/mcp/server.ts", "../generated/prisma/client.ts"],
-    ["src/mcp/tools.ts", "../graphql/types/job.ts"],
+    ["src/mcp/tools.ts", "../graphql/types/job/page.ts"],
     ["src/mcp/http.ts", "@prisma/client"],
   ])("%s may not import %s", async (file, target) => {
     const messages = await restrictedImports(file, `import { thing } from "${target}";\nexport { thing };\n`);
