@@ -135,10 +135,9 @@ export function segment(pixels: Pixels): Segmentation | undefined {
   // No text is taken from them (their bytes of the mask are cleared: blocks are whole bytes wide).
   const seeds = new Uint8Array(bw * bh);
   const queue: number[] = [];
-  const pixelsIn = (b: number) =>
-    Math.min(BLOCK, width - (b % bw) * BLOCK) * Math.min(BLOCK, height - ((b / bw) | 0) * BLOCK);
+  const pixelsIn = blockAreas(width, height, bw, bh);
   for (let b = 0; b < bw * bh; b++) {
-    if (mids[b]! > pixelsIn(b) * PICTURE_MID_SHARE) {
+    if (mids[b]! > pixelsIn[b]! * PICTURE_MID_SHARE) {
       seeds[b] = 1;
       queue.push(b);
     }
@@ -156,7 +155,7 @@ export function segment(pixels: Pixels): Segmentation | undefined {
       if (x < 0 || y < 0 || x >= bw || y >= bh) continue;
       const near = y * bw + x;
       // Paper is what is neither middle tone nor text.
-      if (seeds[near] || pixelsIn(near) - mids[near]! - inks[near]! > pixelsIn(near) * PAPER_SHARE) continue;
+      if (seeds[near] || pixelsIn[near]! - mids[near]! - inks[near]! > pixelsIn[near]! * PAPER_SHARE) continue;
       seeds[near] = 1;
       queue.push(near);
     }
@@ -193,6 +192,15 @@ export function segment(pixels: Pixels): Segmentation | undefined {
   if (ink === 0 || coreCount === 0) return undefined;
   const colour = sums.map((s) => Math.round(s / coreCount));
   return { mask: { data: mask, width, height }, ink, pictures, blocks: bw * bh, colour };
+}
+
+/** The pixels in each block (those at the right and bottom edges may be cut). */
+function blockAreas(width: number, height: number, bw: number, bh: number): Uint32Array {
+  const areas = new Uint32Array(bw * bh);
+  for (let b = 0; b < areas.length; b++) {
+    areas[b] = Math.min(BLOCK, width - (b % bw) * BLOCK) * Math.min(BLOCK, height - Math.floor(b / bw) * BLOCK);
+  }
+  return areas;
 }
 
 /**
