@@ -3,7 +3,10 @@
 // items off its end (the next call starts at the first one dropped); a single item over the limit
 // (a job with a very long description) has its longest texts cut, each saying so.
 
-/** About 12,000 tokens of JSON; a page of 50 jobs is about a third of it. */
+/**
+ * About 12,000 tokens of JSON. In the demo data a page of 50 jobs is about 36,500 characters (10:
+ * 7,500), 50 agents 39,000, a job 2,400 to 3,500, a company with its open jobs up to 8,200.
+ */
 export const RESULT_MAX_CHARS = 48_000;
 
 /** Appended to a text that was cut. */

@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CUT_MARK, RESULT_MAX_CHARS } from "../../src/mcp/fit.ts";
 import { MCP_PAGE_LIMIT_DEFAULT, MCP_PAGE_LIMIT_MAX, TOOL_OF_PATH } from "../../src/mcp/tools.ts";
 import { routes } from "../../src/rest/routes.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -185,6 +186,19 @@ describe("MCP over Streamable HTTP", () => {
       expect(result.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
       expect(textOf(result), `${name} ${JSON.stringify(args)}`).toMatch(message);
     }
+  });
+
+  it("cuts a job too long for the result size limit, saying so, within its output schema", async () => {
+    const f = factories(db.prisma);
+    const long = "A long paragraph of the job. ".repeat(5_000);
+    const job = await f.job("very-long-job", { descriptionText: long, descriptionHtml: `<p>${long}</p>` });
+    const client = await connect();
+    await client.listTools();
+    const result = await call(client, "get_job", { slug: job.slug });
+    expect(result.isError).toBeFalsy();
+    const item = result.structuredContent as { description_text: string; description_html: string };
+    expect(JSON.stringify(item).length).toBeLessThanOrEqual(RESULT_MAX_CHARS);
+    expect(item.description_text.endsWith(CUT_MARK)).toBe(true);
   });
 
   it("pages with next_arguments: by cursor, to the end, without repeats", async () => {
