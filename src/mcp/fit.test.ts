@@ -6,10 +6,11 @@ import { CUT_MARK, cutLongTexts, itemsThatFit } from "./fit.ts";
 describe("the result size limit", () => {
   it("keeps a page's items while they fit, and always the first", () => {
     const items = Array.from({ length: 10 }, (_, i) => ({ id: i, text: "x".repeat(100) }));
-    expect(itemsThatFit({ items, total: 10 }, 100_000)).toBe(10);
+    const page: { items: unknown[]; total: number } = { items, total: 10 };
+    expect(itemsThatFit(page, 100_000)).toBe(10);
     const one = JSON.stringify(items[0]).length;
-    expect(itemsThatFit({ items, total: 10 }, 3 * one + 40)).toBe(3);
-    expect(itemsThatFit({ items, total: 10 }, 10)).toBe(1);
+    expect(itemsThatFit(page, 3 * one + 40)).toBe(3);
+    expect(itemsThatFit(page, 10)).toBe(1);
   });
 
   it("leaves a value that fits alone, and cuts the longest texts of one that does not", () => {
