@@ -1,12 +1,15 @@
 // compressPdf: bytes in, smaller bytes out, same pages. The passes, in order: active content out
-// (every profile), private data and metadata out (as the profile says), unreferenced objects and
-// duplicates out, fonts embedded whole subset to the glyphs drawn (fonts/subset.ts, every profile),
-// images (images/optimise.ts), lossless stream re-encoding (streams/recompress.ts), duplicates again, and the writer
-// (object streams, objects renumbered). A signed document is refused (signed_document) unless
-// its signatures are to be removed (security/signatures.ts): any rewrite breaks them. The input comes back unchanged when the
-// output would not be smaller, except when active content was removed: a file is never handed
-// back with its JavaScript for the sake of a few bytes, and refused (unsupported_pdf) when the
-// cleaned document cannot be written back.
+// (every profile), private data and metadata out (as the profile or removeMetadata says),
+// unreferenced objects and duplicates out, fonts embedded whole subset to the glyphs drawn
+// (fonts/subset.ts, every profile), colours to gray (the grayscale option), images
+// (images/optimise.ts), lossless stream re-encoding (streams/recompress.ts), duplicates again, and
+// the writer (object streams, objects renumbered). The options (options.ts) change the settings;
+// a target size runs the passes again down a ladder of image settings (target.ts). A signed
+// document is refused (signed_document) unless its signatures are to be removed
+// (security/signatures.ts): any rewrite breaks them. The input comes back unchanged when the
+// output would not be smaller, except when active content was removed or the options change what
+// the pages or metadata say: a file is never handed back with its JavaScript for the sake of a
+// few bytes, and refused (unsupported_pdf) when the cleaned document cannot be written back.
 import { ParseSpeeds, PDFDocument } from "@cantoo/pdf-lib";
 import type { PDFContext } from "@cantoo/pdf-lib";
 import { removeActiveContent } from "./security/active-content.ts";
@@ -15,18 +18,24 @@ import type { ContentReport } from "./content/compact.ts";
 import { srgbAsDeviceRgb } from "./content/srgb.ts";
 import { PdfRejected } from "./errors.ts";
 import type { ActiveContentReport } from "./security/active-content.ts";
-import { catalogXmp, discardMetadata, discardPrivateData, pdfAPart } from "./structure/cleanup.ts";
+import { catalogXmp, discardMetadata, discardPrivateData, pdfAPart, removeAllMetadata } from "./structure/cleanup.ts";
 import { mergeDuplicates } from "./structure/dedup.ts";
 import { subsetFonts } from "./fonts/subset.ts";
 import type { FontReport } from "./fonts/subset.ts";
 import { recodeBitonalImages } from "./images/bitonal-images.ts";
 import type { BitonalReport } from "./images/bitonal-images.ts";
+import { grayPageContent } from "./content/grayscale.ts";
+import { grayImages } from "./images/grayscale.ts";
 import { optimiseImages } from "./images/optimise.ts";
 import type { ImageReport } from "./images/optimise.ts";
 import { openPdf } from "./structure/load.ts";
 import { defaultConcurrency } from "./bounded-jobs.ts";
-import { isCompressionProfile, PROFILE_SETTINGS } from "./profiles.ts";
+import { optionProblem, settingsFor } from "./options.ts";
+import type { EngineOptions, SignaturePolicy } from "./options.ts";
+import { isCompressionProfile } from "./profiles.ts";
 import type { CompressionProfile, ProfileSettings } from "./profiles.ts";
+import { compressToTarget } from "./target.ts";
+import type { TargetReport } from "./target.ts";
 import { removeUnreachableObjects } from "./structure/prune.ts";
 import { findSignatures, removeSignatures, removeUsageRights, signedDocumentMessage } from "./security/signatures.ts";
 import { recompressStreams } from "./streams/recompress.ts";
@@ -39,15 +48,7 @@ export interface EngineOutput {
   pages: number;
 }
 
-/**
- * What to do with a signed document: refuse it (signed_document, the default), or remove its
- * signatures, which the rewrite would break anyway.
- */
-export type SignaturePolicy = "refuse" | "remove";
-
-export interface EngineOptions {
-  signatures?: SignaturePolicy;
-}
+export type { EngineOptions, SignaturePolicy } from "./options.ts";
 
 export interface CompressionReport {
   images?: ImageReport;
@@ -60,7 +61,7 @@ export interface CompressionReport {
   /** ICCBased sRGB colour spaces written as DeviceRGB (balanced, extreme). */
   srgbSpaces?: number;
   activeContent: ActiveContentReport;
-  /** /PieceInfo, /Thumb and (extreme) metadata entries dropped. */
+  /** /PieceInfo, /Thumb and (extreme, or removeMetadata) metadata entries dropped. */
   discardedEntries: number;
   /** Objects nothing referred to, dropped. */
   removedObjects: number;
@@ -83,6 +84,10 @@ export interface CompressionReport {
    * compression report (src/compress/report.ts).
    */
   repaired?: string[];
+  /** With grayscale: the images and content streams made gray. */
+  grayscale?: { images: number; contentStreams: number };
+  /** With targetSize: the step of the ladder that reached it (target.ts). */
+  target?: TargetReport;
 }
 
 /** The input handed back as it came keeps its signatures, and they still verify. */
@@ -90,6 +95,8 @@ const KEPT_AS_IT_WAS = { signaturesRemoved: 0 } as const;
 
 const ACTIVE_CONTENT_STUCK =
   "The PDF contains active content (JavaScript or launch actions), and it could not be written back without it.";
+
+const OPTIONS_STUCK = "The PDF could not be written back with the options asked (grayscale, remove_metadata).";
 
 const REPAIR_STUCK = "The PDF is damaged, and the document rebuilt from it could not be written back.";
 
@@ -135,7 +142,8 @@ async function rewrite(
   const usageRightsRemoved = removeUsageRights(context);
   const activeContent = removeActiveContent(context);
   let discarded = settings.discardPrivateData ? discardPrivateData(context) : 0;
-  if (settings.discardMetadata) discarded += discardMetadata(context);
+  if (settings.removeMetadata) discarded += removeAllMetadata(context);
+  else if (settings.discardMetadata) discarded += discardMetadata(context);
   // Dead objects and copies go first, so that the expensive passes do not work on them.
   let removedObjects = removeUnreachableObjects(context);
   let mergedObjects = mergeDuplicates(context).merged;
@@ -146,6 +154,10 @@ async function rewrite(
     concurrency: defaultConcurrency(),
     memoryBudget: Math.min(64 * 1024 * 1024 + input.length, 256 * 1024 * 1024),
   });
+  // Before the image pass, which then recodes the gray images (and checks them against the gray).
+  const grayscale = settings.grayscale
+    ? { images: await grayImages(context), contentStreams: grayPageContent(context) }
+    : undefined;
   const images = settings.images
     ? await optimiseImages(context, settings.images, {
         concurrency: defaultConcurrency(),
@@ -171,6 +183,7 @@ async function rewrite(
   const report: CompressionReport = {
     ...(images ? { images: images.report } : {}),
     ...(bitonal.report.recoded > 0 ? { bitonal: bitonal.report } : {}),
+    ...(grayscale ? { grayscale } : {}),
     fonts,
     streams,
     ...(content ? { content } : {}),
@@ -193,9 +206,12 @@ async function rewrite(
 }
 
 /**
- * Compresses a PDF with a profile. Resolves with the input itself when nothing smaller came out
- * (unless active content had to be removed); rejects with PdfRejected when the input is not a
- * PDF, is encrypted, is damaged, or is signed (unless `options.signatures` is "remove").
+ * Compresses a PDF with a profile and options (options.ts). Resolves with the input itself when
+ * nothing smaller came out (unless active content had to be removed, or the options change what
+ * the pages show); rejects with PdfRejected when the input is not a PDF, is encrypted, is damaged,
+ * or is signed (unless `options.signatures` is "remove"), and with TargetUnreachable when
+ * `options.targetSize` cannot be reached above the quality floor. Options the profile cannot
+ * honour (optionProblem) are a TypeError: the caller checks them first.
  */
 export async function compressPdf(
   input: Uint8Array,
@@ -204,14 +220,33 @@ export async function compressPdf(
   options: EngineOptions = {},
 ): Promise<EngineOutput> {
   if (!isCompressionProfile(profile)) throw new TypeError(`unknown compression profile: ${String(profile)}`);
+  const problem = optionProblem(profile, options);
+  if (problem) throw new TypeError(`option ${problem.option} ${problem.message}`);
+  const settings = settingsFor(profile, options);
+  if (options.targetSize === undefined) return compressWith(input, settings, options, onReport);
+  const run = (step: ProfileSettings, report: (r: CompressionReport) => void) =>
+    compressWith(input, step, options, report);
+  return compressToTarget(input.length, settings, options.targetSize, run, onReport);
+}
+
+/** One run of the passes with these settings; see compressPdf. */
+async function compressWith(
+  input: Uint8Array,
+  settings: ProfileSettings,
+  options: EngineOptions,
+  onReport?: (report: CompressionReport) => void,
+): Promise<EngineOutput> {
   // The document is out of scope once written: reading the output back does not hold both.
-  const { output, pages, report } = await rewrite(input, PROFILE_SETTINGS[profile], options);
+  const { output, pages, report } = await rewrite(input, settings, options);
   const cleaned = report.activeContent.actions + report.activeContent.xfaScripts > 0;
-  // A repaired file is never handed back as it came, damaged, for the sake of a few bytes.
-  const mustRewrite = cleaned || report.repaired !== undefined;
+  // A repaired file is never handed back as it came, damaged, for the sake of a few bytes; nor
+  // one whose pages or metadata the caller asked to change.
+  const asked = settings.grayscale === true || settings.removeMetadata === true;
+  const mustRewrite = cleaned || report.repaired !== undefined || asked;
   const unchanged = (why: "write_failed" | "output_invalid"): EngineOutput => {
     // The input still holds the JavaScript we must not hand back: refuse rather than return it.
     if (cleaned) throw new PdfRejected("unsupported_pdf", ACTIVE_CONTENT_STUCK);
+    if (asked) throw new PdfRejected("unsupported_pdf", OPTIONS_STUCK);
     if (report.repaired) throw new PdfRejected("corrupted_pdf", REPAIR_STUCK);
     onReport?.({ ...report, ...KEPT_AS_IT_WAS, unchanged: why });
     return { output: input, pages };

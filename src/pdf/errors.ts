@@ -25,3 +25,22 @@ export class PdfRejected extends Error {
 
 export const isPdfRejectedCode = (value: unknown): value is PdfRejectedCode =>
   typeof value === "string" && (PDF_REJECTED_CODES as readonly string[]).includes(value);
+
+/**
+ * The targetSize option could not be reached without going below the quality floor
+ * (target.ts). Not a refusal of the file: `smallestSize` is the smallest output reached, which
+ * the caller may offer as a target that can be met.
+ */
+export class TargetUnreachable extends Error {
+  readonly code = "target_unreachable";
+  readonly targetSize: number;
+  readonly smallestSize: number;
+  constructor(targetSize: number, smallestSize: number) {
+    super(
+      `The PDF cannot be made as small as ${targetSize} bytes while every page stays legible; the smallest reached is ${smallestSize} bytes.`,
+    );
+    this.name = "TargetUnreachable";
+    this.targetSize = targetSize;
+    this.smallestSize = smallestSize;
+  }
+}

@@ -20,6 +20,12 @@ export interface ImageSettings {
   minSsim: number;
   /** However little of its page an image covers, it keeps at least this similarity. */
   minImageSsim: number;
+  /**
+   * The finest, in pixels per inch of the page, an image may stay drawn at (the caller's
+   * maxImagePpi): one above it is downsampled to it even when the quality floor would keep it
+   * larger. Undefined: no cap.
+   */
+  maxPpi?: number;
   /** Longest side in pixels for images the pages were not seen to draw; larger ones are downsampled to it. */
   maxSide: number;
   /** mozjpeg quality of re-encoded images. */
@@ -81,6 +87,13 @@ export interface ProfileSettings {
    * colour management is what it was there).
    */
   srgbAsDeviceRgb: boolean;
+  /** Colour images and the pages' colour operators converted to gray (the grayscale option). */
+  grayscale?: boolean;
+  /**
+   * Remove all metadata (the removeMetadata option): the document information dictionary and
+   * every XMP stream, PDF/A's and PDF/UA's too.
+   */
+  removeMetadata?: boolean;
 }
 
 const BALANCED_SETTINGS = {

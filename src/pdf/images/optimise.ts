@@ -190,15 +190,32 @@ function describe(dict: PDFDict, context: PDFContext): ImageInfo | undefined {
   return { width, height, bpc: bpc!, colour, decode };
 }
 
+/**
+ * How many times finer than `ppi` the pages draw an image, along its less oversampled axis
+ * (undefined when it is not known where they draw it, or drawn too small to say).
+ */
+function oversampling(info: Size, placement: Placement | undefined, ppi: number): number | undefined {
+  const wantWidth = placement ? (placement.width / 72) * ppi : 0;
+  const wantHeight = placement ? (placement.height / 72) * ppi : 0;
+  if (!placement || (wantWidth < 1 && wantHeight < 1)) return undefined;
+  return Math.min(info.width / Math.max(wantWidth, 1e-9), info.height / Math.max(wantHeight, 1e-9));
+}
+
+/** The widest an image may stay under the settings' `maxPpi` (Infinity without one, or unplaced). */
+function capWidth(info: Size, placement: Placement | undefined, settings: ImageSettings): number {
+  const ratio = settings.maxPpi === undefined ? undefined : oversampling(info, placement, settings.maxPpi);
+  // Rounded as targetSize rounds: an image downsampled to the cap is not above it.
+  return ratio === undefined || !(ratio > 1) ? Infinity : Math.max(1, Math.round(info.width / ratio));
+}
+
 /** Where the pixels should go: the target size, or undefined to keep the image's own. */
 function targetSize(info: Size, placement: Placement | undefined, settings: ImageSettings): Size | undefined {
   let scale: number;
-  const wantWidth = placement ? (placement.width / 72) * settings.targetPpi : 0;
-  const wantHeight = placement ? (placement.height / 72) * settings.targetPpi : 0;
-  if (placement && (wantWidth >= 1 || wantHeight >= 1)) {
-    // How much finer than needed the image is, along its less oversampled axis.
-    const ratio = Math.min(info.width / Math.max(wantWidth, 1e-9), info.height / Math.max(wantHeight, 1e-9));
-    if (!(ratio > settings.downsampleThreshold)) return undefined;
+  const ratio = oversampling(info, placement, settings.targetPpi);
+  if (ratio !== undefined) {
+    // Above maxPpi an image is downsampled however little finer than the target it is.
+    const aboveCap = capWidth(info, placement, settings) < info.width;
+    if (!(ratio > settings.downsampleThreshold) && !aboveCap) return undefined;
     scale = 1 / ratio;
   } else {
     const longest = Math.max(info.width, info.height);
@@ -695,7 +712,10 @@ async function candidatesAt(
 function ladderOf(job: Job): Size[] {
   if (!job.target || !job.placement) return job.target ? [job.target] : [];
   const sizes: Size[] = [];
-  const limit = job.info.width / job.settings.downsampleThreshold;
+  const limit = Math.min(
+    job.info.width / job.settings.downsampleThreshold,
+    capWidth(job.info, job.placement, job.settings),
+  );
   for (let size = job.target; size.width <= limit && sizes.length < MAX_SIZES; size = scaled(size, SIZE_STEP)) {
     sizes.push(size);
   }
@@ -712,8 +732,10 @@ function reencodesAtOwnSize(job: Job, header: JpegHeader): boolean {
 function sizesToTry(job: Job, working: Working): (Size | undefined)[] {
   const { width, height } = working.pixels;
   const sizes: (Size | undefined)[] = ladderOf(job).filter((s) => s.width < width && s.height <= height);
-  // The working pixels themselves: the image's own size, or the largest reduction decoded.
-  if (working.reduced || !working.jpeg || reencodesAtOwnSize(job, working.jpeg)) sizes.push(undefined);
+  // The working pixels themselves: the image's own size, or the largest reduction decoded (not
+  // above maxPpi).
+  const capped = width > capWidth(job.info, job.placement, job.settings);
+  if (!capped && (working.reduced || !working.jpeg || reencodesAtOwnSize(job, working.jpeg))) sizes.push(undefined);
   return sizes;
 }
 
@@ -788,6 +810,27 @@ async function firstAcceptable(
 }
 
 /**
+ * The image at `size`, the largest under the caller's maxPpi, whatever the quality floor and the
+ * size it was stored in say: the smallest candidate there.
+ */
+async function atCap(job: Job, working: Working, size: Size): Promise<Replacement | undefined> {
+  const output = await resample(working.pixels, size);
+  let candidates: Candidate[] = [];
+  try {
+    candidates = await candidatesAt(job, working, output, false, {}, false);
+    const smallest = (best: Candidate | undefined, candidate: Candidate) =>
+      best && best.replacement.data.length <= candidate.replacement.data.length ? best : candidate;
+    return candidates.reduce<Candidate | undefined>(smallest, undefined)?.replacement;
+  } finally {
+    const mine = (pixels: Pixels) => pixels !== working.pixels && pixels !== output;
+    release(
+      output === working.pixels ? undefined : output.data,
+      ...candidates.map((candidate) => (mine(candidate.decoded) ? candidate.decoded.data : undefined)),
+    );
+  }
+}
+
+/**
  * The image's replacement; null when no candidate came out smaller than what it is stored in,
  * undefined when none was tried or none held the quality floor.
  */
@@ -803,9 +846,14 @@ async function recode(job: Job, source: Source): Promise<Replacement | null | un
     const layered = check && layersWanted(job, working) ? await layeredCandidate(job, working, check) : undefined;
     // Far below what one image would take: the usual candidates are not worked out.
     if (layered && bytesOf(layered) < stream.contents.length * LAYERED_CLEAR_SHARE) return layered;
-    const usual = await firstAcceptable(job, working, sizesToTry(job, working), check, {});
+    const sizes = sizesToTry(job, working);
+    const usual = await firstAcceptable(job, working, sizes, check, {});
     if (layered && (!usual || bytesOf(layered) < usual.data.length)) return layered;
-    return usual;
+    // Above maxPpi, the caller's cap wins over the quality floor: the largest size under it.
+    const largest = sizes.at(-1);
+    const aboveCap = capWidth(job.info, placement, settings) < job.info.width;
+    if (usual || !aboveCap || !largest) return usual;
+    return (await atCap(job, working, largest)) ?? usual;
   } finally {
     if (working.owned) release(working.pixels.data);
   }

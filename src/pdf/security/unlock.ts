@@ -11,7 +11,8 @@ import {
 } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
 import { handleSignatures, readsBack, saveDocument } from "../compress.ts";
-import type { EngineOptions, EngineOutput } from "../compress.ts";
+import type { EngineOutput } from "../compress.ts";
+import type { EngineOptions } from "../options.ts";
 import { PdfRejected } from "../errors.ts";
 import { decodeStreamData, N, numberOf } from "../streams/filters.ts";
 import { openEncryptedPdf } from "../structure/load.ts";

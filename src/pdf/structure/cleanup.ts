@@ -8,6 +8,10 @@
 //   and private keys go). The catalog's XMP stays when it declares PDF/A or PDF/UA conformance:
 //   both standards require it, and dropping it would make the file's claim false.
 //
+// - All metadata (the removeMetadata option, any profile): every XMP stream and the whole
+//   document information dictionary; what readers use to show and read the document (/Lang,
+//   the structure tree, /MarkInfo, outlines, output intents) is not metadata and stays.
+//
 // Dropping them changes nothing on screen or paper; prune.ts then removes what they referred to.
 import { PDFDict, PDFName, PDFPageLeaf, PDFRawStream, PDFStream } from "@cantoo/pdf-lib";
 import type { PDFContext } from "@cantoo/pdf-lib";
@@ -50,6 +54,22 @@ export function pdfAPart(xmp: string | undefined): number | undefined {
 
 const declaresConformance = (xmp: string | undefined) =>
   pdfAPart(xmp) !== undefined || (xmp !== undefined && /pdfuaid:part/.test(xmp));
+
+/**
+ * Removes every /Metadata stream and the document information dictionary; returns how many
+ * entries it removed (each key of the dictionary counts).
+ */
+export function removeAllMetadata(context: PDFContext): number {
+  let removed = 0;
+  for (const [, object] of context.enumerateIndirectObjects()) {
+    const dict = object instanceof PDFStream ? object.dict : object;
+    if (dict instanceof PDFDict && dict.delete(N.Metadata)) removed++;
+  }
+  const info = context.lookup(context.trailerInfo.Info);
+  if (info instanceof PDFDict) removed += info.keys().length;
+  context.trailerInfo.Info = undefined;
+  return removed;
+}
 
 /**
  * Removes /Metadata streams (all but a PDF/A or PDF/UA catalog's) and trims the document
