@@ -145,6 +145,19 @@ export const ERROR_CODES = {
   upload_not_found: { status: { compression: 404 }, meaning: "no direct upload with this id is the subscriber's." },
   upload_incomplete: { status: { compression: 409 }, meaning: "nothing was PUT to the direct upload's URL yet." },
   upload_used: { status: { compression: 409 }, meaning: "the direct upload was already compressed." },
+  invalid_idempotency_key: {
+    status: { compression: 400 },
+    meaning: "the Idempotency-Key header is not 1 to 255 visible ASCII characters.",
+  },
+  idempotency_key_reused: {
+    status: { compression: 409 },
+    meaning:
+      "this Idempotency-Key was used in the last 24 hours for another request (another route, fields or file); use a new key.",
+  },
+  idempotency_key_in_use: {
+    status: { compression: 409 },
+    meaning: "a request with this Idempotency-Key is still running; retry after Retry-After to get its answer.",
+  },
   body_too_large: {
     status: { compression: 413, mcp: 413 },
     meaning: "a JSON body is larger than the endpoint takes (16 KiB; /mcp: 64 KiB).",

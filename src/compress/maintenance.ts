@@ -7,6 +7,7 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import { fail } from "./compression.ts";
 import { startHoldRenewal } from "./holds.ts";
+import { expireIdempotencyKeys } from "./idempotency.ts";
 import type { ObjectStorage } from "./storage/storage.ts";
 import { sweepWorkspaces } from "./workflow/workspace.ts";
 
@@ -90,10 +91,11 @@ export function startHousekeeping(options: {
       const swept = await sweepWorkspaces(options.tmpRoot, options.interruptedAfterMs, now);
       const cutoff = new Date(now - options.retentionHours * 3_600_000);
       const uploads = await expireDirectUploads(options.prisma, options.storage, cutoff);
-      if (deleted || swept || uploads) {
+      const idempotencyKeys = await expireIdempotencyKeys(options.prisma, new Date(now));
+      if (deleted || swept || uploads || idempotencyKeys) {
         options.logger.info(
-          { deleted, swept, uploads },
-          "housekeeping: expired results, stale uploads, direct uploads",
+          { deleted, swept, uploads, idempotencyKeys },
+          "housekeeping: expired results, stale uploads, direct uploads, idempotency keys",
         );
       }
     } catch (error) {

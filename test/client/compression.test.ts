@@ -117,6 +117,39 @@ describe("compress()", () => {
     expect(usage.data).toMatchObject({ used: 1 });
   });
 
+  it("sends one Idempotency-Key on every attempt, so an answer lost to the network is retried and charged once", async () => {
+    const { token } = await subscriberWithKey(db.prisma);
+    const keys: (string | null)[] = [];
+    let lose = 1;
+    // The first answer is lost on its way back (the service compressed and charged), as when a
+    // connection drops: fetch rejects with a TypeError.
+    const losingFetch = async (request: Request) => {
+      keys.push(request.headers.get("idempotency-key"));
+      const response = await fetch(request);
+      if (lose-- > 0) {
+        await response.arrayBuffer();
+        throw new TypeError("fetch failed");
+      }
+      return response;
+    };
+    const client = createCompressionClient({
+      baseUrl: server.url,
+      apiKey: token,
+      fetch: losingFetch,
+      retry: { fallbackWaitMs: 10 },
+    });
+    runs = 0;
+    const { data, response } = await client.compress(await openAsBlob(pdfPath));
+    expect(response.status).toBe(200);
+    expect(response.headers.get("idempotent-replayed")).toBe("true");
+    expect(data!.success).toBe(true);
+    expect(keys).toHaveLength(2);
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys[1]).toBe(keys[0]);
+    expect(runs).toBe(1);
+    expect((await client.GET("/v1/usage")).data).toMatchObject({ used: 1 });
+  });
+
   it("does not retry an upload when told not to; the 503 comes back typed", async () => {
     const { token } = await subscriberWithKey(db.prisma);
     const client = createCompressionClient({ baseUrl: server.url, apiKey: token });

@@ -8,6 +8,9 @@
 // attempt builds its form again from it, and fetch streams it from its source (for a file on
 // disk, `fs.openAsBlob(path)`: a 300 MB upload never sits in memory, and can be sent again). A
 // one-shot stream could be retried only by keeping a copy of up to 300 MB, so the API takes none.
+// compress() sends an Idempotency-Key (one per call, the same on every attempt): a retry after an
+// answer that was lost is then answered with the first result and charged once, so it is retried
+// after a network error too.
 import createClient, { type Client, type FetchResponse } from "openapi-fetch";
 import type { components, paths } from "./generated/compression.ts";
 import { retryMiddleware, withRetry, type RetryOptions } from "./retry.ts";
@@ -40,6 +43,12 @@ export interface UploadOptions {
   signal?: AbortSignal;
   /** This call's retrying, instead of the client's; `false`: none. */
   retry?: RetryOptions | false;
+  /**
+   * compress() (and submitJob()) only: sent as `Idempotency-Key` on every attempt of this call; a new
+   * UUID by default. The service answers a retry of the same request with the first answer, run and
+   * charged once, so the call is also retried after a network error (no answer), not only 429/503.
+   */
+  idempotencyKey?: string;
 }
 
 /** What submitJob() (jobs.ts) adds to an upload: the preference and the job's fields. */
@@ -88,16 +97,22 @@ export function createCompressionClient(options: CompressionClientOptions): Comp
   // Never replays a POST itself: that would keep a copy of the body (up to 300 MB) in memory.
   if (options.retry !== false) client.use(retryMiddleware({ ...options.retry, nonIdempotent: false }));
   /** Sends an upload built afresh by post() on each attempt, retried as this call or the client says. */
-  const upload = <T extends { response: Response }>(call: JobUpload, post: (init: UploadInit) => Promise<T>) => {
+  const upload = <T extends { response: Response }>(
+    call: JobUpload,
+    post: (init: UploadInit) => Promise<T>,
+    idempotencyKey?: string,
+  ) => {
     const chosen = call.retry ?? options.retry ?? {};
+    const headers = { ...call.headers, ...(idempotencyKey ? { "Idempotency-Key": idempotencyKey } : {}) };
     const init = {
       bodySerializer: formData,
       ...(call.signal ? { signal: call.signal } : {}),
-      ...(call.headers ? { headers: call.headers } : {}),
+      ...(Object.keys(headers).length > 0 ? { headers } : {}),
     };
     return withRetry(() => post(init), chosen === false ? { retries: 0 } : chosen, {
       method: "POST",
       signal: call.signal ?? null,
+      safe: idempotencyKey !== undefined,
     });
   };
 
@@ -105,7 +120,8 @@ export function createCompressionClient(options: CompressionClientOptions): Comp
     ...client,
     compress(file: Blob, call: JobUpload = {}) {
       const body: CompressForm = { file, ...(call.profile ? { profile: call.profile } : {}), ...call.fields };
-      const sent = upload(call, (init) => client.POST("/v1/compress", { body, ...init }));
+      const key = call.idempotencyKey ?? crypto.randomUUID();
+      const sent = upload(call, (init) => client.POST("/v1/compress", { body, ...init }), key);
       return sent as Promise<Synchronous<UploadResponse<"/v1/compress">>>;
     },
     unlock(file: Blob, password: string, call: UploadOptions = {}) {

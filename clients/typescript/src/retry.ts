@@ -134,12 +134,35 @@ export function retryMiddleware(options: RetryOptions = {}): Middleware {
 export async function withRetry<T extends { response: Response }>(
   call: () => Promise<T>,
   options: RetryOptions,
-  request: { method: string; signal?: AbortSignal | null },
+  request: { method: string; signal?: AbortSignal | null; /** Also re-send after a network error. */ safe?: boolean },
 ): Promise<T> {
-  let result = await call();
+  let result = await attemptCall(call, options, request, 1);
   for (let attempt = 1; ; attempt++) {
     const { response } = result;
     if (!(await waitBeforeRetry(response, attempt, options, { ...request, url: response.url }))) return result;
-    result = await call();
+    result = await attemptCall(call, options, request, attempt + 1);
+  }
+}
+
+/**
+ * One attempt; for a request that is safe to send again (an Idempotency-Key makes a POST so), a
+ * network error (no answer: the connection failed or was cut) is retried like a 503 without
+ * Retry-After, up to the same number of retries. An abort is never retried.
+ */
+async function attemptCall<T>(
+  call: () => Promise<T>,
+  options: RetryOptions,
+  request: { signal?: AbortSignal | null; safe?: boolean },
+  first: number,
+): Promise<T> {
+  const { retries, fallbackWaitMs } = { ...RETRY_DEFAULTS, ...options };
+  for (let failed = 0; ; failed++) {
+    try {
+      return await call();
+    } catch (error) {
+      const networkError = error instanceof TypeError && !request.signal?.aborted;
+      if (!request.safe || !networkError || first + failed > retries) throw error;
+      await sleep(fallbackWaitMs * 2 ** failed, request.signal);
+    }
   }
 }

@@ -27,6 +27,7 @@ import { quotaExceeded } from "../compression.ts";
 import { jobResource, WITH_REPORT, type JobResource } from "../async-jobs/resource.ts";
 import type { LocalStorage } from "../storage/local.ts";
 import { newObjectName } from "../storage/storage.ts";
+import { recordBodyDigest } from "../workflow/body-digest.ts";
 import { UploadAborted } from "../workflow/failure.ts";
 import { OPTION_FIELDS } from "../workflow/options.ts";
 import { parseJobOptions, type Answer, type CompressDeps, type CompressService } from "../workflow/service.ts";
@@ -86,7 +87,7 @@ export async function getJob(deps: CompressDeps, ctx: KeyedContext, id: string):
 }
 
 /** Reads a small JSON object body (400 invalid_json when it is not one). */
-async function readJsonObject(ctx: KeyedContext): Promise<Record<string, unknown>> {
+export async function readJsonObject(ctx: KeyedContext): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
@@ -103,6 +104,7 @@ async function readJsonObject(ctx: KeyedContext): Promise<Record<string, unknown
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new HttpError(400, "invalid_json", "The body must be a JSON object.");
   }
+  recordBodyDigest(ctx.req, { fields: value as Record<string, unknown> });
   return value as Record<string, unknown>;
 }
 
@@ -170,6 +172,13 @@ const uploadUsed = () => new HttpError(409, "upload_used", "This upload was alre
 const uploadNotFound = () =>
   new HttpError(404, "upload_not_found", "No direct upload with this id belongs to this API key's subscriber.");
 
+/** POST /v1/uploads' body: a JSON object, or nothing (an empty body is `{}`). */
+export async function readOptionalJson(ctx: KeyedContext): Promise<Record<string, unknown>> {
+  if (ctx.get("Content-Length") && Number(ctx.get("Content-Length")) > 0) return readJsonObject(ctx);
+  recordBodyDigest(ctx.req, { fields: {} });
+  return {};
+}
+
 /** Checks a direct upload and marks it taken (once: a second request for it gets 409). */
 async function takeDirectUpload(deps: CompressDeps, key: AuthenticatedKey, uploadId: string): Promise<TakenUpload> {
   const row = UUID.test(uploadId)
@@ -205,7 +214,7 @@ export async function createDirectUpload(
   if ((await usedThisMonth(deps.prisma, key.subscriberId)) >= key.monthlyQuota) {
     throw quotaExceeded(key.monthlyQuota);
   }
-  const body = ctx.get("Content-Length") && Number(ctx.get("Content-Length")) > 0 ? await readJsonObject(ctx) : {};
+  const body = await readOptionalJson(ctx);
   const filename = stringField(body, "filename", false) ?? "document.pdf";
   if (filename.length > 255) throw new HttpError(400, "invalid_filename", "filename is too long.");
   const { maxUploadBytes } = deps.config.compress;

@@ -20,6 +20,19 @@ const preferHeader = {
   schema: { type: "string", examples: ["respond-async"] },
 };
 
+/** Idempotency-Key (idempotency.ts): a retry of the same request gets the first answer. */
+export const idempotencyKeyHeader = {
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description:
+    "Up to 255 visible ASCII characters (a UUID is a good choice), unique per request you mean to make once. A retry with the same key and the same request (route, fields and file) within 24 hours gets the first answer again, status, body and headers, with `Idempotent-Replayed: true`, without running or charging again. The same key with another request: 409 idempotency_key_reused; while the first request still runs: 409 idempotency_key_in_use with Retry-After. Answers given before the body was read whole (401, 402, 413, 429, a file refused while uploading) and failures of ours (5xx) do not keep the key.",
+  schema: { type: "string", minLength: 1, maxLength: 255 },
+};
+
+const idempotencyConflicts =
+  "idempotency_key_reused: the Idempotency-Key was used for another request in the last 24 hours; idempotency_key_in_use: a request with it still runs (Retry-After).";
+
 const callbackField = {
   type: "string",
   format: "uri",
@@ -30,6 +43,8 @@ const callbackField = {
   description:
     "Only with `Prefer: respond-async`; leave it empty otherwise (a synchronous call refuses a callback_url: 400 unexpected_field). Called (POST, the job resource as body, signed; see the Job schema) when the job ends. https:// and a public host (private hosts only where the operator allows them; link-local and metadata hosts never).",
 };
+
+const retryAfterOptional = { "Retry-After": { schema: { type: "integer", minimum: 1 } } };
 
 /** The JSON body of POST /v1/compress from a direct upload. */
 export const directUploadBody = (profileField: Json, signaturesField: Json) => ({
@@ -47,7 +62,7 @@ export const directUploadBody = (profileField: Json, signaturesField: Json) => (
 /** What /v1/compress answers beyond the synchronous call: the job's 202 and the direct upload's refusals. */
 export function compressExtras(shared: Shared) {
   return {
-    parameters: [preferHeader],
+    parameters: [preferHeader, idempotencyKeyHeader],
     callbackField,
     responses: {
       "202": {
@@ -60,7 +75,8 @@ export function compressExtras(shared: Shared) {
       },
       "404": shared.error("upload_not_found: no direct upload of this id is the subscriber's."),
       "409": shared.error(
-        "upload_incomplete: nothing was PUT to the upload's URL yet; upload_used: already compressed (also when reused after its file was deleted).",
+        `upload_incomplete: nothing was PUT to the upload's URL yet; upload_used: already compressed (also when reused after its file was deleted); ${idempotencyConflicts}`,
+        retryAfterOptional,
       ),
     },
   };
@@ -99,6 +115,7 @@ export function jobPaths(shared: Shared): Json {
         summary: "A direct upload: a short-lived signed URL to PUT a file to",
         description:
           "PUT the PDF to upload_url with the headers given, then POST /v1/compress with {upload_id}. In production upload_url is Cloud Storage's (a V4 signed PUT whose signature covers the 300 MB limit in x-goog-content-length-range); on the embedded default it is this service's signed path /v1/uploads/content/{name}, which answers 200 {size}, 403 invalid_signature or url_expired (also once the upload was swept), 409 upload_used (the upload was already compressed: its address takes no more writes), 413 file_too_large, 422 not_a_pdf (no %PDF- in the first 1024 bytes). Refused with 402 when the month's quota is used up, as the compression would be.",
+        parameters: [idempotencyKeyHeader],
         requestBody: {
           required: false,
           content: {
@@ -112,8 +129,9 @@ export function jobPaths(shared: Shared): Json {
             description: "The upload and its URL.",
             content: { "application/json": { schema: { $ref: "#/components/schemas/DirectUpload" } } },
           },
-          "400": error("invalid_json or invalid_filename."),
+          "400": error("invalid_json, invalid_filename or invalid_idempotency_key."),
           "402": common["402"],
+          "409": error(idempotencyConflicts, retryAfterOptional),
           "413": error("body_too_large: the JSON body is over 16 KiB."),
           ...keyed,
         },

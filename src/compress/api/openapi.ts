@@ -32,13 +32,17 @@ const result = {
     },
     RateLimit: { schema: { type: "string" } },
     "RateLimit-Policy": { schema: { type: "string" } },
+    "Idempotent-Replayed": {
+      description: "true when this is the kept answer of an earlier request with the same Idempotency-Key.",
+      schema: { type: "string", const: "true" },
+    },
   },
   content: { "application/json": { schema: { $ref: "#/components/schemas/CompressionResult" } } },
 };
 
 const common = {
   "400": error(
-    "The form is not as documented: invalid_profile, invalid_signatures, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url. Not charged.",
+    "The form is not as documented: invalid_profile, invalid_signatures, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; with an Idempotency-Key header, invalid_idempotency_key. Not charged.",
   ),
   "401": error(
     "Missing, malformed, unknown, revoked or non-corporate key: missing_api_key, malformed_api_key, invalid_api_key, plan_not_eligible.",

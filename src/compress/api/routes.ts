@@ -31,10 +31,13 @@ import {
   createDirectUpload,
   getJob,
   prefersAsync,
+  readJsonObject,
+  readOptionalJson,
   receiveDirectUpload,
   type KeyedContext,
   type KeyedState,
 } from "./jobs-and-uploads.ts";
+import { idempotent } from "./idempotency.ts";
 import { buildCompressOpenApi } from "./openapi.ts";
 
 /**
@@ -124,10 +127,21 @@ export function createCompressRouter(
     title: "Marketplace document compression API v1",
     specUrl: "/v1/openapi.json",
   });
-  router.post<KeyedState>("/v1/compress", readNoMoreThanNeeded, ...keyed, compressRoute(deps, service, "compress"));
+  // A retry with the same Idempotency-Key gets the first answer (idempotency.ts).
+  const readCompressBody = (ctx: KeyedContext) =>
+    ctx.is("application/json") ? readJsonObject(ctx) : service.readForDigest({ body: ctx.req, response: ctx.res });
+  router.post<KeyedState>(
+    "/v1/compress",
+    readNoMoreThanNeeded,
+    ...keyed,
+    idempotent(prisma, readCompressBody),
+    compressRoute(deps, service, "compress"),
+  );
   router.post<KeyedState>("/v1/unlock", readNoMoreThanNeeded, ...keyed, compressRoute(deps, service, "unlock"));
   router.get<KeyedState>("/v1/jobs/:id", ...keyed, (ctx) => getJob(deps, ctx, ctx.params["id"] ?? ""));
-  router.post<KeyedState>("/v1/uploads", ...keyed, (ctx) => createDirectUpload(deps, ctx));
+  router.post<KeyedState>("/v1/uploads", ...keyed, idempotent(prisma, readOptionalJson), (ctx) =>
+    createDirectUpload(deps, ctx),
+  );
   router.get<KeyedState>("/v1/webhook-secret", ...keyed, answerWebhookSecret(deps, false));
   router.post<KeyedState>("/v1/webhook-secret", ...keyed, answerWebhookSecret(deps, true));
 

@@ -115,6 +115,11 @@ export interface CompressService {
     request: RequestInfo,
     form: FormIntake,
   ): Promise<Answer<CompressionResultBody> & { filename: string; fields: Record<string, string> }>;
+  /**
+   * Reads a multipart body of /v1/compress without compressing or charging it: for its digest only
+   * (body-digest.ts), when an Idempotency-Key's answer is to be replayed to a retry.
+   */
+  readForDigest(upload: IncomingUpload): Promise<void>;
   /** Accepts a job: its unit reserved, its file stored, the job queued; the queued job's resource. */
   enqueue(request: RequestInfo, key: AuthenticatedKey, intake: JobIntake): Promise<Answer<JobResource>>;
 }
@@ -146,6 +151,10 @@ export function createCompressService(deps: CompressDeps): CompressService {
     compress: (request, key, kind, intake) => compressFile(deps, request, key, kind, intake, assertRoom),
     compressForm: (request, form) => compressForm(deps, request, form, { perKey, assertRoom }),
     enqueue: (request, key, intake) => acceptJob(deps, request, key, intake),
+    readForDigest: async (upload) => {
+      checkDeclaredSize(deps.config, upload);
+      await withWorkspace(deps.config, (workspace) => receive(deps, upload, workspace, FIELDS.compress));
+    },
   };
 }
 

@@ -5,6 +5,7 @@
 // involved (the request, the parser, the file part, the file written) has its error handled here,
 // so no body a client sends can raise an error nobody listens to (issue 25: a body that ended inside
 // the file part used to take the process down).
+import { createHash, type Hash } from "node:crypto";
 import { createWriteStream, type WriteStream } from "node:fs";
 import { rm } from "node:fs/promises";
 import type { IncomingMessage } from "node:http";
@@ -15,6 +16,7 @@ import busboy from "busboy";
 import { HttpError } from "../../errors.ts";
 import { claimBodyTimeout } from "../../http/body-timeout.ts";
 import { expectsContinue } from "../../http/continue.ts";
+import { recordBodyDigest } from "./body-digest.ts";
 import { UploadAborted } from "./failure.ts";
 
 export interface Upload {
@@ -133,6 +135,8 @@ interface Receiving {
   /** Settles when the file is written (awaited on success; after a failure nobody waits for it). */
   fileDone: Promise<void> | null;
   size: number;
+  /** SHA-256 of the file's bytes, for the body's digest (body-digest.ts). */
+  hash: Hash;
   filename: string;
   fields: Record<string, string>;
   out: WriteStream | null;
@@ -157,6 +161,7 @@ function startReceiving(
     fileSeen: false,
     fileDone: null,
     size: 0,
+    hash: createHash("sha256"),
     filename: "document.pdf",
     fields: {},
     out: null,
@@ -257,6 +262,7 @@ function writeFile(upload: Receiving, stream: Readable): void {
   );
   stream.on("data", (chunk: Buffer) => {
     upload.size += chunk.length;
+    upload.hash.update(chunk);
     sniffer.push(chunk);
   });
   stream.on("limit", () => fail(upload, tooLarge(upload.options.maxBytes)));
@@ -337,5 +343,6 @@ async function finish(upload: Receiving): Promise<void> {
   if (upload.size === 0) return fail(upload, new HttpError(422, "not_a_pdf", "The file is empty."));
   upload.settled = true;
   upload.stopWatching();
+  recordBodyDigest(upload.req, { fields: upload.fields, fileSha256: upload.hash.digest("hex") });
   upload.settle.resolve({ path: upload.target, size: upload.size, filename: upload.filename, fields: upload.fields });
 }

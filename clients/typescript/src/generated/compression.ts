@@ -259,6 +259,8 @@ export interface operations {
       header?: {
         /** @description `respond-async` (RFC 7240): answer 202 with Location as soon as the file is stored, and compress it as a job. Without it the call answers the result when the compression is done. */
         Prefer?: string;
+        /** @description Up to 255 visible ASCII characters (a UUID is a good choice), unique per request you mean to make once. A retry with the same key and the same request (route, fields and file) within 24 hours gets the first answer again, status, body and headers, with `Idempotent-Replayed: true`, without running or charging again. The same key with another request: 409 idempotency_key_reused; while the first request still runs: 409 idempotency_key_in_use with Retry-After. Answers given before the body was read whole (401, 402, 413, 429, a file refused while uploading) and failures of ours (5xx) do not keep the key. */
+        "Idempotency-Key"?: string;
       };
       path?: never;
       cookie?: never;
@@ -325,6 +327,8 @@ export interface operations {
           "X-Quota-Reset"?: string;
           RateLimit?: string;
           "RateLimit-Policy"?: string;
+          /** @description true when this is the kept answer of an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
           [name: string]: unknown;
         };
         content: {
@@ -343,7 +347,7 @@ export interface operations {
           "application/json": components["schemas"]["Job"];
         };
       };
-      /** @description The form is not as documented: invalid_profile, invalid_signatures, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url. Not charged. */
+      /** @description The form is not as documented: invalid_profile, invalid_signatures, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
       400: {
         headers: {
           /** @description The error code, as in the body. */
@@ -411,13 +415,14 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description upload_incomplete: nothing was PUT to the upload's URL yet; upload_used: already compressed (also when reused after its file was deleted). */
+      /** @description upload_incomplete: nothing was PUT to the upload's URL yet; upload_used: already compressed (also when reused after its file was deleted); idempotency_key_reused: the Idempotency-Key was used for another request in the last 24 hours; idempotency_key_in_use: a request with it still runs (Retry-After). */
       409: {
         headers: {
           /** @description The error code, as in the body. */
           "X-Error-Code"?: string;
           /** @description The message, percent-encoded where not ASCII. */
           "X-Error-Message"?: string;
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -574,7 +579,10 @@ export interface operations {
   createUpload: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Up to 255 visible ASCII characters (a UUID is a good choice), unique per request you mean to make once. A retry with the same key and the same request (route, fields and file) within 24 hours gets the first answer again, status, body and headers, with `Idempotent-Replayed: true`, without running or charging again. The same key with another request: 409 idempotency_key_reused; while the first request still runs: 409 idempotency_key_in_use with Retry-After. Answers given before the body was read whole (401, 402, 413, 429, a file refused while uploading) and failures of ours (5xx) do not keep the key. */
+        "Idempotency-Key"?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -595,7 +603,7 @@ export interface operations {
           "application/json": components["schemas"]["DirectUpload"];
         };
       };
-      /** @description invalid_json or invalid_filename. */
+      /** @description invalid_json, invalid_filename or invalid_idempotency_key. */
       400: {
         headers: {
           /** @description The error code, as in the body. */
@@ -631,6 +639,20 @@ export interface operations {
           "X-Error-Message"?: string;
           "Retry-After"?: number;
           "X-Quota-Reset"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description idempotency_key_reused: the Idempotency-Key was used for another request in the last 24 hours; idempotency_key_in_use: a request with it still runs (Retry-After). */
+      409: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
           [name: string]: unknown;
         };
         content: {
@@ -924,13 +946,15 @@ export interface operations {
           "X-Quota-Reset"?: string;
           RateLimit?: string;
           "RateLimit-Policy"?: string;
+          /** @description true when this is the kept answer of an earlier request with the same Idempotency-Key. */
+          "Idempotent-Replayed"?: "true";
           [name: string]: unknown;
         };
         content: {
           "application/json": components["schemas"]["CompressionResult"];
         };
       };
-      /** @description The form is not as documented: invalid_profile, invalid_signatures, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url. Not charged. */
+      /** @description The form is not as documented: invalid_profile, invalid_signatures, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
       400: {
         headers: {
           /** @description The error code, as in the body. */
