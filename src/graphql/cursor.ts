@@ -20,7 +20,7 @@ export type KeyValue = string | number | Date;
  * cursor can be forged (the digest has no secret), and a value of the wrong kind would otherwise
  * fail in the database (a 500) instead of being refused (a 400).
  */
-export type KeyKind = "instant" | "uuid" | "text" | "int";
+export type KeyKind = "instant" | "uuid" | "text" | "int" | "float";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -79,7 +79,11 @@ export function decodeCursor(list: string, filterKey: string, token: string, kin
 }
 
 function keyValue(value: unknown, kind: KeyKind): KeyValue | null {
-  if (typeof value === "number") return kind === "int" && Number.isSafeInteger(value) ? value : null;
+  if (typeof value === "number") {
+    return (kind === "int" && Number.isSafeInteger(value)) || (kind === "float" && Number.isFinite(value))
+      ? value
+      : null;
+  }
   if (typeof value === "string") return kind === "text" || (kind === "uuid" && UUID.test(value)) ? value : null;
   if (kind !== "instant") return null;
   if (typeof value === "object" && value !== null && typeof (value as { t?: unknown }).t === "string") {

@@ -31,6 +31,13 @@ export interface Page<Where> extends PageRequest {
   order?: ListOrder;
   /** `where` in SQL, for a list whose rows can be read by a statement of its own (./sql.ts). */
   sqlWhere?: SqlCondition;
+  /**
+   * The filter or the order has a condition Prisma cannot express (a distance): `where` is then only
+   * a superset, and rows, totals and bounds are taken through `sqlWhere`.
+   */
+  sqlOnly?: boolean;
+  /** What an order computed per request needs (the words of q, a place), passed to the list's loader. */
+  ranking?: unknown;
 }
 
 export function badArgument(argument: string, message: string): GraphQLError {
@@ -103,19 +110,22 @@ export interface PageWindow<Where> {
   sqlWhere?: SqlCondition;
   /** For a page reached by cursor: the order key of the row it continues after. */
   seek?: KeyValue[];
+  /** As Page.sqlOnly and Page.ranking. */
+  sqlOnly?: boolean;
+  ranking?: unknown;
 }
 
 export interface PageLoader<M extends Model> {
   /** The list's order, when it continues by cursor (every column non-null, the last unique). */
   order?: readonly OrderField<M>[];
   items(ctx: GraphQLContext, query: PlannedQuery<M>, page: PageWindow<Where<M>>): Promise<PrismaTypes[M]["Shape"][]>;
-  total(ctx: GraphQLContext, where: Where<M>): Promise<number>;
+  total(ctx: GraphQLContext, where: Where<M>, page: Page<Where<M>>): Promise<number>;
   /**
    * How to count at most `cap` matching rows, for a list large enough that an exact first count can
    * take longer than a request should wait: the request then answers with a lower bound (see
    * ./totals.ts). null for a filter whose exact count is cheap anyway.
    */
-  countAtMost?(where: Where<M>, now: Date): CountAtMost | null;
+  countAtMost?(where: Where<M>, now: Date, page: Page<Where<M>>): CountAtMost | null;
 }
 
 const toManyRelations = new Map<string, Set<string>>(
@@ -189,8 +199,8 @@ function windowFor<M extends Model>(
   order: ListOrder | undefined,
 ): Resolved<Where<M>> {
   if (page.after == null) {
-    const { where, sqlWhere, offset, limit } = page;
-    return { window: { where, sqlWhere, skip: offset, limit, offset, order } };
+    const { where, sqlWhere, sqlOnly, ranking, offset, limit } = page;
+    return { window: { where, sqlWhere, sqlOnly, ranking, skip: offset, limit, offset, order } };
   }
   if (!order) throw badArgument("after", `${name} does not continue by cursor; use offset`);
   const cursor = decodeCursor(
@@ -206,7 +216,7 @@ function windowFor<M extends Model>(
     );
   }
   const where = { AND: [page.where, seekWhere(order as readonly OrderField<M>[], cursor.key)] } as Where<M>;
-  const seek = { sqlWhere: page.sqlWhere, seek: cursor.key };
+  const seek = { sqlWhere: page.sqlWhere, sqlOnly: page.sqlOnly, ranking: page.ranking, seek: cursor.key };
   return { window: { where, skip: 0, limit: page.limit, offset: cursor.offset, order, ...seek } };
 }
 
@@ -251,10 +261,10 @@ export function definePage<M extends Model>(model: M, name: string, load: PageLo
       total = ctx.totals
         ? ctx.totals.count(
             `${name}:${page.countKey}`,
-            (prisma) => load.total({ ...ctx, prisma }, page.where),
-            load.countAtMost?.(page.where, ctx.now),
+            (prisma) => load.total({ ...ctx, prisma }, page.where, page),
+            load.countAtMost?.(page.where, ctx.now, page),
           )
-        : load.total(ctx, page.where).then((value) => ({ value, exact: true }));
+        : load.total(ctx, page.where, page).then((value) => ({ value, exact: true }));
       totals.set(page, total);
     }
     return total;

@@ -3,6 +3,7 @@
 // a third of a job request). Conditions are written once beside their Prisma form (./gates.ts,
 // ./types/job/conditions.ts), so both paths select the same rows; test/read-model/job-sql.test.ts checks it.
 import type { SqlRunner } from "../db/database.ts";
+import type { PrismaClient } from "../generated/prisma/client.ts";
 
 export type { SqlRunner };
 
@@ -29,3 +30,11 @@ export const allOf =
 /** A stored enum value compared as the enum: the text parameter cast, so an index on the column applies. */
 export const enumValue = (params: SqlParams, value: string, enumType: string) =>
   `CAST(${params.add(value, "text")} AS "${enumType}")`;
+
+/** What a read needs of a runner: a statement and its rows. */
+export type SqlQuery = Pick<SqlRunner, "query">;
+
+/** Plain SQL through a Prisma client (its pool and statement limit: a count on the counting client). */
+export const prismaSql = (prisma: PrismaClient): SqlQuery => ({
+  query: <Row>(text: string, params: unknown[] = []) => prisma.$queryRawUnsafe<Row[]>(text, ...params),
+});

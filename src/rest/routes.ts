@@ -127,6 +127,7 @@ const JOB_SORT_OF = {
   published_at: "PUBLISHED_AT_ASC",
   "-salary": "SALARY_DESC",
   salary: "SALARY_ASC",
+  relevance: "RELEVANCE",
 } as const;
 const JOB_SORTS = Object.keys(JOB_SORT_OF) as (keyof typeof JOB_SORT_OF)[];
 
@@ -143,7 +144,7 @@ export const routes: Route[] = [
       ...cursorPaging,
       q: textParam(
         "q",
-        "Full-text search: every word must occur in the title or description. English stemming (developers matches developer), case-insensitive, common words ignored.",
+        "Full-text search: every word must occur in the title, the names of the job's skills or the description. English stemming (developers matches developer), case-insensitive, common words ignored. sort=relevance ranks the matches; the default order stays newest first.",
       ),
       work_model: enumListParam("work_model", resources.WORK_MODELS, "Work model."),
       employment_type: enumListParam("employment_type", resources.EMPLOYMENT_TYPES, "Employment type."),
@@ -173,7 +174,7 @@ export const routes: Route[] = [
       sort: enumParam(
         "sort",
         JOB_SORTS,
-        "The order: -published_at (newest first), published_at, -salary (highest first: the top of the range), salary. Each ends with the id, so pages are stable and meta.next continues by cursor. An order by salary needs salary_currency and lists only jobs with a salary in it.",
+        "The order: -published_at (newest first), published_at, -salary (highest first: the top of the range), salary, relevance (needs q: jobs whose title holds every word first, then those whose title and skills hold them, then the rest; newest first within each). Each ends with the id, so pages are stable and meta.next continues by cursor. An order by salary needs salary_currency and lists only jobs with a salary in it.",
         "-published_at",
       ),
     },

@@ -111,7 +111,9 @@ describe("GET /jobs/changes", () => {
     ];
     // The key, the gate, the private contact, every write's stamp, and columns generated from shown ones.
     const notCompared = ["id", "status", "filled", "recruiter_email", "updated_at"];
-    const generated = ["search_terms", "location_terms", "salary_top"];
+    // Kept by triggers from the skills' names and the place (their own changes are not jobs' events).
+    const generated = ["search_terms", "location_terms", "salary_top", "title_terms", "head_terms"];
+    generated.push("skill_names", "latitude", "longitude");
     const columns = await db.sql.query<{ column_name: string }>(
       "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'jobs'",
     );

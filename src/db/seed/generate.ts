@@ -207,8 +207,13 @@ export function generateJob(
     sectorId: rng.pick(taxonomy.sectors).id ?? null,
     ...jobLifecycle(rng, now),
   };
-  const skillIds = rng.sample(taxonomy.skills, rng.int(2, 6)).map((s) => s.id as string);
-  return { row, skillIds };
+  const skills = rng.sample(taxonomy.skills, rng.int(2, 6));
+  // What the trigger on "_JobSkills" keeps (disabled for the bulk load): the names, space-separated.
+  row.skillNames = skills
+    .map((s) => s.name)
+    .sort()
+    .join(" ");
+  return { row, skillIds: skills.map((s) => s.id as string) };
 }
 
 const availabilities = ["actively_looking", "open_to_offers", "not_looking"] as const;

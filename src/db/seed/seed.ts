@@ -91,6 +91,7 @@ const jobColumns = [
   ["recruiterEmail", "text"],
   ["companyId", "uuid"],
   ["sectorId", "uuid"],
+  ["skillNames", "text"],
   ["createdAt", "timestamptz"],
   ["updatedAt", "timestamptz"],
 ] as const;
@@ -160,8 +161,9 @@ export async function isCatalogEmpty(db: Database): Promise<boolean> {
 type CounterTrigger = { table: string; name: string };
 
 /**
- * Disables or enables the triggers that keep catalog_counters (migration catalog_counters) and the
- * change feed (migration job_change_feed): a bulk load is the feed's starting point, not a million events.
+ * Disables or enables the triggers that keep catalog_counters (migration catalog_counters), the
+ * change feed (migration job_change_feed) and jobs.skill_names (migration relevance_and_places, the
+ * seed writes them itself): a bulk load is the feed's starting point, not a million events.
  */
 async function setCounterTriggers(
   sql: SqlRunner,
@@ -173,7 +175,8 @@ async function setCounterTriggers(
     (await sql.query<CounterTrigger>(
       `SELECT format('%I', c.relname) AS "table", format('%I', t.tgname) AS name
          FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid
-        WHERE (t.tgname LIKE 'catalog\\_counters\\_%' OR t.tgname LIKE 'catalog\\_feed\\_%') AND NOT t.tgisinternal`,
+        WHERE (t.tgname LIKE 'catalog\\_counters\\_%' OR t.tgname LIKE 'catalog\\_feed\\_%'
+               OR t.tgname LIKE 'job\\_skill\\_names\\_%') AND NOT t.tgisinternal`,
     ));
   for (const { table, name } of list) await sql.exec(`ALTER TABLE ${table} ${action} TRIGGER ${name}`);
   return list;

@@ -53,7 +53,7 @@ export type JobFilter = {
   employmentType?: Array<EmploymentType> | null | undefined;
   /** A place: comma-separated parts (e.g. "Toronto", "Portland, OR", "DE"), each equal, case-insensitively, to the city, the state or region, or the ISO 3166-1 alpha-2 country code; every part must match ("CA" matches California and Canada: add a city to tell them apart). Rows without a location never match. */
   location?: string | null | undefined;
-  /** Words that must all occur in the title or description. English stemming (developers matches developer), case-insensitive; common words are ignored. */
+  /** Words that must all occur in the title, the skills' names or the description. English stemming (developers matches developer), case-insensitive; common words are ignored. sort RELEVANCE ranks the matches. */
   q?: string | null | undefined;
   /** true: remote jobs only (workModel REMOTE); false: hybrid and onsite jobs only. */
   remote?: boolean | null | undefined;
@@ -79,6 +79,8 @@ export type JobSort =
   | 'PUBLISHED_AT_ASC'
   /** Newest first (the default). */
   | 'PUBLISHED_AT_DESC'
+  /** Best match of filter.q first: jobs whose title holds every word, then those whose title and skills hold them, then the rest (some word only in the description); newest first within each, then the id. Needs filter.q. */
+  | 'RELEVANCE'
   /** Lowest salary first (the top of the range). Needs filter.salaryCurrency. */
   | 'SALARY_ASC'
   /** Highest salary first (the top of the range). Needs filter.salaryCurrency. */

@@ -741,7 +741,7 @@ export interface operations {
         offset?: number;
         /** @description Continuation from meta.next: the page after the previous one, found by seeking on the list order (constant cost at any depth). Opaque; only valid with the filter it came with. It stands for an offset: leave offset out, or give that same offset. */
         cursor?: string;
-        /** @description Full-text search: every word must occur in the title or description. English stemming (developers matches developer), case-insensitive, common words ignored. */
+        /** @description Full-text search: every word must occur in the title, the names of the job's skills or the description. English stemming (developers matches developer), case-insensitive, common words ignored. sort=relevance ranks the matches; the default order stays newest first. */
         q?: string;
         /** @description Work model. One or more of remote, hybrid, onsite, comma-separated or repeated; any of them matches. */
         work_model?: ("remote" | "hybrid" | "onsite")[];
@@ -765,8 +765,8 @@ export interface operations {
         salary_currency?: string;
         /** @description Jobs paying per this period. Default year when salary_min is given or the order is by salary; amounts are never converted between periods. One of hour, day, week, month, year. */
         salary_period?: "hour" | "day" | "week" | "month" | "year";
-        /** @description The order: -published_at (newest first), published_at, -salary (highest first: the top of the range), salary. Each ends with the id, so pages are stable and meta.next continues by cursor. An order by salary needs salary_currency and lists only jobs with a salary in it. One of -published_at, published_at, -salary, salary; default -published_at. */
-        sort?: "-published_at" | "published_at" | "-salary" | "salary";
+        /** @description The order: -published_at (newest first), published_at, -salary (highest first: the top of the range), salary, relevance (needs q: jobs whose title holds every word first, then those whose title and skills hold them, then the rest; newest first within each). Each ends with the id, so pages are stable and meta.next continues by cursor. An order by salary needs salary_currency and lists only jobs with a salary in it. One of -published_at, published_at, -salary, salary, relevance; default -published_at. */
+        sort?: "-published_at" | "published_at" | "-salary" | "salary" | "relevance";
       };
       header?: never;
       path?: never;

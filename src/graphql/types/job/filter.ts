@@ -9,7 +9,7 @@ export const JobFilter = builder.inputType("JobFilter", {
   fields: (t) => ({
     q: t.string({
       description:
-        "Words that must all occur in the title or description. English stemming (developers matches developer), case-insensitive; common words are ignored.",
+        "Words that must all occur in the title, the skills' names or the description. English stemming (developers matches developer), case-insensitive; common words are ignored. sort RELEVANCE ranks the matches.",
     }),
     workModel: t.field({ type: [WorkModelEnum], description: "Any of these work models." }),
     employmentType: t.field({ type: [EmploymentTypeEnum], description: "Any of these employment types." }),

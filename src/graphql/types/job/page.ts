@@ -1,10 +1,67 @@
 // The page of jobs (JobPage): its rows by the read model's own statement when it answers the query
 // (./rows-sql.ts), else by Prisma (a deferred join past the first pages); its total from the kept
 // counters or a count, bounded on a first count (../../totals.ts).
+import type { GraphQLContext } from "../../context.ts";
 import { countJobs, jobCounterScope } from "../../counters.ts";
-import { definePage, loadStrategy } from "../../paging.ts";
-import { JOB_ORDERS, orderByOf } from "./order.ts";
-import { answersJobQuery, jobPage } from "./rows-sql.ts";
+import { definePage, loadStrategy, type PageWindow } from "../../paging.ts";
+import { prismaSql, SqlParams, type SqlCondition } from "../../sql.ts";
+import { COMPUTED_FIELDS, JOB_ORDERS, orderByOf } from "./order.ts";
+import { distancePage, relevancePage, type RankedId } from "./ranked-sql.ts";
+import { answersJobQuery, jobIdsPage, jobPage, jobsByIds, type JobQuery } from "./rows-sql.ts";
+
+/** What a computed order needs: the lexemes of q (relevance), or the place (distance). */
+export type JobRanking = { kind: "relevance"; terms: string[] } | { kind: "distance"; lat: number; lon: number };
+
+type SqlWindow = PageWindow<unknown> & { sqlWhere: SqlCondition; ranking?: JobRanking };
+
+/**
+ * A page whose order or filter Prisma cannot express (relevance, distance, a radius): its ids (with
+ * their order keys) by SQL, then its rows by id, by the read model's statement when it answers the
+ * query, else by Prisma; in the ids' order, each row carrying its key for the cursor.
+ */
+async function pageByIds(ctx: GraphQLContext, query: JobQuery, window: SqlWindow) {
+  const sql = ctx.sql ?? prismaSql(ctx.prisma);
+  const ranking = window.ranking;
+  const ids: RankedId[] =
+    ranking?.kind === "relevance"
+      ? await relevancePage(sql, window, ranking.terms)
+      : ranking?.kind === "distance"
+        ? await distancePage(sql, window, ranking)
+        : ((await jobIdsPage(sql, window)) as RankedId[]);
+  if (ids.length === 0) return [];
+  const select =
+    query.select && Object.fromEntries(Object.entries(query.select).filter(([k]) => !COMPUTED_FIELDS.includes(k)));
+  const plain = { ...query, ...(select ? { select } : {}) };
+  const rows: Record<string, unknown>[] =
+    ctx.sql && answersJobQuery(plain)
+      ? await jobsByIds(
+          ctx.sql,
+          plain.select,
+          ids.map((r) => r.id),
+        )
+      : await ctx.prisma.job.findMany({
+          ...(plain as object),
+          relationLoadStrategy: loadStrategy("Job", plain),
+          where: { id: { in: ids.map((r) => r.id) } },
+        });
+  const byId = new Map(rows.map((row) => [row["id"] as string, row]));
+  return ids.flatMap((key) => {
+    const row = byId.get(key.id);
+    return row ? [Object.assign(row, key)] : [];
+  });
+}
+
+/** A count through SQL (for a filter Prisma cannot express), on the client given (the counting one). */
+async function countBySql(sqlWhere: SqlCondition, sql: ReturnType<typeof prismaSql>, cap?: number): Promise<number> {
+  const params = new SqlParams();
+  const where = sqlWhere(params);
+  const rows = cap === undefined ? "" : ` LIMIT ${params.add(cap, "int")}`;
+  const [row] = await sql.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM jobs j WHERE ${where}${rows}) AS t`,
+    params.values,
+  );
+  return row?.n ?? 0;
+}
 
 const DEFERRED_JOIN_FROM = 1_000;
 
@@ -15,6 +72,9 @@ export const JobPage = definePage("Job", "JobPage", {
   items: async (ctx, query, page) => {
     const { sql } = ctx;
     const { sqlWhere } = page;
+    if (sqlWhere && (page.sqlOnly || page.ranking)) {
+      return pageByIds(ctx, query, { ...page, sqlWhere, ranking: page.ranking as JobRanking | undefined }) as never;
+    }
     if (sql && sqlWhere && answersJobQuery(query)) {
       return jobPage(sql, query.select, { ...page, sqlWhere }, DEFERRED_JOIN_FROM) as never;
     }
@@ -48,10 +108,16 @@ export const JobPage = definePage("Job", "JobPage", {
       orderBy,
     });
   },
-  total: countJobs,
+  total: (ctx, where, page) =>
+    page.sqlOnly && page.sqlWhere ? countBySql(page.sqlWhere, prismaSql(ctx.prisma)) : countJobs(ctx, where),
   // A million jobs: the first count of a broad filter or common word can take seconds; the kept
   // counters' filters answer in a few ms and need no bound. In the list's order (Prisma orders a
   // capped count; by id it would walk the primary key instead).
-  countAtMost: (where, now) =>
-    jobCounterScope(where, now) ? null : (prisma, cap) => prisma.job.count({ where, take: cap, orderBy: jobOrder }),
+  countAtMost: (where, now, page) => {
+    const { sqlWhere } = page;
+    if (page.sqlOnly && sqlWhere) return (prisma, cap) => countBySql(sqlWhere, prismaSql(prisma), cap);
+    return jobCounterScope(where, now)
+      ? null
+      : (prisma, cap) => prisma.job.count({ where, take: cap, orderBy: jobOrder });
+  },
 });

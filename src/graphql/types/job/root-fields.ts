@@ -2,12 +2,28 @@
 // the job gate (../../gates.ts).
 import { builder } from "../../builder.ts";
 import { publicJobSql, publicJobWhere } from "../../gates.ts";
-import { cursorArgs, pageArgs, pagedByLimit, pageRequest } from "../../paging.ts";
+import { badArgument, cursorArgs, pageArgs, pagedByLimit, pageRequest } from "../../paging.ts";
 import { allOf } from "../../sql.ts";
 import { jobFilterConditions } from "./conditions.ts";
 import { JobFilter } from "./filter.ts";
-import { JOB_ORDERS, JobSort } from "./order.ts";
-import { JobPage } from "./page.ts";
+import { COMPUTED_ORDERS, isComputedSort, JOB_ORDERS, JobSort, type JobSortValue } from "./order.ts";
+import { JobPage, type JobRanking } from "./page.ts";
+import { searchTerms } from "./search.ts";
+import type { JobFilterShape } from "./filter.ts";
+import type { GraphQLContext } from "../../context.ts";
+
+/** What an order computed per request needs, checked against the filter. */
+async function rankingOf(
+  ctx: GraphQLContext,
+  filter: JobFilterShape,
+  sort: JobSortValue,
+): Promise<JobRanking | undefined> {
+  if (sort === "RELEVANCE") {
+    if (filter.q == null) throw badArgument("sort", "sort by relevance needs q: the words to rank by");
+    return { kind: "relevance", terms: await searchTerms(ctx, filter.q) };
+  }
+  return undefined;
+}
 import { answersJobQuery, jobBySlug } from "./rows-sql.ts";
 
 builder.queryFields((t) => ({
@@ -29,11 +45,14 @@ builder.queryFields((t) => ({
       const bySalary = sort === "SALARY_DESC" || sort === "SALARY_ASC";
       const countKey = JSON.stringify(args.filter ?? null) + (bySalary ? " by salary" : "");
       const filters = await jobFilterConditions(ctx, args.filter ?? {}, sort);
+      const ranking = await rankingOf(ctx, args.filter ?? {}, sort);
       return {
         ...page,
         after: args.after,
         countKey,
-        order: sort === "PUBLISHED_AT_DESC" ? undefined : JOB_ORDERS[sort],
+        order:
+          sort === "PUBLISHED_AT_DESC" ? undefined : isComputedSort(sort) ? COMPUTED_ORDERS[sort] : JOB_ORDERS[sort],
+        ranking,
         where: { AND: [publicJobWhere(ctx.now), ...filters.map((f) => f.where)] },
         sqlWhere: allOf([publicJobSql(ctx.now), ...filters.map((f) => f.sql)]),
       };

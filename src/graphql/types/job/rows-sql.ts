@@ -4,7 +4,7 @@
 // job's columns, its company (the type's fixed selection), its sector and its skills; anything
 // else (a nested relation under them, a column it does not read) goes through Prisma.
 import type { PageWindow } from "../../paging.ts";
-import { SqlParams, type SqlCondition, type SqlRunner } from "../../sql.ts";
+import { SqlParams, type SqlCondition, type SqlQuery, type SqlRunner } from "../../sql.ts";
 
 /** Job fields by the column that holds them (enums as text, as Prisma returns them). */
 const JOB_COLUMNS: Record<string, string> = {
@@ -192,5 +192,32 @@ export async function jobPage(
       : `SELECT ${columns} FROM (SELECT j.id FROM jobs j WHERE ${where}${seek} ${page}) AS page
            JOIN jobs j ON j.id = page.id${joins} ORDER BY ${by}`;
   const rows = await sql.query(text, params.values);
+  return rows.map(nest);
+}
+
+/** The ids of a page in a column order (for a filter Prisma cannot express; the rows are read by id after). */
+export async function jobIdsPage(
+  sql: SqlQuery,
+  window: PageWindow<unknown> & { sqlWhere: SqlCondition },
+): Promise<Record<string, unknown>[]> {
+  const params = new SqlParams();
+  const where = window.sqlWhere(params);
+  const { by, seek } = orderOf(window, params);
+  const keys = window.order!.map((o) => `${ORDER_COLUMNS[o.field]!.column} AS "${o.field}"`).join(", ");
+  return sql.query(
+    `SELECT ${keys} FROM jobs j WHERE ${where}${seek} ORDER BY ${by}
+      LIMIT ${params.add(window.limit, "int")} OFFSET ${params.add(window.skip, "int")}`,
+    params.values,
+  );
+}
+
+/** The jobs `ids` (any order), in one statement. */
+export async function jobsByIds(sql: SqlRunner, select: Selection, ids: string[]): Promise<Record<string, unknown>[]> {
+  const params = new SqlParams();
+  const { columns, joins } = columnsOf(select);
+  const rows = await sql.query(
+    `SELECT ${columns} FROM jobs j${joins} WHERE j.id = ANY(${params.add(ids, "uuid[]")})`,
+    params.values,
+  );
   return rows.map(nest);
 }

@@ -1,0 +1,148 @@
+// sort=relevance on crafted data, through real HTTP and GraphQL: jobs whose title holds every word
+// of q first, then those whose title and skills hold them, then the rest (a word only in the
+// description), newest first within each; continued by cursor and by offset without gap or
+// overlap; q matches a skill's name; a hidden job never appears; relevance without q is a 400.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Prisma } from "../../src/generated/prisma/client.ts";
+import { createApiClient, type ApiClient } from "../helpers/api.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { daysAgo, daysFromNow, factories } from "../helpers/factories.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
+
+let db: TestDatabase;
+let server: TestServer;
+let api: ApiClient;
+const slug: Record<string, string> = {};
+
+type List = { data: { slug: string }[]; meta: { total: number; total_exact: boolean; next: string | null } };
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  const f = factories(db.prisma);
+  const kestrelSkill = await f.skill("kestrel", { name: "Kestrel Tracking" });
+  const falconSkill = await f.skill("falcon", { name: "Falcon Ops" });
+  const skills = (...ids: string[]) => ({ skills: { connect: ids.map((id) => ({ id })) } });
+  const text = (words: string) => ({ descriptionText: words, descriptionHtml: `<p>${words}</p>` });
+  // By letter: the place where "kestrel" occurs, and days since published (smaller is newer).
+  const jobs: Record<string, Partial<Prisma.JobUncheckedCreateInput>> = {
+    a: { title: "Plain role", ...text("We study kestrels in the field."), publishedAt: daysAgo(1) },
+    b: { title: "Analyst", ...skills(kestrelSkill.id), publishedAt: daysAgo(2) },
+    c: { title: "Kestrel Engineer", publishedAt: daysAgo(3) },
+    d: { title: "Lead of Kestrel", ...skills(falconSkill.id), publishedAt: daysAgo(4) },
+    e: { title: "Observer", ...skills(kestrelSkill.id), ...text("kestrel falcon"), publishedAt: daysAgo(5) },
+    f: { title: "Gardener", ...text("Nothing to see"), publishedAt: daysAgo(6) },
+    // Hidden three ways: a draft, a filled job, one not yet live. Each would rank first.
+    x: { title: "Kestrel Draft", status: "draft", publishedAt: daysAgo(0.5) },
+    y: { title: "Kestrel Filled", filled: true, publishedAt: daysAgo(0.5) },
+    z: { title: "Kestrel Future", publishedAt: daysFromNow(2) },
+  };
+  for (const [letter, data] of Object.entries(jobs)) slug[letter] = (await f.job(`rel-${letter}`, data)).slug;
+  server = await startServer(db, { RATE_LIMIT_REQUESTS: "100000" });
+  api = await createApiClient(server.url);
+});
+
+afterAll(async () => {
+  await server?.close();
+  await db?.close();
+});
+
+const letterOf = (s: string) => Object.entries(slug).find(([, v]) => v === s)?.[0] ?? "?";
+
+async function letters(query: string): Promise<string> {
+  const { status, body } = await api.get<List>(`/api/v1/jobs?${query}`);
+  expect(status, query).toBe(200);
+  return body.data.map((j) => letterOf(j.slug)).join("");
+}
+
+/** Every page of a query followed by meta.next. */
+async function follow(query: string): Promise<string> {
+  let path: string | null = `/api/v1/jobs?${query}`;
+  let all = "";
+  while (path) {
+    const { status, body }: { status: number; body: List } = await api.get<List>(path.replace(/^https?:\/\/[^/]+/, ""));
+    expect(status, path).toBe(200);
+    all += body.data.map((j) => letterOf(j.slug)).join("");
+    path = body.meta.next;
+  }
+  return all;
+}
+
+describe("GET /jobs?sort=relevance", () => {
+  it("ranks title, then title and skills, then description, newest first within each", async () => {
+    // c, d: "kestrel" in the title; b, e: in the skills (e in its description too); a: description only.
+    expect(await letters("q=kestrel&sort=relevance")).toBe("cdbea");
+    // The default order stays newest first, whatever q.
+    expect(await letters("q=kestrel")).toBe("abcde");
+  });
+
+  it("ranks by where the weakest word occurs", async () => {
+    // d: kestrel in the title, falcon in the skills; e: kestrel in the skills, falcon in the description.
+    expect(await letters("q=kestrel%20falcon&sort=relevance")).toBe("de");
+  });
+
+  it("continues by cursor and by offset without gap or overlap, with the same total", async () => {
+    expect(await follow("q=kestrel&sort=relevance&limit=1")).toBe("cdbea");
+    expect(await follow("q=kestrel&sort=relevance&limit=2")).toBe("cdbea");
+    const pages = await Promise.all(
+      [0, 1, 2, 3, 4, 5].map((o) => letters(`q=kestrel&sort=relevance&limit=1&offset=${o}`)),
+    );
+    expect(pages.join("")).toBe("cdbea");
+    const { body } = await api.get<List>("/api/v1/jobs?q=kestrel&sort=relevance&limit=2");
+    expect(body.meta.total).toBe(5);
+    const { body: plain } = await api.get<List>("/api/v1/jobs?q=kestrel&limit=2");
+    expect(plain.meta.total).toBe(5);
+  });
+
+  it("refuses relevance without q, and a cursor of another order", async () => {
+    const { status, body } = await api.get<{ error: { code: string } }>("/api/v1/jobs?sort=relevance");
+    expect(status).toBe(400);
+    expect(body.error.code).toBe("invalid_sort");
+    const { body: first } = await api.get<List>("/api/v1/jobs?q=kestrel&sort=relevance&limit=1");
+    const cursor = new URL(first.meta.next!).searchParams.get("cursor")!;
+    const other = await api.get<{ error: { code: string } }>(`/api/v1/jobs?q=kestrel&limit=1&cursor=${cursor}`);
+    expect(other.status).toBe(400);
+    expect(other.body.error.code).toBe("invalid_cursor");
+  });
+
+  it("answers the same order in GraphQL, with nested relations (the Prisma path)", async () => {
+    const response = await fetch(`${server.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        query: `{ jobs(filter: {q: "kestrel"}, sort: RELEVANCE, limit: 3) { total nextCursor items { slug skills { slug } company { openJobs(limit: 1) { slug } } } } }`,
+      }),
+    });
+    const { data, errors } = (await response.json()) as {
+      data: { jobs: { total: number; nextCursor: string; items: { slug: string }[] } };
+      errors?: unknown;
+    };
+    expect(errors).toBeUndefined();
+    expect(data.jobs.items.map((j) => letterOf(j.slug)).join("")).toBe("cdb");
+    expect(data.jobs.total).toBe(5);
+    const next = await fetch(`${server.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        query: `query($after: String) { jobs(filter: {q: "kestrel"}, sort: RELEVANCE, limit: 3, after: $after) { items { slug } } }`,
+        variables: { after: data.jobs.nextCursor },
+      }),
+    });
+    const rest = (await next.json()) as { data: { jobs: { items: { slug: string }[] } } };
+    expect(rest.data.jobs.items.map((j) => letterOf(j.slug)).join("")).toBe("ea");
+  });
+
+  it("keeps a job's skill names in step with its links and the skill's name", async () => {
+    const f = factories(db.prisma);
+    const skill = await f.skill("osprey", { name: "Osprey Watch" });
+    const job = await f.job("rel-w", { title: "Watcher" });
+    expect(await letters("q=osprey")).toBe("");
+    await db.prisma.job.update({ where: { id: job.id }, data: { skills: { connect: [{ id: skill.id }] } } });
+    const { body } = await api.get<List>("/api/v1/jobs?q=osprey");
+    expect(body.data.map((j) => j.slug)).toEqual([job.slug]);
+    await db.prisma.skill.update({ where: { id: skill.id }, data: { name: "Heron Watch" } });
+    expect((await api.get<List>("/api/v1/jobs?q=osprey")).body.data).toEqual([]);
+    expect((await api.get<List>("/api/v1/jobs?q=heron")).body.data.map((j) => j.slug)).toEqual([job.slug]);
+    await db.prisma.job.update({ where: { id: job.id }, data: { skills: { disconnect: [{ id: skill.id }] } } });
+    expect((await api.get<List>("/api/v1/jobs?q=heron")).body.data).toEqual([]);
+  });
+});
