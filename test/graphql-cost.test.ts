@@ -59,6 +59,11 @@ describe("operationCost", () => {
       { rows: 1 + CHANGES_LIMIT_MAX, cost: 1 + 2 * CHANGES_LIMIT_MAX },
     ],
     [
+      "facet counts at 100 values a list, whatever limit, and a histogram at 100 ranges",
+      `{ jobFacets(facets: [SKILL], facetLimit: 5) { total skill { value count } salary { ranges { from } } } }`,
+      { rows: 1 + 100 + 1 + 100, cost: 202 + 1 + 200 + 100 },
+    ],
+    [
       "named and inline fragments",
       `{ jobs(limit: 3) { ...P } } fragment P on JobPage { items { ... on Job { slug } } }`,
       { rows: 4, cost: 7 },

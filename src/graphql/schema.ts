@@ -5,6 +5,7 @@ import "./types/agent.ts";
 import "./types/company.ts";
 import "./types/job/object.ts";
 import "./types/job/root-fields.ts";
+import "./types/job/facets.ts";
 import "./types/job-changes.ts";
 import "./types/talent.ts";
 import "./types/taxonomy.ts";

@@ -36,6 +36,12 @@ export interface Total {
 export interface TotalsCache {
   /** `atMost`: the list can bound its count (null or absent: it cannot, or need not). */
   count(key: string, load: CountTotal, atMost?: CountAtMost | null): Promise<Total>;
+  /**
+   * Any other counted value (a list's facet counts), with the same care: remembered per key,
+   * answered stale while one recount runs, counted on the counting client; a first count is waited
+   * for at most as a short list's total is (then TotalNotReady, a 503, while it goes on).
+   */
+  remember<T>(key: string, load: (prisma: PrismaClient) => Promise<T>): Promise<T>;
 }
 
 export interface TotalsOptions {
@@ -59,11 +65,11 @@ export interface TotalsOptions {
 }
 
 interface Entry {
-  value?: number;
+  value?: unknown;
   /** When value was counted (ms). */
   countedAt: number;
   /** The count under way, shared by every request that waits for it. */
-  counting?: Promise<number>;
+  counting?: Promise<unknown>;
 }
 
 const MAX_ENTRIES = 10_000;
@@ -111,7 +117,12 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
     while (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
   }
 
-  function recount(key: string, entry: Entry, load: CountTotal, urgent: boolean): Promise<number> {
+  function recount<T>(
+    key: string,
+    entry: Entry,
+    load: (prisma: PrismaClient) => Promise<T>,
+    urgent: boolean,
+  ): Promise<T> {
     const counting = limit(() => load(options.counting), urgent);
     entry.counting = counting;
     counting.then(
@@ -161,7 +172,7 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
       const entry = entries.get(key) ?? { countedAt: 0 };
       remember(key, entry);
       if (entry.value === undefined) {
-        const counting = entry.counting ?? recount(key, entry, load, true);
+        const counting = (entry.counting as Promise<number> | undefined) ?? recount(key, entry, load, true);
         if (atMost)
           return firstTotal(
             entry,
@@ -174,14 +185,25 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
         // Stale: answer the last value; the recount's failure is handled in recount.
         recount(key, entry, load, false).catch(() => undefined);
       }
-      return { value: entry.value, exact: true };
+      return { value: entry.value as number, exact: true };
+    },
+    async remember<T>(key: string, load: (prisma: PrismaClient) => Promise<T>): Promise<T> {
+      const entry = entries.get(key) ?? { countedAt: 0 };
+      remember(key, entry);
+      if (entry.value === undefined) {
+        const counting = (entry.counting as Promise<T> | undefined) ?? recount(key, entry, load, true);
+        return waitAtMost(counting, firstWaitMs);
+      }
+      if (!entry.counting && clock() - entry.countedAt >= ttlMs)
+        recount(key, entry, load, false).catch(() => undefined);
+      return entry.value as T;
     },
   };
 }
 
 /** The count, or TotalNotReady after ms (the count goes on). */
-function waitAtMost(counting: Promise<number>, ms: number): Promise<number> {
-  return new Promise<number>((resolve, reject) => {
+function waitAtMost<T>(counting: Promise<T>, ms: number): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => reject(new TotalNotReady(ms)), ms);
     counting.then(
       (value) => {

@@ -14,6 +14,8 @@ const PARAMETER_OF: Record<string, string> = {
   salaryMin: "salary_min",
   salaryCurrency: "salary_currency",
   salaryPeriod: "salary_period",
+  facetLimit: "limit",
+  salaryInterval: "salary_interval",
 };
 
 /** The error to throw for a failed operation: a 400 for a bad argument, else the fault itself. */

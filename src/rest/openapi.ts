@@ -89,16 +89,36 @@ function operation(route: Route): Json {
       },
     };
   }
+  const parameters = Object.values(route.params).map((p) => ({
+    name: p.name,
+    in: "query",
+    required: false,
+    description: p.description,
+    schema: p.schema,
+    ...(p.schema["type"] === "array" ? { style: "form", explode: false } : {}),
+  }));
+  if (route.kind === "summary") {
+    return {
+      ...base,
+      parameters,
+      responses: {
+        "200": {
+          description: "The counts.",
+          headers: successHeaders,
+          content: {
+            "application/json": {
+              schema: { type: "object", required: ["data"], properties: { data: ref(route.item) } },
+            },
+          },
+        },
+        "304": { description: "Not modified: the If-None-Match ETag is current.", headers: successHeaders },
+        ...commonErrors,
+      },
+    };
+  }
   return {
     ...base,
-    parameters: Object.values(route.params).map((p) => ({
-      name: p.name,
-      in: "query",
-      required: false,
-      description: p.description,
-      schema: p.schema,
-      ...(p.schema["type"] === "array" ? { style: "form", explode: false } : {}),
-    })),
+    parameters,
     responses: {
       "200": {
         description: route.kind === "feed" ? "Changes after since, oldest first." : "A page of the list.",
@@ -134,6 +154,7 @@ function operation(route: Route): Json {
 function operationId(route: Route): string {
   const words = route.path.split("/").filter((w) => w && !w.startsWith("{"));
   const name = words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
+  if (route.kind === "summary") return `count${name}`;
   return route.kind === "detail" ? `get${name.replace(/s$/, "").replace(/ie$/, "y")}` : `list${name}`;
 }
 

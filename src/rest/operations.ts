@@ -130,6 +130,47 @@ export const JobsListOperation = graphql(`
   }
 `);
 
+export const JobFacetsOperation = graphql(`
+  query RestJobFacets($filter: JobFilter, $facets: [JobFacet!]!, $facetLimit: Int!, $salaryInterval: Int!) {
+    jobFacets(filter: $filter, facets: $facets, facetLimit: $facetLimit, salaryInterval: $salaryInterval) {
+      total
+      workModel {
+        ...FacetCountFields
+      }
+      employmentType {
+        ...FacetCountFields
+      }
+      sector {
+        ...FacetCountFields
+      }
+      skill {
+        ...FacetCountFields
+      }
+      country {
+        ...FacetCountFields
+      }
+      salary {
+        currency
+        period
+        interval
+        ranges {
+          from
+          to
+          count
+        }
+      }
+    }
+  }
+`);
+
+export const FacetCountFields = graphql(`
+  fragment FacetCountFields on FacetCount {
+    value
+    name
+    count
+  }
+`);
+
 export const JobOperation = graphql(`
   query RestJob($slug: String!) {
     job(slug: $slug) {

@@ -174,6 +174,25 @@ export function enumListParam<V extends string>(
   };
 }
 
+/** Short free values (codes), comma-separated, repeated, or both; checked by the read model. */
+export function codeListParam(name: string, description: string, maxLength = 10): ParamDef<string[] | undefined> {
+  return {
+    name,
+    description: `${description} Comma-separated or repeated; any of them matches.`,
+    schema: { type: "array", items: { type: "string", minLength: 1, maxLength }, minItems: 1, maxItems: 50 },
+    parse(values) {
+      if (values.length === 0) return undefined;
+      const parts = values.flatMap((v) => v.split(","));
+      const bad = parts.find((p) => p === "" || p.length > maxLength || CONTROL.test(p));
+      if (bad !== undefined || parts.length > 50) {
+        throw invalid(name, `${name} must be 1 to 50 comma-separated values of 1 to ${maxLength} characters`);
+      }
+      return [...new Set(parts)];
+    },
+    format: (value) => value?.join(","),
+  };
+}
+
 export function instantParam(name: string, description: string): ParamDef<Date | undefined> {
   return {
     name,

@@ -2,6 +2,7 @@
 // (./resources.ts types). Pure functions; the only knowledge they add is where things live.
 import type {
   RestJobChangesQuery,
+  RestJobFacetsQuery,
   AgentSummaryFieldsFragment,
   CompanyRefFieldsFragment,
   CompanySize,
@@ -26,6 +27,7 @@ import type {
   COMPANY_SIZES,
   JobChangeBody,
   JobDetailBody,
+  JobFacetsBody,
   JobSummaryBody,
   LinksBody,
   SectorBody,
@@ -221,4 +223,28 @@ export function skill(linker: Linker, s: SkillFieldsFragment): SkillBody {
 export function jobChange(linker: Linker, c: RestJobChangesQuery["jobChanges"]["items"][number]): JobChangeBody {
   const kind = lower(c.kind);
   return { kind, slug: c.slug, at: iso(c.at), links: kind === "removed" ? null : linksOf(linker, "jobs", c.slug) };
+}
+
+type Facets = RestJobFacetsQuery["jobFacets"];
+
+/** Facet counts: only the facets asked for, salary period in REST's lowercase. */
+export function jobFacets(f: Facets): JobFacetsBody {
+  const values = (list: Facets["workModel"]) =>
+    list?.map(({ value, name, count }) => ({ value, name: name ?? null, count }));
+  const body: JobFacetsBody = { total: f.total };
+  if (f.workModel) body.work_model = values(f.workModel);
+  if (f.employmentType) body.employment_type = values(f.employmentType);
+  if (f.sector) body.sector = values(f.sector);
+  if (f.skill) body.skill = values(f.skill);
+  if (f.country) body.country = values(f.country);
+  if (f.salary) {
+    const { currency, period, interval, ranges } = f.salary;
+    body.salary = {
+      currency,
+      period: period.toLowerCase() as Lowercase<typeof period>,
+      interval,
+      ranges: ranges.map(({ from, to, count }) => ({ from, to: to ?? null, count })),
+    };
+  }
+  return body;
 }

@@ -216,6 +216,54 @@ export const Skill = z
   })
   .meta({ id: "Skill", description: "A skill, with public counts." });
 
+const FacetValue = z
+  .object({
+    value: z.string().meta({
+      description:
+        "As GET /jobs takes it: a work model or employment type, a sector or skill slug, an ISO 3166-1 alpha-2 country code.",
+    }),
+    name: z.string().nullable().meta({ description: "A sector's or skill's name; null for the other facets." }),
+    count: z
+      .int()
+      .min(0)
+      .meta({ description: "GET /jobs's total with this value in place of the facet's own parameter." }),
+  })
+  .meta({ id: "FacetValue", description: "One value of a facet and the public jobs it would list." });
+
+const facetValues = (description: string) =>
+  z
+    .array(FacetValue)
+    .optional()
+    .meta({ description: `${description} Present when asked for in facets.` });
+
+export const JobFacets = z
+  .object({
+    total: z.int().min(0).meta({ description: "GET /jobs's meta.total under the whole filter." }),
+    work_model: facetValues("By work model, leaving out work_model and remote."),
+    employment_type: facetValues("By employment type, leaving out employment_type."),
+    sector: facetValues("By sector, leaving out sector."),
+    skill: facetValues("By skill, leaving out skill (a job counts once per skill it asks for)."),
+    country: facetValues("By country, leaving out country (jobs without a location are not counted here)."),
+    salary: z
+      .object({
+        currency: z.string().length(3).meta({ description: "ISO 4217 code: salary_currency." }),
+        period: z.enum(SALARY_PERIODS).meta({ description: "salary_period (default year)." }),
+        interval: z.int().min(1).meta({ description: "The width of each range: salary_interval." }),
+        ranges: z
+          .array(
+            z.object({
+              from: z.int().meta({ description: "The top of a job's salary range is at least this…" }),
+              to: z.int().nullable().meta({ description: "…and below this; null for the last of 100 ranges." }),
+              count: z.int().min(0),
+            }),
+          )
+          .meta({ description: "Ranges with at least one job, lowest first." }),
+      })
+      .optional()
+      .meta({ description: "By salary (the top of the range), leaving out salary_min. Present when asked for." }),
+  })
+  .meta({ id: "JobFacets", description: "Facet counts of the public jobs matching a filter (multi-select)." });
+
 export const Meta = z
   .object({
     total: z.int().min(0).meta({
@@ -270,6 +318,7 @@ export const ErrorBody = z
 export type LinksBody = z.infer<typeof Links>;
 export type CompanyRefBody = z.infer<typeof CompanyRef>;
 export type JobSummaryBody = z.infer<typeof JobSummary>;
+export type JobFacetsBody = z.infer<typeof JobFacets>;
 export type JobDetailBody = z.infer<typeof JobDetail>;
 export type TalentSummaryBody = z.infer<typeof TalentSummary>;
 export type TalentDetailBody = z.infer<typeof TalentDetail>;

@@ -6,6 +6,7 @@ import type { ZodType } from "zod";
 import type { ContextFactory } from "../graphql/context.ts";
 import { CHANGES_LIMIT_DEFAULT, CHANGES_LIMIT_MAX } from "../graphql/types/job-changes.ts";
 import { LOCATION_FILTER_DESCRIPTION } from "../graphql/types/location.ts";
+import { FACET_LIMIT_DEFAULT, FACET_LIMIT_MAX, SALARY_INTERVAL_DEFAULT } from "../graphql/types/job/facets.ts";
 import { HttpError } from "../errors.ts";
 import { publicOrigin } from "../http/origin.ts";
 import type { AppState } from "../http/state.ts";
@@ -16,6 +17,7 @@ import {
   CompaniesListOperation,
   CompanyOperation,
   JobChangesOperation,
+  JobFacetsOperation,
   JobOperation,
   JobsListOperation,
   SectorOperation,
@@ -28,6 +30,7 @@ import {
 import {
   amountParam,
   booleanParam,
+  codeListParam,
   CONTROL,
   cursorParam,
   enumParam,
@@ -93,11 +96,20 @@ export interface FeedRoute<P extends Params = Params> extends RouteBase {
   load(rc: RouteContext, params: ParamValues<P>): Promise<{ items: unknown[]; nextSince: string; hasMore: boolean }>;
 }
 
-export type Route = ListRoute | DetailRoute | FeedRoute;
+/** One object computed from parameters (facet counts): `{data}`, no paging. */
+export interface SummaryRoute<P extends Params = Params> extends RouteBase {
+  kind: "summary";
+  params: P;
+  load(rc: RouteContext, params: ParamValues<P>): Promise<unknown>;
+}
+
+export type Route = ListRoute | DetailRoute | FeedRoute | SummaryRoute;
 
 const list = <P extends Params>(route: Omit<ListRoute<P>, "kind">) => ({ kind: "list", ...route }) as ListRoute;
 const detail = (route: Omit<DetailRoute, "kind">): DetailRoute => ({ kind: "detail", ...route });
 const feed = <P extends Params>(route: Omit<FeedRoute<P>, "kind">) => ({ kind: "feed", ...route }) as FeedRoute;
+const summary = <P extends Params>(route: Omit<SummaryRoute<P>, "kind">) =>
+  ({ kind: "summary", ...route }) as SummaryRoute;
 
 const paging = { limit: limitParam, offset: offsetParam };
 const slugKey = { name: "slug", description: "URL-safe identifier." };
@@ -133,6 +145,73 @@ const JOB_SORTS = Object.keys(JOB_SORT_OF) as (keyof typeof JOB_SORT_OF)[];
 
 const upper = <T extends string>(values: T[] | undefined) => values?.map((v) => v.toUpperCase() as Uppercase<T>);
 
+/** The job list's filter parameters: /jobs and /jobs/facets take the same. */
+const jobFilterParams = {
+  q: textParam(
+    "q",
+    "Full-text search: every word must occur in the title, the names of the job's skills or the description. English stemming (developers matches developer), case-insensitive, common words ignored. sort=relevance ranks the matches; the default order stays newest first.",
+  ),
+  work_model: enumListParam("work_model", resources.WORK_MODELS, "Work model."),
+  employment_type: enumListParam("employment_type", resources.EMPLOYMENT_TYPES, "Employment type."),
+  sector: textParam("sector", "Slug of a sector."),
+  skill: textParam("skill", "Slug of a skill the job asks for."),
+  company: textParam("company", "Slug of a company with a public page."),
+  updated_since: instantParam("updated_since", "Only jobs updated at or after this instant."),
+  location: textParam("location", LOCATION_FILTER_DESCRIPTION),
+  country: codeListParam(
+    "country",
+    "ISO 3166-1 alpha-2 country codes (case-insensitive): jobs located in any of them.",
+  ),
+  remote: booleanParam(
+    "remote",
+    "true: remote jobs only (the same as work_model=remote); false: hybrid and onsite jobs only.",
+  ),
+  salary_min: amountParam(
+    "salary_min",
+    "Jobs whose published salary range reaches this amount: its maximum (or its minimum, when it has no maximum) is at least this, in salary_currency per salary_period. Needs salary_currency; jobs without a salary never match.",
+  ),
+  salary_currency: textParam(
+    "salary_currency",
+    "ISO 4217 code (e.g. EUR, case-insensitive): jobs paying in this currency. Amounts are never converted between currencies.",
+    3,
+  ),
+  salary_period: enumParam(
+    "salary_period",
+    resources.SALARY_PERIODS,
+    "Jobs paying per this period. Default year when salary_min is given or the order is by salary; amounts are never converted between periods.",
+  ),
+};
+
+/** The GraphQL JobFilter of the filter parameters. */
+function jobFilterOf(p: ParamValues<typeof jobFilterParams>) {
+  return {
+    q: p.q,
+    workModel: upper(p.work_model),
+    employmentType: upper(p.employment_type),
+    sector: p.sector,
+    skill: p.skill,
+    company: p.company,
+    updatedSince: p.updated_since,
+    location: p.location,
+    country: p.country,
+    remote: p.remote,
+    salaryMin: p.salary_min,
+    salaryCurrency: p.salary_currency,
+    salaryPeriod: p.salary_period && (p.salary_period.toUpperCase() as Uppercase<typeof p.salary_period>),
+  };
+}
+
+/** The REST spelling of each facet, and the GraphQL one it stands for. */
+const FACET_OF = {
+  work_model: "WORK_MODEL",
+  employment_type: "EMPLOYMENT_TYPE",
+  sector: "SECTOR",
+  skill: "SKILL",
+  country: "COUNTRY",
+  salary: "SALARY",
+} as const;
+const FACETS = Object.keys(FACET_OF) as (keyof typeof FACET_OF)[];
+
 export const routes: Route[] = [
   list({
     path: "/jobs",
@@ -142,35 +221,7 @@ export const routes: Route[] = [
       "Published open jobs, newest first (published_at descending, then id descending) unless sort says otherwise. Filters combine with AND.",
     params: {
       ...cursorPaging,
-      q: textParam(
-        "q",
-        "Full-text search: every word must occur in the title, the names of the job's skills or the description. English stemming (developers matches developer), case-insensitive, common words ignored. sort=relevance ranks the matches; the default order stays newest first.",
-      ),
-      work_model: enumListParam("work_model", resources.WORK_MODELS, "Work model."),
-      employment_type: enumListParam("employment_type", resources.EMPLOYMENT_TYPES, "Employment type."),
-      sector: textParam("sector", "Slug of a sector."),
-      skill: textParam("skill", "Slug of a skill the job asks for."),
-      company: textParam("company", "Slug of a company with a public page."),
-      updated_since: instantParam("updated_since", "Only jobs updated at or after this instant."),
-      location: textParam("location", LOCATION_FILTER_DESCRIPTION),
-      remote: booleanParam(
-        "remote",
-        "true: remote jobs only (the same as work_model=remote); false: hybrid and onsite jobs only.",
-      ),
-      salary_min: amountParam(
-        "salary_min",
-        "Jobs whose published salary range reaches this amount: its maximum (or its minimum, when it has no maximum) is at least this, in salary_currency per salary_period. Needs salary_currency; jobs without a salary never match.",
-      ),
-      salary_currency: textParam(
-        "salary_currency",
-        "ISO 4217 code (e.g. EUR, case-insensitive): jobs paying in this currency. Amounts are never converted between currencies.",
-        3,
-      ),
-      salary_period: enumParam(
-        "salary_period",
-        resources.SALARY_PERIODS,
-        "Jobs paying per this period. Default year when salary_min is given or the order is by salary; amounts are never converted between periods.",
-      ),
+      ...jobFilterParams,
       sort: enumParam(
         "sort",
         JOB_SORTS,
@@ -185,22 +236,44 @@ export const routes: Route[] = [
         offset: p.offset,
         after: p.cursor,
         sort: p.sort && JOB_SORT_OF[p.sort],
-        filter: {
-          q: p.q,
-          workModel: upper(p.work_model),
-          employmentType: upper(p.employment_type),
-          sector: p.sector,
-          skill: p.skill,
-          company: p.company,
-          updatedSince: p.updated_since,
-          location: p.location,
-          remote: p.remote,
-          salaryMin: p.salary_min,
-          salaryCurrency: p.salary_currency,
-          salaryPeriod: p.salary_period && (p.salary_period.toUpperCase() as Uppercase<typeof p.salary_period>),
-        },
+        filter: jobFilterOf(p),
       });
       return pageOf(jobs, p, (j) => present.jobSummary(rc.linker, j));
+    },
+  }),
+  // Before /jobs/{slug}, which would otherwise take "facets" for a slug.
+  summary({
+    path: "/jobs/facets",
+    tag: "Jobs",
+    summary: "Count the published open jobs by facet",
+    description:
+      "For the filter of GET /jobs (the same parameters), how many public jobs each value of a facet would list: work_model, employment_type, sector, skill, country, and salary as a histogram of ranges in salary_currency per salary_period (default year). Multi-select: a facet's counts leave out the facet's own parameter (the work_model counts ignore work_model and remote; the salary histogram ignores salary_min), every other parameter holds, so each count is the meta.total GET /jobs answers with that value in place of the facet's own. total is GET /jobs's total under the whole filter. Values are the most frequent first, at most limit per facet; jobs without a location, sector or salary are not counted in those facets. Counted and remembered like list totals (recounted in the background after 30 s).",
+    params: {
+      ...jobFilterParams,
+      facets: enumListParam(
+        "facets",
+        FACETS,
+        "The facets to count (default all but salary; salary needs salary_currency).",
+      ),
+      limit: integer("limit", 1, FACET_LIMIT_MAX, FACET_LIMIT_DEFAULT, "Values per facet, the most frequent first."),
+      salary_interval: integer(
+        "salary_interval",
+        1,
+        10_000_000,
+        SALARY_INTERVAL_DEFAULT,
+        "Width of the salary histogram's ranges, in whole units of salary_currency.",
+      ),
+    },
+    item: resources.JobFacets,
+    async load(rc, p) {
+      const facets = p.facets ?? FACETS.filter((f) => f !== "salary");
+      const { jobFacets } = await runOperation(rc.context, JobFacetsOperation, {
+        filter: jobFilterOf(p),
+        facets: facets.map((f) => FACET_OF[f]),
+        facetLimit: p.limit,
+        salaryInterval: p.salary_interval,
+      });
+      return present.jobFacets(jobFacets);
     },
   }),
   // Before /jobs/{slug}, which would otherwise take "changes" for a slug.
@@ -435,6 +508,11 @@ export function createRestRouter(options: RestOptions): Router<AppState> {
         };
         // A feed's next call may answer more at any moment: revalidate every time (ETag, 304).
         sendJson(ctx, { data: changes.items, meta }, { maxAgeSeconds: 0 });
+        return;
+      }
+      if (route.kind === "summary") {
+        const params = parseQuery(route.params, search, `${API_PREFIX}${route.path}`);
+        sendJson(ctx, { data: await route.load(rc, params) }, options.cache);
         return;
       }
       if (route.kind === "list") {

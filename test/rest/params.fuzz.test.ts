@@ -9,7 +9,7 @@
 // (docs/input-validation.md). A failure prints the shrunk query and the seed that replays it.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { routes, type ListRoute, type FeedRoute, type DetailRoute } from "../../src/rest/routes.ts";
+import { routes, type ListRoute, type FeedRoute, type DetailRoute, type SummaryRoute } from "../../src/rest/routes.ts";
 import type { JsonSchema, ParamDef } from "../../src/rest/params.ts";
 import { createApiClient, type ApiClient } from "../helpers/api.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -101,10 +101,10 @@ async function expectDocumented(path: string): Promise<void> {
 }
 
 const apiPath = (path: string) => `/api/v1${path}`;
-const listed = routes.filter((r): r is ListRoute | FeedRoute => r.kind !== "detail");
+const listed = routes.filter((r): r is ListRoute | FeedRoute | SummaryRoute => r.kind !== "detail");
 const detailed = routes.filter((r): r is DetailRoute => r.kind === "detail");
 
-describe("any value of any parameter of a list or feed route answers 2xx or 4xx in the documented shape", () => {
+describe("any value of any parameter of a list, feed or summary route answers 2xx or 4xx in the documented shape", () => {
   const cases = listed.flatMap((route) =>
     Object.values(route.params).map((def) => [route.path, def.name, route, def] as const),
   );

@@ -25,6 +25,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/jobs/facets": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Count the published open jobs by facet
+     * @description For the filter of GET /jobs (the same parameters), how many public jobs each value of a facet would list: work_model, employment_type, sector, skill, country, and salary as a histogram of ranges in salary_currency per salary_period (default year). Multi-select: a facet's counts leave out the facet's own parameter (the work_model counts ignore work_model and remote; the salary histogram ignores salary_min), every other parameter holds, so each count is the meta.total GET /jobs answers with that value in place of the facet's own. total is GET /jobs's total under the whole filter. Values are the most frequent first, at most limit per facet; jobs without a location, sector or salary are not counted in those facets. Counted and remembered like list totals (recounted in the background after 30 s).
+     */
+    get: operations["countJobsFacets"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/jobs/changes": {
     parameters: {
       query?: never;
@@ -583,6 +603,50 @@ export interface components {
       agent_count: number;
       links: components["schemas"]["Links"];
     };
+    /** @description One value of a facet and the public jobs it would list. */
+    FacetValue: {
+      /** @description As GET /jobs takes it: a work model or employment type, a sector or skill slug, an ISO 3166-1 alpha-2 country code. */
+      value: string;
+      /** @description A sector's or skill's name; null for the other facets. */
+      name: string | null;
+      /** @description GET /jobs's total with this value in place of the facet's own parameter. */
+      count: number;
+    };
+    /** @description Facet counts of the public jobs matching a filter (multi-select). */
+    JobFacets: {
+      /** @description GET /jobs's meta.total under the whole filter. */
+      total: number;
+      /** @description By work model, leaving out work_model and remote. Present when asked for in facets. */
+      work_model?: components["schemas"]["FacetValue"][];
+      /** @description By employment type, leaving out employment_type. Present when asked for in facets. */
+      employment_type?: components["schemas"]["FacetValue"][];
+      /** @description By sector, leaving out sector. Present when asked for in facets. */
+      sector?: components["schemas"]["FacetValue"][];
+      /** @description By skill, leaving out skill (a job counts once per skill it asks for). Present when asked for in facets. */
+      skill?: components["schemas"]["FacetValue"][];
+      /** @description By country, leaving out country (jobs without a location are not counted here). Present when asked for in facets. */
+      country?: components["schemas"]["FacetValue"][];
+      /** @description By salary (the top of the range), leaving out salary_min. Present when asked for. */
+      salary?: {
+        /** @description ISO 4217 code: salary_currency. */
+        currency: string;
+        /**
+         * @description salary_period (default year).
+         * @enum {string}
+         */
+        period: "hour" | "day" | "week" | "month" | "year";
+        /** @description The width of each range: salary_interval. */
+        interval: number;
+        /** @description Ranges with at least one job, lowest first. */
+        ranges: {
+          /** @description The top of a job's salary range is at least this… */
+          from: number;
+          /** @description …and below this; null for the last of 100 ranges. */
+          to: number | null;
+          count: number;
+        }[];
+      };
+    };
     /** @description Paging information of a list. */
     Meta: {
       /** @description Rows matching the request, ignoring limit and offset; a lower bound when total_exact is false. */
@@ -757,6 +821,8 @@ export interface operations {
         updated_since?: string;
         /** @description A place: comma-separated parts (e.g. "Toronto", "Portland, OR", "DE"), each equal, case-insensitively, to the city, the state or region, or the ISO 3166-1 alpha-2 country code; every part must match ("CA" matches California and Canada: add a city to tell them apart). Rows without a location never match. */
         location?: string;
+        /** @description ISO 3166-1 alpha-2 country codes (case-insensitive): jobs located in any of them. Comma-separated or repeated; any of them matches. */
+        country?: string[];
         /** @description true: remote jobs only (the same as work_model=remote); false: hybrid and onsite jobs only. true or false. */
         remote?: boolean;
         /** @description Jobs whose published salary range reaches this amount: its maximum (or its minimum, when it has no maximum) is at least this, in salary_currency per salary_period. Needs salary_currency; jobs without a salary never match. A whole number of at least 0. */
@@ -793,6 +859,155 @@ export interface operations {
           "application/json": {
             data: components["schemas"]["JobSummary"][];
             meta: components["schemas"]["Meta"];
+          };
+        };
+      };
+      /** @description Not modified: the If-None-Match ETag is current. */
+      304: {
+        headers: {
+          /** @description Strong validator of the representation; send it back in If-None-Match. */
+          ETag?: string;
+          /** @description public, max-age=<seconds> */
+          "Cache-Control"?: string;
+          /** @description Remaining requests and seconds until the window resets, e.g. `"client-ip";r=299;t=60`. */
+          RateLimit?: string;
+          /** @description The limit, e.g. `"client-ip";q=300;w=60`: q requests per w seconds per client IP. */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A malformed, out-of-range, repeated or unknown query parameter: code `invalid_<parameter>` or `unknown_parameter`. */
+      400: {
+        headers: {
+          /** @description Remaining requests and seconds until the window resets, e.g. `"client-ip";r=299;t=60`. */
+          RateLimit?: string;
+          /** @description The limit, e.g. `"client-ip";q=300;w=60`: q requests per w seconds per client IP. */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Any method other than GET, HEAD and OPTIONS: code `method_not_allowed`, with `Allow`. */
+      405: {
+        headers: {
+          /** @description Remaining requests and seconds until the window resets, e.g. `"client-ip";r=299;t=60`. */
+          RateLimit?: string;
+          /** @description The limit, e.g. `"client-ip";q=300;w=60`: q requests per w seconds per client IP. */
+          "RateLimit-Policy"?: string;
+          /** @description GET, HEAD */
+          Allow?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests from this client IP: code `rate_limited`. */
+      429: {
+        headers: {
+          /** @description Remaining requests and seconds until the window resets, e.g. `"client-ip";r=299;t=60`. */
+          RateLimit?: string;
+          /** @description The limit, e.g. `"client-ip";q=300;w=60`: q requests per w seconds per client IP. */
+          "RateLimit-Policy"?: string;
+          /** @description Whole seconds to wait, at least 1. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description An unexpected fault: code `internal_error`; quote request_id when reporting it. */
+      500: {
+        headers: {
+          /** @description Remaining requests and seconds until the window resets, e.g. `"client-ip";r=299;t=60`. */
+          RateLimit?: string;
+          /** @description The limit, e.g. `"client-ip";q=300;w=60`: q requests per w seconds per client IP. */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description A dependency (database, rate-limit store) is unavailable: code `database_unavailable` or `rate_limit_unavailable`. */
+      503: {
+        headers: {
+          /** @description Remaining requests and seconds until the window resets, e.g. `"client-ip";r=299;t=60`. */
+          RateLimit?: string;
+          /** @description The limit, e.g. `"client-ip";q=300;w=60`: q requests per w seconds per client IP. */
+          "RateLimit-Policy"?: string;
+          /** @description Whole seconds to wait, at least 1. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  countJobsFacets: {
+    parameters: {
+      query?: {
+        /** @description Full-text search: every word must occur in the title, the names of the job's skills or the description. English stemming (developers matches developer), case-insensitive, common words ignored. sort=relevance ranks the matches; the default order stays newest first. */
+        q?: string;
+        /** @description Work model. One or more of remote, hybrid, onsite, comma-separated or repeated; any of them matches. */
+        work_model?: ("remote" | "hybrid" | "onsite")[];
+        /** @description Employment type. One or more of full_time, part_time, contract, temporary, internship, freelance, comma-separated or repeated; any of them matches. */
+        employment_type?: ("full_time" | "part_time" | "contract" | "temporary" | "internship" | "freelance")[];
+        /** @description Slug of a sector. */
+        sector?: string;
+        /** @description Slug of a skill the job asks for. */
+        skill?: string;
+        /** @description Slug of a company with a public page. */
+        company?: string;
+        /** @description Only jobs updated at or after this instant. An RFC 3339 date-time with offset, or a date (midnight UTC); years 0001 to 9999 in UTC. */
+        updated_since?: string;
+        /** @description A place: comma-separated parts (e.g. "Toronto", "Portland, OR", "DE"), each equal, case-insensitively, to the city, the state or region, or the ISO 3166-1 alpha-2 country code; every part must match ("CA" matches California and Canada: add a city to tell them apart). Rows without a location never match. */
+        location?: string;
+        /** @description ISO 3166-1 alpha-2 country codes (case-insensitive): jobs located in any of them. Comma-separated or repeated; any of them matches. */
+        country?: string[];
+        /** @description true: remote jobs only (the same as work_model=remote); false: hybrid and onsite jobs only. true or false. */
+        remote?: boolean;
+        /** @description Jobs whose published salary range reaches this amount: its maximum (or its minimum, when it has no maximum) is at least this, in salary_currency per salary_period. Needs salary_currency; jobs without a salary never match. A whole number of at least 0. */
+        salary_min?: number;
+        /** @description ISO 4217 code (e.g. EUR, case-insensitive): jobs paying in this currency. Amounts are never converted between currencies. */
+        salary_currency?: string;
+        /** @description Jobs paying per this period. Default year when salary_min is given or the order is by salary; amounts are never converted between periods. One of hour, day, week, month, year. */
+        salary_period?: "hour" | "day" | "week" | "month" | "year";
+        /** @description The facets to count (default all but salary; salary needs salary_currency). One or more of work_model, employment_type, sector, skill, country, salary, comma-separated or repeated; any of them matches. */
+        facets?: ("work_model" | "employment_type" | "sector" | "skill" | "country" | "salary")[];
+        /** @description Values per facet, the most frequent first. An integer from 1 to 100; default 20. */
+        limit?: number;
+        /** @description Width of the salary histogram's ranges, in whole units of salary_currency. An integer from 1 to 10000000; default 10000. */
+        salary_interval?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The counts. */
+      200: {
+        headers: {
+          /** @description Strong validator of the representation; send it back in If-None-Match. */
+          ETag?: string;
+          /** @description public, max-age=<seconds> */
+          "Cache-Control"?: string;
+          /** @description Remaining requests and seconds until the window resets, e.g. `"client-ip";r=299;t=60`. */
+          RateLimit?: string;
+          /** @description The limit, e.g. `"client-ip";q=300;w=60`: q requests per w seconds per client IP. */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["JobFacets"];
           };
         };
       };

@@ -15,7 +15,14 @@ import { searchTerms } from "./search.ts";
 export interface JobCondition {
   where: Prisma.JobWhereInput;
   sql: SqlCondition;
+  /** The facet this condition selects values of: that facet's counts leave it out (./facets.ts). */
+  facet?: JobFacetName;
 }
+
+/** The facets of the job list (GET /jobs/facets, jobFacets). */
+export type JobFacetName = "workModel" | "employmentType" | "sector" | "skill" | "country" | "salary";
+
+const COUNTRY = /^[A-Z]{2}$/;
 
 const anyOf =
   (column: string, values: string[], enumType: string): SqlCondition =>
@@ -33,11 +40,19 @@ export async function jobFilterConditions(ctx: GraphQLContext, filter: JobFilter
   }
   if (filter.workModel?.length) {
     const values = filter.workModel;
-    all.push({ where: { workModel: { in: values } }, sql: anyOf("j.work_model", values, "WorkModel") });
+    all.push({
+      where: { workModel: { in: values } },
+      sql: anyOf("j.work_model", values, "WorkModel"),
+      facet: "workModel",
+    });
   }
   if (filter.employmentType?.length) {
     const values = filter.employmentType;
-    all.push({ where: { employmentType: { in: values } }, sql: anyOf("j.employment_type", values, "EmploymentType") });
+    all.push({
+      where: { employmentType: { in: values } },
+      sql: anyOf("j.employment_type", values, "EmploymentType"),
+      facet: "employmentType",
+    });
   }
   all.push(...relationConditions(filter));
   if (filter.updatedSince) {
@@ -53,6 +68,19 @@ export async function jobFilterConditions(ctx: GraphQLContext, filter: JobFilter
     all.push({
       where: { workModel: remote ? "remote" : { not: "remote" } },
       sql: () => `j.work_model ${remote ? "=" : "<>"} 'remote'`,
+      facet: "workModel",
+    });
+  }
+  if (filter.country?.length) {
+    const codes = [...new Set(filter.country.map((c) => c.toUpperCase()))];
+    const bad = codes.find((c) => !COUNTRY.test(c));
+    if (bad !== undefined)
+      throw badArgument("country", `country must be ISO 3166-1 alpha-2 codes such as DE; got "${bad}"`);
+    all.push({
+      where: { locationCountry: { in: codes } },
+      // As char(2), the column's type, so its comparison stays on the column.
+      sql: (p) => `j.location_country = ANY(${p.add(codes, "bpchar[]")})`,
+      facet: "country",
     });
   }
   all.push(...salaryConditions(filter, sort));
@@ -67,6 +95,7 @@ function relationConditions(filter: JobFilterShape): JobCondition[] {
     all.push({
       where: { sector: { slug: sector } },
       sql: (p) => `j.sector_id = (SELECT id FROM sectors WHERE slug = ${p.add(sector, "text")})`,
+      facet: "sector",
     });
   }
   if (skill) {
@@ -74,6 +103,7 @@ function relationConditions(filter: JobFilterShape): JobCondition[] {
       where: { skills: { some: { slug: skill } } },
       sql: (p) =>
         `EXISTS (SELECT 1 FROM "_JobSkills" js JOIN skills k ON k.id = js."B" WHERE js."A" = j.id AND k.slug = ${p.add(skill, "text")})`,
+      facet: "skill",
     });
   }
   // Only a public company can be named: filtering by a hidden one must not reveal its jobs.
@@ -114,7 +144,11 @@ function salaryConditions(filter: JobFilterShape, sort: JobSortValue): JobCondit
   const all: JobCondition[] = [periodCondition({ salaryCurrency: currency }, period)];
   const atLeast = filter.salaryMin;
   if (atLeast != null) {
-    all.push({ where: { salaryTop: { gte: atLeast } }, sql: (p) => `j.salary_top >= ${p.add(atLeast, "int")}` });
+    all.push({
+      where: { salaryTop: { gte: atLeast } },
+      sql: (p) => `j.salary_top >= ${p.add(atLeast, "int")}`,
+      facet: "salary",
+    });
   } else if (bySalary) all.push({ where: { salaryTop: { not: null } }, sql: () => "j.salary_top IS NOT NULL" });
   return all;
 }

@@ -18,6 +18,9 @@ export const JobFilter = builder.inputType("JobFilter", {
     company: t.string({ description: "Slug of a public company." }),
     updatedSince: t.field({ type: "DateTime", description: "Only jobs updated at or after this instant." }),
     location: t.string({ description: LOCATION_FILTER_DESCRIPTION }),
+    country: t.stringList({
+      description: "ISO 3166-1 alpha-2 codes (case-insensitive): jobs located in any of these countries.",
+    }),
     remote: t.boolean({
       description: "true: remote jobs only (workModel REMOTE); false: hybrid and onsite jobs only.",
     }),
