@@ -141,32 +141,6 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
     return counting;
   }
 
-  /**
-   * The first total of a key whose list can bound its count: the exact count, or a capped count
-   * under the cap (remembered: it is exact), whichever comes first within the wait; else a lower
-   * bound, the cap if the capped count reached it by then.
-   */
-  function firstTotal(entry: Entry, counting: Promise<number>, bound: Promise<number> | null): Promise<Total> {
-    return new Promise<Total>((resolve) => {
-      let atLeast = 0;
-      const timer = setTimeout(() => resolve({ value: atLeast, exact: false }), boundedWaitMs);
-      const settle = (total: Total) => {
-        clearTimeout(timer);
-        resolve(total);
-      };
-      // A failed count leaves the answer to the wait: the page itself says whether the database is there.
-      counting.then((value) => settle({ value, exact: true }), ignore);
-      bound?.then((value) => {
-        if (value >= cap) {
-          atLeast = value;
-          return;
-        }
-        if (entry.value === undefined) Object.assign(entry, { value, countedAt: clock() });
-        settle({ value, exact: true });
-      }, ignore);
-    });
-  }
-
   return {
     async count(key, load, atMost) {
       const entry = entries.get(key) ?? { countedAt: 0 };
@@ -178,6 +152,11 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
             entry,
             counting,
             bounds.tryRun(() => atMost(bounding, cap)),
+            {
+              waitMs: boundedWaitMs,
+              cap,
+              clock,
+            },
           );
         return { value: await waitAtMost(counting, firstWaitMs), exact: true };
       }
@@ -199,6 +178,37 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
       return entry.value as T;
     },
   };
+}
+
+/**
+ * The first total of a key whose list can bound its count: the exact count, or a capped count
+ * under the cap (remembered: it is exact), whichever comes first within the wait; else a lower
+ * bound, the cap if the capped count reached it by then.
+ */
+function firstTotal(
+  entry: Entry,
+  counting: Promise<number>,
+  bound: Promise<number> | null,
+  { waitMs, cap, clock }: { waitMs: number; cap: number; clock: () => number },
+): Promise<Total> {
+  return new Promise<Total>((resolve) => {
+    let atLeast = 0;
+    const timer = setTimeout(() => resolve({ value: atLeast, exact: false }), waitMs);
+    const settle = (total: Total) => {
+      clearTimeout(timer);
+      resolve(total);
+    };
+    // A failed count leaves the answer to the wait: the page itself says whether the database is there.
+    counting.then((value) => settle({ value, exact: true }), ignore);
+    bound?.then((value) => {
+      if (value >= cap) {
+        atLeast = value;
+        return;
+      }
+      if (entry.value === undefined) Object.assign(entry, { value, countedAt: clock() });
+      settle({ value, exact: true });
+    }, ignore);
+  });
 }
 
 /** The count, or TotalNotReady after ms (the count goes on). */

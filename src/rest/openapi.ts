@@ -97,25 +97,7 @@ function operation(route: Route): Json {
     schema: p.schema,
     ...(p.schema["type"] === "array" ? { style: "form", explode: false } : {}),
   }));
-  if (route.kind === "summary") {
-    return {
-      ...base,
-      parameters,
-      responses: {
-        "200": {
-          description: "The counts.",
-          headers: successHeaders,
-          content: {
-            "application/json": {
-              schema: { type: "object", required: ["data"], properties: { data: ref(route.item) } },
-            },
-          },
-        },
-        "304": { description: "Not modified: the If-None-Match ETag is current.", headers: successHeaders },
-        ...commonErrors,
-      },
-    };
-  }
+  if (route.kind === "summary") return summaryOperation(route, base, parameters);
   return {
     ...base,
     parameters,
@@ -145,6 +127,27 @@ function operation(route: Route): Json {
       ...(route.kind === "feed"
         ? { "410": errorResponse("since is older than the changes kept: code `since_expired`.") }
         : {}),
+      "304": { description: "Not modified: the If-None-Match ETag is current.", headers: successHeaders },
+      ...commonErrors,
+    },
+  };
+}
+
+/** A route answering one object computed from its parameters (facet counts). */
+function summaryOperation(route: Route, base: Json, parameters: Json[]): Json {
+  return {
+    ...base,
+    parameters,
+    responses: {
+      "200": {
+        description: "The counts.",
+        headers: successHeaders,
+        content: {
+          "application/json": {
+            schema: { type: "object", required: ["data"], properties: { data: ref(route.item) } },
+          },
+        },
+      },
       "304": { description: "Not modified: the If-None-Match ETag is current.", headers: successHeaders },
       ...commonErrors,
     },

@@ -248,7 +248,7 @@ export async function jobFacets(
     wanted.map(async (facet) => {
       const where = whereWithout(ctx, conditions, facet);
       if (facet === "salary") {
-        const period = (filter.salaryPeriod ?? "year") as HistogramShape["period"];
+        const period = filter.salaryPeriod ?? "year";
         const unit = { currency: currency!, period, interval: salaryInterval };
         result.salary = await remembered(ctx, `JobFacets:${filterKey}:salary:${salaryInterval}`, (prisma) =>
           salaryHistogram(prisma, where, unit),
