@@ -124,6 +124,18 @@ export function argumentSchema(def: ParamDef<unknown>): z.ZodType {
       .array(z.enum(itemEnum as [string, ...string[]]))
       .min(1)
       .max(itemEnum.length);
+  } else if (s["type"] === "array" && (s["items"] as JsonSchema | undefined)?.["type"] === "string") {
+    // Free short values (country codes): the read model checks them.
+    const items = s["items"] as JsonSchema;
+    schema = z
+      .array(
+        z
+          .string()
+          .min(1)
+          .max(Number(items["maxLength"] ?? 200)),
+      )
+      .min(1)
+      .max(Number(s["maxItems"] ?? 50));
   } else throw new Error(`no MCP argument for the parameter ${def.name}: ${JSON.stringify(s)}`);
   // REST's list parameters are comma-separated or repeated; here they are an array.
   return schema.optional().describe(def.description.replace(", comma-separated or repeated", ""));
