@@ -275,11 +275,11 @@ describe("targetSize", () => {
 
   const corpus = corpusDir();
   it.skipIf(!corpus)(
-    "the corpus scan scan_epson_6p_jpeg.pdf (3.4 MB) fits in 600,000 bytes",
+    "the corpus scan scan_epson_6p_jpeg.pdf (3.4 MB) fits in 400,000 bytes (its balanced output is some 430 KB, so a step below the profile is needed)",
     async () => {
       const input = readFileSync(path.join(corpus!, "files/scan_epson_6p_jpeg.pdf"));
-      const { output, report } = await compress(input, { targetSize: 600_000 });
-      expect(output.length).toBeLessThanOrEqual(600_000);
+      const { output, report } = await compress(input, { targetSize: 400_000 });
+      expect(output.length).toBeLessThanOrEqual(400_000);
       expect(report.target!.step).toBeGreaterThan(0);
       expect(leastPageSsim(input, output)).toBeGreaterThanOrEqual(TARGET_FLOOR_SSIM);
     },
