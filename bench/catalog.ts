@@ -179,6 +179,8 @@ interface ListFilter {
   salaryMin?: number;
   salaryCurrency?: string;
   salaryPeriod?: string;
+  /** A point and radius (km), as the read model resolves `near` and `radius_km`. */
+  near?: { lat: number; lon: number; radiusKm: number };
   sort?: string;
 }
 
@@ -209,8 +211,21 @@ function filterSql(filter: ListFilter, offset: number): { sql: string; params: u
     if (filter.salaryMin !== undefined) parts.push(`j.salary_top >= ${param(filter.salaryMin)}`);
     else if (bySalary) parts.push(`j.salary_top IS NOT NULL`);
   }
+  if (filter.near) {
+    const { lat, lon, radiusKm } = filter.near;
+    const dLat = (radiusKm / EARTH_KM) * (180 / Math.PI);
+    const dLon = dLat / Math.cos((Math.min(89.9, Math.abs(lat) + dLat) * Math.PI) / 180);
+    parts.push(`j.latitude BETWEEN ${param(lat - dLat)}::float8 AND ${param(lat + dLat)}::float8`);
+    parts.push(`j.longitude BETWEEN ${param(lon - dLon)}::float8 AND ${param(lon + dLon)}::float8`);
+    parts.push(`${distanceSql(param(lat), param(lon))} <= ${param(radiusKm)}::float8`);
+  }
   return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
 }
+
+const EARTH_KM = 6371.0088;
+/** The haversine distance in km from ($lat, $lon) to a job's coordinates. */
+const distanceSql = (lat: string, lon: string) =>
+  `(${2 * EARTH_KM} * asin(least(1, sqrt(power(sin(radians(j.latitude - ${lat}::float8) / 2), 2) + cos(radians(${lat}::float8)) * cos(radians(j.latitude)) * power(sin(radians(j.longitude - ${lon}::float8) / 2), 2)))))`;
 
 /** The list's order: its key column, its direction, and how a cursor's key value is checked. */
 function orderOf(sort: string | undefined) {
@@ -244,6 +259,42 @@ function rememberedTotal(key: string, load: () => Promise<number>): Promise<numb
 /** Where a page starts: an offset to skip to, or the key of the row before it (a seek). */
 type PageStart = { offset: number; after: { key: Date | number; id: string } | null };
 
+/** A page by relevance: tier by tier (title, title and skills, the rest), newest first within each. */
+async function relevanceRows(database: Database, filter: ListFilter, limit: number, offset: number, now: Date) {
+  const tiers = [
+    (t: string) => `j.title_terms @> ${t}`,
+    (t: string) => `j.head_terms @> ${t} AND NOT j.title_terms @> ${t}`,
+    (t: string) => `NOT j.head_terms @> ${t}`,
+  ];
+  const rows: (JobRow & { tier: number })[] = [];
+  let skip = offset;
+  for (const [i, tier] of tiers.entries()) {
+    const f = filterSql(filter, 1);
+    const params = [now, ...f.params, filter.q, limit - rows.length, skip];
+    const n = params.length;
+    const terms = `tsvector_to_array(to_tsvector('english'::regconfig, $${n - 2}::text))`;
+    const found = await database.sql.query<JobRow>(
+      `SELECT ${SUMMARY_COLUMNS}
+       FROM (SELECT j.id FROM jobs j WHERE ${JOB_GATE}${f.sql} AND ${tier(terms)}
+             ORDER BY j.published_at DESC, j.id DESC LIMIT $${n - 1} OFFSET $${n}) AS page
+       JOIN jobs j ON j.id = page.id
+       LEFT JOIN companies c ON c.id = j.company_id AND c.has_public_page
+       ORDER BY j.published_at DESC, j.id DESC`,
+      params,
+    );
+    if (found.length === 0 && skip > 0) {
+      const [row] = await database.sql.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM (SELECT 1 FROM jobs j WHERE ${JOB_GATE}${f.sql} AND ${tier(terms)} LIMIT $${n - 1}) t`,
+        [now, ...f.params, filter.q, skip],
+      );
+      skip -= row?.n ?? 0;
+    } else skip = 0;
+    rows.push(...found.map((r) => ({ ...r, tier: 3 - i })));
+    if (rows.length >= limit) break;
+  }
+  return rows;
+}
+
 async function listJobs(database: Database, filter: ListFilter, limit: number, start: PageStart, now: Date) {
   const f = filterSql(filter, 1);
   const order = orderOf(filter.sort);
@@ -255,7 +306,18 @@ async function listJobs(database: Database, filter: ListFilter, limit: number, s
     return row?.total ?? 0;
   };
   let page: Promise<JobRow[]>;
-  if (start.after) {
+  if (filter.sort === "relevance") {
+    page = relevanceRows(database, filter, limit, start.offset, now);
+  } else if (filter.sort === "distance" && filter.near) {
+    const params = [now, ...f.params, filter.near.lat, filter.near.lon, limit, start.offset];
+    const n = params.length;
+    page = database.sql.query<JobRow>(
+      `SELECT ${SUMMARY_COLUMNS}, ${distanceSql(`$${n - 3}`, `$${n - 2}`)} AS distance_km
+       FROM jobs j LEFT JOIN companies c ON c.id = j.company_id AND c.has_public_page
+       WHERE ${JOB_GATE}${f.sql} ORDER BY distance_km, j.id LIMIT $${n - 1} OFFSET $${n}`,
+      params,
+    );
+  } else if (start.after) {
     // A seek: the rows after the previous page's last one, straight off the list index.
     const params = [now, ...f.params, start.after.key, start.after.id, limit];
     const n = params.length;
@@ -373,6 +435,23 @@ function send(res: http.ServerResponse, status: number, body: unknown, headers: 
   res.end(json);
 }
 
+/** A known place's coordinates (the baseline's own lookup, remembered), or "lat,lon". */
+const places = new Map<string, { lat: number; lon: number }>();
+async function nearPoint(near: string, radiusKm: number) {
+  const [lat, lon] = near.split(",").map(Number);
+  if (lat !== undefined && lon !== undefined && !Number.isNaN(lat) && !Number.isNaN(lon)) return { lat, lon, radiusKm };
+  let point = places.get(near.toLowerCase());
+  if (!point) {
+    const [row] = await baselineDb.sql.query<{ lat: number; lon: number }>(
+      `SELECT latitude AS lat, longitude AS lon FROM places WHERE name_key = $1`,
+      [near.toLowerCase()],
+    );
+    if (!row) throw new Error(`unknown place ${near}`);
+    places.set(near.toLowerCase(), (point = row));
+  }
+  return { ...point, radiusKm };
+}
+
 /** The baseline's continuation: the same token format as the read model's (src/graphql/cursor.ts). */
 const BASELINE_LIST = "baseline-jobs";
 
@@ -388,7 +467,10 @@ async function baselineList(l: Linker, search: URLSearchParams, res: http.Server
   const salaryCurrency = text("salary_currency")?.toUpperCase();
   const salaryPeriod = text("salary_period");
   const sort = text("sort");
+  const nearText = text("near");
+  const radiusKm = text("radius_km");
   const filter: ListFilter = {
+    near: nearText === undefined ? undefined : await nearPoint(nearText, Number(radiusKm ?? 50)),
     q,
     workModel,
     employmentType,
@@ -417,6 +499,8 @@ async function baselineList(l: Linker, search: URLSearchParams, res: http.Server
       ["work_model", workModel?.join(",")],
       ["employment_type", employmentType?.join(",")],
       ["location", location],
+      ["near", nearText],
+      ["radius_km", radiusKm],
       ["salary_min", salaryMin],
       ["salary_currency", salaryCurrency],
       ["salary_period", salaryPeriod],
@@ -438,6 +522,69 @@ async function baselineList(l: Linker, search: URLSearchParams, res: http.Server
   send(res, 200, body, next ? { link: `<${next}>; rel="next"` } : {});
 }
 
+/** Remembered like the read model's facet counts: per key for the list totals' time. */
+const remembered = new Map<string, { expires: number; value: Promise<unknown> }>();
+function rememberedValue<T>(key: string, load: () => Promise<T>): Promise<T> {
+  const ttl = config.listTotalCacheSeconds;
+  if (ttl <= 0) return load();
+  const hit = remembered.get(key);
+  if (hit && hit.expires > Date.now()) return hit.value as Promise<T>;
+  const value = load();
+  remembered.set(key, { expires: Date.now() + ttl * 1000, value });
+  value.catch(() => remembered.delete(key));
+  return value;
+}
+
+const FACET_SQL: Record<string, (where: string, limit: string) => string> = {
+  work_model: (w, n) =>
+    `SELECT j.work_model::text AS value, NULL AS name, count(*)::int AS count FROM jobs j WHERE ${w} GROUP BY 1 ORDER BY count DESC, value LIMIT ${n}`,
+  employment_type: (w, n) =>
+    `SELECT j.employment_type::text AS value, NULL AS name, count(*)::int AS count FROM jobs j WHERE ${w} GROUP BY 1 ORDER BY count DESC, value LIMIT ${n}`,
+  country: (w, n) =>
+    `SELECT j.location_country::text AS value, NULL AS name, count(*)::int AS count FROM jobs j WHERE ${w} AND j.location_country IS NOT NULL GROUP BY 1 ORDER BY count DESC, value LIMIT ${n}`,
+  sector: (w, n) =>
+    `SELECT s.slug AS value, s.name, f.count FROM (SELECT j.sector_id, count(*)::int AS count FROM jobs j WHERE ${w} AND j.sector_id IS NOT NULL GROUP BY 1) f JOIN sectors s ON s.id = f.sector_id ORDER BY count DESC, value LIMIT ${n}`,
+  skill: (w, n) =>
+    `SELECT k.slug AS value, k.name, f.count FROM (SELECT js."B" AS skill_id, count(*)::int AS count FROM jobs j JOIN "_JobSkills" js ON js."A" = j.id WHERE ${w} GROUP BY 1) f JOIN skills k ON k.id = f.skill_id ORDER BY count DESC, value LIMIT ${n}`,
+};
+
+/** The baseline's /api/v1/jobs/facets: work_model and q as filters, the facets without salary. */
+async function baselineFacets(search: URLSearchParams, res: http.ServerResponse) {
+  const limit = Number(search.get("limit") ?? 20);
+  const workModel = search.get("work_model")?.split(",");
+  const q = search.get("q") ?? undefined;
+  const facets = (search.get("facets") ?? "work_model,employment_type,sector,skill,country").split(",");
+  const now = new Date();
+  const key = JSON.stringify({ workModel, q });
+  const count = (without: string | null) => {
+    const f = filterSql({ q, workModel: without === "work_model" ? undefined : workModel }, 1);
+    return { where: `${JOB_GATE}${f.sql}`, params: [now, ...f.params] };
+  };
+  const body: Record<string, unknown> = {
+    total: await rememberedValue(`${key}:total`, async () => {
+      const { where, params } = count(null);
+      const [row] = await baselineDb.sql.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM jobs j WHERE ${where}`,
+        params,
+      );
+      return row?.n ?? 0;
+    }),
+  };
+  const counted = await Promise.all(
+    ["work_model", "employment_type", "sector", "skill", "country"]
+      .filter((f) => facets.includes(f))
+      .map(async (facet) => {
+        const values = await rememberedValue(`${key}:${facet}:${limit}`, async () => {
+          const { where, params } = count(facet);
+          return baselineDb.sql.query(FACET_SQL[facet]!(where, `$${params.length + 1}`), [...params, limit]);
+        });
+        return [facet, values] as const;
+      }),
+  );
+  for (const [facet, values] of counted) body[facet] = values;
+  send(res, 200, { data: body });
+}
+
 function startBaseline(): http.Server {
   return http.createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://baseline");
@@ -447,6 +594,7 @@ function startBaseline(): http.Server {
     };
     const handle = async () => {
       if (url.pathname === `${API}/jobs`) return baselineList(l, url.searchParams, res);
+      if (url.pathname === `${API}/jobs/facets`) return baselineFacets(url.searchParams, res);
       const detail = /^\/api\/v1\/jobs\/([^/]+)$/.exec(url.pathname);
       if (detail) {
         const slug = decodeURIComponent(detail[1]!);
@@ -491,6 +639,15 @@ const allScenarios: Scenario[] = [
   { name: "sorted", paths: [`${API}/jobs?limit=50&salary_currency=EUR&sort=-salary`] },
   { name: "location", paths: [`${API}/jobs?limit=50&location=Toronto`] },
   { name: "salary", paths: [`${API}/jobs?limit=50&salary_min=100000&salary_currency=USD`] },
+  { name: "relevance", paths: [`${API}/jobs?limit=50&q=engineer&sort=relevance`] },
+  { name: "relevance-rare", paths: [`${API}/jobs?limit=50&q=kubeflow%20python&sort=relevance`] },
+  { name: "facets", paths: [`${API}/jobs/facets?facets=work_model,employment_type,sector,skill,country`] },
+  {
+    name: "facets-filtered",
+    paths: [`${API}/jobs/facets?work_model=remote&facets=work_model,employment_type,sector,skill,country`],
+  },
+  { name: "nearby", paths: [`${API}/jobs?limit=50&near=Berlin&radius_km=50`] },
+  { name: "nearby-distance", paths: [`${API}/jobs?limit=50&near=48.85,2.35&radius_km=500&sort=distance`] },
 ];
 const only = flags.only?.split(",");
 const scenarios = only ? allScenarios.filter((s) => only.includes(s.name)) : allScenarios;
@@ -544,10 +701,19 @@ console.log(
 
 const withoutCursors = (text: string) => text.replace(/([?&])cursor=[\w.-]+/g, "$1cursor=…");
 
+/** 503s met by a first request (a facet count still running), retried before verifying. */
+const coldRefusals: string[] = [];
+
 /** The REST body once its total is counted: a first request may answer a lower bound (total_exact false). */
 async function restBodyWithExactTotal(path: string): Promise<{ status: number; text: string }> {
   for (let attempt = 0; ; attempt++) {
     const rest = await fetchBody(servers.rest, path);
+    // A first facet count longer than a request waits is a 503 while it goes on: counted, and retried.
+    if (rest.status === 503 && attempt < 60) {
+      coldRefusals.push(path);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      continue;
+    }
     const exact =
       rest.status !== 200 || (JSON.parse(rest.text) as { meta?: { total_exact?: boolean } }).meta?.total_exact;
     if (exact !== false || attempt === 60) return rest;
@@ -576,6 +742,12 @@ for (const scenario of scenarios) {
   console.log(
     `verified ${scenario.name.padEnd(9)}: baseline body deep-equals the REST body for ${scenario.paths.length} path(s) ` +
       `(${identical ? "byte-identical" : "same JSON, different key order or spacing"}; ~${Math.round(bytes / scenario.paths.length).toLocaleString("en")} bytes each)`,
+  );
+}
+
+if (coldRefusals.length > 0) {
+  console.log(
+    `first requests answered 503 while counting: ${coldRefusals.length} (${[...new Set(coldRefusals)].join(", ")})`,
   );
 }
 

@@ -35,6 +35,9 @@ export const publicCompanySql = "c.has_public_page";
 /** A talent is public when the profile is public and the account is active. */
 export const publicTalentWhere = { visibility: "public", accountState: "active" } satisfies Prisma.TalentWhereInput;
 
+/** publicTalentWhere in SQL, on talents aliased t. */
+export const publicTalentSql = "t.visibility = 'public' AND t.account_state = 'active'";
+
 /** Published agents are listed. */
 export const listedAgentWhere = { status: "published" } satisfies Prisma.AgentWhereInput;
 

@@ -16,6 +16,7 @@ const PARAMETER_OF: Record<string, string> = {
   salaryPeriod: "salary_period",
   facetLimit: "limit",
   salaryInterval: "salary_interval",
+  radiusKm: "radius_km",
 };
 
 /** The error to throw for a failed operation: a 400 for a bad argument, else the fault itself. */

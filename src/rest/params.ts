@@ -174,6 +174,24 @@ export function enumListParam<V extends string>(
   };
 }
 
+/** A decimal number above 0 and at most max that may be left out (digits, one point: no sign or exponent). */
+export function decimalParam(name: string, max: number, description: string): ParamDef<number | undefined> {
+  return {
+    name,
+    description: `${description} A decimal number above 0 and at most ${max}.`,
+    schema: { type: "number", exclusiveMinimum: 0, maximum: max },
+    parse(values) {
+      if (values.length === 0) return undefined;
+      const raw = single(name, values);
+      const value = /^\d{1,10}(\.\d{1,10})?$/.test(raw) ? Number(raw) : NaN;
+      if (!(value > 0 && value <= max))
+        throw invalid(name, `${name} must be a number above 0 and at most ${max}; got "${raw}"`);
+      return value;
+    },
+    format: (value) => (value === undefined ? undefined : String(value)),
+  };
+}
+
 /** Short free values (codes), comma-separated, repeated, or both; checked by the read model. */
 export function codeListParam(name: string, description: string, maxLength = 10): ParamDef<string[] | undefined> {
   return {

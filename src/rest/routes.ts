@@ -5,7 +5,7 @@ import Router from "@koa/router";
 import type { ZodType } from "zod";
 import type { ContextFactory } from "../graphql/context.ts";
 import { CHANGES_LIMIT_DEFAULT, CHANGES_LIMIT_MAX } from "../graphql/types/job-changes.ts";
-import { LOCATION_FILTER_DESCRIPTION } from "../graphql/types/location.ts";
+import { LOCATION_FILTER_DESCRIPTION, NEAR_DESCRIPTION, RADIUS_KM_MAX } from "../graphql/types/location.ts";
 import { FACET_LIMIT_DEFAULT, FACET_LIMIT_MAX, SALARY_INTERVAL_DEFAULT } from "../graphql/types/job/facets.ts";
 import { HttpError } from "../errors.ts";
 import { publicOrigin } from "../http/origin.ts";
@@ -32,6 +32,7 @@ import {
   booleanParam,
   codeListParam,
   CONTROL,
+  decimalParam,
   cursorParam,
   enumParam,
   enumListParam,
@@ -140,10 +141,17 @@ const JOB_SORT_OF = {
   "-salary": "SALARY_DESC",
   salary: "SALARY_ASC",
   relevance: "RELEVANCE",
+  distance: "DISTANCE",
 } as const;
 const JOB_SORTS = Object.keys(JOB_SORT_OF) as (keyof typeof JOB_SORT_OF)[];
 
 const upper = <T extends string>(values: T[] | undefined) => values?.map((v) => v.toUpperCase() as Uppercase<T>);
+
+/** A place and a radius around it: /jobs, /jobs/facets and /talents. */
+const nearParams = {
+  near: textParam("near", NEAR_DESCRIPTION.replace("radiusKm", "radius_km"), 100),
+  radius_km: decimalParam("radius_km", RADIUS_KM_MAX, "Kilometres from near (default 50). Needs near."),
+};
 
 /** The job list's filter parameters: /jobs and /jobs/facets take the same. */
 const jobFilterParams = {
@@ -158,6 +166,7 @@ const jobFilterParams = {
   company: textParam("company", "Slug of a company with a public page."),
   updated_since: instantParam("updated_since", "Only jobs updated at or after this instant."),
   location: textParam("location", LOCATION_FILTER_DESCRIPTION),
+  ...nearParams,
   country: codeListParam(
     "country",
     "ISO 3166-1 alpha-2 country codes (case-insensitive): jobs located in any of them.",
@@ -194,6 +203,8 @@ function jobFilterOf(p: ParamValues<typeof jobFilterParams>) {
     updatedSince: p.updated_since,
     location: p.location,
     country: p.country,
+    near: p.near,
+    radiusKm: p.radius_km,
     remote: p.remote,
     salaryMin: p.salary_min,
     salaryCurrency: p.salary_currency,
@@ -225,7 +236,7 @@ export const routes: Route[] = [
       sort: enumParam(
         "sort",
         JOB_SORTS,
-        "The order: -published_at (newest first), published_at, -salary (highest first: the top of the range), salary, relevance (needs q: jobs whose title holds every word first, then those whose title and skills hold them, then the rest; newest first within each). Each ends with the id, so pages are stable and meta.next continues by cursor. An order by salary needs salary_currency and lists only jobs with a salary in it.",
+        "The order: -published_at (newest first), published_at, -salary (highest first: the top of the range), salary, relevance (needs q: jobs whose title holds every word first, then those whose title and skills hold them, then the rest; newest first within each), distance (needs near: nearest first). Each ends with the id, so pages are stable and meta.next continues by cursor. An order by salary needs salary_currency and lists only jobs with a salary in it.",
         "-published_at",
       ),
     },
@@ -322,6 +333,7 @@ export const routes: Route[] = [
       skill: textParam("skill", "Slug of a skill the talent has."),
       sector: textParam("sector", "Slug of a sector the talent works in."),
       location: textParam("location", LOCATION_FILTER_DESCRIPTION),
+      ...nearParams,
     },
     item: resources.TalentSummary,
     async load(rc, p) {
@@ -329,7 +341,7 @@ export const routes: Route[] = [
         limit: p.limit,
         offset: p.offset,
         after: p.cursor,
-        filter: { skill: p.skill, sector: p.sector, location: p.location },
+        filter: { skill: p.skill, sector: p.sector, location: p.location, near: p.near, radiusKm: p.radius_km },
       });
       return pageOf(talents, p, (t) => present.talentSummary(rc.linker, t));
     },

@@ -63,8 +63,12 @@ export type JobFilter = {
   employmentType?: Array<EmploymentType> | null | undefined;
   /** A place: comma-separated parts (e.g. "Toronto", "Portland, OR", "DE"), each equal, case-insensitively, to the city, the state or region, or the ISO 3166-1 alpha-2 country code; every part must match ("CA" matches California and Canada: add a city to tell them apart). Rows without a location never match. */
   location?: string | null | undefined;
+  /** A place to search around: a known city by name (any case, accents optional: "Berlin", "Sao Paulo"; the cities the catalog places rows in), or "latitude,longitude" in decimal degrees (e.g. "52.52,13.405"). Rows within radiusKm (default 50) by great-circle distance; rows without coordinates (no location, or a city not among the known places) never match. */
+  near?: string | null | undefined;
   /** Words that must all occur in the title, the skills' names or the description. English stemming (developers matches developer), case-insensitive; common words are ignored. sort RELEVANCE ranks the matches. */
   q?: string | null | undefined;
+  /** Kilometres from near, above 0 and at most 1000; default 50. Needs near. */
+  radiusKm?: number | null | undefined;
   /** true: remote jobs only (workModel REMOTE); false: hybrid and onsite jobs only. */
   remote?: boolean | null | undefined;
   /** ISO 4217 code (e.g. EUR): jobs paying in this currency. Amounts are never converted between currencies. */
@@ -85,6 +89,8 @@ export type JobFilter = {
 
 /** The order of a job list; each ends with the id, so pages are stable and continue by cursor. */
 export type JobSort =
+  /** Nearest to filter.near first (great-circle distance), then the id. Needs filter.near. */
+  | 'DISTANCE'
   /** Oldest first. */
   | 'PUBLISHED_AT_ASC'
   /** Newest first (the default). */
@@ -124,6 +130,10 @@ export type Seniority =
 export type TalentFilter = {
   /** A place: comma-separated parts (e.g. "Toronto", "Portland, OR", "DE"), each equal, case-insensitively, to the city, the state or region, or the ISO 3166-1 alpha-2 country code; every part must match ("CA" matches California and Canada: add a city to tell them apart). Rows without a location never match. */
   location?: string | null | undefined;
+  /** A place to search around: a known city by name (any case, accents optional: "Berlin", "Sao Paulo"; the cities the catalog places rows in), or "latitude,longitude" in decimal degrees (e.g. "52.52,13.405"). Rows within radiusKm (default 50) by great-circle distance; rows without coordinates (no location, or a city not among the known places) never match. */
+  near?: string | null | undefined;
+  /** Kilometres from near, above 0 and at most 1000; default 50. Needs near. */
+  radiusKm?: number | null | undefined;
   /** Slug of a sector the talent works in. */
   sector?: string | null | undefined;
   /** Slug of a skill the talent has. */

@@ -821,6 +821,10 @@ export interface operations {
         updated_since?: string;
         /** @description A place: comma-separated parts (e.g. "Toronto", "Portland, OR", "DE"), each equal, case-insensitively, to the city, the state or region, or the ISO 3166-1 alpha-2 country code; every part must match ("CA" matches California and Canada: add a city to tell them apart). Rows without a location never match. */
         location?: string;
+        /** @description A place to search around: a known city by name (any case, accents optional: "Berlin", "Sao Paulo"; the cities the catalog places rows in), or "latitude,longitude" in decimal degrees (e.g. "52.52,13.405"). Rows within radius_km (default 50) by great-circle distance; rows without coordinates (no location, or a city not among the known places) never match. */
+        near?: string;
+        /** @description Kilometres from near (default 50). Needs near. A decimal number above 0 and at most 1000. */
+        radius_km?: number;
         /** @description ISO 3166-1 alpha-2 country codes (case-insensitive): jobs located in any of them. Comma-separated or repeated; any of them matches. */
         country?: string[];
         /** @description true: remote jobs only (the same as work_model=remote); false: hybrid and onsite jobs only. true or false. */
@@ -831,8 +835,8 @@ export interface operations {
         salary_currency?: string;
         /** @description Jobs paying per this period. Default year when salary_min is given or the order is by salary; amounts are never converted between periods. One of hour, day, week, month, year. */
         salary_period?: "hour" | "day" | "week" | "month" | "year";
-        /** @description The order: -published_at (newest first), published_at, -salary (highest first: the top of the range), salary, relevance (needs q: jobs whose title holds every word first, then those whose title and skills hold them, then the rest; newest first within each). Each ends with the id, so pages are stable and meta.next continues by cursor. An order by salary needs salary_currency and lists only jobs with a salary in it. One of -published_at, published_at, -salary, salary, relevance; default -published_at. */
-        sort?: "-published_at" | "published_at" | "-salary" | "salary" | "relevance";
+        /** @description The order: -published_at (newest first), published_at, -salary (highest first: the top of the range), salary, relevance (needs q: jobs whose title holds every word first, then those whose title and skills hold them, then the rest; newest first within each), distance (needs near: nearest first). Each ends with the id, so pages are stable and meta.next continues by cursor. An order by salary needs salary_currency and lists only jobs with a salary in it. One of -published_at, published_at, -salary, salary, relevance, distance; default -published_at. */
+        sort?: "-published_at" | "published_at" | "-salary" | "salary" | "relevance" | "distance";
       };
       header?: never;
       path?: never;
@@ -969,6 +973,10 @@ export interface operations {
         updated_since?: string;
         /** @description A place: comma-separated parts (e.g. "Toronto", "Portland, OR", "DE"), each equal, case-insensitively, to the city, the state or region, or the ISO 3166-1 alpha-2 country code; every part must match ("CA" matches California and Canada: add a city to tell them apart). Rows without a location never match. */
         location?: string;
+        /** @description A place to search around: a known city by name (any case, accents optional: "Berlin", "Sao Paulo"; the cities the catalog places rows in), or "latitude,longitude" in decimal degrees (e.g. "52.52,13.405"). Rows within radius_km (default 50) by great-circle distance; rows without coordinates (no location, or a city not among the known places) never match. */
+        near?: string;
+        /** @description Kilometres from near (default 50). Needs near. A decimal number above 0 and at most 1000. */
+        radius_km?: number;
         /** @description ISO 3166-1 alpha-2 country codes (case-insensitive): jobs located in any of them. Comma-separated or repeated; any of them matches. */
         country?: string[];
         /** @description true: remote jobs only (the same as work_model=remote); false: hybrid and onsite jobs only. true or false. */
@@ -1382,6 +1390,10 @@ export interface operations {
         sector?: string;
         /** @description A place: comma-separated parts (e.g. "Toronto", "Portland, OR", "DE"), each equal, case-insensitively, to the city, the state or region, or the ISO 3166-1 alpha-2 country code; every part must match ("CA" matches California and Canada: add a city to tell them apart). Rows without a location never match. */
         location?: string;
+        /** @description A place to search around: a known city by name (any case, accents optional: "Berlin", "Sao Paulo"; the cities the catalog places rows in), or "latitude,longitude" in decimal degrees (e.g. "52.52,13.405"). Rows within radius_km (default 50) by great-circle distance; rows without coordinates (no location, or a city not among the known places) never match. */
+        near?: string;
+        /** @description Kilometres from near (default 50). Needs near. A decimal number above 0 and at most 1000. */
+        radius_km?: number;
       };
       header?: never;
       path?: never;

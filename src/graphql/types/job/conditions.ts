@@ -6,7 +6,8 @@ import type { GraphQLContext } from "../../context.ts";
 import { publicCompanySql, publicCompanyWhere } from "../../gates.ts";
 import { badArgument } from "../../paging.ts";
 import { allOf, enumValue, type SqlCondition } from "../../sql.ts";
-import { locationWhere } from "../location.ts";
+import { locationWhere, resolveNear } from "../location.ts";
+import { withinSql } from "./ranked-sql.ts";
 import type { JobFilterShape } from "./filter.ts";
 import type { JobSortValue } from "./order.ts";
 import { searchTerms } from "./search.ts";
@@ -17,6 +18,8 @@ export interface JobCondition {
   sql: SqlCondition;
   /** The facet this condition selects values of: that facet's counts leave it out (./facets.ts). */
   facet?: JobFacetName;
+  /** Prisma's form is only a superset (a box around a circle): rows and counts go through SQL. */
+  sqlOnly?: boolean;
 }
 
 /** The facets of the job list (GET /jobs/facets, jobFacets). */
@@ -84,6 +87,11 @@ export async function jobFilterConditions(ctx: GraphQLContext, filter: JobFilter
     });
   }
   all.push(...salaryConditions(filter, sort));
+  const near = await resolveNear(ctx.prisma, filter.near, filter.radiusKm);
+  if (near) {
+    const within = withinSql("j", near.lat, near.lon, near.radiusKm);
+    all.push({ where: { latitude: { not: null }, longitude: { not: null } }, sql: within, sqlOnly: true });
+  }
   return all;
 }
 

@@ -2,7 +2,7 @@
 // conditions in Prisma and SQL are in ./conditions.ts.
 import { builder } from "../../builder.ts";
 import { EmploymentTypeEnum, SalaryPeriodEnum, WorkModelEnum } from "../../enums.ts";
-import { LOCATION_FILTER_DESCRIPTION } from "../location.ts";
+import { LOCATION_FILTER_DESCRIPTION, NEAR_DESCRIPTION, RADIUS_KM_MAX } from "../location.ts";
 
 export const JobFilter = builder.inputType("JobFilter", {
   description: "All given conditions must hold.",
@@ -18,6 +18,10 @@ export const JobFilter = builder.inputType("JobFilter", {
     company: t.string({ description: "Slug of a public company." }),
     updatedSince: t.field({ type: "DateTime", description: "Only jobs updated at or after this instant." }),
     location: t.string({ description: LOCATION_FILTER_DESCRIPTION }),
+    near: t.string({ description: NEAR_DESCRIPTION }),
+    radiusKm: t.float({
+      description: `Kilometres from near, above 0 and at most ${RADIUS_KM_MAX}; default 50. Needs near.`,
+    }),
     country: t.stringList({
       description: "ISO 3166-1 alpha-2 codes (case-insensitive): jobs located in any of these countries.",
     }),

@@ -15,6 +15,9 @@ export const JobSort = builder.enumType("JobSort", {
       description:
         "Best match of filter.q first: jobs whose title holds every word, then those whose title and skills hold them, then the rest (some word only in the description); newest first within each, then the id. Needs filter.q.",
     },
+    DISTANCE: {
+      description: "Nearest to filter.near first (great-circle distance), then the id. Needs filter.near.",
+    },
   },
 });
 
@@ -31,7 +34,7 @@ export const JOB_ORDERS = {
 } as const satisfies Record<Exclude<JobSortValue, ComputedSort>, readonly OrderField<"Job">[]>;
 
 /** The orders by a value computed per request (no column holds it): their rows are read by SQL (./ranked-sql.ts). */
-export type ComputedSort = "RELEVANCE";
+export type ComputedSort = "RELEVANCE" | "DISTANCE";
 
 /** The computed orders' keys: the value (named as the row carries it), then columns. */
 export const COMPUTED_ORDERS = {
@@ -40,12 +43,13 @@ export const COMPUTED_ORDERS = {
     { field: "publishedAt", direction: "desc", kind: "instant" },
     byId("desc"),
   ],
+  DISTANCE: [{ field: "distanceKm", direction: "asc", kind: "float" }, byId("asc")],
 } as const satisfies Record<ComputedSort, ListOrder>;
 
 /** The fields of the computed orders' keys that are not columns. */
 export const COMPUTED_FIELDS = ["relevanceTier", "distanceKm"];
 
-export const isComputedSort = (sort: JobSortValue): sort is ComputedSort => sort === "RELEVANCE";
+export const isComputedSort = (sort: JobSortValue): sort is ComputedSort => sort === "RELEVANCE" || sort === "DISTANCE";
 
 export const orderByOf = (order: ListOrder) =>
   order.map((o) => ({ [o.field]: o.direction })) as Prisma.JobOrderByWithRelationInput[];

@@ -9,6 +9,7 @@ import { JobFilter } from "./filter.ts";
 import { COMPUTED_ORDERS, isComputedSort, JOB_ORDERS, JobSort, type JobSortValue } from "./order.ts";
 import { JobPage, type JobRanking } from "./page.ts";
 import { searchTerms } from "./search.ts";
+import { resolveNear } from "../location.ts";
 import type { JobFilterShape } from "./filter.ts";
 import type { GraphQLContext } from "../../context.ts";
 
@@ -21,6 +22,11 @@ async function rankingOf(
   if (sort === "RELEVANCE") {
     if (filter.q == null) throw badArgument("sort", "sort by relevance needs q: the words to rank by");
     return { kind: "relevance", terms: await searchTerms(ctx, filter.q) };
+  }
+  if (sort === "DISTANCE") {
+    const near = await resolveNear(ctx.prisma, filter.near, filter.radiusKm);
+    if (!near) throw badArgument("sort", "sort by distance needs near: the place to measure from");
+    return { kind: "distance", lat: near.lat, lon: near.lon };
   }
   return undefined;
 }
@@ -53,6 +59,7 @@ builder.queryFields((t) => ({
         order:
           sort === "PUBLISHED_AT_DESC" ? undefined : isComputedSort(sort) ? COMPUTED_ORDERS[sort] : JOB_ORDERS[sort],
         ranking,
+        sqlOnly: filters.some((f) => f.sqlOnly),
         where: { AND: [publicJobWhere(ctx.now), ...filters.map((f) => f.where)] },
         sqlWhere: allOf([publicJobSql(ctx.now), ...filters.map((f) => f.sql)]),
       };
