@@ -305,7 +305,31 @@ function keysTable(viewer: Viewer, keys: KeyView[]): Html {
   </div>`;
 }
 
-/** A key's row: a revoked key says when; an active one has its own revoke form. */
+/**
+ * The confirmation a revocation asks for (GET /keys/{id}/revoke): what it does, the form that does
+ * it, and the way back. Without JavaScript, so under the page's strict CSP.
+ */
+export function revokeConfirmPage(viewer: Viewer, key: { id: string; name: string; prefix: string }): string {
+  return layout(
+    "Revoke this key?",
+    html`<section class="card narrow stack" aria-labelledby="title">
+      <h1 id="title">Revoke ${key.name} (<code>${key.prefix}…</code>)?</h1>
+      <p>
+        Every request with this key is refused from then on (401 invalid_api_key), including jobs and uploads your
+        programs send with it. This cannot be undone: a new key would have to be created and given to them.
+      </p>
+      <form method="post" action="${DASHBOARD}/keys/${key.id}/revoke">
+        ${csrfField(viewer)}
+        <button type="submit" class="danger">Yes, revoke ${key.name}</button>
+        <a href="${DASHBOARD}/keys">Cancel, keep the key</a>
+      </form>
+    </section>`,
+    viewer,
+    "keys",
+  );
+}
+
+/** A key's row: a revoked key says when; an active one leads to its revocation, confirmed first. */
 function keyRow(viewer: Viewer, key: KeyView): Html {
   return html`<tr>
     <th scope="row">${key.name}</th>
@@ -316,9 +340,8 @@ function keyRow(viewer: Viewer, key: KeyView): Html {
       ${
         key.revokedAt
           ? html`<span class="muted">Revoked<br />${when(key.revokedAt)}</span>`
-          : html`<form method="post" action="${DASHBOARD}/keys/${key.id}/revoke">
-              ${csrfField(viewer)}
-              <button type="submit" class="danger" aria-label="Revoke ${key.name} (${key.prefix}…)">Revoke</button>
+          : html`<form method="get" action="${DASHBOARD}/keys/${key.id}/revoke">
+              <button type="submit" class="danger" aria-label="Revoke ${key.name} (${key.prefix}…)">Revoke…</button>
             </form>`
       }
     </td>
@@ -398,7 +421,7 @@ export interface TryPageOptions {
 export function tryPage(viewer: Viewer, options: TryPageOptions): string {
   // Newest first, as on the keys page.
   const active = options.keys.filter((key) => !key.revokedAt).reverse();
-  const result = options.result ? compressedNotice(options.result) : "";
+  const result = options.result ? compressedNotice(options.result, options.profile ?? "balanced") : "";
   const error = options.error ? notCompressedNotice(options.error) : "";
   return layout(
     "Try it",
@@ -502,11 +525,15 @@ function choice(input: {
   </div>`;
 }
 
-function compressedNotice(result: NonNullable<TryPageOptions["result"]>): Html {
+function compressedNotice(result: NonNullable<TryPageOptions["result"]>, profile: string): Html {
   return notice(
     "success",
     html`<h2>Compressed ${result.filename}</h2>
       <dl class="figures">
+        <div>
+          <dt>Profile</dt>
+          <dd>${profile}</dd>
+        </div>
         <div>
           <dt>Original</dt>
           <dd>${bytes(result.original_size)}</dd>

@@ -28,6 +28,7 @@ import {
   errorPage,
   keysPage,
   linkRefusedPage,
+  revokeConfirmPage,
   signInPage,
   tryPage,
   usagePage,
@@ -337,6 +338,14 @@ function registerKeys(
       if (!(error instanceof AccountError)) throw error;
       await showKeys(ctx, viewer, { error: error.message, name }, 400);
     }
+  });
+
+  // A revocation is asked for first: this page says what it does and holds the form that does it.
+  router.get<SignedInState>("/keys/:id/revoke", signedIn, async (ctx) => {
+    const viewer = ctx.state.dashboard;
+    const key = (await keysOf(admin, viewer.session)).find((k) => k.id === ctx.params["id"] && !k.revokedAt);
+    if (!key) throw new HttpError(404, "not_found", "No such active key of yours.");
+    page(ctx, revokeConfirmPage(viewer, key));
   });
 
   router.post<SignedInState>("/keys/:id/revoke", sameOrigin, signedIn, async (ctx) => {

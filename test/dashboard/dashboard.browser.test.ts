@@ -267,6 +267,10 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
   it("revokes the key, and the next call with it gets 401", async () => {
     await page.getByRole("link", { name: "API keys" }).click();
     await page.getByRole("button", { name: /^Revoke browser test/ }).click();
+    // Asked first: a page says what revoking does, with the way back.
+    await expect.poll(() => page.getByRole("heading", { level: 1 }).innerText()).toContain("Revoke browser test");
+    await audit(page, "9-key-revoke-confirm");
+    await page.getByRole("button", { name: /^Yes, revoke/ }).click();
     await expect.poll(() => page.getByRole("status").first().innerText()).toContain("revoked");
     await audit(page, "9-key-revoked");
     const refused = await compressWithFetch(token);

@@ -416,6 +416,12 @@ describe("forms that change something", () => {
     const response = await post(`/dashboard/keys/${theirs.key.id}/revoke`, { csrf_token: csrf }, { cookie });
     expect(response.status).toBe(404);
     expect((await db.prisma.apiKey.findUniqueOrThrow({ where: { id: theirs.key.id } })).revokedAt).toBeNull();
+    // A revocation is confirmed first: its page names the key and holds the form; another's key: 404.
+    const confirm = await fetch(`${server.url}/dashboard/keys/${mine.key.id}/revoke`, { headers: { cookie } });
+    expect(confirm.status).toBe(200);
+    expect(await confirm.text()).toContain("Yes, revoke");
+    const foreign = await fetch(`${server.url}/dashboard/keys/${theirs.key.id}/revoke`, { headers: { cookie } });
+    expect(foreign.status).toBe(404);
     const own = await post(`/dashboard/keys/${mine.key.id}/revoke`, { csrf_token: csrf }, { cookie });
     expect(own.status).toBe(303);
     expect((await db.prisma.apiKey.findUniqueOrThrow({ where: { id: mine.key.id } })).revokedAt).not.toBeNull();

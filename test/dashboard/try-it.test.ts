@@ -75,6 +75,9 @@ describe("Try it", () => {
     const answer = await tryIt(cookie, { csrf_token: csrf, key_id: key.id, profile: "lossless" });
     expect(answer.status).toBe(200);
     expect(answer.html).toContain("Compressed report.pdf");
+    // The result names the profile it was made with, and the form keeps it chosen.
+    expect(answer.html).toMatch(/<dt>Profile<\/dt>\s*<dd>lossless<\/dd>/);
+    expect(answer.html).toMatch(/value="lossless"\s+checked/);
     const href = /href="([^"]+)" class="button"/.exec(answer.html)![1]!.replaceAll("&amp;", "&");
     const download = await fetch(href);
     expect(download.status).toBe(200);
