@@ -288,6 +288,26 @@ describe("the HTTP side of /mcp", () => {
     expect(await broken.json()).toMatchObject({ error: { code: -32700 } });
   });
 
+  it("answers a database that cannot be reached as REST does: 503 with Retry-After, not a tool result", async () => {
+    const lost = await createTestDatabase();
+    const alone = await startServer(lost);
+    try {
+      await lost.close();
+      const body = JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "list_sectors", arguments: {} },
+      });
+      const response = await post(alone.url, body);
+      expect(response.status).toBe(503);
+      expect(response.headers.get("retry-after")).toMatch(/^\d+$/);
+      expect(await response.json()).toMatchObject({ error: { code: "database_unavailable" } });
+    } finally {
+      await alone.close();
+    }
+  });
+
   it("counts against the per-IP rate limit: a client over it gets 429 with Retry-After", async () => {
     const limited = await startServer(db, { RATE_LIMIT_REQUESTS: "4" });
     try {
