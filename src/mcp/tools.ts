@@ -19,6 +19,7 @@ import {
   type ListRoute,
   type Route,
   type RouteContext,
+  type SummaryRoute,
 } from "../rest/routes.ts";
 
 /** Items per call: fewer than REST's 100, since an agent reads every byte of a result. */
@@ -40,6 +41,11 @@ export const TOOL_OF_PATH: Record<string, ToolName> = {
     name: "search_jobs",
     title: "Search jobs",
     hint: `Full-text search (q) and filters over open jobs. ${FIND_SLUGS} Read a result in full with get_job.`,
+  },
+  "/jobs/facets": {
+    name: "job_facets",
+    title: "Count jobs by facet",
+    hint: "Takes search_jobs's filters: use it to see how many jobs each work model, employment type, sector, skill, country or salary range would give before choosing filters.",
   },
   "/jobs/{slug}": { name: "get_job", title: "Get a job", hint: "The slug comes from search_jobs or a company." },
   "/talents": {
@@ -231,6 +237,21 @@ function detailTool(route: DetailRoute, name: ToolName): CatalogTool {
   };
 }
 
+function summaryTool(route: SummaryRoute, name: ToolName): CatalogTool {
+  if (!(route.item instanceof z.ZodObject)) throw new Error(`${route.path}: an item that is not an object`);
+  const shape: Record<string, z.ZodType> = {};
+  for (const def of Object.values(route.params)) shape[def.name] = argumentSchema(def);
+  return {
+    ...toolText(route, name),
+    inputSchema: z.strictObject(shape),
+    outputSchema: z.object(route.item.shape),
+    async run(rc, args) {
+      const params = parseQuery(route.params, queryOf(args), `${API_PREFIX}${route.path}`);
+      return { structured: cutLongTexts((await route.load(rc, params)) as Record<string, unknown>).value };
+    },
+  };
+}
+
 function toolText(route: Route, name: ToolName) {
   const hint = name.hint ? ` ${name.hint}` : "";
   return {
@@ -247,6 +268,7 @@ export function catalogTools(): CatalogTool[] {
     if (!name) return [];
     if (route.kind === "list") return [listTool(route, name)];
     if (route.kind === "detail") return [detailTool(route, name)];
+    if (route.kind === "summary") return [summaryTool(route, name)];
     throw new Error(`${route.path}: a ${route.kind} route cannot be a tool`);
   });
 }
