@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase } from "../../src/db/database.ts";
 import { CUT_MARK, RESULT_MAX_CHARS } from "../../src/mcp/fit.ts";
 import { MCP_PAGE_LIMIT_DEFAULT, MCP_PAGE_LIMIT_MAX, TOOL_OF_PATH } from "../../src/mcp/tools.ts";
 import { routes } from "../../src/rest/routes.ts";
@@ -292,10 +293,18 @@ describe("the HTTP side of /mcp", () => {
   });
 
   it("answers a database that cannot be reached as REST does: 503 with Retry-After, not a tool result", async () => {
-    const lost = await createTestDatabase();
-    const alone = await startServer(lost);
+    // A server nobody listens on (as the REST test does): an outage on either database pass. Closing
+    // a test database instead ends node-postgres' pool, which is our own fault, not an outage.
+    const down = await openDatabase({
+      kind: "postgres",
+      url: "postgresql://postgres@127.0.0.1:1/nowhere",
+      poolSize: 1,
+      migrateOnStart: false,
+      seedDemoData: false,
+      seed: 1,
+    });
+    const alone = await startServer(down);
     try {
-      await lost.close();
       const body = JSON.stringify({
         jsonrpc: "2.0",
         id: 1,
@@ -308,6 +317,7 @@ describe("the HTTP side of /mcp", () => {
       expect(await response.json()).toMatchObject({ error: { code: "database_unavailable" } });
     } finally {
       await alone.close();
+      await down.close();
     }
   });
 
