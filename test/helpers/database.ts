@@ -65,3 +65,19 @@ export async function createTestDatabase(options: OpenOptions = {}): Promise<Tes
     },
   });
 }
+
+/**
+ * A database whose server nobody listens on (port 1): every statement fails as in an outage, on
+ * either test pass. Closing a test database instead ends node-postgres' pool, which is our own
+ * fault (a 500), not an outage.
+ */
+export function openUnreachableDatabase(): Promise<Database> {
+  return openDatabase({
+    kind: "postgres",
+    url: "postgresql://postgres@127.0.0.1:1/nowhere",
+    poolSize: 1,
+    migrateOnStart: false,
+    seedDemoData: false,
+    seed: 1,
+  });
+}

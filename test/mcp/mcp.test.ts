@@ -7,11 +7,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../src/db/database.ts";
 import { CUT_MARK, RESULT_MAX_CHARS } from "../../src/mcp/fit.ts";
 import { MCP_PAGE_LIMIT_DEFAULT, MCP_PAGE_LIMIT_MAX, TOOL_OF_PATH } from "../../src/mcp/tools.ts";
 import { routes } from "../../src/rest/routes.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { createTestDatabase, openUnreachableDatabase, type TestDatabase } from "../helpers/database.ts";
 import { factories } from "../helpers/factories.ts";
 import { seedGatedCatalog, type GatedCatalog } from "../helpers/gated-catalog.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -293,16 +292,7 @@ describe("the HTTP side of /mcp", () => {
   });
 
   it("answers a database that cannot be reached as REST does: 503 with Retry-After, not a tool result", async () => {
-    // A server nobody listens on (as the REST test does): an outage on either database pass. Closing
-    // a test database instead ends node-postgres' pool, which is our own fault, not an outage.
-    const down = await openDatabase({
-      kind: "postgres",
-      url: "postgresql://postgres@127.0.0.1:1/nowhere",
-      poolSize: 1,
-      migrateOnStart: false,
-      seedDemoData: false,
-      seed: 1,
-    });
+    const down = await openUnreachableDatabase();
     const alone = await startServer(down);
     try {
       const body = JSON.stringify({

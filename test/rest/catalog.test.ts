@@ -3,13 +3,12 @@
 // against the served OpenAPI document by the client (test/helpers/api.ts).
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openDatabase } from "../../src/db/database.ts";
 import type { PrismaClient } from "../../src/generated/prisma/client.ts";
 import { publicJobWhere } from "../../src/graphql/gates.ts";
 import { listTotals } from "../../src/graphql/totals.ts";
 import { routes } from "../../src/rest/routes.ts";
 import { createApiClient, type ApiClient } from "../helpers/api.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { createTestDatabase, openUnreachableDatabase, type TestDatabase } from "../helpers/database.ts";
 import { daysAgo, factories } from "../helpers/factories.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
@@ -506,14 +505,7 @@ describe("HTTP behaviour", () => {
   });
 
   it("answers 503 database_unavailable with Retry-After when the database cannot be reached", async () => {
-    const down = await openDatabase({
-      kind: "postgres",
-      url: "postgresql://postgres@127.0.0.1:1/nowhere",
-      poolSize: 1,
-      migrateOnStart: false,
-      seedDemoData: false,
-      seed: 1,
-    });
+    const down = await openUnreachableDatabase();
     const broken = await startServer(down);
     try {
       const response = await fetch(`${broken.url}/api/v1/jobs`);
