@@ -182,6 +182,8 @@ export interface Outcome {
   originalSize: number;
   compressedSize: number;
   objectName: string;
+  /** The name the client gave the file (a synchronous compression's: a job's is on its row), for the history. */
+  filename?: string;
   /** What the engine changed: kept with the record for the job resource. */
   report?: CompressionReportBody;
 }

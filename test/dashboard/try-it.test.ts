@@ -84,7 +84,12 @@ describe("Try it", () => {
     expect(Buffer.from(await download.arrayBuffer()).equals(pdf)).toBe(true);
     expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(1);
     const record = await db.prisma.compression.findFirstOrThrow({ where: { subscriberId: subscriber.id } });
-    expect(record).toMatchObject({ apiKeyId: key.id, status: "succeeded", profile: "lossless" });
+    expect(record).toMatchObject({
+      apiKeyId: key.id,
+      status: "succeeded",
+      profile: "lossless",
+      filename: "report.pdf",
+    });
     expect((await db.prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } })).lastUsedAt).not.toBeNull();
     expect(await readdir(uploads)).toEqual([]);
   });

@@ -233,6 +233,7 @@ async function succeed(
     originalSize,
     compressedSize,
     objectName,
+    filename: work.uploadedName,
     ...(report ? { report } : {}),
   });
   const body = compression.resultBody(originalSize, compressedSize, url, config.downloadUrlTtlSeconds, report);
