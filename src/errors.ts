@@ -83,6 +83,24 @@ export const ERROR_CODES = {
     status: { compression: 400 },
     meaning: "signatures is not remove, or was sent more than once.",
   },
+  invalid_grayscale: {
+    status: { compression: 400 },
+    meaning: "grayscale is not true or false, was asked with the lossless profile, or was sent more than once.",
+  },
+  invalid_max_image_ppi: {
+    status: { compression: 400 },
+    meaning:
+      "max_image_ppi is not a whole number from 36 to 2400, was asked with the lossless profile, or was sent more than once.",
+  },
+  invalid_remove_metadata: {
+    status: { compression: 400 },
+    meaning: "remove_metadata is not true or false, or was sent more than once.",
+  },
+  invalid_target_size: {
+    status: { compression: 400 },
+    meaning:
+      "target_size is not a whole number of bytes of at least 1024, was asked with the lossless profile, or was sent more than once.",
+  },
   missing_file: { status: { compression: 400 }, meaning: "the form has no part named file." },
   too_many_files: { status: { compression: 400 }, meaning: "the form has more than one file." },
   unexpected_field: { status: { compression: 400 }, meaning: "the form has a field this endpoint does not take." },
@@ -129,6 +147,11 @@ export const ERROR_CODES = {
     status: { compression: 422 },
     meaning:
       "the PDF is digitally signed (or certified) and any rewrite would break its signatures; send signatures=remove to compress it without them.",
+  },
+  target_unreachable: {
+    status: { compression: 422 },
+    meaning:
+      "target_size cannot be reached while every page stays above the quality floor; the message gives the smallest size reached (not charged).",
   },
   busy: {
     status: { compression: 503 },

@@ -2,7 +2,7 @@
 // and the one that shuts down on SIGTERM/SIGINT (the steps are in src/lifecycle.ts).
 import { createApp } from "./app.ts";
 import { temporaryRoot } from "./compress/workflow/workspace.ts";
-import { createRunner, serviceRunnerOptions } from "./compress/isolation/runner.ts";
+import { createRunner, serviceRunnerOptions, TARGET_MAX_RUNS } from "./compress/isolation/runner.ts";
 import { removeOrphanedCopies } from "./compress/isolation/stripped-copy.ts";
 import { startJobWorker } from "./compress/async-jobs/worker.ts";
 import { recoverDeadBoots, removeBootMarker } from "./compress/boot.ts";
@@ -114,7 +114,7 @@ async function start() {
     storage,
     tmpRoot,
     retentionHours: config.resultRetentionHours,
-    interruptedAfterMs: Math.max(3_600_000, runner.timeoutFor(config.compress.maxUploadBytes) * 4),
+    interruptedAfterMs: Math.max(3_600_000, runner.timeoutFor(config.compress.maxUploadBytes, TARGET_MAX_RUNS) * 2),
     logger,
   });
 

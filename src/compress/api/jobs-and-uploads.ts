@@ -1,7 +1,7 @@
 // Asynchronous compression and direct upload over HTTP:
 //   POST /v1/compress with `Prefer: respond-async` (RFC 7240): 202 Accepted, `Location: /v1/jobs/{id}`
 //     and the job resource, as soon as the upload is stored; the quota unit is reserved then
-//   POST /v1/compress with a JSON body {"upload_id", "profile", "callback_url"}: the same from a
+//   POST /v1/compress with a JSON body {"upload_id", "profile", "callback_url", …options}: the same from a
 //     direct upload, synchronous without the preference
 //   GET  /v1/jobs/{id}: the job, to the subscriber who made it only (anyone else: 404)
 //   POST /v1/uploads: a direct upload's short-lived signed PUT URL
@@ -115,6 +115,18 @@ function stringField(body: Record<string, unknown>, name: string, required: bool
   return value;
 }
 
+/**
+ * A JSON member as the form field of its name: a string as it is, a boolean or a number (grayscale:
+ * true, target_size: 600000) as its text, which the same parsers as a form's then check; null is absent.
+ */
+function formValue(body: Record<string, unknown>, name: string): string | undefined {
+  const value = body[name];
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string") return value;
+  if (typeof value === "boolean" || typeof value === "number") return String(value);
+  throw new HttpError(400, `invalid_${name}`, `${name} must be a string, a number or true or false.`);
+}
+
 /** The JSON body of a compression from a direct upload: its upload_id and the job's fields. */
 async function readDirectUploadRequest(ctx: KeyedContext) {
   const body = await readJsonObject(ctx);
@@ -127,12 +139,12 @@ async function readDirectUploadRequest(ctx: KeyedContext) {
     );
   }
   const uploadId = stringField(body, "upload_id", true)!;
-  const fields = Object.fromEntries(JOB_FIELDS.map((name) => [name, stringField(body, name, false)]));
+  const fields = Object.fromEntries(JOB_FIELDS.map((name) => [name, formValue(body, name)]));
   return { uploadId, fields };
 }
 
 /**
- * POST /v1/compress with {"upload_id", "profile"?, "callback_url"?}: the direct upload checked
+ * POST /v1/compress with {"upload_id", "profile"?, "callback_url"?, …options}: the direct upload checked
  * (its owner, 300 MB, %PDF-) and taken, then a job (Prefer: respond-async) or a synchronous
  * compression, both through the service as for a multipart upload.
  */

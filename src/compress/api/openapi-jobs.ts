@@ -1,5 +1,6 @@
 // The OpenAPI description of asynchronous jobs, direct uploads and webhook secrets (jobs.ts),
 // merged into /v1/openapi.json by openapi.ts.
+import { outputOptionFields } from "./openapi-options.ts";
 import { reportProperty } from "./openapi-report.ts";
 
 type Json = Record<string, unknown>;
@@ -55,6 +56,7 @@ export const directUploadBody = (profileField: Json, signaturesField: Json) => (
     upload_id: { type: "string", format: "uuid", description: "From POST /v1/uploads, after the PUT." },
     profile: profileField,
     signatures: signaturesField,
+    ...outputOptionFields,
     callback_url: callbackField,
   },
 });

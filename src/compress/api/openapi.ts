@@ -4,6 +4,7 @@
 import { COMPRESS_TIMEOUT_DEFAULTS } from "../../config/env.ts";
 import { COMPRESSION_PROFILES } from "../../pdf/index.ts";
 import { compressExtras, directUploadBody, jobPaths, jobSchemas } from "./openapi-jobs.ts";
+import { outputOptionFields } from "./openapi-options.ts";
 import { reportProperty, reportSchemas } from "./openapi-report.ts";
 
 type Json = Record<string, unknown>;
@@ -42,7 +43,7 @@ const result = {
 
 const common = {
   "400": error(
-    "The form is not as documented: invalid_profile, invalid_signatures, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; with an Idempotency-Key header, invalid_idempotency_key. Not charged.",
+    "The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; with an Idempotency-Key header, invalid_idempotency_key. Not charged.",
   ),
   "401": error(
     "Missing, malformed, unknown, revoked or non-corporate key: missing_api_key, malformed_api_key, invalid_api_key, plan_not_eligible.",
@@ -60,7 +61,7 @@ const common = {
   ),
   "415": error("unsupported_media_type: the body is not multipart/form-data."),
   "422": error(
-    `The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default ${COMPRESS_TIMEOUT_DEFAULTS.baseSeconds} s + ${COMPRESS_TIMEOUT_DEFAULTS.secondsPerMb} s per MB), processing_failed, signed_document (the PDF is digitally signed or certified: a rewrite would break its signatures; the message says how many; send signatures=remove to compress it without them); for unlock also password_required, incorrect_password, not_encrypted.`,
+    `The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default ${COMPRESS_TIMEOUT_DEFAULTS.baseSeconds} s + ${COMPRESS_TIMEOUT_DEFAULTS.secondsPerMb} s per MB, five times that with a target size), processing_failed, signed_document (the PDF is digitally signed or certified: a rewrite would break its signatures; the message says how many; send signatures=remove to compress it without them), target_unreachable (the target size cannot be reached above the quality floor; the message gives the smallest size reached); for unlock also password_required, incorrect_password, not_encrypted.`,
   ),
   "429": error("rate_limited: over 120 requests a minute for this key.", retryAfter),
   "503": error("busy, rate_limit_unavailable, database_unavailable or shutting_down.", retryAfter),
@@ -84,7 +85,16 @@ export const signaturesField = {
 };
 /** The multipart body of /v1/compress (a file and its options; callback_url with Prefer: respond-async). */
 const compressForm = (profileField: Json, callbackField: Json) =>
-  form({ file: fileField, profile: profileField, signatures: signaturesField, callback_url: callbackField }, ["file"]);
+  form(
+    {
+      file: fileField,
+      profile: profileField,
+      signatures: signaturesField,
+      ...outputOptionFields,
+      callback_url: callbackField,
+    },
+    ["file"],
+  );
 
 const unlockForm = (profileField: Json) =>
   form(
@@ -93,6 +103,7 @@ const unlockForm = (profileField: Json) =>
       password: { type: "string", maxLength: 1024 },
       profile: profileField,
       signatures: signaturesField,
+      ...outputOptionFields,
     },
     ["file", "password"],
   );

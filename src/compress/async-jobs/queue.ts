@@ -65,6 +65,10 @@ interface ClaimRow {
   original_size: bigint | number;
   callback_url: string | null;
   signatures: string | null;
+  grayscale: boolean;
+  max_image_ppi: number | null;
+  remove_metadata: boolean;
+  target_size: bigint | number | null;
   api_origin: string;
   attempts: number;
   max_attempts: number;
@@ -87,7 +91,7 @@ export async function claim(prisma: PrismaClient, workerId: string, leaseMs: num
       FOR UPDATE SKIP LOCKED)
     RETURNING j.id, j.compression_id, j.subscriber_id, c.month, c.status::text AS compression_status,
       j.profile::text AS profile, j.input_object, j.filename, j.original_size, j.callback_url, j.signatures, j.api_origin,
-      j.attempts, j.max_attempts, j.locked_by`;
+      j.grayscale, j.max_image_ppi, j.remove_metadata, j.target_size, j.attempts, j.max_attempts, j.locked_by`;
   const [row] = rows;
   if (!row) return null;
   return {
@@ -96,7 +100,12 @@ export async function claim(prisma: PrismaClient, workerId: string, leaseMs: num
     subscriberId: row.subscriber_id,
     month: new Date(row.month),
     compressionStatus: row.compression_status,
-    options: optionsOfJob(row),
+    options: optionsOfJob({
+      ...row,
+      maxImagePpi: row.max_image_ppi,
+      removeMetadata: row.remove_metadata,
+      targetSize: row.target_size,
+    }),
     inputObject: row.input_object,
     filename: row.filename,
     originalSize: Number(row.original_size),

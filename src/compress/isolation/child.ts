@@ -6,8 +6,8 @@
 import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import sharp from "sharp";
-import { compressPdf, PdfRejected, unlockPdf } from "../../pdf/index.ts";
-import type { CompressionReport, EngineOutput } from "../../pdf/index.ts";
+import { compressPdf, PdfRejected, TargetUnreachable, unlockPdf } from "../../pdf/index.ts";
+import type { CompressionReport, EngineOptions, EngineOutput } from "../../pdf/index.ts";
 import { reportBody } from "../report.ts";
 import { CHILD_READY, isEngineJob } from "./protocol.ts";
 import type { EngineJob, EngineResult } from "./protocol.ts";
@@ -42,20 +42,27 @@ const unlockedOnly = (signaturesRemoved: number): CompressionReport => ({
   signaturesRemoved,
 });
 
+/** The job's options that shape the output (those it has). */
+function outputOptions(job: EngineJob): EngineOptions {
+  const { grayscale, maxImagePpi, removeMetadata, targetSize } = job;
+  const options = { grayscale, maxImagePpi, removeMetadata, targetSize };
+  return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
+}
+
 async function run(job: EngineJob): Promise<EngineResult> {
   const input = await readFile(job.inputPath);
   const started = performance.now();
   let result: EngineOutput;
   let report: CompressionReport | undefined;
   const onReport = (engineReport: CompressionReport) => (report = engineReport);
-  const options = job.signatures ? { signatures: job.signatures } : {};
+  const signatures = job.signatures ? { signatures: job.signatures } : {};
   if (job.kind === "compress") {
-    result = await compressPdf(input, job.profile, onReport, options);
+    result = await compressPdf(input, job.profile, onReport, { ...signatures, ...outputOptions(job) });
   } else {
     // Signatures are handled (refused or removed) by the unlock: the compression finds none left.
-    const unlocked = await unlockPdf(input, job.password, options);
+    const unlocked = await unlockPdf(input, job.password, signatures);
     result = unlocked;
-    if (job.profile) result = await compressPdf(unlocked.output, job.profile, onReport);
+    if (job.profile) result = await compressPdf(unlocked.output, job.profile, onReport, outputOptions(job));
     // The output is the decrypted file even when the compression handed that back unchanged: the
     // report is then the unlock's alone, never "the original returned".
     const compressed: CompressionReport | undefined = report;
@@ -80,7 +87,9 @@ async function handle(message: unknown): Promise<EngineResult> {
   try {
     return await run(message);
   } catch (error) {
-    if (error instanceof PdfRejected) return { ok: false, code: error.code, message: error.message };
+    if (error instanceof PdfRejected || error instanceof TargetUnreachable) {
+      return { ok: false, code: error.code, message: error.message };
+    }
     console.error(error); // to the runner's stderr callback; the client gets a generic message
     return { ok: false, code: "processing_failed", message: "Processing the file failed." };
   }

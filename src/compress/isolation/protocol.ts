@@ -1,22 +1,27 @@
 // What the runner and its child processes say to each other over IPC.
-import type { CompressionProfile, PdfRejectedCode, SignaturePolicy } from "../../pdf/index.ts";
+import type { CompressionProfile, EngineOptions, PdfRejectedCode } from "../../pdf/index.ts";
 import { isCompressionProfile, isPdfRejectedCode } from "../../pdf/index.ts";
 import { isReportBody, type CompressionReportBody } from "../report.ts";
 
 /**
  * One job: read `inputPath`, write the result to `outputPath`. An unlock job with a `profile`
- * also compresses the decrypted file with it. `signatures`: what to do with a signed file (default:
- * refuse it, signed_document).
+ * also compresses the decrypted file with it. The engine's options beside the profile
+ * (src/pdf/options.ts): `signatures`, what to do with a signed file (default: refuse it,
+ * signed_document); grayscale, maxImagePpi, removeMetadata, targetSize.
  */
 export type EngineJob = (
   | { kind: "compress"; inputPath: string; outputPath: string; profile: CompressionProfile }
   | { kind: "unlock"; inputPath: string; outputPath: string; password: string; profile?: CompressionProfile }
-) & { signatures?: SignaturePolicy };
+) &
+  EngineOptions;
 
 /** The runner's own failure codes (the engine's refusals are PdfRejectedCode). */
 export type RunnerFailureCode = "processing_timeout" | "processing_failed";
 
-export type EngineFailureCode = PdfRejectedCode | RunnerFailureCode;
+/** The engine's answer to a targetSize it could not reach above its quality floor (TargetUnreachable). */
+export type TargetFailureCode = "target_unreachable";
+
+export type EngineFailureCode = PdfRejectedCode | RunnerFailureCode | TargetFailureCode;
 
 /**
  * What the process measured of its job, for logs and the benchmarks: the time inside the engine
@@ -54,12 +59,18 @@ export const isChildReady = (value: unknown): value is ChildReady => isObject(va
 
 const isSignaturePolicy = (value: unknown) => value === undefined || value === "refuse" || value === "remove";
 
+/** The engine's options, each absent or of its type (their bounds are the engine's to check). */
+const areEngineOptions = (value: Record<string, unknown>) =>
+  isSignaturePolicy(value["signatures"]) &&
+  ["grayscale", "removeMetadata"].every((name) => value[name] === undefined || typeof value[name] === "boolean") &&
+  ["maxImagePpi", "targetSize"].every((name) => value[name] === undefined || Number.isSafeInteger(value[name]));
+
 export function isEngineJob(value: unknown): value is EngineJob {
   if (
     !isObject(value) ||
     typeof value["inputPath"] !== "string" ||
     typeof value["outputPath"] !== "string" ||
-    !isSignaturePolicy(value["signatures"])
+    !areEngineOptions(value)
   ) {
     return false;
   }
@@ -87,6 +98,8 @@ export function isEngineResult(value: unknown): value is EngineResult {
   return (
     value["ok"] === false &&
     typeof value["message"] === "string" &&
-    (isPdfRejectedCode(value["code"]) || value["code"] === "processing_failed")
+    (isPdfRejectedCode(value["code"]) ||
+      value["code"] === "processing_failed" ||
+      value["code"] === "target_unreachable")
   );
 }

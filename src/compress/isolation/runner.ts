@@ -92,8 +92,8 @@ export interface Runner {
    */
   busy(): RunnerBusy | null;
   stats(): RunnerStats;
-  /** The time limit of a job on an input of this many bytes. */
-  timeoutFor(inputBytes: number): number;
+  /** The time limit of a job on an input of this many bytes (`runs`: engineRuns of the job). */
+  timeoutFor(inputBytes: number, runs?: number): number;
   /** Rejects queued jobs, kills running children and warm processes, resolves when they are gone. */
   close(): Promise<void>;
 }
@@ -206,6 +206,15 @@ export function serviceRunnerOptions(
 export function jobTimeoutMs(limits: { timeoutMs: number; timeoutMsPerMb?: number }, inputBytes: number): number {
   return Math.ceil(limits.timeoutMs + (limits.timeoutMsPerMb ?? 0) * (Math.max(0, inputBytes) / MB));
 }
+
+/**
+ * The most runs of the engine's passes a job may take: a targetSize runs them up to 5 times (the
+ * profile, the ladder's floor and up to three steps between, src/pdf/target.ts), so its time limit
+ * is that many times a single run's.
+ */
+export const TARGET_MAX_RUNS = 5;
+
+export const engineRuns = (job: EngineJob): number => (job.targetSize === undefined ? 1 : TARGET_MAX_RUNS);
 
 function inputBytesOf(job: EngineJob): number {
   try {
@@ -403,7 +412,7 @@ interface RunnerState {
   readonly counts: JobHooks["counts"] & { busy: number };
   readonly hooks: JobHooks;
   readonly pool: ProcessPool;
-  readonly timeoutFor: (inputBytes: number) => number;
+  readonly timeoutFor: (inputBytes: number, runs?: number) => number;
   closed: boolean;
 }
 
@@ -451,7 +460,7 @@ function runnerState(options: RunnerOptions): RunnerState {
       onEvent: options.onEvent,
       childModule: options.childModule,
     }),
-    timeoutFor: (inputBytes) => jobTimeoutMs({ timeoutMs, timeoutMsPerMb }, inputBytes),
+    timeoutFor: (inputBytes, runs = 1) => runs * jobTimeoutMs({ timeoutMs, timeoutMsPerMb }, inputBytes),
     closed: false,
   };
 }
@@ -520,7 +529,7 @@ function start(state: RunnerState, pending: Pending): void {
   pending.detach?.();
   const began = Date.now();
   const inputBytes = inputBytesOf(pending.job);
-  const limitMs = state.timeoutFor(inputBytes);
+  const limitMs = state.timeoutFor(inputBytes, engineRuns(pending.job));
   let markExited!: () => void;
   const exited = new Promise<void>((resolve) => (markExited = resolve));
   const end: JobEnd = {

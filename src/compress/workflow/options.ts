@@ -1,23 +1,46 @@
 // A compression's options: one typed object, parsed once from the form fields (or a direct upload's
 // JSON body) and carried unchanged to the engine, into a job's row and back out of it. A new option is
-// a field here, its parser, its columns (jobColumns / optionsOfJob) and the engine's use of it.
+// a field here, its parser, its columns (jobColumns / optionsOfJob) and the engine's use of it. The
+// options that shape the output (grayscale, max_image_ppi, remove_metadata, target_size) are the
+// engine's own (src/pdf/options.ts, docs/engine-options.md), named in snake_case on the wire: their
+// bounds and the profiles they go with are the engine's optionProblem, answered as a 400 naming the field.
 import { HttpError } from "../../errors.ts";
 import {
   COMPRESSION_PROFILES,
   isCompressionProfile,
+  optionProblem,
   type CompressionProfile,
+  type EngineOptions,
   type SignaturePolicy,
 } from "../../pdf/index.ts";
 import type { EngineJob } from "../isolation/protocol.ts";
 
-export interface CompressionOptions {
+/** The engine's options that shape the output, each absent unless the request set it. */
+export type OutputOptions = Pick<EngineOptions, "grayscale" | "maxImagePpi" | "removeMetadata" | "targetSize">;
+
+export interface CompressionOptions extends OutputOptions {
   profile: CompressionProfile;
   /** What to do with a signed document: refuse it (422 signed_document) or remove its signatures. */
   signatures: SignaturePolicy;
 }
 
+/** Each output option's field on the wire, and the kind of value it takes. */
+export const OUTPUT_FIELDS = {
+  grayscale: { field: "grayscale", kind: "boolean" },
+  maxImagePpi: { field: "max_image_ppi", kind: "integer" },
+  removeMetadata: { field: "remove_metadata", kind: "boolean" },
+  targetSize: { field: "target_size", kind: "integer" },
+} as const satisfies Record<keyof OutputOptions, { field: string; kind: "boolean" | "integer" }>;
+
 /** The multipart fields (and JSON members) every compression takes besides the file. */
-export const OPTION_FIELDS = ["profile", "signatures"] as const;
+export const OPTION_FIELDS = [
+  "profile",
+  "signatures",
+  OUTPUT_FIELDS.grayscale.field,
+  OUTPUT_FIELDS.maxImagePpi.field,
+  OUTPUT_FIELDS.removeMetadata.field,
+  OUTPUT_FIELDS.targetSize.field,
+] as const;
 
 /** What the engine is asked to do: compress, or unlock with the document's password (then compress). */
 export type Operation = { kind: "compress" } | { kind: "unlock"; password: string };
@@ -46,9 +69,54 @@ export function parseSignatures(value: string | undefined): SignaturePolicy {
   );
 }
 
+type Fields = Readonly<Partial<Record<string, string>>>;
+
+const invalidOption = (option: keyof OutputOptions, message: string) => {
+  const { field } = OUTPUT_FIELDS[option];
+  return new HttpError(400, `invalid_${field}`, `${field}: ${message}`);
+};
+
+/** A true/false field; absent or empty (a form sends every field it shows) is not set. */
+function parseFlag(fields: Fields, option: "grayscale" | "removeMetadata"): boolean | undefined {
+  const value = fields[OUTPUT_FIELDS[option].field];
+  if (value === undefined || value === "") return undefined;
+  if (value === "true" || value === "false") return value === "true";
+  throw invalidOption(option, `must be true or false; got "${value.slice(0, 40)}"`);
+}
+
+/** A whole-number field (digits only; its bounds are the engine's); absent or empty is not set. */
+function parseWholeNumber(fields: Fields, option: "maxImagePpi" | "targetSize"): number | undefined {
+  const value = fields[OUTPUT_FIELDS[option].field];
+  if (value === undefined || value === "") return undefined;
+  // Anything but digits becomes NaN, which the engine's bounds refuse with the message they give.
+  return /^[0-9]{1,16}$/.test(value) ? Number(value) : Number.NaN;
+}
+
+/** The 400 of an option the engine's optionProblem refuses: its message, and a number as it was given. */
+function optionRefusal(option: keyof OutputOptions, message: string, fields: Fields): HttpError {
+  const { field, kind } = OUTPUT_FIELDS[option];
+  const got = kind === "integer" ? `; got "${(fields[field] ?? "").slice(0, 40)}"` : "";
+  return invalidOption(option, `${message}${got}`);
+}
+
+/** The output options of a request's fields, checked against the profile (400 naming the field). */
+export function parseOutputOptions(profile: CompressionProfile, fields: Fields): OutputOptions {
+  const parsed: OutputOptions = {
+    grayscale: parseFlag(fields, "grayscale"),
+    maxImagePpi: parseWholeNumber(fields, "maxImagePpi"),
+    removeMetadata: parseFlag(fields, "removeMetadata"),
+    targetSize: parseWholeNumber(fields, "targetSize"),
+  };
+  const options = Object.fromEntries(Object.entries(parsed).filter(([, value]) => value !== undefined));
+  const problem = optionProblem(profile, options);
+  if (problem) throw optionRefusal(problem.option as keyof OutputOptions, problem.message, fields);
+  return options;
+}
+
 /** The options of a request's fields (400 naming the field when one is not valid). */
-export function parseOptions(fields: Readonly<Partial<Record<string, string>>>): CompressionOptions {
-  return { profile: parseProfile(fields["profile"]), signatures: parseSignatures(fields["signatures"]) };
+export function parseOptions(fields: Fields): CompressionOptions {
+  const profile = parseProfile(fields["profile"]);
+  return { profile, signatures: parseSignatures(fields["signatures"]), ...parseOutputOptions(profile, fields) };
 }
 
 /** The operation of a request's fields: unlock takes the password field (400 missing_password without it). */
@@ -67,16 +135,39 @@ export function engineJob(
   options: CompressionOptions,
   paths: { inputPath: string; outputPath: string },
 ): EngineJob {
-  const { profile, signatures } = options;
-  return { ...operation, ...paths, profile, signatures };
+  return { ...operation, ...paths, ...options };
+}
+
+/** The columns of a job row that hold its options. */
+export interface OptionColumns {
+  profile: CompressionProfile;
+  signatures: string | null;
+  grayscale: boolean;
+  maxImagePpi: number | null;
+  removeMetadata: boolean;
+  targetSize: bigint | number | null;
 }
 
 /** A job row's columns for the options. */
-export function jobColumns(options: CompressionOptions): { profile: CompressionProfile; signatures: "remove" | null } {
-  return { profile: options.profile, signatures: options.signatures === "remove" ? "remove" : null };
+export function jobColumns(options: CompressionOptions): OptionColumns & { targetSize: bigint | null } {
+  return {
+    profile: options.profile,
+    signatures: options.signatures === "remove" ? "remove" : null,
+    grayscale: options.grayscale === true,
+    maxImagePpi: options.maxImagePpi ?? null,
+    removeMetadata: options.removeMetadata === true,
+    targetSize: options.targetSize === undefined ? null : BigInt(options.targetSize),
+  };
 }
 
 /** The options back out of a job row's columns. */
-export function optionsOfJob(row: { profile: CompressionProfile; signatures: string | null }): CompressionOptions {
-  return { profile: row.profile, signatures: row.signatures === "remove" ? "remove" : "refuse" };
+export function optionsOfJob(row: OptionColumns): CompressionOptions {
+  return {
+    profile: row.profile,
+    signatures: row.signatures === "remove" ? "remove" : "refuse",
+    ...(row.grayscale ? { grayscale: true } : {}),
+    ...(row.maxImagePpi !== null ? { maxImagePpi: row.maxImagePpi } : {}),
+    ...(row.removeMetadata ? { removeMetadata: true } : {}),
+    ...(row.targetSize !== null ? { targetSize: Number(row.targetSize) } : {}),
+  };
 }

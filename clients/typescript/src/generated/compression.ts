@@ -284,6 +284,14 @@ export interface operations {
            * @enum {string}
            */
           signatures?: "refuse" | "remove";
+          /** @description The most bytes the result may have. The profile runs first; when its result is larger, images are lowered in resolution and quality step by step, never below the quality floor (SSIM 0.8 of every recoded image on its page), and the least lossy result that fits is answered. When even the floor does not fit: 422 target_unreachable, not charged, its message giving the smallest size reached. Takes longer: up to 5 runs of the engine (the time limit grows to match). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_target_size). */
+          target_size?: number;
+          /** @description true: colour images and the pages' colours become grey (docs/engine-options.md says what stays as it is). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_grayscale). */
+          grayscale?: boolean;
+          /** @description No image stays drawn finer than this many pixels per inch of the page (36 to 2400), even where the profile's quality floor would have kept it larger. Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_max_image_ppi). */
+          max_image_ppi?: number;
+          /** @description true: the document information (Title, Author, Creator, Producer, …), XMP metadata, page thumbnails and other applications' private data are removed; what a reader needs (language, structure tree, outlines, output intents) stays. A PDF/A or PDF/UA file loses its claim of conformance with its XMP. Every profile. */
+          remove_metadata?: boolean;
           /**
            * Format: uri
            * @description Only with `Prefer: respond-async`; leave it empty otherwise (a synchronous call refuses a callback_url: 400 unexpected_field). Called (POST, the job resource as body, signed; see the Job schema) when the job ends. https:// and a public host (private hosts only where the operator allows them; link-local and metadata hosts never).
@@ -308,6 +316,14 @@ export interface operations {
            * @enum {string}
            */
           signatures?: "refuse" | "remove";
+          /** @description The most bytes the result may have. The profile runs first; when its result is larger, images are lowered in resolution and quality step by step, never below the quality floor (SSIM 0.8 of every recoded image on its page), and the least lossy result that fits is answered. When even the floor does not fit: 422 target_unreachable, not charged, its message giving the smallest size reached. Takes longer: up to 5 runs of the engine (the time limit grows to match). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_target_size). */
+          target_size?: number;
+          /** @description true: colour images and the pages' colours become grey (docs/engine-options.md says what stays as it is). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_grayscale). */
+          grayscale?: boolean;
+          /** @description No image stays drawn finer than this many pixels per inch of the page (36 to 2400), even where the profile's quality floor would have kept it larger. Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_max_image_ppi). */
+          max_image_ppi?: number;
+          /** @description true: the document information (Title, Author, Creator, Producer, …), XMP metadata, page thumbnails and other applications' private data are removed; what a reader needs (language, structure tree, outlines, output intents) stays. A PDF/A or PDF/UA file loses its claim of conformance with its XMP. Every profile. */
+          remove_metadata?: boolean;
           /**
            * Format: uri
            * @description Only with `Prefer: respond-async`; leave it empty otherwise (a synchronous call refuses a callback_url: 400 unexpected_field). Called (POST, the job resource as body, signed; see the Job schema) when the job ends. https:// and a public host (private hosts only where the operator allows them; link-local and metadata hosts never).
@@ -347,7 +363,7 @@ export interface operations {
           "application/json": components["schemas"]["Job"];
         };
       };
-      /** @description The form is not as documented: invalid_profile, invalid_signatures, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
+      /** @description The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
       400: {
         headers: {
           /** @description The error code, as in the body. */
@@ -455,7 +471,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default 30 s + 2 s per MB), processing_failed, signed_document (the PDF is digitally signed or certified: a rewrite would break its signatures; the message says how many; send signatures=remove to compress it without them); for unlock also password_required, incorrect_password, not_encrypted. */
+      /** @description The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default 30 s + 2 s per MB, five times that with a target size), processing_failed, signed_document (the PDF is digitally signed or certified: a rewrite would break its signatures; the message says how many; send signatures=remove to compress it without them), target_unreachable (the target size cannot be reached above the quality floor; the message gives the smallest size reached); for unlock also password_required, incorrect_password, not_encrypted. */
       422: {
         headers: {
           /** @description The error code, as in the body. */
@@ -933,6 +949,14 @@ export interface operations {
            * @enum {string}
            */
           signatures?: "refuse" | "remove";
+          /** @description The most bytes the result may have. The profile runs first; when its result is larger, images are lowered in resolution and quality step by step, never below the quality floor (SSIM 0.8 of every recoded image on its page), and the least lossy result that fits is answered. When even the floor does not fit: 422 target_unreachable, not charged, its message giving the smallest size reached. Takes longer: up to 5 runs of the engine (the time limit grows to match). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_target_size). */
+          target_size?: number;
+          /** @description true: colour images and the pages' colours become grey (docs/engine-options.md says what stays as it is). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_grayscale). */
+          grayscale?: boolean;
+          /** @description No image stays drawn finer than this many pixels per inch of the page (36 to 2400), even where the profile's quality floor would have kept it larger. Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_max_image_ppi). */
+          max_image_ppi?: number;
+          /** @description true: the document information (Title, Author, Creator, Producer, …), XMP metadata, page thumbnails and other applications' private data are removed; what a reader needs (language, structure tree, outlines, output intents) stays. A PDF/A or PDF/UA file loses its claim of conformance with its XMP. Every profile. */
+          remove_metadata?: boolean;
         };
       };
     };
@@ -954,7 +978,7 @@ export interface operations {
           "application/json": components["schemas"]["CompressionResult"];
         };
       };
-      /** @description The form is not as documented: invalid_profile, invalid_signatures, missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
+      /** @description The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
       400: {
         headers: {
           /** @description The error code, as in the body. */
@@ -1035,7 +1059,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default 30 s + 2 s per MB), processing_failed, signed_document (the PDF is digitally signed or certified: a rewrite would break its signatures; the message says how many; send signatures=remove to compress it without them); for unlock also password_required, incorrect_password, not_encrypted. */
+      /** @description The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default 30 s + 2 s per MB, five times that with a target size), processing_failed, signed_document (the PDF is digitally signed or certified: a rewrite would break its signatures; the message says how many; send signatures=remove to compress it without them), target_unreachable (the target size cannot be reached above the quality floor; the message gives the smallest size reached); for unlock also password_required, incorrect_password, not_encrypted. */
       422: {
         headers: {
           /** @description The error code, as in the body. */
