@@ -95,6 +95,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     redis,
     mailer: deps.mailer ?? createMailer(config.dashboard, logger),
     compress: compressService,
+    storage: deps.compress?.storage ?? null,
   });
   app.use(dashboard.routes());
   app.use(dashboard.allowedMethods());

@@ -6,6 +6,7 @@ import type { Plan } from "../generated/prisma/client.ts";
 import type { KeyView } from "../auth/accounts.ts";
 import type { SessionSubscriber } from "../auth/sessions.ts";
 import type { DayCount, UsageSummary } from "../auth/usage.ts";
+import type { KeyUsage } from "./records.ts";
 import type { CompressionResultBody } from "../compress/compression.ts";
 import { COMPRESSION_PROFILES } from "../pdf/index.ts";
 import { dailyChart } from "./chart.ts";
@@ -19,11 +20,13 @@ export interface Viewer {
   csrf: string;
 }
 
-type Section = "keys" | "usage" | "try";
+export type Section = "keys" | "usage" | "history" | "webhooks" | "try";
 
 const NAV: [Section, string, string][] = [
   ["keys", "API keys", `${DASHBOARD}/keys`],
   ["usage", "Usage", `${DASHBOARD}/usage`],
+  ["history", "History", `${DASHBOARD}/history`],
+  ["webhooks", "Webhooks", `${DASHBOARD}/webhooks`],
   ["try", "Try it", `${DASHBOARD}/try`],
 ];
 
@@ -33,9 +36,9 @@ const dateTime = new Intl.DateTimeFormat("en-GB", {
   timeZone: "UTC",
 });
 const date = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeZone: "UTC" });
-const count = new Intl.NumberFormat("en");
+export const count = new Intl.NumberFormat("en");
 
-const when = (value: Date | string | null) => (value ? `${dateTime.format(new Date(value))} UTC` : "never");
+export const when = (value: Date | string | null) => (value ? `${dateTime.format(new Date(value))} UTC` : "never");
 
 export function bytes(n: number): string {
   if (n < 1024) return `${count.format(n)} bytes`;
@@ -43,9 +46,14 @@ export function bytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)} MB`;
 }
 
-const csrfField = (viewer: Viewer) => html`<input type="hidden" name="csrf_token" value="${viewer.csrf}" />`;
+export const csrfField = (viewer: Viewer) => html`<input type="hidden" name="csrf_token" value="${viewer.csrf}" />`;
 
-function layout(title: string, body: Html, viewer: Viewer | null = null, current: Section | null = null): string {
+export function layout(
+  title: string,
+  body: Html,
+  viewer: Viewer | null = null,
+  current: Section | null = null,
+): string {
   const nav = viewer
     ? html`<nav aria-label="Dashboard">
           <ul>
@@ -92,11 +100,15 @@ ${
 `;
 }
 
-function notice(kind: "info" | "success" | "error", content: Html | string, role: "status" | "alert" = "status") {
+export function notice(
+  kind: "info" | "success" | "error",
+  content: Html | string,
+  role: "status" | "alert" = "status",
+) {
   return html`<div class="notice notice-${kind}" role="${role}">${content}</div>`;
 }
 
-const planNeeded = (plan: Plan) =>
+export const planNeeded = (plan: Plan) =>
   notice(
     "info",
     html`<h2>API keys are part of the corporate plan</h2>
@@ -244,18 +256,23 @@ export function keysPage(viewer: Viewer, options: KeysPageOptions): string {
   );
 }
 
+/** A secret in a read-only field, with the copy button dashboard.js enables and where it says what it did. */
+export function secretField(id: string, label: string, value: string): Html {
+  return html`<div class="secret">
+      <label for="${id}">${label}</label>
+      <input id="${id}" type="text" readonly value="${value}" spellcheck="false" />
+      <button type="button" data-copy="${id}" hidden>Copy</button>
+    </div>
+    <p class="copy-status" aria-live="polite" data-copy-status></p>`;
+}
+
 /** The one time a new key's secret is shown, with the copy button dashboard.js enables. */
 function createdKeyNotice(created: NonNullable<KeysPageOptions["created"]>): Html {
   return notice(
     "success",
     html`<h2>Your new key “${created.name}”</h2>
       <p><strong>Copy it now: it is shown only this once.</strong> Only a hash is kept; keep the key secret.</p>
-      <div class="secret">
-        <label for="new-key">API key</label>
-        <input id="new-key" type="text" readonly value="${created.token}" spellcheck="false" />
-        <button type="button" data-copy="new-key" hidden>Copy</button>
-      </div>
-      <p class="copy-status" aria-live="polite" data-copy-status></p>
+      ${secretField("new-key", "API key", created.token)}
       <p>Use it as <code>Authorization: Bearer &lt;key&gt;</code>.</p>`,
   );
 }
@@ -350,7 +367,7 @@ function keyRow(viewer: Viewer, key: KeyView): Html {
 
 // ---- Usage --------------------------------------------------------------------------------------
 
-export function usagePage(viewer: Viewer, usage: UsageSummary, days: DayCount[]): string {
+export function usagePage(viewer: Viewer, usage: UsageSummary, days: DayCount[], perKey: KeyUsage[]): string {
   const monthName = new Intl.DateTimeFormat("en-GB", { month: "long", year: "numeric", timeZone: "UTC" }).format(
     usage.periodStart,
   );
@@ -394,10 +411,45 @@ export function usagePage(viewer: Viewer, usage: UsageSummary, days: DayCount[])
       <section class="card" aria-labelledby="per-day">
         <h2 id="per-day">Compressions per day</h2>
         ${dailyChart(days)}
+      </section>
+      <section class="card" aria-labelledby="per-key">
+        <h2 id="per-key">Per key this month</h2>
+        ${perKey.length ? keyUsageTable(perKey) : html`<p>No keys yet.</p>`}
       </section>`,
     viewer,
     "usage",
   );
+}
+
+/** This month's compressions per key: charged successes, and attempts refused or failed (not charged). */
+function keyUsageTable(keys: KeyUsage[]): Html {
+  return html`<div class="table-wrap">
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Key</th>
+            <th scope="col" class="num">Succeeded (charged)</th>
+            <th scope="col" class="num">Refused or failed</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${keys.map(
+            (key) =>
+              html`<tr>
+                <th scope="row">
+                  ${key.name}
+                  <code>${key.prefix}…</code>${key.revokedAt ? html` <span class="muted">(revoked)</span>` : ""}
+                </th>
+                <td class="num">${count.format(key.succeeded)}</td>
+                <td class="num">${count.format(key.failed)}</td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
+    <p class="hint">
+      Every key used this month is listed, revoked ones too; Try it counts under the key it was run with.
+    </p>`;
 }
 
 // ---- Try it -------------------------------------------------------------------------------------

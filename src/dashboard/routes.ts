@@ -1,5 +1,5 @@
 // The subscriber dashboard under /dashboard: passwordless sign-in (one-time links by mail),
-// database sessions, Settings → API keys, Usage and Try it. Pages are server-rendered
+// database sessions, Settings → API keys, Usage (per day and per key), History, Webhooks and Try it. Pages are server-rendered
 // (pages.ts); every request that changes something passes the cross-origin check and, once
 // signed in, the session's CSRF token (security.ts). Keys are made and revoked by the same code as
 // the operator's tool (src/auth/accounts.ts); Try it runs the compression API's own service.
@@ -11,15 +11,20 @@ import { accounts, AccountError, keyRefusal, type Accounts } from "../auth/accou
 import { subscriberKey, type AuthenticatedKey } from "../auth/authenticate.ts";
 import { csrfToken, isCsrfToken, sessions, type Sessions, type SessionSubscriber } from "../auth/sessions.ts";
 import { dailyCompressions, usageSummary } from "../auth/usage.ts";
+import { rotateWebhookSecret, webhookSecret } from "../compress/async-jobs/webhooks.ts";
+import { signUrl } from "../compress/compression.ts";
+import type { ObjectStorage } from "../compress/storage/storage.ts";
 import type { CompressService } from "../compress/workflow/service.ts";
 import type { Config } from "../config/env.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
 import { databaseUnavailable, DEPENDENCY_RETRY_SECONDS, HttpError, retryAfter } from "../errors.ts";
 import { setHeaders, setRateLimitHeaders } from "../http/rate-limit.ts";
+import { publicOrigin } from "../http/origin.ts";
 import { withRequestInfo } from "../http/request-info.ts";
 import type { AppState } from "../http/state.ts";
 import type { Logger } from "../logger.ts";
+import { historyPage, rotateConfirmPage, webhooksPage, type ResultLink } from "./activity-pages.ts";
 import type { Mailer } from "./mailer.ts";
 import {
   checkEmailPage,
@@ -35,6 +40,7 @@ import {
   type KeysPageOptions,
   type Viewer,
 } from "./pages.ts";
+import { history, recentDeliveries, resultValidUntil, usagePerKey, type HistoryRow } from "./records.ts";
 import { requestSignInLink, signInLimits, type LinkSender } from "./sign-in-links.ts";
 import {
   assertSameOrigin,
@@ -53,6 +59,8 @@ export interface DashboardDeps {
   mailer: Mailer;
   /** The compression API's service, for Try it; null where /v1 is not served. */
   compress: CompressService | null;
+  /** Where results are stored, to sign the history's download links; null where /v1 is not served. */
+  storage: ObjectStorage | null;
 }
 
 const ASSETS: Record<string, string> = {
@@ -107,6 +115,8 @@ export function createDashboardRouter(deps: DashboardDeps): Router<DashboardStat
   registerSignIn(router, { config, logger, redis: deps.redis, mailer: deps.mailer, auth, signedIn });
   registerKeys(router, { logger, admin, signedIn });
   registerUsage(router, { prisma, signedIn });
+  registerHistory(router, { config, prisma, storage: deps.storage, signedIn });
+  registerWebhooks(router, { prisma, logger, signedIn });
   registerTryIt(router, { config, prisma, logger, compress: deps.compress, admin, signedIn });
 
   // Any other page under /dashboard: a page saying so, not the API's JSON.
@@ -376,11 +386,106 @@ function registerUsage(router: Router<DashboardState>, deps: { prisma: PrismaCli
       plan: viewer.session.plan,
       monthlyQuota: viewer.session.monthlyQuota,
     };
-    const [summary, days] = await Promise.all([
+    const [summary, days, perKey] = await Promise.all([
       usageSummary(prisma, subscriber),
       dailyCompressions(prisma, subscriber.id),
+      usagePerKey(prisma, subscriber.id),
     ]);
-    page(ctx, usagePage(viewer, summary, days));
+    page(ctx, usagePage(viewer, summary, days, perKey));
+  });
+}
+
+// ---- History ----
+
+interface HistoryDeps {
+  config: Config;
+  prisma: PrismaClient;
+  storage: ObjectStorage | null;
+  signedIn: SignedInGate;
+}
+
+function registerHistory(router: Router<DashboardState>, deps: HistoryDeps) {
+  const { config, prisma, signedIn } = deps;
+  router.get<SignedInState>("/history", signedIn, async (ctx) => {
+    const viewer = ctx.state.dashboard;
+    const rows = await history(prisma, viewer.session.subscriberId);
+    const links = await resultLinks(deps, rows, publicOrigin(ctx, config.publicApiBaseUrl));
+    page(ctx, historyPage(viewer, rows, links));
+  });
+}
+
+/** Download links of the rows whose result can still be fetched, each expiring when its result's link would. */
+async function resultLinks(deps: HistoryDeps, rows: HistoryRow[], origin: string): Promise<Map<string, ResultLink>> {
+  const { storage, config } = deps;
+  const links = new Map<string, ResultLink>();
+  if (!storage) return links;
+  const limits = { ttlSeconds: config.downloadUrlTtlSeconds, retentionHours: config.resultRetentionHours };
+  const now = new Date();
+  for (const row of rows) {
+    const until = resultValidUntil(row, limits, now);
+    if (!until || !row.objectName) continue;
+    const stored = { objectName: row.objectName, uploadedName: row.filename ?? "document", kind: "compress" as const };
+    const ttlSeconds = Math.floor((until.getTime() - now.getTime()) / 1000);
+    links.set(row.id, { url: await signUrl(storage, stored, { ttlSeconds, origin }), until });
+  }
+  return links;
+}
+
+// ---- Webhooks ----
+
+interface WebhookDeps {
+  prisma: PrismaClient;
+  logger: Logger;
+  signedIn: SignedInGate;
+}
+
+/** The page, with the whole secret when it was just asked for or made. */
+async function showWebhooks(
+  ctx: Context,
+  deps: WebhookDeps,
+  viewer: Viewer,
+  shown?: { secret: string; rotated: boolean },
+) {
+  const subscriberId = viewer.session.subscriberId;
+  const [row, deliveries] = await Promise.all([
+    deps.prisma.webhookSecret.findUnique({ where: { subscriberId } }),
+    recentDeliveries(deps.prisma, subscriberId),
+  ]);
+  // "whsec_" and four characters: enough to tell two secrets apart, nothing to sign with.
+  const secret = row ? { masked: row.secret.slice(0, 10), createdAt: row.createdAt } : null;
+  page(ctx, webhooksPage(viewer, { secret, deliveries, ...(shown ? { shown } : {}) }));
+}
+
+/** Only a subscriber whose plan has the API has a webhook secret to show or rotate. */
+function assertEligible(viewer: Viewer) {
+  const refusal = keyRefusal(viewer.session.email, viewer.session.plan);
+  if (refusal) throw new HttpError(403, "plan_not_eligible", `${refusal}.`);
+}
+
+function registerWebhooks(router: Router<DashboardState>, deps: WebhookDeps) {
+  const { prisma, logger, signedIn } = deps;
+  router.get<SignedInState>("/webhooks", signedIn, (ctx) => showWebhooks(ctx, deps, ctx.state.dashboard));
+
+  // Shown on the answer to a POST only: never in a page a GET (a reload, the history) brings back.
+  router.post<SignedInState>("/webhooks/secret", sameOrigin, signedIn, async (ctx) => {
+    const viewer = changing(ctx, await readForm(ctx));
+    assertEligible(viewer);
+    const secret = await webhookSecret(prisma, viewer.session.subscriberId);
+    await showWebhooks(ctx, deps, viewer, { secret, rotated: false });
+  });
+
+  // A rotation is asked for first, like a key's revocation.
+  router.get<SignedInState>("/webhooks/rotate", signedIn, (ctx) => {
+    assertEligible(ctx.state.dashboard);
+    page(ctx, rotateConfirmPage(ctx.state.dashboard));
+  });
+
+  router.post<SignedInState>("/webhooks/rotate", sameOrigin, signedIn, async (ctx) => {
+    const viewer = changing(ctx, await readForm(ctx));
+    assertEligible(viewer);
+    const secret = await rotateWebhookSecret(prisma, viewer.session.subscriberId);
+    logger.info({ subscriberId: viewer.session.subscriberId }, "webhook secret rotated in the dashboard");
+    await showWebhooks(ctx, deps, viewer, { secret, rotated: true });
   });
 }
 

@@ -62,7 +62,28 @@ describe("statements per request", () => {
       "GET /dashboard/usage",
       "/dashboard/usage",
       "cookie",
-      ["SELECT compressions", "SELECT dashboard_sessions + subscribers", "SELECT quota_usage"],
+      [
+        "SELECT api_keys + compressions",
+        "SELECT compressions",
+        "SELECT dashboard_sessions + subscribers",
+        "SELECT quota_usage",
+      ],
+    ],
+    [
+      "GET /dashboard/history",
+      "/dashboard/history",
+      "cookie",
+      ["SELECT compressions + api_keys + compression_jobs", "SELECT dashboard_sessions + subscribers"],
+    ],
+    [
+      "GET /dashboard/webhooks",
+      "/dashboard/webhooks",
+      "cookie",
+      [
+        "SELECT dashboard_sessions + subscribers",
+        "SELECT webhook_deliveries + compression_jobs",
+        "SELECT webhook_secrets",
+      ],
     ],
     [
       "GET /dashboard/try",
