@@ -1,5 +1,6 @@
-// The quality check's inner loops, compiled to WebAssembly with SIMD (assembly/check.ts, built by
-// `npm run generate` into check-wasm.ts), and the memory they work in. The module is instantiated once per process,
+// The quality check's inner loops and the layers' segmentation and background (layers.ts),
+// compiled to WebAssembly with SIMD (assembly/check.ts, built by `npm run generate` into
+// check-wasm.ts), and the memory they work in. The module is instantiated once per process,
 // synchronously, when the engine loads (a few milliseconds, in the warm process before any job).
 //
 // Memory: each operation lays out its buffers afresh from the start of the module's memory
@@ -14,9 +15,36 @@ interface CheckKernels {
   addRow(gray: number, width: number, sums: number): void;
   emitRow(sums: number, width: number, cuts: number, dw: number, reciprocals: number, out: number): void;
   ssim(a: number, b: number, width: number, height: number, cells: number, c1: number, c2: number): number;
+  histogramRow(lum: number, width: number, histogram: number): void;
+  segmentRow(
+    src: number,
+    components: number,
+    lum: number,
+    width: number,
+    kinds: number,
+    paperFrom: number,
+    maskRow: number,
+    blocks: number,
+    mids: number,
+    inks: number,
+    cores: number,
+    sums: number,
+  ): void;
+  backgroundRow(
+    src: number,
+    components: number,
+    width: number,
+    stride: number,
+    grown: number,
+    columns: number,
+    sums: number,
+    counts: number,
+  ): void;
+  backgroundEmit(sums: number, counts: number, ow: number, components: number, out: number, known: number): void;
 }
 
-const kernels = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(CHECK_WASM, "base64")))
+/** The kernels as they are (layers.ts drives the segmentation's and the background's). */
+export const kernels = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(CHECK_WASM, "base64")))
   .exports as unknown as CheckKernels;
 
 const PAGE = 64 * 1024;

@@ -20,9 +20,12 @@ import type { JpegEffort, Pixels } from "./codecs.ts";
 import { encodeBitonal } from "./bitonal.ts";
 import type { BitonalEffort, BitonalEncoding } from "./bitonal.ts";
 import { rowBytesOf } from "./jbig2.ts";
+import { kernels, scratch } from "./kernels.ts";
 import { luminance } from "./quality.ts";
 import type { Bits } from "./jbig2.ts";
 
+/** Source rows are copied to the kernels' memory this many bytes at a time, at most (whole rows). */
+const SOURCE_BLOCK_BYTES = 256 * 1024;
 /** Blocks the picture test looks at, in pixels square. */
 const BLOCK = 32;
 /** A block with more than this fraction of its pixels between paper and ink is a picture. */
@@ -74,14 +77,42 @@ export function segment(pixels: Pixels): Segmentation | undefined {
   const { width, height, data } = pixels;
   const n = pixels.components;
   if (n !== 1 && n !== 3) return undefined;
-  const lum = luminance(pixels);
+  // The rows go through the kernels' memory a block at a time (their luminance a row at a time):
+  // no full-size luminance copy is made. The mask (an eighth of a byte a pixel) and the blocks'
+  // counts stay there until the end.
+  const rowBytes = rowBytesOf(width);
+  const bw = Math.ceil(width / BLOCK);
+  const bh = Math.ceil(height / BLOCK);
+  const memory = scratch.reset();
+  const blockRows = Math.max(1, Math.floor(SOURCE_BLOCK_BYTES / (width * n)));
+  const source = memory.take(blockRows * width * n);
+  const lumRow = memory.take(width);
+  const histogramAt = memory.take(256 * 4);
+  const kindsAt = memory.take(256);
+  const maskAt = memory.take(rowBytes * height);
+  const midsAt = memory.take(bw * bh * 4);
+  const inksAt = memory.take(bw * bh * 4);
+  const coresAt = memory.take(bw * bh * 4);
+  const sumsAt = memory.take(bw * bh * n * 4);
+  const heap = memory.heap;
+  heap.fill(0, histogramAt, histogramAt + 256 * 4);
+  heap.fill(0xff, maskAt, maskAt + rowBytes * height);
+  heap.fill(0, midsAt, sumsAt + bw * bh * n * 4);
+  /** Copies rows [y, y + blockRows) in and calls `row` on each (its address in the block). */
+  const eachRow = (step: number, row: (y: number, at: number) => void) => {
+    for (let y = 0; y < height; y += blockRows) {
+      const rows = Math.min(blockRows, height - y);
+      heap.set(data.subarray(y * width * n, (y + rows) * width * n), source);
+      for (let r = (step - (y % step)) % step; r < rows; r += step) row(y + r, source + r * width * n);
+    }
+  };
   // The levels of paper and ink, from every fourth row (a page has thousands).
-  const histogram = new Uint32Array(256);
-  let counted = 0;
-  for (let y = 0; y < height; y += 4) {
-    for (let i = y * width, end = i + width; i < end; i++) histogram[lum[i]!]!++;
-    counted += width;
-  }
+  eachRow(4, (_, at) => {
+    kernels.luminanceRow(at, n, width, lumRow);
+    kernels.histogramRow(lumRow, width, histogramAt);
+  });
+  const histogram = new Uint32Array(heap.buffer, histogramAt, 256);
+  const counted = Math.ceil(height / 4) * width;
   // Paper: the most common luminance in the brighter half; ink: a low percentile.
   let paper = 255;
   let most = -1;
@@ -97,39 +128,23 @@ export function segment(pixels: Pixels): Segmentation | undefined {
   const light = paper - Math.max(24, (paper - inkLevel) >> 3);
   const core = (inkLevel + threshold) >> 1;
 
-  // Per block: middle tones, text pixels, and the sums of the text's darker half.
-  const bw = Math.ceil(width / BLOCK);
-  const bh = Math.ceil(height / BLOCK);
-  const mids = new Uint32Array(bw * bh);
-  const inks = new Uint32Array(bw * bh);
-  const cores = new Uint32Array(bw * bh);
-  const coreSums = new Float64Array(bw * bh * n);
-  const rowBytes = rowBytesOf(width);
-  const mask = new Uint8Array(rowBytes * height).fill(0xff);
-  // What each luminance is: 0 paper or light, 1 middle tone, 2 text, 3 text's core.
-  const kindOf = new Uint8Array(256);
+  // What each luminance is: 0 paper or light, 1 middle tone, 2 text, 3 text's core. Per block:
+  // middle tones, text pixels, and the sums of the text's darker half (segmentRow).
+  const kindOf = heap.subarray(kindsAt, kindsAt + 256);
   for (let v = 0; v < 256; v++) kindOf[v] = v <= core ? 3 : v <= threshold ? 2 : v < light ? 1 : 0;
-  for (let y = 0; y < height; y++) {
-    const blockRow = ((y / BLOCK) | 0) * bw;
-    const at = y * width;
-    const maskRow = y * rowBytes;
-    for (let x = 0; x < width; x++) {
-      const kind = kindOf[lum[at + x]!]!;
-      if (kind === 0) continue;
-      const block = blockRow + (x >> 5);
-      if (kind === 1) {
-        mids[block]!++;
-        continue;
-      }
-      mask[maskRow + (x >> 3)]! &= ~(0x80 >> (x & 7));
-      inks[block]!++;
-      if (kind === 3) {
-        cores[block]!++;
-        const i = (at + x) * n;
-        for (let c = 0; c < n; c++) coreSums[block * n + c]! += data[i + c]!;
-      }
-    }
-  }
+  let paperFrom = 256;
+  while (paperFrom > 0 && kindOf[paperFrom - 1] === 0) paperFrom--;
+  eachRow(1, (y, at) => {
+    kernels.luminanceRow(at, n, width, lumRow);
+    const blocks = ((y / BLOCK) | 0) * bw;
+    const maskRow = maskAt + y * rowBytes;
+    kernels.segmentRow(at, n, lumRow, width, kindsAt, paperFrom, maskRow, blocks, midsAt, inksAt, coresAt, sumsAt);
+  });
+  const mask = heap.slice(maskAt, maskAt + rowBytes * height);
+  const mids = new Uint32Array(heap.buffer.slice(midsAt, midsAt + bw * bh * 4));
+  const inks = new Uint32Array(heap.buffer.slice(inksAt, inksAt + bw * bh * 4));
+  const cores = new Uint32Array(heap.buffer.slice(coresAt, coresAt + bw * bh * 4));
+  const coreSums = new Uint32Array(heap.buffer.slice(sumsAt, sumsAt + bw * bh * n * 4));
   // Pictures: blocks with many middle tones, spreading into the blocks beside them that are
   // mostly not paper (a photograph's dark and light areas), then grown by a block on every side.
   // No text is taken from them (their bytes of the mask are cleared: blocks are whole bytes wide).
@@ -245,41 +260,43 @@ export function backgroundOf(pixels: Pixels, factor: number, grown: Uint8Array):
   const n = pixels.components;
   const ow = Math.ceil(width / factor);
   const oh = Math.ceil(height / factor);
-  const sums = new Uint32Array(ow * oh * n);
-  const counts = new Uint32Array(ow * oh);
   const rowBytes = rowBytesOf(width);
-  const column = new Int32Array(width);
-  for (let x = 0; x < width; x++) column[x] = (x / factor) | 0;
-  for (let y = 0; y < height; y += BACKGROUND_STRIDE) {
-    const orow = ((y / factor) | 0) * ow;
-    const mrow = y * rowBytes;
-    for (let x = 0; x < width; x += BACKGROUND_STRIDE) {
-      // Eight pixels at a time where none is text or beside it (most of a page).
-      const byte = grown[mrow + (x >> 3)]!;
-      if (byte !== 0 && byte & (0x80 >> (x & 7))) continue;
-      const o = orow + column[x]!;
-      counts[o]!++;
-      const i = (y * width + x) * n;
-      if (n === 1) sums[o]! += data[i]!;
-      else {
-        const s = o * 3;
-        sums[s]! += data[i]!;
-        sums[s + 1]! += data[i + 1]!;
-        sums[s + 2]! += data[i + 2]!;
+  // The sampled rows go through the kernels' memory a block at a time, with the grown text; the
+  // sums and counts are those of one row of blocks, emitted when its last sampled row is in.
+  const memory = scratch.reset();
+  const blockRows = Math.max(1, Math.floor(SOURCE_BLOCK_BYTES / (width * n)));
+  const source = memory.take(blockRows * width * n);
+  const grownAt = memory.take(grown.length);
+  const columnsAt = memory.take(width * 4);
+  const sumsAt = memory.take(ow * n * 4);
+  const countsAt = memory.take(ow * 4);
+  const outAt = memory.take(ow * oh * n);
+  const knownAt = memory.take(ow * oh);
+  const heap = memory.heap;
+  heap.set(grown, grownAt);
+  const columns = new Int32Array(heap.buffer, columnsAt, width);
+  for (let x = 0; x < width; x++) columns[x] = (x / factor) | 0;
+  heap.fill(0, sumsAt, countsAt + ow * 4);
+  heap.fill(0, outAt, knownAt + ow * oh);
+  let blockStart = -1;
+  for (let oy = 0; oy < oh; oy++) {
+    const last = Math.min(height, (oy + 1) * factor);
+    // Rows of this row of blocks on the sampling grid (every BACKGROUND_STRIDE-th from the top).
+    for (let y = Math.ceil((oy * factor) / BACKGROUND_STRIDE) * BACKGROUND_STRIDE; y < last; y += BACKGROUND_STRIDE) {
+      if (blockStart < 0 || y >= blockStart + blockRows) {
+        blockStart = y;
+        const rows = Math.min(blockRows, height - y);
+        heap.set(data.subarray(y * width * n, (y + rows) * width * n), source);
       }
+      const at = source + (y - blockStart) * width * n;
+      kernels.backgroundRow(at, n, width, BACKGROUND_STRIDE, grownAt + y * rowBytes, columnsAt, sumsAt, countsAt);
     }
+    kernels.backgroundEmit(sumsAt, countsAt, ow, n, outAt + oy * ow * n, knownAt + oy * ow);
   }
-  const out = new Uint8Array(ow * oh * n);
-  const known = new Uint8Array(ow * oh);
+  const out = heap.slice(outAt, outAt + ow * oh * n);
+  const known = heap.slice(knownAt, knownAt + ow * oh);
   let missing = 0;
-  for (let o = 0; o < ow * oh; o++) {
-    if (counts[o]! === 0) {
-      missing++;
-      continue;
-    }
-    known[o] = 1;
-    for (let c = 0; c < n; c++) out[o * n + c] = Math.round(sums[o * n + c]! / counts[o]!);
-  }
+  for (let o = 0; o < ow * oh; o++) if (!known[o]) missing++;
   if (missing === ow * oh) {
     out.fill(255);
     missing = 0;

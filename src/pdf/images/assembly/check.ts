@@ -1,9 +1,12 @@
 // The quality check's inner loops (images/quality.ts), in AssemblyScript compiled to WebAssembly with
 // 128-bit SIMD: a page image's luminance, its box sums down to a drawing's rows, and the SSIM of
-// two drawings. In JavaScript these were most of the engine's main-thread time on a scan (about
-// 45 ms of a 300 dpi page's 165 ms of CPU), while the cores' other work waited on it.
+// two drawings; and, at the end, the layers' (images/layers.ts) segmentation of a page image into
+// text and the rest, and its background's block averages. In JavaScript these were most of the
+// engine's main-thread time on a scan (the check's about 45 ms of a 300 dpi page's 165 ms of CPU,
+// the layers' some 160 ms more), while the cores' other work waited on it.
 //
-// Every result is exactly the JavaScript definition's (test/compress/check-kernels.test.ts): the
+// Every result is exactly the JavaScript definition's (test/compress/check-kernels.test.ts and
+// layer-kernels.test.ts): the
 // sums are integers, and the SSIM's floating-point operations are the same, in the same order.
 // The caller (images/kernels.ts) owns the memory: it places the buffers and passes their addresses.
 //
@@ -231,4 +234,123 @@ export function ssim(a: usize, b: usize, width: i32, height: i32, cells: usize, 
     }
   }
   return total / <f64>((ch - 1) * (cw - 1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Layers (images/layers.ts): a page image's segmentation into text and the rest, and its
+// background's block averages. In JavaScript these were the engine's largest main-thread cost on a
+// scan (about 105 and 55 ms of CPU a 300 dpi page, the quality check's kernels above some 10).
+
+/** Counts `width` luminance bytes at `lum` into the u32 histogram of 256 at `histogram`. */
+export function histogramRow(lum: usize, width: i32, histogram: usize): void {
+  for (let x = 0; x < width; x++) {
+    const h = histogram + ((<usize>load<u8>(lum + <usize>x)) << 2);
+    store<u32>(h, load<u32>(h) + 1);
+  }
+}
+
+/**
+ * One row of a page image's segmentation: each pixel's kind from its luminance (`lum`, a byte a
+ * pixel) through the 256 bytes at `kinds` (0 paper or light, 1 middle tone, 2 text, 3 the text's
+ * core). Text clears the pixel's bit of the mask row at `maskRow` (1 bit a pixel, most significant
+ * first); per block of 32 pixels (`blocks`: the index of the row's first block), middle tones are
+ * counted in `mids`, text in `inks`, cores in `cores` (u32 each) and the cores' components (of the
+ * pixels at `src`, `components` bytes each) summed in `sums` (u32, `components` a block: at most
+ * 1,024 x 255 each). Luminance from `paperFrom` up is paper: 16 pixels of it are passed at once.
+ */
+export function segmentRow(
+  src: usize,
+  components: i32,
+  lum: usize,
+  width: i32,
+  kinds: usize,
+  paperFrom: i32,
+  maskRow: usize,
+  blocks: i32,
+  mids: usize,
+  inks: usize,
+  cores: usize,
+  sums: usize,
+): void {
+  const paper = i8x16.splat(<i8>paperFrom);
+  for (let x0 = 0; x0 < width; x0 += 16) {
+    const end = min(x0 + 16, width);
+    if (end - x0 === 16 && i8x16.all_true(i8x16.ge_u(v128.load(lum + <usize>x0), paper))) continue;
+    for (let x = x0; x < end; x++) {
+      const kind = <i32>load<u8>(kinds + <usize>load<u8>(lum + <usize>x));
+      if (kind === 0) continue;
+      const block = <usize>(blocks + (x >> 5));
+      if (kind === 1) {
+        const m = mids + (block << 2);
+        store<u32>(m, load<u32>(m) + 1);
+        continue;
+      }
+      const byte = maskRow + <usize>(x >> 3);
+      store<u8>(byte, <u8>((<i32>load<u8>(byte)) & ~(0x80 >> (x & 7))));
+      const k = inks + (block << 2);
+      store<u32>(k, load<u32>(k) + 1);
+      if (kind === 3) {
+        const c = cores + (block << 2);
+        store<u32>(c, load<u32>(c) + 1);
+        const p = src + <usize>(x * components);
+        const s = sums + ((block * <usize>components) << 2);
+        for (let i = 0; i < components; i++) {
+          const at = s + ((<usize>i) << 2);
+          store<u32>(at, load<u32>(at) + <u32>load<u8>(p + <usize>i));
+        }
+      }
+    }
+  }
+}
+
+/**
+ * One sampled row of a background: every `stride`-th pixel of `width` at `src` (`components`
+ * bytes each) whose bit in the row of grown text at `grown` (1 bit a pixel, most significant
+ * first) is clear is added to its block's u32 count (`counts`) and component sums (`sums`); the
+ * block of each pixel is in the i32 `columns`.
+ */
+export function backgroundRow(
+  src: usize,
+  components: i32,
+  width: i32,
+  stride: i32,
+  grown: usize,
+  columns: usize,
+  sums: usize,
+  counts: usize,
+): void {
+  for (let x = 0; x < width; x += stride) {
+    const byte = <i32>load<u8>(grown + <usize>(x >> 3));
+    if (byte !== 0 && (byte & (0x80 >> (x & 7))) !== 0) continue;
+    const o = <usize>load<i32>(columns + <usize>(x << 2));
+    const n = counts + (o << 2);
+    store<u32>(n, load<u32>(n) + 1);
+    const p = src + <usize>(x * components);
+    const s = sums + ((o * <usize>components) << 2);
+    for (let i = 0; i < components; i++) {
+      const at = s + ((<usize>i) << 2);
+      store<u32>(at, load<u32>(at) + <u32>load<u8>(p + <usize>i));
+    }
+  }
+}
+
+/**
+ * A background row from its blocks' sums and counts (`ow` blocks of `components`): each block's
+ * mean, rounded half up, to `out`, and 1 in `known` where it had pixels (0 and its bytes left as
+ * they are where not); then the sums and counts are cleared for the next row.
+ */
+export function backgroundEmit(sums: usize, counts: usize, ow: i32, components: i32, out: usize, known: usize): void {
+  for (let o = 0; o < ow; o++) {
+    const count = load<u32>(counts + ((<usize>o) << 2));
+    if (count === 0) continue;
+    store<u8>(known + <usize>o, 1);
+    for (let i = 0; i < components; i++) {
+      const at = o * components + i;
+      const sum = load<u32>(sums + ((<usize>at) << 2));
+      // floor(sum / count + 1/2), as Math.round of a positive mean.
+      store<u8>(out + <usize>at, <u8>((2 * <u64>sum + <u64>count) / (2 * <u64>count)));
+    }
+  }
+  memory.fill(sums, 0, <usize>((ow * components) << 2));
+  memory.fill(counts, 0, <usize>(ow << 2));
 }
