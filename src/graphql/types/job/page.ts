@@ -7,7 +7,7 @@ import { definePage, loadStrategy, type PageWindow } from "../../paging.ts";
 import { prismaSql, SqlParams, type SqlCondition } from "../../sql.ts";
 import { COMPUTED_FIELDS, JOB_ORDERS, orderByOf } from "./order.ts";
 import { distancePage, relevancePage, type RankedId } from "./ranked-sql.ts";
-import { answersJobQuery, jobIdsPage, jobPage, jobsByIds, type JobQuery } from "./rows-sql.ts";
+import { answersJobQuery, jobIdsPage, jobPage, rowsOfIds, type JobQuery } from "./rows-sql.ts";
 
 /** What a computed order needs: the lexemes of q (relevance), or the place (distance). */
 export type JobRanking = { kind: "relevance"; terms: string[] } | { kind: "distance"; lat: number; lon: number };
@@ -16,12 +16,22 @@ type SqlWindow = PageWindow<unknown> & { sqlWhere: SqlCondition; ranking?: JobRa
 
 /**
  * A page whose order or filter Prisma cannot express (relevance, distance, a radius): its ids (with
- * their order keys) by SQL, then its rows by id, by the read model's statement when it answers the
- * query, else by Prisma; in the ids' order, each row carrying its key for the cursor.
+ * their order keys) by SQL, then its rows by id. When the read model's statement answers the query
+ * the rows are read in the ids' statement (a deferred join, one round trip); else by Prisma, by id.
+ * In the ids' order, each row carrying its key for the cursor.
  */
 async function pageByIds(ctx: GraphQLContext, query: JobQuery, window: SqlWindow) {
   const sql = ctx.sql ?? prismaSql(ctx.prisma);
   const ranking = window.ranking;
+  const select =
+    query.select && Object.fromEntries(Object.entries(query.select).filter(([k]) => !COMPUTED_FIELDS.includes(k)));
+  const plain = { ...query, ...(select ? { select } : {}) };
+  if (ctx.sql && answersJobQuery(plain)) {
+    const read = rowsOfIds(plain.select);
+    if (ranking?.kind === "relevance") return relevancePage(ctx.sql, window, ranking.terms, read);
+    if (ranking?.kind === "distance") return distancePage(ctx.sql, window, ranking, read);
+    return jobPage(ctx.sql, plain.select, window, DEFERRED_JOIN_FROM);
+  }
   const ids: RankedId[] =
     ranking?.kind === "relevance"
       ? await relevancePage(sql, window, ranking.terms)
@@ -29,21 +39,11 @@ async function pageByIds(ctx: GraphQLContext, query: JobQuery, window: SqlWindow
         ? await distancePage(sql, window, ranking)
         : ((await jobIdsPage(sql, window)) as RankedId[]);
   if (ids.length === 0) return [];
-  const select =
-    query.select && Object.fromEntries(Object.entries(query.select).filter(([k]) => !COMPUTED_FIELDS.includes(k)));
-  const plain = { ...query, ...(select ? { select } : {}) };
-  const rows: Record<string, unknown>[] =
-    ctx.sql && answersJobQuery(plain)
-      ? await jobsByIds(
-          ctx.sql,
-          plain.select,
-          ids.map((r) => r.id),
-        )
-      : await ctx.prisma.job.findMany({
-          ...(plain as object),
-          relationLoadStrategy: loadStrategy("Job", plain),
-          where: { id: { in: ids.map((r) => r.id) } },
-        });
+  const rows: Record<string, unknown>[] = await ctx.prisma.job.findMany({
+    ...(plain as object),
+    relationLoadStrategy: loadStrategy("Job", plain),
+    where: { id: { in: ids.map((r) => r.id) } },
+  });
   const byId = new Map(rows.map((row) => [row["id"] as string, row]));
   return ids.flatMap((key) => {
     const row = byId.get(key.id);

@@ -3,8 +3,12 @@
 // (with their order keys) come from these statements, and its rows are then read by id (./page.ts).
 import type { PageWindow } from "../../paging.ts";
 import { SqlParams, type SqlCondition, type SqlQuery } from "../../sql.ts";
+import type { RowsOfIds } from "./rows-sql.ts";
 
-/** An id of the page with its order key, named as the cursor reads it from the row. */
+/**
+ * An id of the page with its order key, named as the cursor reads it from the row; with the row's
+ * selected fields when the page was read with its rows (`read`).
+ */
 export type RankedId = { id: string } & Record<string, unknown>;
 
 type Window = PageWindow<unknown> & { sqlWhere: SqlCondition };
@@ -35,7 +39,12 @@ export function relevanceTiers(terms: string[]): { tier: number; sql: SqlConditi
  * descending), until the page is full. An offset is spent on the tiers it passes (each counted
  * at most up to what is left of it); a cursor starts in its tier, after its row.
  */
-export async function relevancePage(sql: SqlQuery, window: Window, terms: string[]): Promise<RankedId[]> {
+export async function relevancePage(
+  sql: SqlQuery,
+  window: Window,
+  terms: string[],
+  read?: RowsOfIds,
+): Promise<RankedId[]> {
   const tiers = relevanceTiers(terms);
   const seek = window.seek as [number, Date, string] | undefined;
   const rows: RankedId[] = [];
@@ -50,14 +59,14 @@ export async function relevancePage(sql: SqlQuery, window: Window, terms: string
       }`;
     const params = new SqlParams();
     const where = inWindow(params);
-    const found = await sql.query<{ id: string; publishedAt: Date }>(
-      `SELECT j.id, j.published_at AS "publishedAt" FROM jobs j WHERE ${where}
-        ORDER BY j.published_at DESC, j.id DESC
-        LIMIT ${params.add(window.limit - rows.length, "int")} OFFSET ${params.add(skip, "int")}`,
-      params.values,
-    );
+    const order = "j.published_at DESC, j.id DESC";
+    const ids = `SELECT j.id, j.published_at AS "publishedAt" FROM jobs j WHERE ${where} ORDER BY ${order}
+        LIMIT ${params.add(window.limit - rows.length, "int")} OFFSET ${params.add(skip, "int")}`;
+    const found = (
+      read ? read.rows(await sql.query(read.statement(ids, order), params.values)) : await sql.query(ids, params.values)
+    ) as RankedId[];
     if (found.length > 0 || skip === 0) {
-      rows.push(...found.map((r) => ({ ...r, relevanceTier: tier })));
+      for (const row of found) rows.push(Object.assign(row, { relevanceTier: tier }));
       skip = 0;
     } else {
       // The tier holds no more rows than the offset left: spend them and go on to the next tier.
@@ -124,6 +133,7 @@ export async function distancePage(
   sql: SqlQuery,
   window: Window,
   near: { lat: number; lon: number },
+  read?: RowsOfIds,
 ): Promise<RankedId[]> {
   const params = new SqlParams();
   const distance = distanceSql("j", near.lat, near.lon)(params);
@@ -132,9 +142,9 @@ export async function distancePage(
   const after = seek
     ? ` AND (${distance}, j.id) > (${params.add(seek[0], "float8")}, ${params.add(seek[1], "uuid")})`
     : "";
-  return sql.query<RankedId>(
-    `SELECT j.id, ${distance} AS "distanceKm" FROM jobs j WHERE ${where}${after}
-      ORDER BY 2, j.id LIMIT ${params.add(window.limit, "int")} OFFSET ${params.add(window.skip, "int")}`,
-    params.values,
-  );
+  const ids = `SELECT j.id, ${distance} AS "distanceKm" FROM jobs j WHERE ${where}${after}
+      ORDER BY 2, j.id LIMIT ${params.add(window.limit, "int")} OFFSET ${params.add(window.skip, "int")}`;
+  if (!read) return sql.query<RankedId>(ids, params.values);
+  const statement = read.statement(ids, `page."distanceKm", j.id`, `, page."distanceKm" AS "distanceKm"`);
+  return read.rows(await sql.query(statement, params.values)) as RankedId[];
 }

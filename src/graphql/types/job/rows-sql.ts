@@ -211,13 +211,21 @@ export async function jobIdsPage(
   );
 }
 
-/** The jobs `ids` (any order), in one statement. */
-export async function jobsByIds(sql: SqlRunner, select: Selection, ids: string[]): Promise<Record<string, unknown>[]> {
-  const params = new SqlParams();
+/**
+ * How a statement that finds a page's ids (each row an `id`, aliased page) reads the page's rows
+ * in the same statement: the selected columns joined on the ids, in `order`. One round trip
+ * instead of two (the ids, then the rows by id), as a hand-written deferred join would do it.
+ */
+export interface RowsOfIds {
+  statement(ids: string, order: string, extra?: string): string;
+  rows(raw: Record<string, unknown>[]): Record<string, unknown>[];
+}
+
+export function rowsOfIds(select: Selection): RowsOfIds {
   const { columns, joins } = columnsOf(select);
-  const rows = await sql.query(
-    `SELECT ${columns} FROM jobs j${joins} WHERE j.id = ANY(${params.add(ids, "uuid[]")})`,
-    params.values,
-  );
-  return rows.map(nest);
+  return {
+    statement: (ids, order, extra = "") =>
+      `SELECT ${columns}${extra} FROM (${ids}) AS page JOIN jobs j ON j.id = page.id${joins} ORDER BY ${order}`,
+    rows: (raw) => raw.map(nest),
+  };
 }
