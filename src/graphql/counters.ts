@@ -158,3 +158,40 @@ export async function countJobs(ctx: GraphQLContext, where: Prisma.JobWhereInput
            END`;
   return row?.open_jobs ?? 0;
 }
+
+/** One value of a facet counted from the counters: a sector's or skill's slug and name, its open jobs. */
+export interface CountedValue {
+  value: string;
+  name: string | null;
+  count: number;
+}
+
+/**
+ * The open jobs of every sector or skill at instant `at`, from their counters: the most first (then
+ * by slug), at most `limit`, none without open jobs. The same numbers as grouping the public jobs by
+ * sector or skill (./types/job/facets.ts), in one short statement at any size.
+ */
+export async function scopeCounts(
+  prisma: PrismaClient,
+  scopes: "sectors" | "skills",
+  at: Date,
+  limit: number,
+): Promise<CountedValue[]> {
+  // The table name is one of two literals, never input.
+  return prisma.$queryRawUnsafe<CountedValue[]>(
+    `SELECT f.value, f.name, f.count FROM (
+       SELECT x.slug AS value, x.name, (c.open_jobs + COALESCE(p.delta, 0))::int AS count
+         FROM ${scopes} x JOIN catalog_counters c ON c.scope_id = x.id
+         LEFT JOIN LATERAL (
+           SELECT sum(e.delta) AS delta FROM job_count_events e WHERE e.scope_id = c.scope_id AND e.at <= $1::timestamptz
+         ) p ON true) f
+      WHERE f.count > 0 ORDER BY f.count DESC, f.value LIMIT $2::int`,
+    at,
+    limit,
+  );
+}
+
+/** The public jobs of the whole catalog at instant `at`, from its counter. */
+export async function catalogOpenJobs(prisma: PrismaClient, at: Date): Promise<number> {
+  return (await readCounts(prisma, [CATALOG_SCOPE], at)).get(CATALOG_SCOPE)?.openJobs ?? 0;
+}

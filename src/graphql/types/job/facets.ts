@@ -4,9 +4,12 @@
 // offer every value beside the ones already chosen; every other condition holds. Each count is the
 // `total` the list would answer with that value chosen in place of the facet's own condition.
 // Counted by SQL on the jobs table behind the job gate, remembered per filter and facet like list
-// totals (../../totals.ts: stale-while-revalidate on the counting client).
+// totals (../../totals.ts: stale-while-revalidate on the counting client); the counts the database
+// keeps (the catalog's total, a sector's or skill's open jobs: ../../counters.ts) are read instead,
+// so the facets of the whole catalog need no scan, cold or warm.
 import type { PrismaClient } from "../../../generated/prisma/client.ts";
 import { builder } from "../../builder.ts";
+import { catalogOpenJobs, scopeCounts } from "../../counters.ts";
 import type { GraphQLContext } from "../../context.ts";
 import { listSize } from "../../cost.ts";
 import { SalaryPeriodEnum } from "../../enums.ts";
@@ -239,10 +242,17 @@ export async function jobFacets(
   const conditions = await jobFilterConditions(ctx, filter, "PUBLISHED_AT_DESC");
   // The key names the filter as the list's totals do (not the instant): one count per filter and facet.
   const filterKey = JSON.stringify(filter);
+  // Counts the database keeps (../../counters.ts) are read, not remembered: one short statement,
+  // exact at this request's instant. They answer the whole catalog's total, and the sector and
+  // skill facets when no condition but the facet's own applies (multi-select leaves that one out).
+  const onlyOwn = (facet: JobFacetName) => conditions.every((c) => c.facet === facet);
   const result: FacetsShape = {
-    total: await remembered(ctx, `JobFacets:${filterKey}:total`, (prisma) =>
-      countAll(prisma, whereWithout(ctx, conditions, null)),
-    ),
+    total:
+      conditions.length === 0
+        ? await catalogOpenJobs(ctx.prisma, ctx.now)
+        : await remembered(ctx, `JobFacets:${filterKey}:total`, (prisma) =>
+            countAll(prisma, whereWithout(ctx, conditions, null)),
+          ),
   };
   await Promise.all(
     wanted.map(async (facet) => {
@@ -253,6 +263,10 @@ export async function jobFacets(
         result.salary = await remembered(ctx, `JobFacets:${filterKey}:salary:${salaryInterval}`, (prisma) =>
           salaryHistogram(prisma, where, unit),
         );
+        return;
+      }
+      if ((facet === "sector" || facet === "skill") && onlyOwn(facet)) {
+        result[facet] = await scopeCounts(ctx.prisma, facet === "sector" ? "sectors" : "skills", ctx.now, limit);
         return;
       }
       result[facet] = await remembered(ctx, `JobFacets:${filterKey}:${facet}:${limit}`, (prisma) =>
