@@ -1,7 +1,7 @@
 // Builds the Koa application; it never listens (src/main.ts does), so tests hand its callback
 // real HTTP requests. In order: the request log, the request id, the error middleware, CORS,
-// dependency faults, the per-IP rate limit, then the routers: health, /graphql, the compression
-// API, the dashboard, /api/v1 and its docs, /mcp and /llms.txt.
+// dependency faults, the per-IP rate limit, then the routers: health, GET /, /api/v1, /graphql,
+// the compression API, the dashboard, the REST docs, /mcp and /llms.txt.
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
 import cors from "@koa/cors";
@@ -74,10 +74,9 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     deps.totalsCache === undefined
       ? listTotals(config.listTotalCacheSeconds, db.counting, { bounding: db.bounding })
       : deps.totalsCache;
-  const graphql = graphqlRouter(deps, totals);
-  app.use(graphql.routes());
-
-  // REST and MCP run the same typed operations, through contexts made alike.
+  // REST and MCP run the same typed operations, through contexts made alike. /api/v1 is the
+  // busiest surface: its router comes first, so its requests are not matched against the others'
+  // routes (no path of theirs is under /api/v1).
   const context = contextFactory({ prisma: db.prisma, sql: db.sql, totals });
   const rest = createRestRouter({
     context,
@@ -85,6 +84,10 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     publicBaseUrl: config.publicApiBaseUrl,
     cache: { maxAgeSeconds: config.catalogCacheMaxAge },
   });
+  app.use(rest.routes());
+  const graphql = graphqlRouter(deps, totals);
+  app.use(graphql.routes());
+
   const docs = createDocsRouter({ publicBaseUrl: config.publicApiBaseUrl });
   const compressService = useCompressApi(app, deps);
   // The subscriber dashboard: sign-in, API keys, usage, and Try it through the same service as /v1.
@@ -99,7 +102,6 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   });
   app.use(dashboard.routes());
   app.use(dashboard.allowedMethods());
-  app.use(rest.routes());
   app.use(docs.routes());
   // /mcp for AI agents (the REST routes as tools) and /llms.txt describing the API to them.
   const mcp = createMcpRouter({

@@ -144,6 +144,10 @@ export function requestLog(logger: Logger, config: Pick<Config, "logging">): Mid
       const res = ctx.res;
       const aborted = !finished;
       const status = aborted && !res.headersSent ? CLIENT_CLOSED : res.statusCode;
+      const level =
+        status >= 500 ? "error" : status >= 400 ? "warn" : PROBES.has(ctx.path) && !aborted ? "debug" : "info";
+      // A line the logger would drop is not built (LOG_LEVEL=warn, or silent in benchmarks).
+      if (!logger.isLevelEnabled(level)) return;
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const requestSize = ctx.get("Content-Length");
       const userAgent = ctx.get("User-Agent");
@@ -163,8 +167,6 @@ export function requestLog(logger: Logger, config: Pick<Config, "logging">): Mid
       };
       const path = target.split("?", 1)[0]!.slice(0, 512);
       const message = `${ctx.method} ${path} ${status}${aborted ? " (client closed the connection)" : ""}`;
-      const level =
-        status >= 500 ? "error" : status >= 400 ? "warn" : PROBES.has(ctx.path) && !aborted ? "debug" : "info";
       logger[level]({ ...fields(), httpRequest, ...(aborted ? { aborted: true } : {}) }, message);
     };
     // "finish" after end(): the whole response was handed to the OS. "close" first, or (HTTP/2, whose
