@@ -249,7 +249,7 @@ export async function jobFacets(
   const result: FacetsShape = {
     total:
       conditions.length === 0
-        ? await catalogOpenJobs(ctx.prisma, ctx.now)
+        ? await catalogOpenJobs(ctx.sql ?? prismaSql(ctx.prisma), ctx.now)
         : await remembered(ctx, `JobFacets:${filterKey}:total`, (prisma) =>
             countAll(prisma, whereWithout(ctx, conditions, null)),
           ),
@@ -266,7 +266,8 @@ export async function jobFacets(
         return;
       }
       if ((facet === "sector" || facet === "skill") && onlyOwn(facet)) {
-        result[facet] = await scopeCounts(ctx.prisma, facet === "sector" ? "sectors" : "skills", ctx.now, limit);
+        const scopes = facet === "sector" ? "sectors" : "skills";
+        result[facet] = await scopeCounts(ctx.sql ?? prismaSql(ctx.prisma), scopes, ctx.now, limit);
         return;
       }
       result[facet] = await remembered(ctx, `JobFacets:${filterKey}:${facet}:${limit}`, (prisma) =>
