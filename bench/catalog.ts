@@ -522,18 +522,43 @@ async function baselineList(l: Linker, search: URLSearchParams, res: http.Server
   send(res, 200, body, next ? { link: `<${next}>; rel="next"` } : {});
 }
 
-/** Remembered like the read model's facet counts: per key for the list totals' time. */
-const remembered = new Map<string, { expires: number; value: Promise<unknown> }>();
+// The facets baseline is what a hand-written service would run at a million jobs. A count the
+// schema keeps (the catalog's open jobs, each sector's and skill's: table catalog_counters, kept
+// by triggers) is one short statement: read on every request, never remembered, as the service
+// does. A count that scans the jobs table (a facet under a filter, or by work model, employment
+// type or country) costs a second or more: no hand-written service would run it per request, so
+// it is remembered per filter for LIST_TOTAL_CACHE_SECONDS and served stale while one recount
+// runs, as the service does (src/graphql/totals.ts). Both sides thus run the same statements per
+// request; the remembered ones are map hits on both.
+const remembered = new Map<string, { countedAt: number; value?: unknown; counting?: Promise<unknown> }>();
 function rememberedValue<T>(key: string, load: () => Promise<T>): Promise<T> {
-  const ttl = config.listTotalCacheSeconds;
+  const ttl = config.listTotalCacheSeconds * 1000;
   if (ttl <= 0) return load();
-  const hit = remembered.get(key);
-  if (hit && hit.expires > Date.now()) return hit.value as Promise<T>;
-  const value = load();
-  remembered.set(key, { expires: Date.now() + ttl * 1000, value });
-  value.catch(() => remembered.delete(key));
-  return value;
+  let entry = remembered.get(key);
+  if (!entry) remembered.set(key, (entry = { countedAt: 0 }));
+  const recount = (e: NonNullable<typeof entry>) => {
+    const counting = load();
+    e.counting = counting;
+    counting.then(
+      (value) => Object.assign(e, { value, countedAt: Date.now(), counting: undefined }),
+      () => Object.assign(e, { counting: undefined }),
+    );
+    return counting;
+  };
+  if (entry.value === undefined) return (entry.counting as Promise<T> | undefined) ?? recount(entry);
+  if (!entry.counting && Date.now() - entry.countedAt >= ttl) recount(entry).catch(() => undefined);
+  return Promise.resolve(entry.value as T);
 }
+
+/** The open jobs of the catalog, or of every sector or skill, from the counters at `now`. */
+const OPEN_JOBS_AT = `(c.open_jobs + COALESCE((SELECT sum(e.delta) FROM job_count_events e
+    WHERE e.scope_id = c.scope_id AND e.at <= $1::timestamptz), 0))::int`;
+const COUNTER_SQL = {
+  total: `SELECT ${OPEN_JOBS_AT} AS n FROM catalog_counters c WHERE c.scope_id = '00000000-0000-0000-0000-000000000000'`,
+  scopes: (table: "sectors" | "skills") => `SELECT f.value, f.name, f.count FROM (
+    SELECT x.slug AS value, x.name, ${OPEN_JOBS_AT} AS count FROM ${table} x JOIN catalog_counters c ON c.scope_id = x.id) f
+    WHERE f.count > 0 ORDER BY f.count DESC, f.value LIMIT $2`,
+};
 
 const FACET_SQL: Record<string, (where: string, limit: string) => string> = {
   work_model: (w, n) =>
@@ -560,20 +585,26 @@ async function baselineFacets(search: URLSearchParams, res: http.ServerResponse)
     const f = filterSql({ q, workModel: without === "work_model" ? undefined : workModel }, 1);
     return { where: `${JOB_GATE}${f.sql}`, params: [now, ...f.params] };
   };
-  const body: Record<string, unknown> = {
-    total: await rememberedValue(`${key}:total`, async () => {
-      const { where, params } = count(null);
-      const [row] = await baselineDb.sql.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM jobs j WHERE ${where}`,
-        params,
-      );
-      return row?.n ?? 0;
-    }),
-  };
-  const counted = await Promise.all(
+  const unfiltered = q === undefined && workModel === undefined;
+  const total = unfiltered
+    ? baselineDb.sql.query<{ n: number }>(COUNTER_SQL.total, [now]).then(([row]) => row?.n ?? 0)
+    : rememberedValue(`${key}:total`, async () => {
+        const { where, params } = count(null);
+        const [row] = await baselineDb.sql.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM jobs j WHERE ${where}`,
+          params,
+        );
+        return row?.n ?? 0;
+      });
+  const counted = Promise.all(
     ["work_model", "employment_type", "sector", "skill", "country"]
       .filter((f) => facets.includes(f))
       .map(async (facet) => {
+        // Sector and skill have no filter here: under no other filter, their counters answer.
+        if ((facet === "sector" || facet === "skill") && unfiltered) {
+          const sql = COUNTER_SQL.scopes(facet === "sector" ? "sectors" : "skills");
+          return [facet, await baselineDb.sql.query(sql, [now, limit])] as const;
+        }
         const values = await rememberedValue(`${key}:${facet}:${limit}`, async () => {
           const { where, params } = count(facet);
           return baselineDb.sql.query(FACET_SQL[facet]!(where, `$${params.length + 1}`), [...params, limit]);
@@ -581,7 +612,8 @@ async function baselineFacets(search: URLSearchParams, res: http.ServerResponse)
         return [facet, values] as const;
       }),
   );
-  for (const [facet, values] of counted) body[facet] = values;
+  const body: Record<string, unknown> = { total: await total };
+  for (const [facet, values] of await counted) body[facet] = values;
   send(res, 200, { data: body });
 }
 
@@ -732,7 +764,20 @@ for (const scenario of scenarios) {
     const restText = withoutCursors(rest.text);
     const baseText = withoutCursors(base.text);
     const same = restText === baseText;
-    if (!same && !isDeepStrictEqual(JSON.parse(restText), JSON.parse(baseText))) {
+    const restJson = JSON.parse(restText) as { data: unknown; meta?: { total_exact?: boolean } };
+    if (restJson.meta?.total_exact === false) {
+      // The first exact count of this filter did not finish in time (a common word on a loaded
+      // machine can take longer than the counting client's statement limit): REST answers a lower
+      // bound, as documented. Not a disagreement: the rows must still be the baseline's.
+      if (!isDeepStrictEqual(restJson.data, (JSON.parse(baseText) as { data: unknown }).data)) {
+        throw new Error(`${scenario.name}: the baseline rows differ from the REST rows for ${path}`);
+      }
+      console.log(
+        `verified ${scenario.name}: rows deep-equal; REST's total is still a lower bound (its first count had not finished after 30 s)`,
+      );
+      continue;
+    }
+    if (!same && !isDeepStrictEqual(restJson, JSON.parse(baseText))) {
       console.error(`REST:     ${rest.text.slice(0, 2000)}\nbaseline: ${base.text.slice(0, 2000)}`);
       throw new Error(`${scenario.name}: the baseline body differs from the REST body for ${path}`);
     }
