@@ -3,7 +3,7 @@
 // unreferenced objects and duplicates out, fonts embedded whole subset to the glyphs drawn
 // (fonts/subset.ts, every profile), colours to gray (the grayscale option), images
 // (images/optimise.ts), lossless stream re-encoding (streams/recompress.ts), duplicates again, and
-// the writer (object streams, objects renumbered). The options (options.ts) change the settings;
+// the writer (object streams, objects renumbered; linearized with the linearize option). The options (options.ts) change the settings;
 // a target size runs the passes again down a ladder of image settings (target.ts). A signed
 // document is refused (signed_document) unless its signatures are to be removed
 // (security/signatures.ts): any rewrite breaks them. The input comes back unchanged when the
@@ -40,6 +40,7 @@ import { removeUnreachableObjects } from "./structure/prune.ts";
 import { findSignatures, removeSignatures, removeUsageRights, signedDocumentMessage } from "./security/signatures.ts";
 import { recompressStreams } from "./streams/recompress.ts";
 import { renumberObjects, writeClassic, writeWithObjectStreams } from "./structure/writer.ts";
+import { LinearizeRefused, writeLinearized } from "./structure/linearize.ts";
 import { findCrossReferenceProblem } from "./structure/xref.ts";
 import type { StreamReport } from "./streams/recompress.ts";
 
@@ -88,7 +89,14 @@ export interface CompressionReport {
   grayscale?: { images: number; contentStreams: number };
   /** With targetSize: the step of the ladder that reached it (target.ts). */
   target?: TargetReport;
+  /**
+   * With linearize: whether the output is linearized; when it is not, why (the output is then
+   * written as without the option): `reason` a stable word, `message` a sentence.
+   */
+  linearization?: LinearizationReport;
 }
+
+export type LinearizationReport = { linearized: true } | { linearized: false; reason: string; message: string };
 
 /** The input handed back as it came keeps its signatures, and they still verify. */
 const KEPT_AS_IT_WAS = { signaturesRemoved: 0 } as const;
@@ -96,7 +104,8 @@ const KEPT_AS_IT_WAS = { signaturesRemoved: 0 } as const;
 const ACTIVE_CONTENT_STUCK =
   "The PDF contains active content (JavaScript or launch actions), and it could not be written back without it.";
 
-const OPTIONS_STUCK = "The PDF could not be written back with the options asked (grayscale, remove_metadata).";
+const OPTIONS_STUCK =
+  "The PDF could not be written back with the options asked (grayscale, remove_metadata, linearize).";
 
 const REPAIR_STUCK = "The PDF is damaged, and the document rebuilt from it could not be written back.";
 
@@ -104,6 +113,26 @@ const REPAIR_STUCK = "The PDF is damaged, and the document rebuilt from it could
 export async function saveDocument(doc: PDFDocument): Promise<Uint8Array> {
   renumberObjects(doc.context);
   return pdfAPart(catalogXmp(doc.context)) === 1 ? writeClassic(doc.context) : writeWithObjectStreams(doc.context);
+}
+
+/**
+ * Writes the document linearized, checked as it will be read back; when it cannot be (a
+ * structural reason, or output that does not read back), writes it as saveDocument does and says why.
+ */
+async function saveLinearized(
+  doc: PDFDocument,
+  pages: number,
+): Promise<{ output: Uint8Array; linearization: LinearizationReport }> {
+  let refused: { reason: string; message: string };
+  try {
+    const output = writeLinearized(doc.context, pdfAPart(catalogXmp(doc.context)) !== 1);
+    if (await readsBack(output, pages)) return { output, linearization: { linearized: true } };
+    refused = { reason: "output_invalid", message: "the linearized output did not read back" };
+  } catch (error) {
+    if (!(error instanceof LinearizeRefused)) throw error;
+    refused = { reason: error.reason, message: error.message };
+  }
+  return { output: await saveDocument(doc), linearization: { linearized: false, ...refused } };
 }
 
 /**
@@ -198,7 +227,13 @@ async function rewrite(
   };
   let output: Uint8Array | undefined;
   try {
-    output = await saveDocument(doc);
+    if (settings.linearize) {
+      const saved = await saveLinearized(doc, pages);
+      output = saved.output;
+      report.linearization = saved.linearization;
+    } else {
+      output = await saveDocument(doc);
+    }
   } catch {
     output = undefined;
   }
@@ -241,7 +276,9 @@ async function compressWith(
   const cleaned = report.activeContent.actions + report.activeContent.xfaScripts > 0;
   // A repaired file is never handed back as it came, damaged, for the sake of a few bytes; nor
   // one whose pages or metadata the caller asked to change.
-  const asked = settings.grayscale === true || settings.removeMetadata === true;
+  // A linearized output is what was asked for, even a few bytes larger than the input.
+  const asked =
+    settings.grayscale === true || settings.removeMetadata === true || report.linearization?.linearized === true;
   const mustRewrite = cleaned || report.repaired !== undefined || asked;
   const unchanged = (why: "write_failed" | "output_invalid"): EngineOutput => {
     // The input still holds the JavaScript we must not hand back: refuse rather than return it.

@@ -12,6 +12,9 @@
 // - targetSize: the output's size in bytes, reached with the least loss (target.ts): the profile
 //   first, then image resolution and quality lowered step by step, never below the floor of
 //   TARGET_FLOOR_SSIM on every page checked. Balanced and extreme.
+// - linearize: the output is linearized ("fast web view", ISO 32000-1 Annex F,
+//   structure/linearize.ts): a reader over HTTP shows the first page before the rest arrives. Every
+//   profile. A document that cannot be linearized is written without, and the report says why.
 import type { CompressionProfile, ImageSettings, ProfileSettings } from "./profiles.ts";
 import { PROFILE_SETTINGS } from "./profiles.ts";
 
@@ -31,6 +34,8 @@ export interface EngineOptions {
   removeMetadata?: boolean;
   /** The size in bytes the output must not exceed (TargetUnreachable when the floor cannot reach it). */
   targetSize?: number;
+  /** The output linearized for fast web view (or, where it cannot be, the report says why). */
+  linearize?: boolean;
 }
 
 /** The bounds of maxImagePpi: below 36 no text scanned into an image stays legible. */
@@ -88,5 +93,6 @@ export function settingsFor(profile: CompressionProfile, options: EngineOptions)
     ...(images ? { images } : {}),
     ...(options.grayscale ? { grayscale: true } : {}),
     ...(options.removeMetadata ? { removeMetadata: true, discardPrivateData: true } : {}),
+    ...(options.linearize ? { linearize: true } : {}),
   };
 }

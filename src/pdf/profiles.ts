@@ -94,6 +94,8 @@ export interface ProfileSettings {
    * every XMP stream, PDF/A's and PDF/UA's too.
    */
   removeMetadata?: boolean;
+  /** Write the output linearized (the linearize option, structure/linearize.ts). */
+  linearize?: boolean;
 }
 
 const BALANCED_SETTINGS = {

@@ -21,21 +21,21 @@ import { deflate } from "../streams/filters.ts";
 
 const OBJECTS_PER_STREAM = 250;
 const encoder = new TextEncoder();
-const ascii = (text: string) => encoder.encode(text);
+export const ascii = (text: string) => encoder.encode(text);
 
-function bytesOf(object: Pick<PDFObject, "sizeInBytes" | "copyBytesInto">): Uint8Array {
+export function bytesOf(object: Pick<PDFObject, "sizeInBytes" | "copyBytesInto">): Uint8Array {
   const bytes = new Uint8Array(object.sizeInBytes());
   object.copyBytesInto(bytes, 0);
   return bytes;
 }
 
-const byteWidth = (value: number) => {
+export const byteWidth = (value: number) => {
   let width = 1;
   while (value >= 256 ** width) width++;
   return width;
 };
 
-function headerFor(context: PDFContext, minimum: [number, number]): Uint8Array {
+export function headerFor(context: PDFContext, minimum: [number, number]): Uint8Array {
   const [major = 1, minor = 0] = context.header.getVersionString().split(".").map(Number);
   const header =
     major > minimum[0] || (major === minimum[0] && minor >= minimum[1])
@@ -47,10 +47,10 @@ function headerFor(context: PDFContext, minimum: [number, number]): Uint8Array {
 
 const STREAM = ascii("\nstream\n");
 const END_STREAM = ascii("\nendstream");
-const END_OBJ = ascii("\nendobj\n");
+export const END_OBJ = ascii("\nendobj\n");
 
 /** Size of an object as written (a raw stream: its dictionary, its data and the keywords). */
-function sizeOf(object: PDFObject): number {
+export function sizeOf(object: PDFObject): number {
   if (object instanceof PDFRawStream) {
     object.updateDict();
     return object.dict.sizeInBytes() + STREAM.length + object.contents.length + END_STREAM.length;
@@ -59,7 +59,7 @@ function sizeOf(object: PDFObject): number {
 }
 
 /** Writes an object at `offset`; stream data is copied in one go (pdf-lib copies byte by byte). */
-function writeInto(buffer: Uint8Array, offset: number, object: PDFObject): number {
+export function writeInto(buffer: Uint8Array, offset: number, object: PDFObject): number {
   if (!(object instanceof PDFRawStream)) return object.copyBytesInto(buffer, offset);
   let at = offset + object.dict.copyBytesInto(buffer, offset);
   buffer.set(STREAM, at);
@@ -118,29 +118,8 @@ export function writeWithObjectStreams(context: PDFContext): Uint8Array {
   for (let start = 0; start < packable.length; start += OBJECTS_PER_STREAM) {
     const group = packable.slice(start, start + OBJECTS_PER_STREAM);
     const streamNumber = ++largest;
-    const sizes = group.map(([, object]) => object.sizeInBytes());
-    let position = 0;
-    const index: string[] = [];
-    group.forEach(([ref], i) => {
-      index.push(`${ref.objectNumber} ${position}`);
-      entries.set(ref.objectNumber, [2, streamNumber, i]);
-      position += sizes[i]! + 1;
-    });
-    const head = ascii(index.join(" ") + "\n");
-    const data = new Uint8Array(head.length + position);
-    data.set(head, 0);
-    let at = head.length;
-    group.forEach(([, object], i) => {
-      object.copyBytesInto(data, at);
-      at += sizes[i]!;
-      data[at++] = 0x0a;
-    });
-    const dict = PDFDict.withContext(context);
-    dict.set(PDFName.of("Type"), PDFName.of("ObjStm"));
-    dict.set(PDFName.of("N"), PDFNumber.of(group.length));
-    dict.set(PDFName.of("First"), PDFNumber.of(head.length));
-    dict.set(PDFName.of("Filter"), PDFName.of("FlateDecode"));
-    top.push([PDFRef.of(streamNumber), PDFRawStream.of(dict, deflate(data))]);
+    group.forEach(([ref], i) => entries.set(ref.objectNumber, [2, streamNumber, i]));
+    top.push([PDFRef.of(streamNumber), objectStreamOf(context, group)]);
   }
 
   // Where each top-level object will start.
@@ -181,24 +160,76 @@ export function writeWithObjectStreams(context: PDFContext): Uint8Array {
   return output;
 }
 
+/** A compressed object stream holding these objects, in this order, under their numbers. */
+export function objectStreamOf(context: PDFContext, group: [PDFRef, PDFObject][]): PDFRawStream {
+  const sizes = group.map(([, object]) => object.sizeInBytes());
+  let position = 0;
+  const index: string[] = [];
+  group.forEach(([ref], i) => {
+    index.push(`${ref.objectNumber} ${position}`);
+    position += sizes[i]! + 1;
+  });
+  const head = ascii(index.join(" ") + "\n");
+  const data = new Uint8Array(head.length + position);
+  data.set(head, 0);
+  let at = head.length;
+  group.forEach(([, object], i) => {
+    object.copyBytesInto(data, at);
+    at += sizes[i]!;
+    data[at++] = 0x0a;
+  });
+  const dict = PDFDict.withContext(context);
+  dict.set(PDFName.of("Type"), PDFName.of("ObjStm"));
+  dict.set(PDFName.of("N"), PDFNumber.of(group.length));
+  dict.set(PDFName.of("First"), PDFNumber.of(head.length));
+  dict.set(PDFName.of("Filter"), PDFName.of("FlateDecode"));
+  return PDFRawStream.of(dict, deflate(data));
+}
+
 function crossReferenceStream(
   context: PDFContext,
   entries: Map<number, [number, number, number]>,
   size: number,
 ): PDFRawStream {
-  let maxSecond = 0;
-  for (const [, second] of entries.values()) maxSecond = Math.max(maxSecond, second);
+  const rows: [number, number, number][] = [];
+  for (let num = 0; num < size; num++) rows.push(entries.get(num) ?? (num === 0 ? [0, 0, 65535] : [0, 0, 0]));
+  const dict = xrefStreamDict(context, size);
+  const { Root, Info, ID } = context.trailerInfo;
+  if (Root) dict.set(PDFName.of("Root"), Root);
+  if (Info) dict.set(PDFName.of("Info"), Info);
+  if (ID) dict.set(PDFName.of("ID"), ID);
+  // the free head entry's generation is 65535
+  return xrefStreamOf(dict, rows, 2);
+}
+
+/** The dictionary of a cross-reference stream of `size` entries, before its rows. */
+export function xrefStreamDict(context: PDFContext, size: number): PDFDict {
+  const dict = PDFDict.withContext(context);
+  dict.set(PDFName.of("Type"), PDFName.of("XRef"));
+  dict.set(PDFName.of("Size"), PDFNumber.of(size));
+  return dict;
+}
+
+/**
+ * A cross-reference stream of these rows ([type, field 2, field 3]) with `dict`'s entries, its
+ * fields as wide as their largest value (the third at least `minWidth3` bytes).
+ */
+export function xrefStreamOf(dict: PDFDict, rows: [number, number, number][], minWidth3 = 1): PDFRawStream {
+  const { context } = dict;
+  let [maxSecond, maxThird] = [0, 0];
+  for (const [, second, third] of rows)
+    [maxSecond, maxThird] = [Math.max(maxSecond, second), Math.max(maxThird, third)];
   const w1 = byteWidth(maxSecond);
-  const w2 = 2; // the free head entry's generation is 65535
+  const w2 = Math.max(minWidth3, byteWidth(maxThird));
   const row = 1 + w1 + w2;
+  const size = rows.length;
   const table = new Uint8Array(size * row);
-  for (let num = 0; num < size; num++) {
-    const [type, second, third] = entries.get(num) ?? (num === 0 ? [0, 0, 65535] : [0, 0, 0]);
-    const at = num * row;
+  rows.forEach(([type, second, third], r) => {
+    const at = r * row;
     table[at] = type;
     for (let k = 0; k < w1; k++) table[at + 1 + k] = Math.floor(second / 256 ** (w1 - 1 - k)) % 256;
     for (let k = 0; k < w2; k++) table[at + 1 + w1 + k] = Math.floor(third / 256 ** (w2 - 1 - k)) % 256;
-  }
+  });
   // PNG "Up" predictor: consecutive rows differ little, so the differences deflate far better.
   const predicted = new Uint8Array(size * (row + 1));
   for (let r = 0; r < size; r++) {
@@ -211,20 +242,13 @@ function crossReferenceStream(
   const parms = PDFDict.withContext(context);
   parms.set(PDFName.of("Predictor"), PDFNumber.of(12));
   parms.set(PDFName.of("Columns"), PDFNumber.of(row));
-  const dict = PDFDict.withContext(context);
-  dict.set(PDFName.of("Type"), PDFName.of("XRef"));
-  dict.set(PDFName.of("Size"), PDFNumber.of(size));
   dict.set(PDFName.of("W"), arrayOf(context, [1, w1, w2]));
   dict.set(PDFName.of("DecodeParms"), parms);
-  const { Root, Info, ID } = context.trailerInfo;
-  if (Root) dict.set(PDFName.of("Root"), Root);
-  if (Info) dict.set(PDFName.of("Info"), Info);
-  if (ID) dict.set(PDFName.of("ID"), ID);
   dict.set(PDFName.of("Filter"), PDFName.of("FlateDecode"));
   return PDFRawStream.of(dict, deflate(predicted));
 }
 
-function arrayOf(context: PDFContext, numbers: number[]): PDFArray {
+export function arrayOf(context: PDFContext, numbers: number[]): PDFArray {
   const array = PDFArray.withContext(context);
   for (const n of numbers) array.push(PDFNumber.of(n));
   return array;
