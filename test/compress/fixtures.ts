@@ -152,6 +152,18 @@ export async function photoPdf(
   return { bytes, refs: { jpeg: jpegImage.ref, flate, lineArt, mask, masked } };
 }
 
+/** A page of text with every document information field set (Title, Author, Creator, Producer). */
+export async function documentWithInformation(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  doc.addPage([300, 300]).drawText("Hello", { x: 20, y: 200, size: 20, font });
+  doc.setTitle("A title");
+  doc.setAuthor("An author");
+  doc.setCreator("A creator");
+  doc.setProducer("A producer");
+  return doc.save();
+}
+
 /** A small text-only PDF with `pages` pages. */
 export async function textPdf(pages = 3, options: { encrypt?: SecurityOptions } = {}): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });

@@ -8,7 +8,6 @@ import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { PDFDocument, StandardFonts } from "@cantoo/pdf-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usedThisMonth } from "../../src/auth/quota.ts";
 import { startJobWorker, type JobWorker } from "../../src/compress/async-jobs/worker.ts";
@@ -19,7 +18,7 @@ import { multipart, subscriberWithKey } from "../helpers/compress.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { hasPoppler, popplerScratch, type PopplerScratch } from "./helpers/poppler.ts";
-import { corpusDir, photoPdf, textPdf } from "./fixtures.ts";
+import { corpusDir, documentWithInformation, photoPdf, textPdf } from "./fixtures.ts";
 
 let db: TestDatabase;
 let work: string;
@@ -147,18 +146,6 @@ function colourfulness(pdf: Uint8Array): number {
   return most;
 }
 
-/** A text page with every document information field set. */
-async function documentWithInformation(): Promise<Buffer> {
-  const doc = await PDFDocument.create({ updateMetadata: false });
-  const font = await doc.embedFont(StandardFonts.Helvetica);
-  doc.addPage([300, 300]).drawText("Hello", { x: 20, y: 200, size: 20, font });
-  doc.setTitle("A title");
-  doc.setAuthor("An author");
-  doc.setCreator("A creator");
-  doc.setProducer("A producer");
-  return Buffer.from(await doc.save());
-}
-
 /** The document information fields pdfinfo shows of the file. */
 function informationOf(pdf: Uint8Array): string[] {
   const info = execFileSync("pdfinfo", [poppler.write(pdf)], { encoding: "utf8" });
@@ -226,7 +213,7 @@ describe.skipIf(!hasPoppler())("the output options through HTTP", () => {
 
   it("leaves no Author, Creator, Producer or Title with remove_metadata=true, every profile and path", async () => {
     const { token } = await subscriberWithKey(db.prisma);
-    const input = await documentWithInformation();
+    const input = Buffer.from(await documentWithInformation());
     expect(informationOf(input)).toEqual(["Title", "Author", "Creator", "Producer"]);
     const kept = await post(token, input, { profile: "lossless" });
     expect(informationOf(await download(kept.json.url!))).toContain("Author");

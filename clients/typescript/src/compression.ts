@@ -37,7 +37,41 @@ type CompressionResult = components["schemas"]["CompressionResult"];
  */
 type Synchronous<T> = T extends { error?: never } ? Omit<T, "data"> & { data: CompressionResult } : T;
 
-export interface UploadOptions {
+/**
+ * The options that shape the output, named as the engine names them (the API's fields in
+ * snake_case: target_size, grayscale, max_image_ppi, remove_metadata), typed from the document.
+ */
+export interface OutputOptions {
+  /** The most bytes the result may have (422 target_unreachable when the quality floor cannot reach it). */
+  targetSize?: NonNullable<CompressForm["target_size"]>;
+  /** Colour images and the pages' colours made grey (balanced and extreme). */
+  grayscale?: NonNullable<CompressForm["grayscale"]>;
+  /** The finest an image may stay drawn, in pixels per inch of the page (balanced and extreme). */
+  maxImagePpi?: NonNullable<CompressForm["max_image_ppi"]>;
+  /** Document information, XMP, thumbnails and private application data removed (every profile). */
+  removeMetadata?: NonNullable<CompressForm["remove_metadata"]>;
+  /** A signed document: refused (the default) or compressed with its signatures removed. */
+  signatures?: NonNullable<CompressForm["signatures"]>;
+}
+
+type OutputFields = Pick<
+  CompressForm,
+  "target_size" | "grayscale" | "max_image_ppi" | "remove_metadata" | "signatures"
+>;
+
+/** The API's fields of the options given (those left out are not sent). */
+export function outputFields(options: OutputOptions): OutputFields {
+  const fields: OutputFields = {
+    target_size: options.targetSize,
+    grayscale: options.grayscale,
+    max_image_ppi: options.maxImagePpi,
+    remove_metadata: options.removeMetadata,
+    signatures: options.signatures,
+  };
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
+
+export interface UploadOptions extends OutputOptions {
   profile?: CompressionProfile;
   /** Also ends a wait for Retry-After. */
   signal?: AbortSignal;
@@ -69,7 +103,9 @@ function formData(fields: Record<string, unknown>): FormData {
   for (const [name, value] of Object.entries(fields)) {
     if (value === undefined) continue;
     if (value instanceof Blob) form.append(name, value, value instanceof File ? value.name : "document.pdf");
-    else if (typeof value === "string" || typeof value === "number") form.append(name, String(value));
+    else if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+      form.append(name, String(value));
+    }
   }
   return form;
 }
@@ -119,13 +155,15 @@ export function createCompressionClient(options: CompressionClientOptions): Comp
   return {
     ...client,
     compress(file: Blob, call: JobUpload = {}) {
-      const body: CompressForm = { file, ...(call.profile ? { profile: call.profile } : {}), ...call.fields };
+      const profile = call.profile ? { profile: call.profile } : {};
+      const body: CompressForm = { file, ...profile, ...outputFields(call), ...call.fields };
       const key = call.idempotencyKey ?? crypto.randomUUID();
       const sent = upload(call, (init) => client.POST("/v1/compress", { body, ...init }), key);
       return sent as Promise<Synchronous<UploadResponse<"/v1/compress">>>;
     },
     unlock(file: Blob, password: string, call: UploadOptions = {}) {
-      const body: UnlockForm = { file, password, ...(call.profile ? { profile: call.profile } : {}) };
+      const profile = call.profile ? { profile: call.profile } : {};
+      const body: UnlockForm = { file, password, ...profile, ...outputFields(call) };
       return upload(call, (init) => client.POST("/v1/unlock", { body, ...init }));
     },
   };

@@ -16,11 +16,13 @@ export {
 } from "./catalog.ts";
 export {
   createCompressionClient,
+  outputFields,
   type CompressionClient,
   type CompressionClientOptions,
   type CompressionComponents,
   type CompressionPaths,
   type CompressionProfile,
+  type OutputOptions,
   type UploadOptions,
   type UploadResponse,
 } from "./compression.ts";

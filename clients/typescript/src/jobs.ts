@@ -2,7 +2,14 @@
 // (`Prefer: respond-async`), wait for it as the service asks (each poll's Retry-After), and send a
 // large file straight to storage (POST /v1/uploads, PUT to its signed URL, then compress it by its
 // upload_id). Functions over a CompressionClient, like catalogItems over a catalog client.
-import type { CompressionClient, CompressionComponents, CompressionProfile, UploadOptions } from "./compression.ts";
+import { outputFields } from "./compression.ts";
+import type {
+  CompressionClient,
+  CompressionComponents,
+  CompressionProfile,
+  OutputOptions,
+  UploadOptions,
+} from "./compression.ts";
 import { ApiError } from "./errors.ts";
 import { retryAfterMs, sleep } from "./retry.ts";
 
@@ -87,7 +94,7 @@ export async function uploadFile(client: CompressionClient, file: Blob, options:
   return upload;
 }
 
-export interface CompressUploadOptions {
+export interface CompressUploadOptions extends OutputOptions {
   profile?: CompressionProfile;
   /** A job (202) instead of the result (200). */
   async?: boolean;
@@ -101,6 +108,7 @@ export function compressUpload(client: CompressionClient, uploadId: string, opti
     body: {
       upload_id: uploadId,
       ...(options.profile ? { profile: options.profile } : {}),
+      ...outputFields(options),
       ...(options.callbackUrl ? { callback_url: options.callbackUrl } : {}),
     },
     headers: { "content-type": "application/json", ...(options.async ? ASYNC : {}) },
