@@ -2,7 +2,19 @@
 // they can be downloaded) and Webhooks (the account's signing secret, its rotation, the recent
 // deliveries). Server-rendered like pages.ts, under the same strict CSP.
 import { html, type Html } from "./html.ts";
-import { bytes, csrfField, DASHBOARD, layout, notice, planNeeded, secretField, when, type Viewer } from "./pages.ts";
+import {
+  bytes,
+  csrfField,
+  DASHBOARD,
+  layout,
+  notice,
+  planNeeded,
+  scrollableRegion,
+  secretField,
+  soon,
+  when,
+  type Viewer,
+} from "./pages.ts";
 import { DELIVERY_ROWS, HISTORY_ROWS, type DeliveryRow, type HistoryRow } from "./records.ts";
 
 /** A history row's result: its download link and until when it works. */
@@ -37,7 +49,7 @@ export function historyPage(viewer: Viewer, rows: HistoryRow[], links: ReadonlyM
 }
 
 function historyTable(rows: HistoryRow[], links: ReadonlyMap<string, ResultLink>): Html {
-  return html`<div class="table-wrap">
+  return html`<div class="table-wrap" ${scrollableRegion("recent")}>
     <table class="history">
       <thead>
         <tr>
@@ -83,7 +95,7 @@ function historyRow(row: HistoryRow, link: ResultLink | undefined): Html {
 function resultCell(row: HistoryRow, link: ResultLink | undefined): Html | string {
   if (link) {
     return html`<a href="${link.url}" download aria-label="Download ${row.filename ?? "the result"}">Download</a
-      ><br /><span class="muted small">until ${when(link.until)}</span>`;
+      ><br /><span class="muted small">until ${soon(link.until)}</span>`;
   }
   if (row.status === "succeeded") return html`<span class="muted">Expired</span>`;
   return html`<span class="muted">—</span>`;
@@ -147,7 +159,7 @@ function secretSection(viewer: Viewer, secret: WebhooksPageOptions["secret"]): H
     <h2 id="secret">Signing secret</h2>
     <p>
       One secret for your account: it signs the webhooks of the jobs of all your keys. The API reads it at
-      <code>GET /v1/webhook-secret</code> too.
+      <code class="nowrap">GET /v1/webhook-secret</code> too.
     </p>
     <dl class="figures">
       <div>
@@ -179,7 +191,7 @@ const STATE_TEXT: Record<DeliveryRow["status"], string> = {
 
 function deliveriesTable(rows: DeliveryRow[]): Html {
   return html`<p class="hint">The last ${DELIVERY_ROWS} deliveries, newest first.</p>
-    <div class="table-wrap">
+    <div class="table-wrap" ${scrollableRegion("deliveries")}>
       <table class="deliveries">
         <thead>
           <tr>
@@ -201,9 +213,9 @@ function deliveriesTable(rows: DeliveryRow[]): Html {
 function deliveryRow(row: DeliveryRow): Html {
   const state =
     row.status === "delivered"
-      ? html`${STATE_TEXT.delivered}<br /><span class="muted small">${when(row.deliveredAt)}</span>`
+      ? STATE_TEXT.delivered
       : row.status === "pending"
-        ? html`${STATE_TEXT.pending}<br /><span class="muted small">next at ${when(row.nextAttemptAt)}</span>`
+        ? html`${STATE_TEXT.pending}<br /><span class="muted small">next at ${soon(row.nextAttemptAt)}</span>`
         : STATE_TEXT.failed;
   return html`<tr>
     <td class="nowrap">${when(row.createdAt)}</td>

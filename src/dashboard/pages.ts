@@ -1,17 +1,15 @@
 // The dashboard's pages, rendered on the server: plain HTML forms that work without JavaScript
-// (the one script only adds a copy button), one stylesheet of this origin, no inline code, so the
+// (the one script only adds a copy button and Try it's upload progress), one stylesheet of this origin, no inline code, so the
 // strict CSP of security.ts holds. Landmarks, labels, headings in order, a skip link and visible
-// focus, for keyboards and screen readers alike.
+// focus, for keyboards and screen readers alike. Try it is in try-page.ts; History and Webhooks
+// in activity-pages.ts.
 import type { Plan } from "../generated/prisma/client.ts";
 import type { KeyView } from "../auth/accounts.ts";
 import type { SessionSubscriber } from "../auth/sessions.ts";
 import type { DayCount, UsageSummary } from "../auth/usage.ts";
 import type { KeyUsage } from "./records.ts";
-import type { CompressionResultBody } from "../compress/compression.ts";
-import { COMPRESSION_PROFILES } from "../pdf/index.ts";
 import { dailyChart } from "./chart.ts";
 import { html, type Html } from "./html.ts";
-import { reportCard } from "./report-card.ts";
 
 export const DASHBOARD = "/dashboard";
 
@@ -39,6 +37,28 @@ const date = new Intl.DateTimeFormat("en-GB", { dateStyle: "medium", timeZone: "
 export const count = new Intl.NumberFormat("en");
 
 export const when = (value: Date | string | null) => (value ? `${dateTime.format(new Date(value))} UTC` : "never");
+
+const clockTime = new Intl.DateTimeFormat("en-GB", { timeStyle: "short", timeZone: "UTC" });
+const dayAndTime = new Intl.DateTimeFormat("en-GB", {
+  day: "numeric",
+  month: "short",
+  hour: "2-digit",
+  minute: "2-digit",
+  timeZone: "UTC",
+});
+
+/** A moment near now, short: "15:50 UTC" today, "27 Nov, 15:50 UTC" another day. */
+export function soon(value: Date, now = new Date()): string {
+  const sameDay = value.toISOString().slice(0, 10) === now.toISOString().slice(0, 10);
+  return `${(sameDay ? clockTime : dayAndTime).format(value)} UTC`;
+}
+
+/**
+ * The attributes of a table's box that scrolls sideways on a narrow screen: a region named by its
+ * heading, which a keyboard can reach and scroll (axe: scrollable-region-focusable).
+ */
+export const scrollableRegion = (labelledBy: string) =>
+  html`role="region" tabindex="0" aria-labelledby="${labelledBy}"`;
 
 export function bytes(n: number): string {
   if (n < 1024) return `${count.format(n)} bytes`;
@@ -423,7 +443,7 @@ export function usagePage(viewer: Viewer, usage: UsageSummary, days: DayCount[],
 
 /** This month's compressions per key: charged successes, and attempts refused or failed (not charged). */
 function keyUsageTable(keys: KeyUsage[]): Html {
-  return html`<div class="table-wrap">
+  return html`<div class="table-wrap" ${scrollableRegion("per-key")}>
       <table>
         <thead>
           <tr>
@@ -450,170 +470,4 @@ function keyUsageTable(keys: KeyUsage[]): Html {
     <p class="hint">
       Every key used this month is listed, revoked ones too; Try it counts under the key it was run with.
     </p>`;
-}
-
-// ---- Try it -------------------------------------------------------------------------------------
-
-const PROFILE_TEXT: Record<string, string> = {
-  balanced: "Images at 150 ppi, photos as JPEG q75, checked against the page: the default.",
-  lossless: "Every page renders pixel-identical; smaller where structure and streams allow.",
-  extreme: "Images at 72 ppi, JPEG q40: the smallest files, for reading on screen.",
-};
-
-export interface TryPageOptions {
-  keys: KeyView[];
-  keyId?: string;
-  profile?: string;
-  /** The "remove signatures" box was ticked. */
-  removeSignatures?: boolean;
-  result?: CompressionResultBody & { filename: string };
-  error?: { status: number; code: string; message: string };
-}
-
-export function tryPage(viewer: Viewer, options: TryPageOptions): string {
-  // Newest first, as on the keys page.
-  const active = options.keys.filter((key) => !key.revokedAt).reverse();
-  const result = options.result ? compressedNotice(options.result, options.profile ?? "balanced") : "";
-  const error = options.error ? notCompressedNotice(options.error) : "";
-  return layout(
-    "Try it",
-    html`<h1>Try it</h1>
-      <p>Compress a PDF through the API from here.</p>
-      ${result}${error}${tryContent(viewer, active, options)}`,
-    viewer,
-    "try",
-  );
-}
-
-/** The form, or why there is none: a plan without the API, or no active key to call it with. */
-function tryContent(
-  viewer: Viewer,
-  active: KeyView[],
-  options: Pick<TryPageOptions, "keyId" | "profile" | "removeSignatures">,
-): Html {
-  if (viewer.session.plan !== "corporate") return planNeeded(viewer.session.plan);
-  if (active.length === 0) {
-    return notice(
-      "info",
-      html`<p>You have no active key. <a href="${DASHBOARD}/keys">Create a key</a> first, then try it here.</p>`,
-    );
-  }
-  return tryForm(viewer, active, options.keyId, options.profile ?? "balanced", options.removeSignatures ?? false);
-}
-
-function tryForm(
-  viewer: Viewer,
-  active: KeyView[],
-  keyId: string | undefined,
-  profile: string,
-  removeSignatures: boolean,
-): Html {
-  return html`<form method="post" action="${DASHBOARD}/try" enctype="multipart/form-data" class="card stack">
-    ${csrfField(viewer)}
-    <label for="key">API key</label>
-    <select id="key" name="key_id" required>
-      ${active.map(
-        (key) =>
-          html`<option value="${key.id}" ${key.id === keyId ? "selected" : ""}>${key.name} (${key.prefix}…)</option>`,
-      )}
-    </select>
-    <fieldset>
-      <legend>Profile</legend>
-      ${COMPRESSION_PROFILES.map((name) => profileChoice(name, name === profile))}
-    </fieldset>
-    ${choice({
-      type: "checkbox",
-      id: "signatures",
-      name: "signatures",
-      value: "remove",
-      checked: removeSignatures,
-      label: "Remove digital signatures",
-      hint: "A signed PDF is refused unless this is ticked: compressing breaks its signatures, so they are removed.",
-    })}
-    <label for="file">PDF file</label>
-    <input id="file" name="file" type="file" accept="application/pdf,.pdf" required />
-    <button type="submit">Compress</button>
-    <p class="hint">
-      Runs <code>POST /v1/compress</code> with the chosen key: it counts against your monthly quota and the key's rate
-      limit like any call.
-    </p>
-  </form>`;
-}
-
-function profileChoice(name: string, checked: boolean): Html {
-  const text = PROFILE_TEXT[name] ?? "";
-  return choice({
-    type: "radio",
-    id: `profile-${name}`,
-    name: "profile",
-    value: name,
-    checked,
-    label: name,
-    hint: text,
-  });
-}
-
-/** A radio button or checkbox with its label and hint. */
-function choice(input: {
-  type: "radio" | "checkbox";
-  id: string;
-  name: string;
-  value: string;
-  checked: boolean;
-  label: string;
-  hint: string;
-}): Html {
-  return html`<div class="choice">
-    <input
-      type="${input.type}"
-      id="${input.id}"
-      name="${input.name}"
-      value="${input.value}"
-      ${input.checked ? "checked" : ""}
-      aria-describedby="${input.id}-text"
-    />
-    <label for="${input.id}">${input.label}</label>
-    <span id="${input.id}-text" class="hint">${input.hint}</span>
-  </div>`;
-}
-
-function compressedNotice(result: NonNullable<TryPageOptions["result"]>, profile: string): Html {
-  return notice(
-    "success",
-    html`<h2>Compressed ${result.filename}</h2>
-      <dl class="figures">
-        <div>
-          <dt>Profile</dt>
-          <dd>${profile}</dd>
-        </div>
-        <div>
-          <dt>Original</dt>
-          <dd>${bytes(result.original_size)}</dd>
-        </div>
-        <div>
-          <dt>Compressed</dt>
-          <dd>${bytes(result.compressed_size)}</dd>
-        </div>
-        <div>
-          <dt>Savings</dt>
-          <dd>${result.savings_percentage} %</dd>
-        </div>
-      </dl>
-      <p>
-        <a href="${result.url}" class="button" download>Download the compressed PDF</a>
-        <span class="hint">The link works for ${Math.round(result.expires_in / 60)} minutes.</span>
-      </p>
-      ${result.report ? reportCard(result.report, bytes) : ""}`,
-  );
-}
-
-/** The API's refusal as it answered it, so the same call from code can be recognised. */
-function notCompressedNotice(error: NonNullable<TryPageOptions["error"]>): Html {
-  return notice(
-    "error",
-    html`<h2>Not compressed</h2>
-      <p>${error.message}</p>
-      <p class="hint">The API answered <code>${error.status} ${error.code}</code>.</p>`,
-    "alert",
-  );
 }

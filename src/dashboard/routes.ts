@@ -35,12 +35,12 @@ import {
   linkRefusedPage,
   revokeConfirmPage,
   signInPage,
-  tryPage,
   usagePage,
   type KeysPageOptions,
   type Viewer,
 } from "./pages.ts";
 import { history, recentDeliveries, resultValidUntil, usagePerKey, type HistoryRow } from "./records.ts";
+import { tryPage } from "./try-page.ts";
 import { requestSignInLink, signInLimits, type LinkSender } from "./sign-in-links.ts";
 import {
   assertSameOrigin,
@@ -535,28 +535,15 @@ async function tryCompress(ctx: ParameterizedContext<SignedInState & AppState>, 
       service.compressForm(request, form),
     );
     setHeaders(ctx, done.headers);
-    page(
-      ctx,
-      tryPage(viewer, {
-        keys,
-        ...(done.fields["key_id"] ? { keyId: done.fields["key_id"] } : {}),
-        profile: done.fields["profile"],
-        removeSignatures: done.fields["signatures"] === "remove",
-        result: { ...done.body, filename: done.filename },
-      }),
-    );
+    page(ctx, tryPage(viewer, { keys, fields: done.fields, result: { ...done.body, filename: done.filename } }));
   } catch (error) {
     if (!(error instanceof HttpError) || error.status === 401 || error.code === "invalid_csrf_token") throw error;
     setHeaders(ctx, error.headers);
     page(
       ctx,
-      tryPage(viewer, {
-        keys,
-        ...(fields["key_id"] ? { keyId: fields["key_id"] } : {}),
-        ...(fields["profile"] ? { profile: fields["profile"] } : {}),
-        removeSignatures: fields["signatures"] === "remove",
-        error: { status: error.status, code: error.code, message: error.message },
-      }),
+      // The form as it was sent: its key, profile and options precede the file, so they are known
+      // whatever was refused.
+      tryPage(viewer, { keys, fields, error: { status: error.status, code: error.code, message: error.message } }),
       error.status,
     );
   }

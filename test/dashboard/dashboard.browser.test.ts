@@ -1,9 +1,12 @@
 // The subscriber dashboard in a real headless Chromium, as a subscriber uses it: sign in through the
 // link in the local outbox, create a key, compress a PDF from Try it and with fetch, watch the usage
-// rise, revoke the key and see the next call refused; a starter subscriber cannot create a key; a
+// rise (per key too), watch Try it's upload progress on a throttled connection and cancel one, see
+// History and a job's webhook delivery, show and rotate the webhook secret, revoke the key and see
+// the next call refused; a starter subscriber cannot create a key; a
 // replayed or expired link and a cross-site form post are refused. Every page loads nothing from
 // the internet, breaks no CSP rule, and passes axe-core with no serious or critical violation.
-// Screenshots of each page go to $TMPDIR/dashboard-screens/.
+// Screenshots of each page go to $TMPDIR/dashboard-screens/, those of the pages of issue 29 also to
+// /tmp/dash-*.png.
 import { readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
@@ -15,6 +18,7 @@ import { PDFDocument } from "@cantoo/pdf-lib";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { accounts } from "../../src/auth/accounts.ts";
+import { startJobWorker, type JobWorker } from "../../src/compress/async-jobs/worker.ts";
 import { createRunner, type Runner } from "../../src/compress/isolation/runner.ts";
 import { createLocalStorage } from "../../src/compress/storage/local.ts";
 import { jpegOf, photoPixels } from "../compress/fixtures.ts";
@@ -40,10 +44,23 @@ async function photoPdf(): Promise<Buffer> {
   return Buffer.from(await doc.save());
 }
 
+/** A PDF of about 1.5 MB (three pages of noisy photographs at JPEG q95): its upload takes seconds at 2 Mbit/s. */
+async function largePdf(): Promise<Buffer> {
+  const doc = await PDFDocument.create();
+  for (let i = 0; i < 3; i++) {
+    const image = await doc.embedJpg(await jpegOf(photoPixels(1400, 1000, 3, 11 + i), 1400, 1000, 3));
+    doc.addPage([612, 792]).drawImage(image, { x: 36, y: 200, width: 540, height: 386 });
+  }
+  return Buffer.from(await doc.save());
+}
+
 describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
   let db: TestDatabase;
   let server: TestServer;
   let runner: Runner;
+  let worker: JobWorker;
+  let receiver: http.Server;
+  let receiverUrl = "";
   let browser: Browser;
   let work: string;
   let outbox: string;
@@ -71,9 +88,31 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
     const objects = path.join(work, "objects");
     server = await startServer(
       db,
-      { MAIL_OUTBOX_DIR: outbox, LOCAL_STORAGE_DIR: objects, UPLOAD_TMP_DIR: path.join(work, "uploads") },
+      {
+        MAIL_OUTBOX_DIR: outbox,
+        LOCAL_STORAGE_DIR: objects,
+        UPLOAD_TMP_DIR: path.join(work, "uploads"),
+        COMPRESS_JOB_WORKERS: "0",
+        WEBHOOK_ALLOW_PRIVATE: "true",
+      },
       { compress: { storage: await createLocalStorage(objects, null), runner } },
     );
+    // A job worker and a webhook receiver on loopback, for the Webhooks page's deliveries.
+    const noop = () => undefined;
+    const logger = { debug: noop, info: noop, warn: noop, error: noop, fatal: noop, trace: noop, child: () => logger };
+    const storage = await createLocalStorage(objects, null);
+    const workerDeps = { config: server.config, prisma: db.prisma, storage, runner, logger: logger as never };
+    worker = startJobWorker({ ...workerDeps, pollMs: 100, retryBaseMs: 200 }, 1);
+    receiver = http.createServer((req, res) => {
+      req.resume();
+      req.on("end", () => {
+        res.statusCode = 204;
+        res.end();
+      });
+    });
+    receiver.listen(0, "127.0.0.1");
+    await new Promise((resolve) => receiver.once("listening", resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
     // Another origin on the same site (127.0.0.1, another port): SameSite=Lax lets the cookie go
     // along with its form post, so only the dashboard's own checks stand in the way.
     attacker = http.createServer((_req, res) => {
@@ -93,6 +132,8 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
 
   afterAll(async () => {
     await browser?.close();
+    await worker?.stop();
+    await new Promise((resolve) => receiver?.close(resolve));
     await new Promise((resolve) => attacker?.close(resolve));
     await server?.close();
     await runner?.close();
@@ -146,6 +187,11 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
       violations.filter((v) => (v.impact === "serious" || v.impact === "critical") && !allowed.includes(v.id)),
       `${name}: ${JSON.stringify(violations)}`,
     ).toEqual([]);
+  }
+
+  /** The screenshots of issue 29's pages, to look at: /tmp/dash-<name>.png. */
+  async function shot(target: Page, name: string) {
+    await target.screenshot({ path: `/tmp/dash-${name}.png`, fullPage: true });
   }
 
   async function requestLink(target: Page, email: string) {
@@ -257,12 +303,149 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
     expect(await figure("Used")).toBe("2");
     expect(await figure("Remaining")).toBe("48");
     expect(await page.locator("svg rect.bar-ok").count()).toBe(1);
+    const perKey = page.locator("#per-key ~ .table-wrap tbody tr");
+    expect(await perKey.count()).toBe(1);
+    expect(await perKey.first().locator("td").allInnerTexts()).toEqual(["2", "0"]);
+    await shot(page, "usage");
     await audit(page, "8-usage");
     expect((await compressWithFetch(token)).status).toBe(200);
     await page.reload();
     expect(await figure("Used")).toBe("3");
     expect(await usedViaApi(token)).toBe(3);
   }, 120_000);
+
+  it("shows Try it's upload progress with the button disabled, cancels an upload, then compresses with options", async () => {
+    await page.getByRole("link", { name: "Try it" }).click();
+    await page.waitForURL(`${server.url}/dashboard/try`);
+    const big = await largePdf();
+    expect(big.length).toBeGreaterThan(1_000_000);
+    // 2 Mbit/s up, as a subscriber on a slow line: the upload takes some 6 s.
+    const cdp = await corporate.newCDPSession(page);
+    await cdp.send("Network.enable");
+    await cdp.send("Network.emulateNetworkConditions", {
+      offline: false,
+      latency: 20,
+      downloadThroughput: -1,
+      uploadThroughput: 250_000,
+    });
+    const records = () => db.prisma.compression.count({ where: { subscriber: { email: CORPORATE } } });
+    const before = await records();
+    const submit = page.getByRole("button", { name: "Compress" });
+    const bar = page.locator("#upload-bar");
+    const progress = () => bar.evaluate((element) => (element as unknown as { value: number }).value);
+    await page.getByLabel("extreme").check();
+    await page.getByLabel("Remove metadata").check();
+    await page.getByLabel("Largest image resolution (ppi)").fill("100");
+    await page.getByLabel("PDF file").setInputFiles({ name: "large.pdf", mimeType: "application/pdf", buffer: big });
+
+    // Cancelled half-way: nothing recorded or charged, the form ready again.
+    await submit.click();
+    await expect.poll(progress, { timeout: 20_000 }).toBeGreaterThan(20);
+    expect(await progress()).toBeLessThan(100);
+    expect(await submit.isDisabled()).toBe(true);
+    expect(await page.locator("[data-upload-percent]").innerText()).toMatch(/^\d{1,2} %$/);
+    await shot(page, "try-upload-progress");
+    await audit(page, "15-try-upload-progress");
+    await page.getByRole("button", { name: "Cancel upload" }).click();
+    await expect.poll(() => page.getByRole("status").first().innerText()).toContain("Upload cancelled");
+    expect(await submit.isDisabled()).toBe(false);
+    expect(await page.locator("[data-upload-progress]").isHidden()).toBe(true);
+    expect(await records()).toBe(before);
+
+    // Sent again and let through: the result names the profile and options, the form keeps them.
+    const seen: number[] = [];
+    await submit.click();
+    await expect.poll(async () => seen.push(await progress()) && seen.at(-1), { timeout: 20_000 }).toBeGreaterThan(50);
+    await expect.poll(() => page.locator("h2").first().innerText(), { timeout: 90_000 }).toBe("Compressed large.pdf");
+    await cdp.send("Network.emulateNetworkConditions", {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: -1,
+    });
+    expect(seen.some((value) => value > 0 && value < 100)).toBe(true);
+    expect(await page.locator(".options-used").innerText()).toBe("Options: images at most 100 ppi, metadata removed");
+    expect(await page.locator(".figures dd").first().innerText()).toBe("extreme");
+    expect(await page.getByLabel("extreme").isChecked()).toBe(true);
+    expect(await page.getByLabel("Largest image resolution (ppi)").inputValue()).toBe("100");
+    expect(await page.getByRole("button", { name: "Compress" }).isDisabled()).toBe(false);
+    expect(await records()).toBe(before + 1);
+    await shot(page, "try-result-options");
+    await audit(page, "16-try-result-options");
+
+    // A refusal keeps the form as it was: lossless takes no image resolution.
+    await page.getByLabel("lossless").check();
+    await page.getByLabel("PDF file").setInputFiles({ name: "photo.pdf", mimeType: "application/pdf", buffer: pdf });
+    await page.getByRole("button", { name: "Compress" }).click();
+    await expect.poll(() => page.locator("h2").first().innerText(), { timeout: 30_000 }).toBe("Not compressed");
+    expect(await page.getByLabel("lossless").isChecked()).toBe(true);
+    expect(await page.getByLabel("Remove metadata").isChecked()).toBe(true);
+    expect(await page.getByLabel("Largest image resolution (ppi)").inputValue()).toBe("100");
+    await shot(page, "try-refused");
+    await audit(page, "17-try-refused");
+  }, 180_000);
+
+  it("shows the history of compressions and jobs, with working result links", async () => {
+    const { body, contentType } = multipart([
+      { name: "callback_url", value: receiverUrl },
+      { name: "file", value: pdf, filename: "queued.pdf" },
+    ]);
+    const accepted = await fetch(`${server.url}/v1/compress`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": contentType, prefer: "respond-async" },
+      body: new Uint8Array(body),
+    });
+    expect(accepted.status).toBe(202);
+    const job = (await accepted.json()) as { id: string };
+    await expect
+      .poll(async () => (await db.prisma.webhookDelivery.findFirst({ where: { jobId: job.id } }))?.status, {
+        timeout: 60_000,
+      })
+      .toBe("delivered");
+    await page.getByRole("link", { name: "History" }).click();
+    await page.waitForURL(`${server.url}/dashboard/history`);
+    const rows = page.locator("table.history tbody tr");
+    expect(await rows.count()).toBe(5);
+    expect(await rows.first().locator("th").innerText()).toContain("queued.pdf");
+    expect(await rows.first().innerText()).toContain("Succeeded");
+    const links = page.getByRole("link", { name: /^Download / });
+    expect(await links.count()).toBe(5);
+    const download = await fetch((await links.first().getAttribute("href"))!);
+    expect(download.status).toBe(200);
+    expect(download.headers.get("content-length")).toBe(String((await download.arrayBuffer()).byteLength));
+    await shot(page, "history");
+    await audit(page, "18-history");
+  }, 120_000);
+
+  it("shows the webhook secret on asking, rotates it after a confirmation, and lists deliveries", async () => {
+    await page.getByRole("link", { name: "Webhooks" }).click();
+    await page.waitForURL(`${server.url}/dashboard/webhooks`);
+    const deliveries = page.locator("table.deliveries tbody tr");
+    expect(await deliveries.count()).toBe(1);
+    expect(await deliveries.first().innerText()).toMatch(/compression_job\.succeeded\s+204\s+1\s+Delivered/);
+    await shot(page, "webhooks");
+    await audit(page, "19-webhooks");
+    await page.getByRole("button", { name: "Show the secret" }).click();
+    const field = page.getByLabel("Webhook secret");
+    const secret = await field.inputValue();
+    expect(secret).toMatch(/^whsec_/);
+    await audit(page, "20-webhook-secret-shown");
+    await page.getByRole("button", { name: "Rotate…" }).click();
+    await expect.poll(() => page.locator("h1").innerText()).toBe("Rotate the webhook secret?");
+    await shot(page, "webhooks-rotate-confirm");
+    await audit(page, "21-webhook-rotate-confirm");
+    await page.getByRole("button", { name: "Yes, rotate the secret" }).click();
+    await expect.poll(() => page.locator(".notice h2").first().innerText()).toBe("Your new webhook secret");
+    const rotated = await page.getByLabel("Webhook secret").inputValue();
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(secret);
+    await page.getByRole("button", { name: "Copy" }).click();
+    await expect.poll(() => page.locator("[data-copy-status]").innerText()).toBe("Copied to the clipboard.");
+    await shot(page, "webhooks-rotated");
+    await audit(page, "22-webhook-rotated");
+    const viaApi = await fetch(`${server.url}/v1/webhook-secret`, { headers: { authorization: `Bearer ${token}` } });
+    expect(((await viaApi.json()) as { secret: string }).secret).toBe(rotated);
+  }, 60_000);
 
   it("revokes the key, and the next call with it gets 401", async () => {
     await page.getByRole("link", { name: "API keys" }).click();
@@ -328,7 +511,7 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
   it("fits a phone's screen without scrolling sideways", async () => {
     const phone = await corporate.newPage();
     await phone.setViewportSize({ width: 390, height: 844 });
-    for (const name of ["keys", "usage", "try"]) {
+    for (const name of ["keys", "usage", "history", "webhooks", "try"]) {
       await phone.goto(`${server.url}/dashboard/${name}`);
       await phone.screenshot({ path: path.join(screens, `14-phone-${name}.png`), fullPage: true });
       const width = await phone.evaluate(() => document.documentElement.scrollWidth);

@@ -94,6 +94,32 @@ describe("Try it", () => {
     expect(await readdir(uploads)).toEqual([]);
   });
 
+  it("keeps the profile and options after a refusal, and names them on the result", async () => {
+    const { subscriber, key, email } = await subscriberWithKey(db.prisma, { quota: 10 });
+    const { cookie, csrf } = await session(email);
+    const chosen = { target_size: "500000", max_image_ppi: "120", grayscale: "true", remove_metadata: "true" };
+    // The lossless profile takes none of these but metadata removal: 400 naming the first, nothing charged.
+    const refused = await tryIt(cookie, { csrf_token: csrf, key_id: key.id, profile: "lossless", ...chosen });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain("400 invalid_max_image_ppi");
+    expect(refused.html).toMatch(/value="lossless"\s+checked/);
+    expect(refused.html).toMatch(/name="target_size"[^>]*value="500000"/);
+    expect(refused.html).toMatch(/name="max_image_ppi"[^>]*value="120"/);
+    expect(refused.html).toMatch(/id="grayscale"\s+name="grayscale"\s+value="true"\s+checked/);
+    expect(refused.html).toMatch(/id="remove_metadata"\s+name="remove_metadata"\s+value="true"\s+checked/);
+    expect(refused.html).toMatch(new RegExp(`<option value="${key.id}" selected`));
+    expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(0);
+
+    const done = await tryIt(cookie, { csrf_token: csrf, key_id: key.id, profile: "extreme", ...chosen });
+    expect(done.status).toBe(200);
+    expect(done.html).toMatch(/<dt>Profile<\/dt>\s*<dd>extreme<\/dd>/);
+    expect(done.html).toContain(
+      "<strong>Options:</strong> target 500,000 bytes, images at most 120 ppi, grayscale, metadata removed",
+    );
+    expect(done.html).toMatch(/id="grayscale"\s+name="grayscale"\s+value="true"\s+checked/);
+    expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(1);
+  });
+
   it("refuses a form without the session's token, before charging anything", async () => {
     const { subscriber, key, email } = await subscriberWithKey(db.prisma);
     const { cookie } = await session(email);
