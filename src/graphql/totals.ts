@@ -8,11 +8,12 @@
 //   - a total never counted yet is counted at once, ahead of background recounts (concurrent
 //     requests share the count). A list that can bound its count (jobs: a million rows) gives the
 //     request a capped count beside it, on the `bounding` client: fewer rows than the cap is the
-//     exact total. A request waits for the exact count (or a capped count under the cap) at most
-//     FIRST_COUNT_BOUNDED_WAIT_MS, then answers a lower bound (exact: false): the cap if the capped
-//     count reached it, else 0, which the page raises to the rows up to it (paging.ts). The count
-//     goes on, so the next request gets the exact total. A request is never refused for its total,
-//     nor held longer than the wait by it. A list that cannot bound its count (the short ones)
+//     exact total. Requests wait for the exact count (or a capped count under the cap) until
+//     FIRST_COUNT_BOUNDED_WAIT_MS after that count started, then answer a lower bound (exact:
+//     false): the cap if a capped count reached it (remembered), else 0, which the page raises to
+//     the rows up to it (paging.ts). The count goes on, so a later request gets the exact total; a
+//     failed one starts again after a pause, its requests answering the bound meanwhile. A request
+//     is never refused for its total, nor held longer than the wait by it. A list that cannot bound its count (the short ones)
 //     waits for it at most FIRST_COUNT_WAIT_MS, then answers 503 with Retry-After (TotalNotReady).
 // Counts run on their own client (`counting`: on a server, a small pool with a longer statement
 // limit than requests have), at most MAX_CONCURRENT_COUNTS at a time, so recounts never take the
@@ -70,6 +71,12 @@ interface Entry {
   countedAt: number;
   /** The count under way, shared by every request that waits for it. */
   counting?: Promise<unknown>;
+  /** A total that can be bounded: when its first count started (ms); its requests wait until then + the wait. */
+  firstCountAt?: number;
+  /** A capped count reached the cap: the lower bound answered until the exact count is done. */
+  atLeast?: number;
+  /** A first count that failed: no other starts before this (ms); requests answer the lower bound. */
+  retryAt?: number;
 }
 
 const MAX_ENTRIES = 10_000;
@@ -135,10 +142,31 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
         entry.counting = undefined;
         // Keep the last value (if any) and try again after a pause, not on the next request.
         entry.countedAt = clock() - ttlMs + retryMs;
-        if (entry.value === undefined && entries.get(key) === entry) entries.delete(key);
+        // A bounded total's requests answer its lower bound meanwhile; any other's next request counts again.
+        if (entry.value === undefined && entry.firstCountAt !== undefined) entry.retryAt = clock() + retryMs;
+        else if (entry.value === undefined && entries.get(key) === entry) entries.delete(key);
       },
     );
     return counting;
+  }
+
+  /**
+   * The first total of a list that can bound its count. The wait runs from the start of the count,
+   * not from each request: while a count that outlasted it goes on (a common word at a million
+   * jobs, seconds on a loaded server), later requests answer the lower bound at once instead of
+   * each waiting in turn. A failed count is started again only after the pause.
+   */
+  function boundedFirstTotal(key: string, entry: Entry, load: CountTotal, atMost: CountAtMost): Promise<Total> {
+    const now = clock();
+    let counting = entry.counting as Promise<number> | undefined;
+    if (!counting && (entry.retryAt === undefined || now >= entry.retryAt)) {
+      entry.firstCountAt = now;
+      counting = recount(key, entry, load, true);
+    }
+    const waitMs = counting ? Math.max(0, entry.firstCountAt! + boundedWaitMs - now) : 0;
+    // A bound at the cap is remembered; one under it is the exact total (remembered as the value).
+    const bound = entry.atLeast === undefined ? bounds.tryRun(() => atMost(bounding, cap)) : null;
+    return firstTotal(entry, counting ?? null, bound, { waitMs, cap, clock });
   }
 
   return {
@@ -146,18 +174,8 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
       const entry = entries.get(key) ?? { countedAt: 0 };
       remember(key, entry);
       if (entry.value === undefined) {
+        if (atMost) return boundedFirstTotal(key, entry, load, atMost);
         const counting = (entry.counting as Promise<number> | undefined) ?? recount(key, entry, load, true);
-        if (atMost)
-          return firstTotal(
-            entry,
-            counting,
-            bounds.tryRun(() => atMost(bounding, cap)),
-            {
-              waitMs: boundedWaitMs,
-              cap,
-              clock,
-            },
-          );
         return { value: await waitAtMost(counting, firstWaitMs), exact: true };
       }
       if (!entry.counting && clock() - entry.countedAt >= ttlMs) {
@@ -187,22 +205,21 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
  */
 function firstTotal(
   entry: Entry,
-  counting: Promise<number>,
+  counting: Promise<number> | null,
   bound: Promise<number> | null,
   { waitMs, cap, clock }: { waitMs: number; cap: number; clock: () => number },
 ): Promise<Total> {
   return new Promise<Total>((resolve) => {
-    let atLeast = 0;
-    const timer = setTimeout(() => resolve({ value: atLeast, exact: false }), waitMs);
+    const timer = setTimeout(() => resolve({ value: entry.atLeast ?? 0, exact: false }), waitMs);
     const settle = (total: Total) => {
       clearTimeout(timer);
       resolve(total);
     };
     // A failed count leaves the answer to the wait: the page itself says whether the database is there.
-    counting.then((value) => settle({ value, exact: true }), ignore);
+    counting?.then((value) => settle({ value, exact: true }), ignore);
     bound?.then((value) => {
       if (value >= cap) {
-        atLeast = value;
+        entry.atLeast = value;
         return;
       }
       if (entry.value === undefined) Object.assign(entry, { value, countedAt: clock() });

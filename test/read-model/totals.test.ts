@@ -204,6 +204,43 @@ describe("list totals", () => {
     expect(calls).toHaveLength(1);
   });
 
+  it("count the wait from the start of the count: later requests answer the bound at once while it goes on", async () => {
+    const { totals, advance } = setup({ countCap: 100, firstCountBoundedWaitMs: 60_000 });
+    const { calls, load } = deferredCounts();
+    const bounds: number[] = [];
+    const atMost = (_client: PrismaClient, cap: number) => (bounds.push(cap), Promise.resolve(cap));
+    const first = totals.count("jobs:q=engineer", load, atMost);
+    await tick();
+    advance(60_000);
+    // Past the first request's wait: the next ones neither wait nor bound again, nor start a count.
+    const started = performance.now();
+    expect(await totals.count("jobs:q=engineer", load, atMost)).toEqual({ value: 100, exact: false });
+    expect(await totals.count("jobs:q=engineer", load, atMost)).toEqual({ value: 100, exact: false });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(bounds).toEqual([100]);
+    expect(calls).toHaveLength(1);
+    calls[0]!.resolve(512_650);
+    expect(await first).toEqual({ value: 512_650, exact: true });
+    expect(await totals.count("jobs:q=engineer", load, atMost)).toEqual({ value: 512_650, exact: true });
+  });
+
+  it("answer the bound after a failed first count, and count again only after the pause", async () => {
+    const { totals, advance } = setup({ countCap: 100, firstCountBoundedWaitMs: 20 });
+    const { calls, load } = deferredCounts();
+    const atMost = (_client: PrismaClient, cap: number) => Promise.resolve(cap);
+    expect(await totals.count("jobs:q=engineer", load, atMost)).toEqual({ value: 100, exact: false });
+    calls[0]!.reject(new Error("canceling statement due to statement timeout"));
+    await tick();
+    expect(await totals.count("jobs:q=engineer", load, atMost)).toEqual({ value: 100, exact: false });
+    expect(calls).toHaveLength(1);
+    advance(5_000);
+    const again = totals.count("jobs:q=engineer", load, atMost);
+    await tick();
+    expect(calls).toHaveLength(2);
+    calls[1]!.resolve(512_650);
+    expect(await again).toEqual({ value: 512_650, exact: true });
+  });
+
   it("answer the full count when it is done within the wait, even with the capped count at its cap", async () => {
     const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 60_000 });
     const { calls, load } = deferredCounts();
