@@ -324,7 +324,7 @@ function createKeySection(viewer: Viewer, options: Pick<KeysPageOptions, "error"
 }
 
 function keysTable(viewer: Viewer, keys: KeyView[]): Html {
-  return html`<div class="table-wrap">
+  return html`<div class="table-wrap" ${scrollableRegion("list")}>
     <table>
       <thead>
         <tr>
