@@ -96,6 +96,10 @@ export const ERROR_CODES = {
     status: { compression: 400 },
     meaning: "remove_metadata is not true or false, or was sent more than once.",
   },
+  invalid_linearize: {
+    status: { compression: 400 },
+    meaning: "linearize is not true or false, or was sent more than once.",
+  },
   invalid_target_size: {
     status: { compression: 400 },
     meaning:

@@ -33,6 +33,11 @@ export type CompressionReportBody = {
   signatures_removed: number;
   /** Damage repaired while reading (e.g. "cross_reference", "stream_length", "trailer", "truncated"). */
   repaired: string[];
+  /**
+   * Asked with linearize only: whether the result is linearized (fast web view); when it is not,
+   * `reason` says why (e.g. "page_tree") and the result is compressed as without the option.
+   */
+  linearization?: { linearized: true } | { linearized: false; reason: string };
 };
 
 /** The public report of one engine run on an input of `inputSize` bytes that gave `outputSize`. */
@@ -58,7 +63,14 @@ export function reportBody(
     removed: returned ? [] : removedKinds(report),
     signatures_removed: returned ? 0 : report.signaturesRemoved,
     repaired: [...(report.repaired ?? [])],
+    ...(report.linearization ? { linearization: linearizationBody(report.linearization) } : {}),
   };
+}
+
+function linearizationBody(linearization: NonNullable<CompressionReport["linearization"]>) {
+  return linearization.linearized
+    ? { linearized: true as const }
+    : { linearized: false as const, reason: linearization.reason };
 }
 
 function removedKinds(report: CompressionReport): RemovedKind[] {
@@ -76,6 +88,14 @@ function removedKinds(report: CompressionReport): RemovedKind[] {
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
 const isCount = (value: unknown) => Number.isSafeInteger(value) && (value as number) >= 0;
 
+const isLinearization = (value: unknown) =>
+  value === undefined ||
+  (isObject(value) &&
+    (value["linearized"] === true ||
+      (value["linearized"] === false &&
+        typeof value["reason"] === "string" &&
+        /^[a-z_]{1,40}$/.test(value["reason"]))));
+
 /** A report as a child sent it: the parent takes nothing else. */
 export function isReportBody(value: unknown): value is CompressionReportBody {
   if (!isObject(value) || !isObject(value["bytes_saved_by_kind"])) return false;
@@ -89,6 +109,7 @@ export function isReportBody(value: unknown): value is CompressionReportBody {
     Array.isArray(value["removed"]) &&
     value["removed"].every((kind) => (REMOVED_KINDS as readonly unknown[]).includes(kind)) &&
     Array.isArray(value["repaired"]) &&
-    value["repaired"].every((what) => typeof what === "string" && /^[a-z_]{1,40}$/.test(what))
+    value["repaired"].every((what) => typeof what === "string" && /^[a-z_]{1,40}$/.test(what)) &&
+    isLinearization(value["linearization"])
   );
 }

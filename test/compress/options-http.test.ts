@@ -1,9 +1,10 @@
-// The output options (target_size, grayscale, max_image_ppi, remove_metadata) through real HTTP with
+// The output options (target_size, grayscale, max_image_ppi, remove_metadata, linearize) through real HTTP with
 // the real engine in its isolated processes: on POST /v1/compress (synchronous and as a job), a direct
 // upload's JSON body and POST /v1/unlock. A target that is met, one that cannot be (422
-// target_unreachable, not charged), grey pages, no document information left, and every invalid value
+// target_unreachable, not charged), grey pages, no document information left, a linearized result that
+// qpdf --check-linearization accepts, and every invalid value
 // or combination refused with a 400 naming its field. Results are downloaded and read with poppler.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -18,6 +19,7 @@ import { multipart, subscriberWithKey } from "../helpers/compress.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { hasPoppler, popplerScratch, type PopplerScratch } from "./helpers/poppler.ts";
+import { findBinary } from "../../bench/pdf/tools.ts";
 import { corpusDir, documentWithInformation, photoPdf, textPdf } from "./fixtures.ts";
 
 let db: TestDatabase;
@@ -60,6 +62,7 @@ interface Answer {
     url?: string;
     status?: string;
     error?: { code: string; message: string };
+    report?: { linearization?: { linearized: boolean; reason?: string } };
   };
   location: string | null;
 }
@@ -152,6 +155,13 @@ function informationOf(pdf: Uint8Array): string[] {
   return ["Title", "Author", "Creator", "Producer"].filter((field) => new RegExp(`^${field}:`, "m").test(info));
 }
 
+/** qpdf's verdict on a file's linearization (one line when all is well). */
+function linearizationCheck(pdf: Uint8Array): string {
+  const file = poppler.write(pdf);
+  const result = spawnSync("qpdf", ["--check-linearization", file], { encoding: "utf8" });
+  return `${result.stdout}${result.stderr}`.replaceAll(file, "out.pdf").trim();
+}
+
 const scanPath = (() => {
   const dir = corpusDir();
   return dir && path.join(dir, "files", "scan_epson_6p_jpeg.pdf");
@@ -235,6 +245,33 @@ describe.skipIf(!hasPoppler())("the output options through HTTP", () => {
     expect(informationOf(await download(uploadedJob.url!))).toEqual([]);
   }, 300_000);
 
+  it.skipIf(!findBinary("qpdf"))(
+    "gives a linearized result with linearize=true (qpdf --check-linearization), at once, as a job and from a direct upload",
+    async () => {
+      const { token } = await subscriberWithKey(db.prisma);
+      const book = Buffer.from(await textPdf(4));
+      const plain = await post(token, book, {});
+      expect(linearizationCheck(await download(plain.json.url!))).toContain("not linearized");
+      for (const profile of ["lossless", "balanced", "extreme"]) {
+        const { status, json } = await post(token, book, { profile, linearize: "true" });
+        expect(status, JSON.stringify(json)).toBe(200);
+        expect(json.report?.linearization).toEqual({ linearized: true });
+        expect(linearizationCheck(await download(json.url!))).toBe("out.pdf: no linearization errors");
+      }
+      const accepted = await post(token, photo, { linearize: "true", grayscale: "true" }, { async: true });
+      expect(accepted.status, JSON.stringify(accepted.json)).toBe(202);
+      const job = await pollJob(token, accepted.location!);
+      expect(job.status, JSON.stringify(job)).toBe("succeeded");
+      expect(job.report?.linearization).toEqual({ linearized: true });
+      expect(linearizationCheck(await download(job.url!))).toBe("out.pdf: no linearization errors");
+
+      const uploaded = await postDirect(token, book, { linearize: true, remove_metadata: true });
+      expect(uploaded.status, JSON.stringify(uploaded.json)).toBe(200);
+      expect(linearizationCheck(await download(uploaded.json.url!))).toBe("out.pdf: no linearization errors");
+    },
+    300_000,
+  );
+
   it("takes the options on /v1/unlock: the decrypted file compressed with them", async () => {
     const { token } = await subscriberWithKey(db.prisma);
     const locked = Buffer.from((await photoPdf({ encrypt: { userPassword: "open", ownerPassword: "own" } })).bytes);
@@ -261,6 +298,7 @@ describe("invalid options", () => {
     [{ grayscale: "yes" }, "invalid_grayscale"],
     [{ grayscale: "true", profile: "lossless" }, "invalid_grayscale"],
     [{ remove_metadata: "1" }, "invalid_remove_metadata"],
+    [{ linearize: "yes" }, "invalid_linearize"],
     [{ max_image_ppi: "10" }, "invalid_max_image_ppi"],
     [{ max_image_ppi: "2401" }, "invalid_max_image_ppi"],
     [{ max_image_ppi: "150dpi" }, "invalid_max_image_ppi"],
@@ -291,6 +329,7 @@ describe("invalid options", () => {
     [{ target_size: 1200.5 }, "invalid_target_size"],
     [{ max_image_ppi: { dpi: 150 } }, "invalid_max_image_ppi"],
     [{ remove_metadata: [true] }, "invalid_remove_metadata"],
+    [{ linearize: "fast" }, "invalid_linearize"],
     [{ target_size: 4096, profile: "lossless" }, "invalid_target_size"],
   ])("a direct upload's %j: 400 %s", async (members, code) => {
     const { token } = await subscriberWithKey(db.prisma);
@@ -305,7 +344,14 @@ describe("invalid options", () => {
   it("takes an empty field as not set (a form sends every field it shows)", async () => {
     const { token } = await subscriberWithKey(db.prisma);
     const small = Buffer.from(await textPdf(1));
-    const fields = { grayscale: "", max_image_ppi: "", remove_metadata: "", target_size: "", callback_url: "" };
+    const fields = {
+      grayscale: "",
+      max_image_ppi: "",
+      remove_metadata: "",
+      target_size: "",
+      linearize: "",
+      callback_url: "",
+    };
     const { status, json } = await post(token, small, fields);
     expect(status, JSON.stringify(json)).toBe(200);
   });

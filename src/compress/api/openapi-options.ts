@@ -27,4 +27,9 @@ export const outputOptionFields = {
     description:
       "true: the document information (Title, Author, Creator, Producer, …), XMP metadata, page thumbnails and other applications' private data are removed; what a reader needs (language, structure tree, outlines, output intents) stays. A PDF/A or PDF/UA file loses its claim of conformance with its XMP. Every profile.",
   },
+  linearize: {
+    type: "boolean",
+    description:
+      'true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine-options.md). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report\'s linearization says why. Every profile (400 invalid_linearize).',
+  },
 };

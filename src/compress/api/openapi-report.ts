@@ -56,6 +56,16 @@ export const reportSchemas = {
         description:
           "Damage repaired while reading the file, e.g. cross_reference, stream_length, trailer, truncated; empty for a whole file.",
       },
+      linearization: {
+        type: "object",
+        required: ["linearized"],
+        description:
+          "Present when linearize=true was asked: linearized true when the result is linearized (fast web view); false when the document could not be, with reason (page_tree: a page tree a reader would have to repair; unparsed_objects: objects that could not be parsed; catalog; output_invalid; too_large; layout), and the result is then compressed as without the option.",
+        properties: {
+          linearized: { type: "boolean" },
+          reason: { type: "string", description: "Why not, when linearized is false." },
+        },
+      },
     },
   },
 };

@@ -69,6 +69,7 @@ interface ClaimRow {
   max_image_ppi: number | null;
   remove_metadata: boolean;
   target_size: bigint | number | null;
+  linearize: boolean;
   api_origin: string;
   attempts: number;
   max_attempts: number;
@@ -91,7 +92,7 @@ export async function claim(prisma: PrismaClient, workerId: string, leaseMs: num
       FOR UPDATE SKIP LOCKED)
     RETURNING j.id, j.compression_id, j.subscriber_id, c.month, c.status::text AS compression_status,
       j.profile::text AS profile, j.input_object, j.filename, j.original_size, j.callback_url, j.signatures, j.api_origin,
-      j.grayscale, j.max_image_ppi, j.remove_metadata, j.target_size, j.attempts, j.max_attempts, j.locked_by`;
+      j.grayscale, j.max_image_ppi, j.remove_metadata, j.target_size, j.linearize, j.attempts, j.max_attempts, j.locked_by`;
   const [row] = rows;
   if (!row) return null;
   return {

@@ -7,7 +7,7 @@ import { isReportBody, type CompressionReportBody } from "../report.ts";
  * One job: read `inputPath`, write the result to `outputPath`. An unlock job with a `profile`
  * also compresses the decrypted file with it. The engine's options beside the profile
  * (src/pdf/options.ts): `signatures`, what to do with a signed file (default: refuse it,
- * signed_document); grayscale, maxImagePpi, removeMetadata, targetSize.
+ * signed_document); grayscale, maxImagePpi, removeMetadata, targetSize, linearize.
  */
 export type EngineJob = (
   | { kind: "compress"; inputPath: string; outputPath: string; profile: CompressionProfile }
@@ -62,7 +62,9 @@ const isSignaturePolicy = (value: unknown) => value === undefined || value === "
 /** The engine's options, each absent or of its type (their bounds are the engine's to check). */
 const areEngineOptions = (value: Record<string, unknown>) =>
   isSignaturePolicy(value["signatures"]) &&
-  ["grayscale", "removeMetadata"].every((name) => value[name] === undefined || typeof value[name] === "boolean") &&
+  ["grayscale", "removeMetadata", "linearize"].every(
+    (name) => value[name] === undefined || typeof value[name] === "boolean",
+  ) &&
   ["maxImagePpi", "targetSize"].every((name) => value[name] === undefined || Number.isSafeInteger(value[name]));
 
 export function isEngineJob(value: unknown): value is EngineJob {

@@ -1,7 +1,7 @@
 // A compression's options: one typed object, parsed once from the form fields (or a direct upload's
 // JSON body) and carried unchanged to the engine, into a job's row and back out of it. A new option is
 // a field here, its parser, its columns (jobColumns / optionsOfJob) and the engine's use of it. The
-// options that shape the output (grayscale, max_image_ppi, remove_metadata, target_size) are the
+// options that shape the output (grayscale, max_image_ppi, remove_metadata, target_size, linearize) are the
 // engine's own (src/pdf/options.ts, docs/engine-options.md), named in snake_case on the wire: their
 // bounds and the profiles they go with are the engine's optionProblem, answered as a 400 naming the field.
 import { HttpError } from "../../errors.ts";
@@ -16,7 +16,10 @@ import {
 import type { EngineJob } from "../isolation/protocol.ts";
 
 /** The engine's options that shape the output, each absent unless the request set it. */
-export type OutputOptions = Pick<EngineOptions, "grayscale" | "maxImagePpi" | "removeMetadata" | "targetSize">;
+export type OutputOptions = Pick<
+  EngineOptions,
+  "grayscale" | "maxImagePpi" | "removeMetadata" | "targetSize" | "linearize"
+>;
 
 export interface CompressionOptions extends OutputOptions {
   profile: CompressionProfile;
@@ -30,6 +33,7 @@ export const OUTPUT_FIELDS = {
   maxImagePpi: { field: "max_image_ppi", kind: "integer" },
   removeMetadata: { field: "remove_metadata", kind: "boolean" },
   targetSize: { field: "target_size", kind: "integer" },
+  linearize: { field: "linearize", kind: "boolean" },
 } as const satisfies Record<keyof OutputOptions, { field: string; kind: "boolean" | "integer" }>;
 
 /** The multipart fields (and JSON members) every compression takes besides the file. */
@@ -40,6 +44,7 @@ export const OPTION_FIELDS = [
   OUTPUT_FIELDS.maxImagePpi.field,
   OUTPUT_FIELDS.removeMetadata.field,
   OUTPUT_FIELDS.targetSize.field,
+  OUTPUT_FIELDS.linearize.field,
 ] as const;
 
 /** What the engine is asked to do: compress, or unlock with the document's password (then compress). */
@@ -77,7 +82,7 @@ const invalidOption = (option: keyof OutputOptions, message: string) => {
 };
 
 /** A true/false field; absent or empty (a form sends every field it shows) is not set. */
-function parseFlag(fields: Fields, option: "grayscale" | "removeMetadata"): boolean | undefined {
+function parseFlag(fields: Fields, option: "grayscale" | "removeMetadata" | "linearize"): boolean | undefined {
   const value = fields[OUTPUT_FIELDS[option].field];
   if (value === undefined || value === "") return undefined;
   if (value === "true" || value === "false") return value === "true";
@@ -106,6 +111,7 @@ export function parseOutputOptions(profile: CompressionProfile, fields: Fields):
     maxImagePpi: parseWholeNumber(fields, "maxImagePpi"),
     removeMetadata: parseFlag(fields, "removeMetadata"),
     targetSize: parseWholeNumber(fields, "targetSize"),
+    linearize: parseFlag(fields, "linearize"),
   };
   const options = Object.fromEntries(Object.entries(parsed).filter(([, value]) => value !== undefined));
   const problem = optionProblem(profile, options);
@@ -146,6 +152,7 @@ export interface OptionColumns {
   maxImagePpi: number | null;
   removeMetadata: boolean;
   targetSize: bigint | number | null;
+  linearize: boolean;
 }
 
 /** A job row's columns for the options. */
@@ -157,6 +164,7 @@ export function jobColumns(options: CompressionOptions): OptionColumns & { targe
     maxImagePpi: options.maxImagePpi ?? null,
     removeMetadata: options.removeMetadata === true,
     targetSize: options.targetSize === undefined ? null : BigInt(options.targetSize),
+    linearize: options.linearize === true,
   };
 }
 
@@ -169,5 +177,6 @@ export function optionsOfJob(row: OptionColumns): CompressionOptions {
     ...(row.maxImagePpi !== null ? { maxImagePpi: row.maxImagePpi } : {}),
     ...(row.removeMetadata ? { removeMetadata: true } : {}),
     ...(row.targetSize !== null ? { targetSize: Number(row.targetSize) } : {}),
+    ...(row.linearize ? { linearize: true } : {}),
   };
 }

@@ -243,6 +243,12 @@ export interface components {
       signatures_removed: number;
       /** @description Damage repaired while reading the file, e.g. cross_reference, stream_length, trailer, truncated; empty for a whole file. */
       repaired: string[];
+      /** @description Present when linearize=true was asked: linearized true when the result is linearized (fast web view); false when the document could not be, with reason (page_tree: a page tree a reader would have to repair; unparsed_objects: objects that could not be parsed; catalog; output_invalid; too_large; layout), and the result is then compressed as without the option. */
+      linearization?: {
+        linearized: boolean;
+        /** @description Why not, when linearized is false. */
+        reason?: string;
+      };
     };
   };
   responses: never;
@@ -292,6 +298,8 @@ export interface operations {
           max_image_ppi?: number;
           /** @description true: the document information (Title, Author, Creator, Producer, …), XMP metadata, page thumbnails and other applications' private data are removed; what a reader needs (language, structure tree, outlines, output intents) stays. A PDF/A or PDF/UA file loses its claim of conformance with its XMP. Every profile. */
           remove_metadata?: boolean;
+          /** @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine-options.md). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize). */
+          linearize?: boolean;
           /**
            * Format: uri
            * @description Only with `Prefer: respond-async`; leave it empty otherwise (a synchronous call refuses a callback_url: 400 unexpected_field). Called (POST, the job resource as body, signed; see the Job schema) when the job ends. https:// and a public host (private hosts only where the operator allows them; link-local and metadata hosts never).
@@ -324,6 +332,8 @@ export interface operations {
           max_image_ppi?: number;
           /** @description true: the document information (Title, Author, Creator, Producer, …), XMP metadata, page thumbnails and other applications' private data are removed; what a reader needs (language, structure tree, outlines, output intents) stays. A PDF/A or PDF/UA file loses its claim of conformance with its XMP. Every profile. */
           remove_metadata?: boolean;
+          /** @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine-options.md). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize). */
+          linearize?: boolean;
           /**
            * Format: uri
            * @description Only with `Prefer: respond-async`; leave it empty otherwise (a synchronous call refuses a callback_url: 400 unexpected_field). Called (POST, the job resource as body, signed; see the Job schema) when the job ends. https:// and a public host (private hosts only where the operator allows them; link-local and metadata hosts never).
@@ -363,7 +373,7 @@ export interface operations {
           "application/json": components["schemas"]["Job"];
         };
       };
-      /** @description The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
+      /** @description The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata, invalid_linearize (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
       400: {
         headers: {
           /** @description The error code, as in the body. */
@@ -957,6 +967,8 @@ export interface operations {
           max_image_ppi?: number;
           /** @description true: the document information (Title, Author, Creator, Producer, …), XMP metadata, page thumbnails and other applications' private data are removed; what a reader needs (language, structure tree, outlines, output intents) stays. A PDF/A or PDF/UA file loses its claim of conformance with its XMP. Every profile. */
           remove_metadata?: boolean;
+          /** @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine-options.md). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize). */
+          linearize?: boolean;
         };
       };
     };
@@ -978,7 +990,7 @@ export interface operations {
           "application/json": components["schemas"]["CompressionResult"];
         };
       };
-      /** @description The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
+      /** @description The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata, invalid_linearize (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
       400: {
         headers: {
           /** @description The error code, as in the body. */
