@@ -1,4 +1,4 @@
-// The typed client's output options (targetSize, grayscale, maxImagePpi, removeMetadata) against the
+// The typed client's output options (targetSize, grayscale, maxImagePpi, removeMetadata, linearize) against the
 // real service and engine over HTTP: each call (compress, unlock, submitJob, compressUpload) sends
 // them as the API's fields, the engine's job carries them (the runner is the real one, its jobs
 // recorded on their way), the result shows them applied (no document information left), a target
@@ -85,11 +85,13 @@ const hasPdfinfo = (() => {
 
 describe("the typed client's output options", () => {
   it("names each option as the API's field and leaves out those not given", () => {
-    expect(outputFields({ targetSize: 600_000, grayscale: true, maxImagePpi: 150, removeMetadata: false })).toEqual({
+    const options = { targetSize: 600_000, grayscale: true, maxImagePpi: 150, removeMetadata: false, linearize: true };
+    expect(outputFields(options)).toEqual({
       target_size: 600_000,
       grayscale: true,
       max_image_ppi: 150,
       remove_metadata: false,
+      linearize: true,
     });
     expect(outputFields({})).toEqual({});
   });
@@ -99,7 +101,13 @@ describe("the typed client's output options", () => {
     async () => {
       const { token } = await subscriberWithKey(db.prisma);
       const pdf = createCompressionClient({ baseUrl: server.url, apiKey: token });
-      const options = { removeMetadata: true, grayscale: true, maxImagePpi: 150, targetSize: 5_000_000 };
+      const options = {
+        removeMetadata: true,
+        grayscale: true,
+        maxImagePpi: 150,
+        targetSize: 5_000_000,
+        linearize: true,
+      };
       const result = await pdf.compress(document, { profile: "extreme", ...options });
       expect(result.response.status, JSON.stringify(result.error)).toBe(200);
       expect(jobs.at(-1)).toMatchObject({ kind: "compress", profile: "extreme", ...options });

@@ -39,7 +39,7 @@ type Synchronous<T> = T extends { error?: never } ? Omit<T, "data"> & { data: Co
 
 /**
  * The options that shape the output, named as the engine names them (the API's fields in
- * snake_case: target_size, grayscale, max_image_ppi, remove_metadata), typed from the document.
+ * snake_case: target_size, grayscale, max_image_ppi, remove_metadata, linearize), typed from the document.
  */
 export interface OutputOptions {
   /** The most bytes the result may have (422 target_unreachable when the quality floor cannot reach it). */
@@ -50,13 +50,15 @@ export interface OutputOptions {
   maxImagePpi?: NonNullable<CompressForm["max_image_ppi"]>;
   /** Document information, XMP, thumbnails and private application data removed (every profile). */
   removeMetadata?: NonNullable<CompressForm["remove_metadata"]>;
+  /** The result linearized for fast web view (every profile; report.linearization says if it could be). */
+  linearize?: NonNullable<CompressForm["linearize"]>;
   /** A signed document: refused (the default) or compressed with its signatures removed. */
   signatures?: NonNullable<CompressForm["signatures"]>;
 }
 
 type OutputFields = Pick<
   CompressForm,
-  "target_size" | "grayscale" | "max_image_ppi" | "remove_metadata" | "signatures"
+  "target_size" | "grayscale" | "max_image_ppi" | "remove_metadata" | "linearize" | "signatures"
 >;
 
 /** The API's fields of the options given (those left out are not sent). */
@@ -66,6 +68,7 @@ export function outputFields(options: OutputOptions): OutputFields {
     grayscale: options.grayscale,
     max_image_ppi: options.maxImagePpi,
     remove_metadata: options.removeMetadata,
+    linearize: options.linearize,
     signatures: options.signatures,
   };
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
