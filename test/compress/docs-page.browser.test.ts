@@ -1,13 +1,15 @@
 // The compression API's docs page (/v1/docs) in a real headless Chromium, used as a new subscriber
 // would: Authorize with a key, open POST /v1/compress, Try it out, choose a generated PDF, Execute,
-// and get 200 with the result; the operations are grouped by resource and the page says where a
-// key comes from. Screenshots: $TMPDIR/compress-docs.png (the page), compress-docs-try.png (the call).
+// and get 200 with the result, then again with options chosen in the form (remove_metadata,
+// target_size); the operations are grouped by resource and the page says where a key comes from. Screenshots: $TMPDIR/compress-docs.png (the page), compress-docs-try.png (the call).
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usedThisMonth } from "../../src/auth/quota.ts";
+import type { EngineRunner } from "../../src/compress/compression.ts";
+import type { EngineJob } from "../../src/compress/isolation/protocol.ts";
 import { createRunner, type Runner } from "../../src/compress/isolation/runner.ts";
 import { createLocalStorage } from "../../src/compress/storage/local.ts";
 import { hasChromium, launchChromium, warnWithoutChromium } from "../helpers/chromium.ts";
@@ -23,6 +25,14 @@ describe.skipIf(!hasChromium)("the compression API's docs page in Chromium", () 
   let runner: Runner;
   let browser: Browser;
   let work: string;
+  // The jobs the engine was given, on their way to the real runner: what the form's fields became.
+  const jobs: EngineJob[] = [];
+  const recording: EngineRunner = {
+    run: (job, options) => {
+      jobs.push(job);
+      return runner.run(job, options);
+    },
+  };
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -32,7 +42,7 @@ describe.skipIf(!hasChromium)("the compression API's docs page in Chromium", () 
     server = await startServer(
       db,
       { LOCAL_STORAGE_DIR: objects, UPLOAD_TMP_DIR: path.join(work, "uploads") },
-      { compress: { storage: await createLocalStorage(objects, null), runner } },
+      { compress: { storage: await createLocalStorage(objects, null), runner: recording } },
     );
     browser = await launchChromium();
   });
@@ -90,6 +100,24 @@ describe.skipIf(!hasChromium)("the compression API's docs page in Chromium", () 
       clip: { x: box.x, y: box.y + scrolled, width: box.width, height: Math.min(box.height, 1400) },
     });
     expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(1);
+
+    // Nothing the form pre-fills changes the headline call: the engine got the file and the profile.
+    // (Swagger UI fills a field without a default with a sample: grayscale=true, target_size=1024.)
+    expect(jobs).toHaveLength(1);
+    expect(jobs[0]).toMatchObject({ kind: "compress", profile: "balanced", signatures: "refuse" });
+    expect(jobs[0]).not.toHaveProperty("targetSize");
+    expect(jobs[0]).not.toHaveProperty("maxImagePpi");
+    expect(jobs[0]!.grayscale ?? false).toBe(false);
+    expect(jobs[0]!.removeMetadata ?? false).toBe(false);
+    // The options are in the form too: chosen there, they are sent and taken.
+    const field = (name: string) => operation.locator(`tr[data-property-name="${name}"]`);
+    await field("remove_metadata").locator("select").selectOption("true");
+    await field("target_size").locator('input[type="text"]').fill("200000");
+    await operation.locator("button.execute").click();
+    await expect.poll(() => usedThisMonth(db.prisma, subscriber.id), { timeout: 60_000 }).toBe(2);
+    await expect.poll(() => live.innerText(), { timeout: 10_000 }).toContain("savings_percentage");
+    expect(await live.locator("tbody .response-col_status").first().innerText()).toBe("200");
+    expect(jobs.at(-1)).toMatchObject({ removeMetadata: true, targetSize: 200_000 });
     expect(await page.locator(".errors-wrapper").count()).toBe(0);
     expect(external).toEqual([]);
     expect(errors).toEqual([]);

@@ -1,7 +1,9 @@
 // The OpenAPI description of the output options (workflow/options.ts; the engine's src/pdf/options.ts):
 // one schema per field, the same in a multipart form (as text: "true", "600000") and in a direct
-// upload's JSON body (as JSON: true, 600000). None has a default that sets it, so the docs page's
-// "Try it out" sends none of them unless asked.
+// upload's JSON body (as JSON: true, 600000). Each has a default that sets nothing: the docs page's
+// "Try it out" fills a field without one with a sample (true; a number's minimum, target_size=1024,
+// max_image_ppi=36), which would change the headline call. The numbers' default is empty, as
+// callback_url's is, since no number means "not set"; the API takes an empty field as none.
 import { MAX_IMAGE_PPI, MIN_IMAGE_PPI, MIN_TARGET_SIZE, TARGET_FLOOR_SSIM } from "../../pdf/index.ts";
 
 const LOSSY_ONLY = "Balanced and extreme; refused with profile lossless, which keeps every image as it is";
@@ -10,20 +12,24 @@ export const outputOptionFields = {
   target_size: {
     type: "integer",
     minimum: MIN_TARGET_SIZE,
+    default: "",
     description: `The most bytes the result may have. The profile runs first; when its result is larger, images are lowered in resolution and quality step by step, never below the quality floor (SSIM ${TARGET_FLOOR_SSIM} of every recoded image on its page), and the least lossy result that fits is answered. When even the floor does not fit: 422 target_unreachable, not charged, its message giving the smallest size reached. Takes longer: up to 5 runs of the engine (the time limit grows to match). ${LOSSY_ONLY} (400 invalid_target_size).`,
   },
   grayscale: {
     type: "boolean",
+    default: false,
     description: `true: colour images and the pages' colours become grey (docs/engine-options.md says what stays as it is). ${LOSSY_ONLY} (400 invalid_grayscale).`,
   },
   max_image_ppi: {
     type: "integer",
     minimum: MIN_IMAGE_PPI,
     maximum: MAX_IMAGE_PPI,
+    default: "",
     description: `No image stays drawn finer than this many pixels per inch of the page (${MIN_IMAGE_PPI} to ${MAX_IMAGE_PPI}), even where the profile's quality floor would have kept it larger. ${LOSSY_ONLY} (400 invalid_max_image_ppi).`,
   },
   remove_metadata: {
     type: "boolean",
+    default: false,
     description:
       "true: the document information (Title, Author, Creator, Producer, …), XMP metadata, page thumbnails and other applications' private data are removed; what a reader needs (language, structure tree, outlines, output intents) stays. A PDF/A or PDF/UA file loses its claim of conformance with its XMP. Every profile.",
   },

@@ -290,13 +290,25 @@ export interface operations {
            * @enum {string}
            */
           signatures?: "refuse" | "remove";
-          /** @description The most bytes the result may have. The profile runs first; when its result is larger, images are lowered in resolution and quality step by step, never below the quality floor (SSIM 0.8 of every recoded image on its page), and the least lossy result that fits is answered. When even the floor does not fit: 422 target_unreachable, not charged, its message giving the smallest size reached. Takes longer: up to 5 runs of the engine (the time limit grows to match). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_target_size). */
+          /**
+           * @description The most bytes the result may have. The profile runs first; when its result is larger, images are lowered in resolution and quality step by step, never below the quality floor (SSIM 0.8 of every recoded image on its page), and the least lossy result that fits is answered. When even the floor does not fit: 422 target_unreachable, not charged, its message giving the smallest size reached. Takes longer: up to 5 runs of the engine (the time limit grows to match). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_target_size).
+           * @default
+           */
           target_size?: number;
-          /** @description true: colour images and the pages' colours become grey (docs/engine-options.md says what stays as it is). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_grayscale). */
+          /**
+           * @description true: colour images and the pages' colours become grey (docs/engine-options.md says what stays as it is). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_grayscale).
+           * @default false
+           */
           grayscale?: boolean;
-          /** @description No image stays drawn finer than this many pixels per inch of the page (36 to 2400), even where the profile's quality floor would have kept it larger. Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_max_image_ppi). */
+          /**
+           * @description No image stays drawn finer than this many pixels per inch of the page (36 to 2400), even where the profile's quality floor would have kept it larger. Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_max_image_ppi).
+           * @default
+           */
           max_image_ppi?: number;
-          /** @description true: the document information (Title, Author, Creator, Producer, …), XMP metadata, page thumbnails and other applications' private data are removed; what a reader needs (language, structure tree, outlines, output intents) stays. A PDF/A or PDF/UA file loses its claim of conformance with its XMP. Every profile. */
+          /**
+           * @description true: the document information (Title, Author, Creator, Producer, …), XMP metadata, page thumbnails and other applications' private data are removed; what a reader needs (language, structure tree, outlines, output intents) stays. A PDF/A or PDF/UA file loses its claim of conformance with its XMP. Every profile.
+           * @default false
+           */
           remove_metadata?: boolean;
           /** @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine-options.md). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize). */
           linearize?: boolean;
@@ -324,13 +336,25 @@ export interface operations {
            * @enum {string}
            */
           signatures?: "refuse" | "remove";
-          /** @description The most bytes the result may have. The profile runs first; when its result is larger, images are lowered in resolution and quality step by step, never below the quality floor (SSIM 0.8 of every recoded image on its page), and the least lossy result that fits is answered. When even the floor does not fit: 422 target_unreachable, not charged, its message giving the smallest size reached. Takes longer: up to 5 runs of the engine (the time limit grows to match). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_target_size). */
+          /**
+           * @description The most bytes the result may have. The profile runs first; when its result is larger, images are lowered in resolution and quality step by step, never below the quality floor (SSIM 0.8 of every recoded image on its page), and the least lossy result that fits is answered. When even the floor does not fit: 422 target_unreachable, not charged, its message giving the smallest size reached. Takes longer: up to 5 runs of the engine (the time limit grows to match). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_target_size).
+           * @default
+           */
           target_size?: number;
-          /** @description true: colour images and the pages' colours become grey (docs/engine-options.md says what stays as it is). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_grayscale). */
+          /**
+           * @description true: colour images and the pages' colours become grey (docs/engine-options.md says what stays as it is). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_grayscale).
+           * @default false
+           */
           grayscale?: boolean;
-          /** @description No image stays drawn finer than this many pixels per inch of the page (36 to 2400), even where the profile's quality floor would have kept it larger. Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_max_image_ppi). */
+          /**
+           * @description No image stays drawn finer than this many pixels per inch of the page (36 to 2400), even where the profile's quality floor would have kept it larger. Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_max_image_ppi).
+           * @default
+           */
           max_image_ppi?: number;
-          /** @description true: the document information (Title, Author, Creator, Producer, …), XMP metadata, page thumbnails and other applications' private data are removed; what a reader needs (language, structure tree, outlines, output intents) stays. A PDF/A or PDF/UA file loses its claim of conformance with its XMP. Every profile. */
+          /**
+           * @description true: the document information (Title, Author, Creator, Producer, …), XMP metadata, page thumbnails and other applications' private data are removed; what a reader needs (language, structure tree, outlines, output intents) stays. A PDF/A or PDF/UA file loses its claim of conformance with its XMP. Every profile.
+           * @default false
+           */
           remove_metadata?: boolean;
           /** @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine-options.md). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize). */
           linearize?: boolean;
@@ -959,13 +983,25 @@ export interface operations {
            * @enum {string}
            */
           signatures?: "refuse" | "remove";
-          /** @description The most bytes the result may have. The profile runs first; when its result is larger, images are lowered in resolution and quality step by step, never below the quality floor (SSIM 0.8 of every recoded image on its page), and the least lossy result that fits is answered. When even the floor does not fit: 422 target_unreachable, not charged, its message giving the smallest size reached. Takes longer: up to 5 runs of the engine (the time limit grows to match). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_target_size). */
+          /**
+           * @description The most bytes the result may have. The profile runs first; when its result is larger, images are lowered in resolution and quality step by step, never below the quality floor (SSIM 0.8 of every recoded image on its page), and the least lossy result that fits is answered. When even the floor does not fit: 422 target_unreachable, not charged, its message giving the smallest size reached. Takes longer: up to 5 runs of the engine (the time limit grows to match). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_target_size).
+           * @default
+           */
           target_size?: number;
-          /** @description true: colour images and the pages' colours become grey (docs/engine-options.md says what stays as it is). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_grayscale). */
+          /**
+           * @description true: colour images and the pages' colours become grey (docs/engine-options.md says what stays as it is). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_grayscale).
+           * @default false
+           */
           grayscale?: boolean;
-          /** @description No image stays drawn finer than this many pixels per inch of the page (36 to 2400), even where the profile's quality floor would have kept it larger. Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_max_image_ppi). */
+          /**
+           * @description No image stays drawn finer than this many pixels per inch of the page (36 to 2400), even where the profile's quality floor would have kept it larger. Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_max_image_ppi).
+           * @default
+           */
           max_image_ppi?: number;
-          /** @description true: the document information (Title, Author, Creator, Producer, …), XMP metadata, page thumbnails and other applications' private data are removed; what a reader needs (language, structure tree, outlines, output intents) stays. A PDF/A or PDF/UA file loses its claim of conformance with its XMP. Every profile. */
+          /**
+           * @description true: the document information (Title, Author, Creator, Producer, …), XMP metadata, page thumbnails and other applications' private data are removed; what a reader needs (language, structure tree, outlines, output intents) stays. A PDF/A or PDF/UA file loses its claim of conformance with its XMP. Every profile.
+           * @default false
+           */
           remove_metadata?: boolean;
           /** @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine-options.md). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize). */
           linearize?: boolean;
