@@ -109,6 +109,7 @@ describe.skipIf(!hasChromium)("the compression API's docs page in Chromium", () 
     expect(jobs[0]).not.toHaveProperty("maxImagePpi");
     expect(jobs[0]!.grayscale ?? false).toBe(false);
     expect(jobs[0]!.removeMetadata ?? false).toBe(false);
+    expect(jobs[0]!.linearize ?? false).toBe(false);
     // The options are in the form too: chosen there, they are sent and taken.
     const field = (name: string) => operation.locator(`tr[data-property-name="${name}"]`);
     await field("remove_metadata").locator("select").selectOption("true");

@@ -35,6 +35,7 @@ export const outputOptionFields = {
   },
   linearize: {
     type: "boolean",
+    default: false,
     description:
       'true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine-options.md). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report\'s linearization says why. Every profile (400 invalid_linearize).',
   },

@@ -310,7 +310,10 @@ export interface operations {
            * @default false
            */
           remove_metadata?: boolean;
-          /** @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine-options.md). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize). */
+          /**
+           * @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine-options.md). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize).
+           * @default false
+           */
           linearize?: boolean;
           /**
            * Format: uri
@@ -356,7 +359,10 @@ export interface operations {
            * @default false
            */
           remove_metadata?: boolean;
-          /** @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine-options.md). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize). */
+          /**
+           * @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine-options.md). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize).
+           * @default false
+           */
           linearize?: boolean;
           /**
            * Format: uri
@@ -1003,7 +1009,10 @@ export interface operations {
            * @default false
            */
           remove_metadata?: boolean;
-          /** @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine-options.md). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize). */
+          /**
+           * @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine-options.md). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize).
+           * @default false
+           */
           linearize?: boolean;
         };
       };
