@@ -12,8 +12,9 @@
 //     FIRST_COUNT_BOUNDED_WAIT_MS after that count started, then answer a lower bound (exact:
 //     false): the cap if a capped count reached it (remembered), else 0, which the page raises to
 //     the rows up to it (paging.ts). The count goes on, so a later request gets the exact total; a
-//     failed one starts again after a pause, its requests answering the bound meanwhile. A request
-//     is never refused for its total, nor held longer than the wait by it. A list that cannot bound its count (the short ones)
+//     failed one starts again after a pause (doubled after each failure in a row, at most 10
+//     minutes), its requests answering the bound meanwhile. A request is never refused for its
+//     total, nor held longer than the wait by it. A list that cannot bound its count (the short ones)
 //     waits for it at most FIRST_COUNT_WAIT_MS, then answers 503 with Retry-After (TotalNotReady).
 // Counts run on their own client (`counting`: on a server, a small pool with a longer statement
 // limit than requests have), at most MAX_CONCURRENT_COUNTS at a time, so recounts never take the
@@ -77,12 +78,15 @@ interface Entry {
   atLeast?: number;
   /** A first count that failed: no other starts before this (ms); requests answer the lower bound. */
   retryAt?: number;
+  /** First counts of this key that failed in a row: each doubles the pause before the next. */
+  failures?: number;
 }
 
 const MAX_ENTRIES = 10_000;
 const MAX_CONCURRENT_COUNTS = 2;
 const MAX_CONCURRENT_BOUNDS = 2;
 const RETRY_AFTER_FAILURE_MS = 5_000;
+const MAX_FIRST_COUNT_PAUSE_MS = 10 * 60_000;
 // Below the counting client's statement limit (10 s), so a count that is merely queued behind
 // others is not mistaken for one that cannot finish.
 const FIRST_COUNT_WAIT_MS = 5_000;
@@ -143,8 +147,12 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
         // Keep the last value (if any) and try again after a pause, not on the next request.
         entry.countedAt = clock() - ttlMs + retryMs;
         // A bounded total's requests answer its lower bound meanwhile; any other's next request counts again.
-        if (entry.value === undefined && entry.firstCountAt !== undefined) entry.retryAt = clock() + retryMs;
-        else if (entry.value === undefined && entries.get(key) === entry) entries.delete(key);
+        // A count that keeps failing (one that outlasts the counting limit) is tried less and less
+        // often, up to once every MAX_FIRST_COUNT_PAUSE_MS, rather than rescanning every few seconds.
+        if (entry.value === undefined && entry.firstCountAt !== undefined) {
+          entry.failures = (entry.failures ?? 0) + 1;
+          entry.retryAt = clock() + Math.min(retryMs * 2 ** (entry.failures - 1), MAX_FIRST_COUNT_PAUSE_MS);
+        } else if (entry.value === undefined && entries.get(key) === entry) entries.delete(key);
       },
     );
     return counting;

@@ -224,7 +224,7 @@ describe("list totals", () => {
     expect(await totals.count("jobs:q=engineer", load, atMost)).toEqual({ value: 512_650, exact: true });
   });
 
-  it("answer the bound after a failed first count, and count again only after the pause", async () => {
+  it("answer the bound after a failed first count, and count again only after a pause that doubles", async () => {
     const { totals, advance } = setup({ countCap: 100, firstCountBoundedWaitMs: 20 });
     const { calls, load } = deferredCounts();
     const atMost = (_client: PrismaClient, cap: number) => Promise.resolve(cap);
@@ -237,8 +237,18 @@ describe("list totals", () => {
     const again = totals.count("jobs:q=engineer", load, atMost);
     await tick();
     expect(calls).toHaveLength(2);
-    calls[1]!.resolve(512_650);
-    expect(await again).toEqual({ value: 512_650, exact: true });
+    // Failing again, it waits twice as long before the third try.
+    calls[1]!.reject(new Error("canceling statement due to statement timeout"));
+    expect(await again).toEqual({ value: 100, exact: false });
+    advance(5_000);
+    await totals.count("jobs:q=engineer", load, atMost);
+    expect(calls).toHaveLength(2);
+    advance(5_000);
+    const third = totals.count("jobs:q=engineer", load, atMost);
+    await tick();
+    expect(calls).toHaveLength(3);
+    calls[2]!.resolve(512_650);
+    expect(await third).toEqual({ value: 512_650, exact: true });
   });
 
   it("answer the full count when it is done within the wait, even with the capped count at its cap", async () => {
