@@ -757,6 +757,7 @@ async function restBodyWithExactTotal(path: string): Promise<{ status: number; t
 for (const scenario of scenarios) {
   let bytes = 0;
   let identical = true;
+  let lowerBounds = 0;
   for (const path of scenario.paths) {
     const [rest, base] = await Promise.all([restBodyWithExactTotal(path), fetchBody(servers.baseline, path)]);
     if (rest.status !== 200) throw new Error(`REST answered ${rest.status} for ${path}: ${rest.text.slice(0, 300)}`);
@@ -772,9 +773,9 @@ for (const scenario of scenarios) {
       if (!isDeepStrictEqual(restJson.data, (JSON.parse(baseText) as { data: unknown }).data)) {
         throw new Error(`${scenario.name}: the baseline rows differ from the REST rows for ${path}`);
       }
-      console.log(
-        `verified ${scenario.name}: rows deep-equal; REST's total is still a lower bound (its first count had not finished after 30 s)`,
-      );
+      lowerBounds++;
+      identical = false;
+      bytes += rest.text.length;
       continue;
     }
     if (!same && !isDeepStrictEqual(restJson, JSON.parse(baseText))) {
@@ -785,8 +786,11 @@ for (const scenario of scenarios) {
     bytes += rest.text.length;
   }
   console.log(
-    `verified ${scenario.name.padEnd(9)}: baseline body deep-equals the REST body for ${scenario.paths.length} path(s) ` +
-      `(${identical ? "byte-identical" : "same JSON, different key order or spacing"}; ~${Math.round(bytes / scenario.paths.length).toLocaleString("en")} bytes each)`,
+    lowerBounds > 0
+      ? `verified ${scenario.name.padEnd(9)}: the rows deep-equal the REST rows for ${scenario.paths.length} path(s); ` +
+          `REST's total still a lower bound for ${lowerBounds} (its first count had not finished after 30 s)`
+      : `verified ${scenario.name.padEnd(9)}: baseline body deep-equals the REST body for ${scenario.paths.length} path(s) ` +
+          `(${identical ? "byte-identical" : "same JSON, different key order or spacing"}; ~${Math.round(bytes / scenario.paths.length).toLocaleString("en")} bytes each)`,
   );
 }
 
