@@ -195,8 +195,8 @@ export const JobOperation = graphql(`
 `);
 
 export const TalentsListOperation = graphql(`
-  query RestTalentsList($limit: Int!, $offset: Int!, $after: String, $filter: TalentFilter) {
-    talents(limit: $limit, offset: $offset, after: $after, filter: $filter) {
+  query RestTalentsList($limit: Int!, $offset: Int!, $after: String, $filter: TalentFilter, $sort: TalentSort) {
+    talents(limit: $limit, offset: $offset, after: $after, filter: $filter, sort: $sort) {
       total
       totalExact
       offset

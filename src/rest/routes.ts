@@ -145,6 +145,10 @@ const JOB_SORT_OF = {
 } as const;
 const JOB_SORTS = Object.keys(JOB_SORT_OF) as (keyof typeof JOB_SORT_OF)[];
 
+/** The REST spelling of each talent order, and the GraphQL one it stands for. */
+const TALENT_SORT_OF = { handle: "HANDLE", distance: "DISTANCE" } as const;
+const TALENT_SORTS = Object.keys(TALENT_SORT_OF) as (keyof typeof TALENT_SORT_OF)[];
+
 const upper = <T extends string>(values: T[] | undefined) => values?.map((v) => v.toUpperCase() as Uppercase<T>);
 
 /** A place and a radius around it: /jobs, /jobs/facets and /talents. */
@@ -334,6 +338,12 @@ export const routes: Route[] = [
       sector: textParam("sector", "Slug of a sector the talent works in."),
       location: textParam("location", LOCATION_FILTER_DESCRIPTION),
       ...nearParams,
+      sort: enumParam(
+        "sort",
+        TALENT_SORTS,
+        "The order: handle, or distance (needs near: nearest first, then the id). Each continues by cursor.",
+        "handle",
+      ),
     },
     item: resources.TalentSummary,
     async load(rc, p) {
@@ -342,6 +352,7 @@ export const routes: Route[] = [
         offset: p.offset,
         after: p.cursor,
         filter: { skill: p.skill, sector: p.sector, location: p.location, near: p.near, radiusKm: p.radius_km },
+        sort: p.sort && TALENT_SORT_OF[p.sort],
       });
       return pageOf(talents, p, (t) => present.talentSummary(rc.linker, t));
     },

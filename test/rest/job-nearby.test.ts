@@ -1,4 +1,4 @@
-// near and radius_km on /jobs and /talents, sort=distance on /jobs: coordinates come from the known
+// near and radius_km on /jobs and /talents, sort=distance on both: coordinates come from the known
 // places (a trigger); rows within the radius by great-circle distance, nearest first with the id
 // breaking ties, continued by cursor; rows without coordinates never match; hidden rows never
 // appear; unknown places and bad radii are 400s naming the parameter.
@@ -39,6 +39,10 @@ beforeAll(async () => {
   handle["P"] = (await f.talent("near-tp", at("Paris", "FR"))).handle;
   handle["B"] = (await f.talent("near-tb", at("Berlin", "DE"))).handle;
   handle["H"] = (await f.talent("near-th", { ...at("Paris", "FR"), visibility: "private" })).handle;
+  handle["L"] = (await f.talent("near-tl", at("London", "GB"))).handle;
+  handle["A"] = (await f.talent("near-ta", at("Amsterdam", "NL"))).handle;
+  handle["M"] = (await f.talent("near-tm", at("Munich", "DE"))).handle;
+  handle["N"] = (await f.talent("near-tn", at(null, null))).handle;
   server = await startServer(db, { RATE_LIMIT_REQUESTS: "100000" });
   api = await createApiClient(server.url);
 });
@@ -62,7 +66,7 @@ async function follow(path: string): Promise<string> {
   while (next) {
     const { status, body }: { status: number; body: List } = await api.get<List>(next.replace(/^https?:\/\/[^/]+/, ""));
     expect(status, next).toBe(200);
-    all += body.data.map((r) => letterOf(r.slug)).join("");
+    all += body.data.map((r) => letterOf(r.slug ?? r.handle)).join("");
     next = body.meta.next;
   }
   return all;
@@ -119,8 +123,35 @@ describe("GET /talents?near=", () => {
   it("lists the public talents within the radius", async () => {
     expect(await letters("/api/v1/talents?near=Paris")).toBe("P");
     expect(await letters("/api/v1/talents?near=Paris&radius_km=1000")).toBe(
-      [handle["B"], handle["P"]].sort().map(letterOf).join(""),
+      ["B", "P", "L", "A", "M"]
+        .map((k) => handle[k]!)
+        .sort()
+        .map(letterOf)
+        .join(""),
     );
-    expect((await api.get<List>("/api/v1/talents?near=Paris&radius_km=1000")).body.meta.total).toBe(2);
+    expect((await api.get<List>("/api/v1/talents?near=Paris&radius_km=1000")).body.meta.total).toBe(5);
+  });
+
+  it("orders by distance, then id, continued by cursor and offset, with the same total", async () => {
+    expect(await letters("/api/v1/talents?near=Paris&radius_km=1000&sort=distance")).toBe("PLAMB");
+    expect(await follow("/api/v1/talents?near=Paris&radius_km=1000&sort=distance&limit=2")).toBe("PLAMB");
+    const { body } = await api.get<List>("/api/v1/talents?near=Paris&radius_km=1000&sort=distance&limit=2&offset=2");
+    expect(body.data.map((r) => letterOf(r.handle)).join("")).toBe("AM");
+    expect(body.meta.total).toBe(5);
+    expect(await letters("/api/v1/talents?near=Berlin&radius_km=600&sort=distance")).toBe("BMA");
+    expect(await letters("/api/v1/talents?near=Paris&radius_km=600&sort=distance&location=London")).toBe("L");
+  });
+
+  it("refuses distance without near, and a cursor of the handle order", async () => {
+    const { status, body } = await api.get<{ error: { code: string } }>("/api/v1/talents?sort=distance");
+    expect(status).toBe(400);
+    expect(body.error.code).toBe("invalid_sort");
+    const page = await api.get<List>("/api/v1/talents?near=Paris&radius_km=1000&limit=1");
+    const cursor = new URL(page.body.meta.next!).searchParams.get("cursor")!;
+    const other = await api.get<{ error: { code: string } }>(
+      `/api/v1/talents?near=Paris&radius_km=1000&sort=distance&cursor=${encodeURIComponent(cursor)}`,
+    );
+    expect(other.status).toBe(400);
+    expect(other.body.error.code).toBe("invalid_cursor");
   });
 });

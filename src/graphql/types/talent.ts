@@ -3,9 +3,19 @@ import type { GraphQLContext } from "../context.ts";
 import { builder } from "../builder.ts";
 import { AvailabilityEnum, TalentLinkKindEnum, WorkModelEnum } from "../enums.ts";
 import { publicTalentSql, publicTalentWhere } from "../gates.ts";
-import { cursorArgs, definePage, loadStrategy, pageArgs, pagedByLimit, pageRequest, tagList } from "../paging.ts";
+import {
+  badArgument,
+  cursorArgs,
+  definePage,
+  loadStrategy,
+  pageArgs,
+  pagedByLimit,
+  pageRequest,
+  tagList,
+  type PageWindow,
+} from "../paging.ts";
 import { prismaSql, SqlParams } from "../sql.ts";
-import { withinSql } from "./job/ranked-sql.ts";
+import { distanceSql, withinSql } from "./job/ranked-sql.ts";
 import {
   Location,
   LOCATION_FILTER_DESCRIPTION,
@@ -83,17 +93,83 @@ async function nearWhere(
   return { id: { in: rows.map((r) => r.id) } };
 }
 
+export const TalentSort = builder.enumType("TalentSort", {
+  description: "The order of a talent list; each continues by cursor.",
+  values: {
+    HANDLE: { description: "By handle (the default)." },
+    DISTANCE: { description: "Nearest to filter.near first (great-circle distance), then the id. Needs filter.near." },
+  },
+});
+
+/** The distance order's key: the distance (not a column: computed per request), then the id. */
+const BY_DISTANCE = [
+  { field: "distanceKm", direction: "asc", kind: "float" },
+  { field: "id", direction: "asc", kind: "uuid" },
+] as const;
+
+/** What the distance order needs: the place, and the filter without a cursor's seek (which Prisma cannot express on a distance). */
+interface TalentRanking {
+  lat: number;
+  lon: number;
+  where: Prisma.TalentWhereInput;
+}
+
+/**
+ * A page of talents nearest first. The filter's ids (the radius already narrows them to a place's
+ * share of the talents) by Prisma, their distances, order and page by SQL, then the page's rows by
+ * Prisma, each carrying its distance for the cursor.
+ */
+async function talentsByDistance(
+  ctx: GraphQLContext,
+  query: { select?: object; include?: object },
+  window: PageWindow<Prisma.TalentWhereInput>,
+  ranking: TalentRanking,
+) {
+  const matching = await ctx.prisma.talent.findMany({ select: { id: true }, where: ranking.where });
+  const params = new SqlParams();
+  const distance = distanceSql("t", ranking.lat, ranking.lon)(params);
+  const ids = params.add(
+    matching.map((t) => t.id),
+    "uuid[]",
+  );
+  const seek = window.seek as [number, string] | undefined;
+  const after = seek
+    ? ` AND (${distance}, t.id) > (${params.add(seek[0], "float8")}, ${params.add(seek[1], "uuid")})`
+    : "";
+  const ranked = await prismaSql(ctx.prisma).query<{ id: string; distanceKm: number }>(
+    `SELECT t.id, ${distance} AS "distanceKm" FROM talents t WHERE t.id = ANY(${ids})${after}
+      ORDER BY 2, t.id LIMIT ${params.add(window.limit, "int")} OFFSET ${params.add(window.skip, "int")}`,
+    params.values,
+  );
+  if (ranked.length === 0) return [];
+  // The order's key is not a column: the rows are read without it, and carry it after.
+  const select = "select" in query && query.select && Object.entries(query.select).filter(([k]) => k !== "distanceKm");
+  const plain = select ? { ...query, select: Object.fromEntries(select) } : query;
+  const rows = await ctx.prisma.talent.findMany({
+    ...(plain as object),
+    relationLoadStrategy: loadStrategy("Talent", plain),
+    where: { id: { in: ranked.map((r) => r.id) } },
+  });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ranked.flatMap((key) => {
+    const row = byId.get(key.id);
+    return row ? [Object.assign(row, { distanceKm: key.distanceKm })] : [];
+  });
+}
+
 const TalentPage = definePage("Talent", "TalentPage", {
   order: [{ field: "handle", direction: "asc", kind: "text" }],
   items: (ctx, query, page) =>
-    ctx.prisma.talent.findMany({
-      ...query,
-      relationLoadStrategy: loadStrategy("Talent", query),
-      where: page.where,
-      orderBy: { handle: "asc" },
-      take: page.limit,
-      skip: page.skip,
-    }),
+    page.ranking
+      ? talentsByDistance(ctx, query, page, page.ranking as TalentRanking)
+      : ctx.prisma.talent.findMany({
+          ...query,
+          relationLoadStrategy: loadStrategy("Talent", query),
+          where: page.where,
+          orderBy: { handle: "asc" },
+          take: page.limit,
+          skip: page.skip,
+        }),
   total: (ctx, where) => ctx.prisma.talent.count({ where }),
 });
 
@@ -101,9 +177,15 @@ builder.queryFields((t) => ({
   talents: t.field({
     ...pagedByLimit,
     type: TalentPage,
-    description: "Public talents by handle.",
-    args: { ...pageArgs, ...cursorArgs, filter: t.arg({ type: TalentFilter }) },
+    description: "Public talents by handle, or nearest first (sort DISTANCE, with filter.near).",
+    args: {
+      ...pageArgs,
+      ...cursorArgs,
+      filter: t.arg({ type: TalentFilter }),
+      sort: t.arg({ type: TalentSort, defaultValue: "HANDLE" }),
+    },
     resolve: async (_root, args, ctx) => {
+      const page = pageRequest(args);
       const where: Prisma.TalentWhereInput[] = [publicTalentWhere];
       const near = await resolveNear(ctx.prisma, args.filter?.near, args.filter?.radiusKm);
       if (near) where.push(await nearWhere(ctx, near));
@@ -111,7 +193,11 @@ builder.queryFields((t) => ({
       if (args.filter?.sector) where.push({ sectors: { some: { slug: args.filter.sector } } });
       if (args.filter?.location != null) where.push(locationWhere(args.filter.location));
       const countKey = JSON.stringify(args.filter ?? null);
-      return { ...pageRequest(args), after: args.after, countKey, where: { AND: where } };
+      const filter = { ...page, after: args.after, countKey, where: { AND: where } };
+      if (args.sort !== "DISTANCE") return filter;
+      if (!near) throw badArgument("sort", "sort by distance needs near: the place to measure from");
+      const ranking: TalentRanking = { lat: near.lat, lon: near.lon, where: filter.where };
+      return { ...filter, order: BY_DISTANCE, ranking };
     },
   }),
   talent: t.prismaField({

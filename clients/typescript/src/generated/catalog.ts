@@ -1394,6 +1394,8 @@ export interface operations {
         near?: string;
         /** @description Kilometres from near (default 50). Needs near. A decimal number above 0 and at most 1000. */
         radius_km?: number;
+        /** @description The order: handle, or distance (needs near: nearest first, then the id). Each continues by cursor. One of handle, distance; default handle. */
+        sort?: "handle" | "distance";
       };
       header?: never;
       path?: never;
