@@ -125,6 +125,15 @@ function optionsFieldset(fields: TryFields): Html {
     })}
     ${choice({
       type: "checkbox",
+      id: "linearize",
+      name: "linearize",
+      value: "true",
+      checked: fields["linearize"] === "true",
+      label: "Fast web view",
+      hint: "Linearized: a browser shows the first page before the rest of the file has arrived.",
+    })}
+    ${choice({
+      type: "checkbox",
       id: "signatures",
       name: "signatures",
       value: "remove",
@@ -218,6 +227,7 @@ export function optionsText(fields: TryFields): string {
     fields["max_image_ppi"] ? `images at most ${fields["max_image_ppi"]} ppi` : "",
     fields["grayscale"] === "true" ? "grayscale" : "",
     fields["remove_metadata"] === "true" ? "metadata removed" : "",
+    fields["linearize"] === "true" ? "fast web view" : "",
     fields["signatures"] === "remove" ? "signatures removed" : "",
   ].filter(Boolean);
   return chosen.join(", ") || "none";

@@ -97,7 +97,13 @@ describe("Try it", () => {
   it("keeps the profile and options after a refusal, and names them on the result", async () => {
     const { subscriber, key, email } = await subscriberWithKey(db.prisma, { quota: 10 });
     const { cookie, csrf } = await session(email);
-    const chosen = { target_size: "500000", max_image_ppi: "120", grayscale: "true", remove_metadata: "true" };
+    const chosen = {
+      target_size: "500000",
+      max_image_ppi: "120",
+      grayscale: "true",
+      remove_metadata: "true",
+      linearize: "true",
+    };
     // The lossless profile takes none of these but metadata removal: 400 naming the first, nothing charged.
     const refused = await tryIt(cookie, { csrf_token: csrf, key_id: key.id, profile: "lossless", ...chosen });
     expect(refused.status).toBe(400);
@@ -107,6 +113,7 @@ describe("Try it", () => {
     expect(refused.html).toMatch(/name="max_image_ppi"[^>]*value="120"/);
     expect(refused.html).toMatch(/id="grayscale"\s+name="grayscale"\s+value="true"\s+checked/);
     expect(refused.html).toMatch(/id="remove_metadata"\s+name="remove_metadata"\s+value="true"\s+checked/);
+    expect(refused.html).toMatch(/id="linearize"\s+name="linearize"\s+value="true"\s+checked/);
     expect(refused.html).toMatch(new RegExp(`<option value="${key.id}" selected`));
     expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(0);
 
@@ -114,7 +121,7 @@ describe("Try it", () => {
     expect(done.status).toBe(200);
     expect(done.html).toMatch(/<dt>Profile<\/dt>\s*<dd>extreme<\/dd>/);
     expect(done.html).toContain(
-      "<strong>Options:</strong> target 500,000 bytes, images at most 120 ppi, grayscale, metadata removed",
+      "<strong>Options:</strong> target 500,000 bytes, images at most 120 ppi, grayscale, metadata removed, fast web view",
     );
     expect(done.html).toMatch(/id="grayscale"\s+name="grayscale"\s+value="true"\s+checked/);
     expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(1);
