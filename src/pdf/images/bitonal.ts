@@ -9,6 +9,7 @@
 // setting. JBIG2 symbol coding (a dictionary of glyph shapes) is left out: lossless only when
 // every matched glyph is exact, and a great deal more code.
 import sharp from "sharp";
+import { release } from "./codecs.ts";
 import { decodeJbig2, encodeJbig2, rowBytesOf } from "./jbig2.ts";
 import type { Bits } from "./jbig2.ts";
 
@@ -117,6 +118,8 @@ export async function encodeG4(samples: Bits): Promise<Uint8Array | undefined> {
     .toColourspace("b-w")
     .tiff({ compression: "ccittfax4", bitdepth: 1, miniswhite: true, tileHeight: Math.max(16, height) })
     .toBuffer();
+  // A byte a pixel, done with: gone now rather than at the collector's next full run.
+  release(gray);
   const strip = onlyStrip(tiff);
   return strip && Uint8Array.from(strip);
 }

@@ -15,7 +15,7 @@
 // pixels and their neighbours, and a block that is all text takes its neighbours' colour.
 import { PDFName, PDFNumber } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFRawStream, PDFRef } from "@cantoo/pdf-lib";
-import { encodeJpeg } from "./codecs.ts";
+import { encodeJpeg, release } from "./codecs.ts";
 import type { JpegEffort, Pixels } from "./codecs.ts";
 import { encodeBitonal } from "./bitonal.ts";
 import type { BitonalEffort, BitonalEncoding } from "./bitonal.ts";
@@ -244,6 +244,7 @@ export function grownText(mask: Bits): Uint8Array {
         across[at + i]! | (y > 0 ? across[at - rowBytes + i]! : 0) | (y + 1 < height ? across[at + rowBytes + i]! : 0);
     }
   }
+  release(across);
   return grown;
 }
 
@@ -439,6 +440,22 @@ export async function layeredEncoding(pixels: Pixels, options: LayeredOptions): 
   const seg = segment(pixels);
   if (!seg) return undefined;
   const grown = grownText(seg.mask);
+  try {
+    return await layersOf(pixels, seg, grown, options);
+  } finally {
+    // The page's working buffers go now rather than at the collector's next full run: a page's
+    // buffers (an eighth and a quarter of a byte a pixel here, a byte for each composition) would
+    // otherwise start one about every page on a long scan.
+    release(seg.mask.data, grown);
+  }
+}
+
+async function layersOf(
+  pixels: Pixels,
+  seg: Segmentation,
+  grown: Uint8Array,
+  options: LayeredOptions,
+): Promise<LayeredEncoding | undefined> {
   // Pictures stay at the finest background resolution offered (that of the usual candidates);
   // a few blocks (a scanner's shadow at the edge, a speck) are not a picture.
   const pictured = seg.pictures > seg.blocks * MIN_PICTURE_SHARE;
@@ -455,7 +472,10 @@ export async function layeredEncoding(pixels: Pixels, options: LayeredOptions): 
       tries.push(background);
     }
     for (const layer of tries) {
-      if (!options.passes(composeLuminance(seg, layer))) continue;
+      const composed = composeLuminance(seg, layer);
+      const passes = options.passes(composed);
+      release(composed.data);
+      if (!passes) continue;
       mask ??= await maskEncoding(seg.mask, options.effort);
       if (!mask) return undefined;
       const ink = neutral(seg.colour) ? asGray(seg.colour) : seg.colour;
