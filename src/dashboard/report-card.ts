@@ -36,6 +36,15 @@ export function reportCard(report: CompressionReportBody, bytes: (n: number) => 
   }
   if (report.ssim_floor !== null) rows.push(["Image quality floor", `SSIM ${report.ssim_floor} per page at 100 dpi`]);
   if (report.repaired.length > 0) rows.push(["Repaired", report.repaired.join(", ")]);
+  if (report.linearization) {
+    const { linearization } = report;
+    rows.push([
+      "Fast web view",
+      linearization.linearized
+        ? "linearized: the first page shows before the rest arrives"
+        : `not linearized: ${linearization.reason}`,
+    ]);
+  }
   return html`<h3>What changed</h3>
     <dl class="report">
       ${rows.map(
