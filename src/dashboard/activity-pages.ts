@@ -74,7 +74,7 @@ const size = (n: number | null) => (n === null ? html`<span class="muted">—</s
 function historyRow(row: HistoryRow, link: ResultLink | undefined): Html {
   const how = row.jobId ? `job ${row.jobId.slice(0, 8)}… · ${row.key.name}` : `call · ${row.key.name}`;
   return html`<tr>
-    <td class="nowrap">${when(row.createdAt)}</td>
+    <td class="when">${when(row.createdAt)}</td>
     <th scope="row">
       ${row.filename ? html`<span class="filename">${row.filename}</span>` : html`<span class="muted">(name not kept)</span>`}<br /><span
         class="muted small"
@@ -218,7 +218,7 @@ function deliveryRow(row: DeliveryRow): Html {
         ? html`${STATE_TEXT.pending}<br /><span class="muted small">next at ${soon(row.nextAttemptAt)}</span>`
         : STATE_TEXT.failed;
   return html`<tr>
-    <td class="nowrap">${when(row.createdAt)}</td>
+    <td class="when">${when(row.createdAt)}</td>
     <th scope="row">
       <code>${row.job.id.slice(0, 8)}…</code><br /><span class="muted small filename">${row.job.filename}</span>
     </th>
