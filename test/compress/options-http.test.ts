@@ -61,6 +61,7 @@ interface Answer {
     original_size?: number;
     url?: string;
     status?: string;
+    options?: Record<string, unknown>;
     error?: { code: string; message: string };
     report?: { linearization?: { linearized: boolean; reason?: string } };
   };
@@ -199,6 +200,7 @@ describe.skipIf(!hasPoppler())("the output options through HTTP", () => {
     expect(accepted.status, JSON.stringify(accepted.json)).toBe(202);
     const job = await pollJob(token, accepted.location!);
     expect(job).toMatchObject({ status: "failed", error: { code: "target_unreachable" } });
+    expect(job.options).toEqual({ signatures: "refuse", target_size: 2048 });
     expect(job.error!.message).toMatch(/smallest reached is \d+ bytes/);
     expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(0);
   }, 300_000);
@@ -212,6 +214,8 @@ describe.skipIf(!hasPoppler())("the output options through HTTP", () => {
 
     const accepted = await post(token, photo, { grayscale: "true", max_image_ppi: "72" }, { async: true });
     expect(accepted.status, JSON.stringify(accepted.json)).toBe(202);
+    // The job says what it was asked, as the request named it.
+    expect(accepted.json.options).toEqual({ signatures: "refuse", grayscale: true, max_image_ppi: 72 });
     const job = await pollJob(token, accepted.location!);
     expect(job.status, JSON.stringify(job)).toBe("succeeded");
     expect(colourfulness(await download(job.url!))).toBeLessThanOrEqual(2);

@@ -176,7 +176,7 @@ const webhookSecretAnswer = {
 export const jobSchemas = {
   Job: {
     type: "object",
-    required: ["id", "object", "status", "profile", "created_at", "started_at", "finished_at", "attempts"],
+    required: ["id", "object", "status", "profile", "options", "created_at", "started_at", "finished_at", "attempts"],
     description:
       "A succeeded job also has the synchronous call's result fields (success, original_size, compressed_size, savings_percentage, url signed afresh at each read, expires_in, report); a failed one has error. Webhooks post this resource with the event's type first (type: compression_job.succeeded or compression_job.failed) and the headers of Standard Webhooks: webhook-id (the delivery's id, kept by its retries: drop duplicates by it), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of '<id>.<timestamp>.<raw body>' keyed by the base64-decoded secret after whsec_); also Marketplace-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of '<t>.<raw body>' under the webhook secret>.",
     properties: {
@@ -184,6 +184,19 @@ export const jobSchemas = {
       object: { type: "string", const: "compression_job" },
       status: { type: "string", enum: ["queued", "running", "succeeded", "failed"] },
       profile: { type: "string" },
+      options: {
+        type: "object",
+        description:
+          "What the job was asked besides the profile: signatures, and each option that was set (target_size, grayscale, max_image_ppi, remove_metadata, linearize), as the request named it; an option asked false is left out.",
+        required: ["signatures"],
+        additionalProperties: false,
+        properties: {
+          signatures: { type: "string", enum: ["refuse", "remove"] },
+          ...Object.fromEntries(
+            Object.entries(outputOptionFields).map(([name, field]) => [name, { type: field.type }]),
+          ),
+        },
+      },
       created_at: { type: "string", format: "date-time" },
       started_at: { type: ["string", "null"], format: "date-time" },
       finished_at: { type: ["string", "null"], format: "date-time" },

@@ -6,6 +6,7 @@ import type { CompressionJob } from "../../generated/prisma/client.ts";
 import { resultBody, signUrl, type CompressionResultBody } from "../compression.ts";
 import { isReportBody } from "../report.ts";
 import type { ObjectStorage } from "../storage/storage.ts";
+import { optionsBody, optionsOfJob, type OptionColumns } from "../workflow/options.ts";
 
 export type JobStatus = CompressionJob["status"];
 
@@ -14,6 +15,8 @@ export type JobResource = {
   object: "compression_job";
   status: JobStatus;
   profile: CompressionJob["profile"];
+  /** What the job was asked besides the profile (optionsBody): signatures and the output options set. */
+  options: ReturnType<typeof optionsBody>;
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
@@ -36,10 +39,11 @@ type JobRow = Pick<
   | "errorCode"
   | "errorMessage"
   | "apiOrigin"
-> & {
-  /** Its compression's report (WITH_REPORT), for a succeeded job's `report`. */
-  compression?: { report: unknown } | null;
-};
+> &
+  OptionColumns & {
+    /** Its compression's report (WITH_REPORT), for a succeeded job's `report`. */
+    compression?: { report: unknown } | null;
+  };
 
 /** What a job row is read with for its resource: its compression's report. */
 export const WITH_REPORT = { compression: { select: { report: true } } } as const;
@@ -54,6 +58,7 @@ export async function jobResource(
     object: "compression_job" as const,
     status: job.status,
     profile: job.profile,
+    options: optionsBody(optionsOfJob(job)),
     created_at: job.createdAt.toISOString(),
     started_at: job.startedAt?.toISOString() ?? null,
     finished_at: job.finishedAt?.toISOString() ?? null,

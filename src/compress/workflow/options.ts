@@ -180,3 +180,12 @@ export function optionsOfJob(row: OptionColumns): CompressionOptions {
     ...(row.linearize ? { linearize: true } : {}),
   };
 }
+
+/** The options as the API names them: signatures, and each output option that is set, by its field. */
+export function optionsBody(options: CompressionOptions): Record<string, string | number | boolean> {
+  const set = (Object.keys(OUTPUT_FIELDS) as (keyof OutputOptions)[]).flatMap((option) => {
+    const value = options[option];
+    return value === undefined ? [] : [[OUTPUT_FIELDS[option].field, value] as const];
+  });
+  return { signatures: options.signatures, ...Object.fromEntries(set) };
+}

@@ -177,6 +177,16 @@ export interface components {
       /** @enum {string} */
       status: "queued" | "running" | "succeeded" | "failed";
       profile: string;
+      /** @description What the job was asked besides the profile: signatures, and each option that was set (target_size, grayscale, max_image_ppi, remove_metadata, linearize), as the request named it; an option asked false is left out. */
+      options: {
+        /** @enum {string} */
+        signatures: "refuse" | "remove";
+        target_size?: number;
+        grayscale?: boolean;
+        max_image_ppi?: number;
+        remove_metadata?: boolean;
+        linearize?: boolean;
+      };
       /** Format: date-time */
       created_at: string;
       /** Format: date-time */
