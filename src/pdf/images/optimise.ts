@@ -1007,8 +1007,9 @@ function peakBytesOf(job: ImageJob, context: PDFContext, settings: ImageSettings
   }
   if (!info) return 0;
   const decoded = info.width * info.height * pixelComponents(info.colour);
-  // Layers hold about three bytes a pixel more: luminance, the composition the check draws, the
-  // mask's gray copy for libtiff (layers.ts).
+  // Layers hold about two bytes a pixel more, the composition the check draws and the mask's gray
+  // copy for libtiff (layers.ts: the luminance goes through the kernels' memory a row at a time);
+  // counted as three, a margin for the mask, the grown text and the background.
   const layers = settings.layers && !job.mask && (job.placement?.pageShare ?? 0) >= LAYERED_MIN_PAGE_SHARE;
   const layered = layers && decoded <= MAX_DECODED_BYTES ? 3 * info.width * info.height : 0;
   return 1.5 * Math.min(decoded, 2 * MAX_DECODED_BYTES) + stream.contents.length + layered;
