@@ -30,7 +30,9 @@ async function pageByIds(ctx: GraphQLContext, query: JobQuery, window: SqlWindow
     const read = rowsOfIds(plain.select);
     if (ranking?.kind === "relevance") return relevancePage(ctx.sql, window, ranking.terms, read);
     if (ranking?.kind === "distance") return distancePage(ctx.sql, window, ranking, read);
-    return jobPage(ctx.sql, plain.select, window, DEFERRED_JOIN_FROM);
+    // The deferred join: the ids within a radius come off the coordinates' index alone, where
+    // reading whole rows in date order walked the date index (Berlin: 485 ms against 53 ms).
+    return jobPage(ctx.sql, plain.select, window, 0);
   }
   const ids: RankedId[] =
     ranking?.kind === "relevance"
@@ -75,9 +77,10 @@ export const JobPage = definePage("Job", "JobPage", {
     if (sqlWhere && (page.sqlOnly || page.ranking)) {
       return pageByIds(ctx, query, { ...page, sqlWhere, ranking: page.ranking as JobRanking | undefined }) as never;
     }
-    if (sql && sqlWhere && answersJobQuery(query)) {
-      return jobPage(sql, query.select, { ...page, sqlWhere }, DEFERRED_JOIN_FROM) as never;
-    }
+    // Our statement is always a deferred join (the page's ids off the list's index, then its rows),
+    // as a hand-written one would be: a filter an index covers (work model, salary, a radius) then
+    // reads no row it does not answer, and a deep offset reads none it skips.
+    if (sql && sqlWhere && answersJobQuery(query)) return jobPage(sql, query.select, { ...page, sqlWhere }, 0) as never;
     const relationLoadStrategy = loadStrategy("Job", query);
     const orderBy = page.order ? orderByOf(page.order) : jobOrder;
     // Near the start (or after a cursor, which seeks) the skipped rows are few: one statement.
