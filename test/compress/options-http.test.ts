@@ -323,6 +323,10 @@ describe("invalid options", () => {
         expect(status, JSON.stringify(json)).toBe(400);
         expect(json.error?.code).toBe(code);
         expect(json.error?.message).toMatch(new RegExp(`^${field}: `));
+        // A number out of its bounds is quoted; one the profile alone refuses is not (the profile is the fault).
+        if (fields["profile"] === "lossless") expect(json.error?.message).toMatch(/lossless(?!.*got)/);
+        else if (/^-?[0-9.]+$/.test(fields[field] ?? ""))
+          expect(json.error?.message).toContain(`got "${fields[field]}"`);
       }
       expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(0);
     },

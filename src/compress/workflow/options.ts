@@ -11,6 +11,7 @@ import {
   optionProblem,
   type CompressionProfile,
   type EngineOptions,
+  type OptionProblem,
   type SignaturePolicy,
 } from "../../pdf/index.ts";
 import type { EngineJob } from "../isolation/protocol.ts";
@@ -97,11 +98,15 @@ function parseWholeNumber(fields: Fields, option: "maxImagePpi" | "targetSize"):
   return /^[0-9]{1,16}$/.test(value) ? Number(value) : Number.NaN;
 }
 
-/** The 400 of an option the engine's optionProblem refuses: its message, and a number as it was given. */
-function optionRefusal(option: keyof OutputOptions, message: string, fields: Fields): HttpError {
+/**
+ * The 400 of an option the engine's optionProblem refuses: its message, and a number out of its
+ * bounds as it was given (one the profile alone refuses is not quoted: its value is not the fault).
+ */
+function optionRefusal(option: keyof OutputOptions, problem: OptionProblem, options: OutputOptions, fields: Fields) {
   const { field, kind } = OUTPUT_FIELDS[option];
-  const got = kind === "integer" ? `; got "${(fields[field] ?? "").slice(0, 40)}"` : "";
-  return invalidOption(option, `${message}${got}`);
+  const outOfBounds = optionProblem("balanced", { [option]: options[option] }) !== undefined;
+  const got = kind === "integer" && outOfBounds ? `; got "${(fields[field] ?? "").slice(0, 40)}"` : "";
+  return invalidOption(option, `${problem.message}${got}`);
 }
 
 /** The output options of a request's fields, checked against the profile (400 naming the field). */
@@ -115,7 +120,7 @@ export function parseOutputOptions(profile: CompressionProfile, fields: Fields):
   };
   const options = Object.fromEntries(Object.entries(parsed).filter(([, value]) => value !== undefined));
   const problem = optionProblem(profile, options);
-  if (problem) throw optionRefusal(problem.option as keyof OutputOptions, problem.message, fields);
+  if (problem) throw optionRefusal(problem.option as keyof OutputOptions, problem, options, fields);
   return options;
 }
 
