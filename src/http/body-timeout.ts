@@ -10,7 +10,9 @@
 // sees the client go away and cleans up as for any client that left.
 //
 // A reader that answers its own idle timeout (the multipart upload: 408 upload_timeout, its quota
-// unit released before the answer) claims the body; the idle limit is then its own.
+// unit released before the answer) claims the body; the idle limit is then its own until its answer
+// is written: it releases the claim when it stops reading, and its answer may still be a database
+// round trip away (the server's 408 body_timeout once came first on the PostgreSQL server).
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import http2 from "node:http2";
@@ -25,12 +27,19 @@ export interface BodyLimits {
 type Request = http.IncomingMessage | http2.Http2ServerRequest;
 type Response = http.ServerResponse | http2.Http2ServerResponse;
 
-const claimed = new WeakSet<object>();
+/** Bodies whose idle limit a reader took over: held while it reads, released once it stopped. */
+const claims = new WeakMap<object, "held" | "released">();
 
 /** Takes over the idle limit of `req`'s body (the total one stays); returns the release. */
 export function claimBodyTimeout(req: object): () => void {
-  claimed.add(req);
-  return () => claimed.delete(req);
+  claims.set(req, "held");
+  return () => claims.set(req, "released");
+}
+
+/** Whether the idle limit is a reader's: while it reads, and after it stopped until its answer is written. */
+function claimed(req: Request, res: Response): boolean {
+  const claim = claims.get(req);
+  return claim === "held" || (claim === "released" && !res.writableEnded);
 }
 
 const { NGHTTP2_STREAM_STATE_HALF_CLOSED_REMOTE, NGHTTP2_STREAM_STATE_CLOSED, NGHTTP2_CANCEL, NGHTTP2_NO_ERROR } =
@@ -64,13 +73,16 @@ export function watchBody(req: Request, res: Response, limits: BodyLimits): void
       "body_timeout",
       `No byte of the request body arrived for ${limits.idleMs / 1000} s; it was cut off.`,
     );
-  if (req instanceof http.IncomingMessage) watchHttp1(req, limits.idleMs, { stalled, done: () => clearTimeout(total) });
-  else watchStream(req, limits.idleMs, { stalled, done: () => clearTimeout(total) });
+  const watcher = { stalled, done: () => clearTimeout(total), claimed: () => claimed(req, res) };
+  if (req instanceof http.IncomingMessage) watchHttp1(req, limits.idleMs, watcher);
+  else watchStream(req, limits.idleMs, watcher);
 }
 
 interface Watcher {
   stalled: () => void;
   done: () => void;
+  /** Whether a reader answers the body's stall itself (claimBodyTimeout). */
+  claimed: () => boolean;
 }
 
 /**
@@ -95,7 +107,7 @@ function watchHttp1(req: http.IncomingMessage, idleMs: number, watcher: Watcher)
     }
     const now = Date.now();
     if (req.socket.bytesRead !== seen || !beingRead(req)) [seen, seenAt] = [req.socket.bytesRead, now];
-    if (now - seenAt >= idleMs - tick && !claimed.has(req)) {
+    if (now - seenAt >= idleMs - tick && !watcher.claimed()) {
       clearInterval(timer);
       watcher.done();
       watcher.stalled();
@@ -120,7 +132,7 @@ function watchStream(req: http2.Http2ServerRequest, idleMs: number, watcher: Wat
     if (over) return;
     if (received(req)) return stop();
     // Not read yet, or the upload watches its own idle time: look again later.
-    if (!beingRead(req) || claimed.has(req)) return void stream.setTimeout(idleMs, onIdle);
+    if (!beingRead(req) || watcher.claimed()) return void stream.setTimeout(idleMs, onIdle);
     stop();
     watcher.stalled();
   };
