@@ -4,9 +4,8 @@
 // `qpdf --check-linearization` without a warning and `qpdf --check`, and render as the same
 // document written without the option does (pdftoppm). Skipped with a message without qpdf or
 // Poppler.
-import { execFileSync, spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFString, StandardFonts } from "@cantoo/pdf-lib";
 import { afterAll, describe, expect, it } from "vitest";
@@ -14,6 +13,7 @@ import { compressPdf } from "../../src/pdf/index.ts";
 import type { CompressionProfile, CompressionReport, EngineOptions } from "../../src/pdf/index.ts";
 import { findBinary } from "../../bench/pdf/tools.ts";
 import { corpusDir, jpegOf, photoPdf, photoPixels } from "./fixtures.ts";
+import { popplerScratch } from "./helpers/poppler.ts";
 
 const TOOLS = findBinary("qpdf") !== undefined && findBinary("pdftoppm") !== undefined;
 if (!TOOLS) console.warn("engine-linearize: qpdf or pdftoppm missing, the linearization tests are skipped");
@@ -21,15 +21,9 @@ const MUTOOL = findBinary("mutool") !== undefined;
 const CORPUS = corpusDir();
 if (!CORPUS) console.warn("engine-linearize: the shared corpus is absent, its files are skipped");
 
-const work = mkdtempSync(path.join(tmpdir(), "engine-linearize-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-let files = 0;
-
-function write(bytes: Uint8Array): string {
-  const file = path.join(work, `f${files++}.pdf`);
-  writeFileSync(file, bytes);
-  return file;
-}
+const scratch = popplerScratch("engine-linearize");
+afterAll(scratch.remove);
+const { write } = scratch;
 
 async function compress(input: Uint8Array, profile: CompressionProfile, options: EngineOptions) {
   let report: CompressionReport | undefined;
@@ -48,14 +42,7 @@ function checkLinearization(bytes: Uint8Array): string {
 const qpdfCheck = (bytes: Uint8Array) => spawnSync("qpdf", ["--check", write(bytes)]).status;
 
 /** Every page drawn by pdftoppm at 40 dpi, as the bytes of its PPM file. */
-function render(bytes: Uint8Array): Buffer[] {
-  const prefix = path.join(work, `r${files++}`);
-  execFileSync("pdftoppm", ["-r", "40", write(bytes), prefix]);
-  return readdirSync(work)
-    .filter((name) => name.startsWith(path.basename(prefix) + "-"))
-    .sort()
-    .map((name) => readFileSync(path.join(work, name)));
-}
+const render = (bytes: Uint8Array) => scratch.pixelsOf(bytes, 40);
 
 /** The same document with and without the option: linearized, checked, drawn the same. */
 async function expectLinearized(input: Uint8Array, profile: CompressionProfile, options: EngineOptions = {}) {

@@ -2,8 +2,7 @@
 // removeMetadata and targetSize, on files made here (photographs, a scan, text) and, when the
 // shared corpus is present, on a real scan. Pages are rendered by pdftoppm (poppler-utils).
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { PDFDict, PDFDocument, PDFName, PDFString, rgb, cmyk, StandardFonts } from "@cantoo/pdf-lib";
 import { afterAll, describe, expect, it } from "vitest";
@@ -12,16 +11,11 @@ import type { CompressionReport, EngineOptions } from "../../src/pdf/index.ts";
 import { grayContent } from "../../src/pdf/content/grayscale.ts";
 import { ssim } from "../../src/pdf/images/quality.ts";
 import { corpusDir, jpegOf, photoPdf, photoPixels, textPdf } from "./fixtures.ts";
+import { popplerScratch } from "./helpers/poppler.ts";
 
-const work = mkdtempSync(path.join(tmpdir(), "engine-options-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
-let files = 0;
-
-function write(bytes: Uint8Array): string {
-  const file = path.join(work, `f${files++}.pdf`);
-  writeFileSync(file, bytes);
-  return file;
-}
+const scratch = popplerScratch("engine-options");
+afterAll(scratch.remove);
+const { write, dir: work } = scratch;
 
 interface Raster {
   data: Uint8Array;
@@ -31,8 +25,10 @@ interface Raster {
 }
 
 /** Every page drawn by pdftoppm (PPM, or PGM with `gray`). */
+let renders = 0;
 function render(bytes: Uint8Array, dpi: number, gray = false): Raster[] {
-  const prefix = path.join(work, `r${files++}`);
+  // "g": apart from the scratch's own files (f1.pdf, r1-1.ppm).
+  const prefix = path.join(work, `g${renders++}`);
   execFileSync("pdftoppm", ["-r", String(dpi), ...(gray ? ["-gray"] : []), write(bytes), prefix]);
   const pages = readdirSync(work)
     .filter((name) => name.startsWith(path.basename(prefix) + "-"))

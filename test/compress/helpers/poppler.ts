@@ -23,8 +23,8 @@ export interface PopplerScratch {
   write: (bytes: Uint8Array) => string;
   /** pdftotext's text of the whole document (layout kept). */
   textOf: (bytes: Uint8Array) => string;
-  /** Every page rendered by pdftoppm at 100 dpi, as raw PPM bytes. */
-  pixelsOf: (bytes: Uint8Array) => Buffer[];
+  /** Every page rendered by pdftoppm (at 100 dpi unless told), as raw PPM bytes. */
+  pixelsOf: (bytes: Uint8Array, dpi?: number) => Buffer[];
   /** Text and pixels of the output are those of the input. */
   expectSameLook: (input: Uint8Array, output: Uint8Array) => void;
   remove: () => void;
@@ -39,9 +39,9 @@ export function popplerScratch(name: string): PopplerScratch {
     return file;
   };
   const textOf = (bytes: Uint8Array) => execFileSync("pdftotext", ["-layout", write(bytes), "-"], { encoding: "utf8" });
-  const pixelsOf = (bytes: Uint8Array) => {
+  const pixelsOf = (bytes: Uint8Array, dpi = 100) => {
     const prefix = path.join(scratch, `r${++files}`);
-    execFileSync("pdftoppm", ["-r", "100", write(bytes), prefix]);
+    execFileSync("pdftoppm", ["-r", String(dpi), write(bytes), prefix]);
     const base = path.basename(prefix);
     return readdirSync(scratch)
       .filter((file) => file.startsWith(`${base}-`))
