@@ -10,6 +10,12 @@ export interface JobBounds {
   concurrency: number;
   /** Bytes the jobs in flight may declare together. */
   memoryBudget: number;
+  /**
+   * Worker threads a pass may start to run jobs off the main thread (images/recode-workers.ts):
+   * one per core. Fewer than two, or undefined: none (the jobs' JavaScript takes turns on the
+   * main thread, as on one core it would anyway).
+   */
+  workerThreads?: number;
 }
 
 /**

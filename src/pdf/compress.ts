@@ -29,6 +29,7 @@ import { grayImages } from "./images/grayscale.ts";
 import { optimiseImages } from "./images/optimise.ts";
 import type { ImageReport } from "./images/optimise.ts";
 import { openPdf } from "./structure/load.ts";
+import { availableParallelism } from "node:os";
 import { defaultConcurrency } from "./bounded-jobs.ts";
 import { optionProblem, settingsFor } from "./options.ts";
 import type { EngineOptions, SignaturePolicy } from "./options.ts";
@@ -190,6 +191,7 @@ async function rewrite(
   const images = settings.images
     ? await optimiseImages(context, settings.images, {
         concurrency: defaultConcurrency(),
+        workerThreads: availableParallelism(),
         // What images being recoded may hold at once: within the memory budget of 3 x the input +
         // 200 MB (at most 1.2 GiB), beside Node and its modules (about 100 MB), the input, the
         // parsed document and the output.

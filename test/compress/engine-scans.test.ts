@@ -15,7 +15,7 @@ import { decodeCcitt, encodeG4, pack } from "../../src/pdf/images/bitonal.ts";
 import { decodeJbig2, encodeJbig2, rowBytesOf } from "../../src/pdf/images/jbig2.ts";
 import type { Bits } from "../../src/pdf/images/jbig2.ts";
 import { ssim } from "../../src/pdf/images/quality.ts";
-import { photoPixels } from "./fixtures.ts";
+import { jpegImage, photoPixels } from "./fixtures.ts";
 
 const has = (tool: string, arg: string) => spawnSync(tool, [arg]).status === 0;
 const hasPoppler = has("pdfimages", "-v");
@@ -258,17 +258,7 @@ describe("mixed raster content", () => {
       .jpeg({ quality: 90 })
       .toBuffer();
     const doc = await PDFDocument.create();
-    const ref = doc.context.register(
-      doc.context.stream(jpeg, {
-        Type: "XObject",
-        Subtype: "Image",
-        Width: width,
-        Height: height,
-        BitsPerComponent: 8,
-        ColorSpace: "DeviceRGB",
-        Filter: "DCTDecode",
-      }),
-    );
+    const ref = jpegImage(doc, jpeg, width, height);
     const page = doc.addPage([612, 792]);
     page.node.setXObject(PDFName.of("Im0"), ref);
     page.node.set(PDFName.of("Contents"), doc.context.register(doc.context.stream("q 612 0 0 792 0 0 cm /Im0 Do Q")));

@@ -84,6 +84,20 @@ export async function jpegOf(pixels: Uint8Array, width: number, height: number, 
   return new Uint8Array(await (channels === 1 ? image.toColourspace("b-w") : image).jpeg({ quality }).toBuffer());
 }
 
+/** Registers an RGB image XObject of JPEG data and returns its reference. */
+export function jpegImage(doc: PDFDocument, jpeg: Uint8Array, width: number, height: number): PDFRef {
+  const stream = doc.context.stream(jpeg, {
+    Type: "XObject",
+    Subtype: "Image",
+    Width: width,
+    Height: height,
+    BitsPerComponent: 8,
+    ColorSpace: "DeviceRGB",
+    Filter: "DCTDecode",
+  });
+  return doc.context.register(stream);
+}
+
 /** Registers an 8-bit image XObject with Flate data (no predictor) and returns its reference. */
 export function flateImage(
   doc: PDFDocument,

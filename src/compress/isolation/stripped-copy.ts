@@ -23,8 +23,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { processAlive } from "../../process-lock.ts";
 
-/** Relative imports of .ts modules: `from "./x.ts"`, `import "./x.ts"`, `import("./x.ts")`. */
-const RELATIVE_TS_IMPORT = /(\bfrom\s*|\bimport\s*\(?\s*)(["'])(\.{1,2}\/[^"'\n]+?)\.ts\2/g;
+/**
+ * Relative imports of .ts modules: `from "./x.ts"`, `import "./x.ts"`, `import("./x.ts")`, and the
+ * module URLs worker threads are started on: `new URL("./x.ts", import.meta.url)`.
+ */
+const RELATIVE_TS_IMPORT = /(\bfrom\s*|\bimport\s*\(?\s*|\bnew URL\(\s*)(["'])(\.{1,2}\/[^"'\n]+?)\.ts\2/g;
 
 /** A copy's directory name leads with its process's pid: a later start removes a dead process's copies. */
 const COPY_PREFIX = "compress-engine-";

@@ -22,8 +22,18 @@
 //   background, the image turned into a form that draws them.
 import { Readable } from "node:stream";
 import { createInflate } from "node:zlib";
-import { PDFArray, PDFBool, PDFHexString, PDFName, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
-import type { PDFContext, PDFObject, PDFDict } from "@cantoo/pdf-lib";
+import {
+  PDFArray,
+  PDFBool,
+  PDFContext,
+  PDFDict,
+  PDFHexString,
+  PDFName,
+  PDFNumber,
+  PDFObjectParser,
+  PDFRawStream,
+} from "@cantoo/pdf-lib";
+import type { PDFObject } from "@cantoo/pdf-lib";
 import {
   adobeInverts,
   decodeJpeg,
@@ -60,6 +70,8 @@ import type { JobBounds } from "../bounded-jobs.ts";
 import { layeredEncoding, writeLayered } from "./layers.ts";
 import type { LayeredEncoding } from "./layers.ts";
 import { QualityCheck } from "./quality.ts";
+import { createRecodeWorkers, WorkerUnavailable } from "./recode-workers.ts";
+import type { RecodeWorkers } from "./recode-workers.ts";
 import { losslessBar } from "../streams/recompress.ts";
 
 export { MAX_IMAGE_PIXELS };
@@ -126,6 +138,8 @@ export interface ImageReport {
   inlineConverted: number;
   /** Of the recoded: page images of scanned text split into a text mask and a background (layers.ts). */
   layered: number;
+  /** Worker threads the JPEG images were recoded on (0: the main thread did it all). */
+  threads: number;
   bytesBefore: number;
   bytesAfter: number;
 }
@@ -452,6 +466,8 @@ interface Job {
   info: ImageInfo;
   /** A soft mask: lossless unless it already was a JPEG. */
   mask: boolean;
+  /** The image has a mask of its own (/SMask or /Mask): it is not split into layers. */
+  masked: boolean;
   /** Where the pages draw it largest, when known. */
   placement: Placement | undefined;
   /** The size to downsample to, when it is to be downsampled. */
@@ -864,10 +880,10 @@ async function recode(job: Job, source: Source): Promise<Replacement | null | un
  * space drawn as gray or RGB, as they are (not a reduced copy), without masks of their own.
  */
 function layersWanted(job: Job, working: Working): boolean {
-  const { settings, placement, info, stream } = job;
+  const { settings, placement, info } = job;
   if (!settings.layers || job.mask || working.reduced || !placement) return false;
   if (placement.pageShare < LAYERED_MIN_PAGE_SHARE) return false;
-  if (stream.dict.has(N.SMask) || stream.dict.has(N.Mask) || info.decode) return false;
+  if (job.masked || info.decode) return false;
   const colour = working.recoloured.colour ?? (info.colour.kind === "indexed" ? info.colour.base : info.colour);
   if (!colour.rgbLike || (colour.components !== 1 && colour.components !== 3)) return false;
   const { width, height } = working.pixels;
@@ -1045,6 +1061,7 @@ export async function optimiseImages(
     downsampled: 0,
     inlineConverted,
     layered: 0,
+    threads: 0,
     bytesBefore: 0,
     bytesAfter: 0,
   };
@@ -1082,16 +1099,11 @@ export async function optimiseImages(
       info = describe(stream.dict, context);
       const source = info && (sourceOf(stream, info) ?? (await jpxSourceOf(stream, info)));
       if (!info || !source) return;
-      // The profile's settings, then those of the weaker profiles while the image is left as it
-      // was. A retry at a higher JPEG quality only for an image stored losslessly that failed on
-      // quality: where nothing came out smaller (null), more quality will not either.
-      let outcome: Replacement | null | undefined;
-      for (let tried: ImageSettings | undefined = settings; tried && !replacement; tried = tried.fallback) {
-        if (tried.losslessSourcesOnly && (source.kind === "jpeg" || outcome === null)) continue;
-        const target = fixedSize ? undefined : targetSize(info, placement, tried);
-        outcome = await recode({ stream, info, mask, placement, target, settings: tried, effort }, source);
-        replacement = outcome ?? undefined;
-      }
+      const image: ImageToRecode = { stream, info, mask, masked: hasMasks(stream.dict), placement, fixedSize };
+      const detached = workers && source.kind === "jpeg" ? detachJpeg(image, source, settings, effort) : undefined;
+      replacement = detached
+        ? await recodeOffThread(workers!, detached, () => recodeImage(image, source, settings, effort))
+        : await recodeImage(image, source, settings, effort);
     } catch {
       // sharp could not read it (damaged data, unusual JPEG), or the dictionary is not what it
       // seems: the image stays as it is.
@@ -1121,11 +1133,171 @@ export async function optimiseImages(
     jobs.push({ stream, mask: true, placement, fixedSize: entry.matte });
   }
   const effort = effortFor(jobs, context, settings);
-  await forEachBounded(
-    jobs,
-    (job) => peakBytesOf(job, context, settings),
-    (job) => process(job.stream, job.mask, job.placement, job.fixedSize),
-    bounds,
-  );
+  const workers = recodeWorkersFor(jobs, bounds);
+  report.threads = workers?.threads ?? 0;
+  try {
+    await forEachBounded(
+      jobs,
+      (job) => peakBytesOf(job, context, settings),
+      (job) => process(job.stream, job.mask, job.placement, job.fixedSize),
+      bounds,
+    );
+  } finally {
+    await workers?.close();
+  }
   return { replaced, report };
+}
+
+/** A JPEG image's recoding as a worker gets it: plain data (./recode-worker.ts). */
+export interface DetachedRecode {
+  /** The stream's stored bytes. */
+  contents: Uint8Array;
+  /** The JPEG inside them, when other filters wrap it. */
+  jpeg: Uint8Array | undefined;
+  header: JpegHeader;
+  /** The stream's /Filter and /DecodeParms, as a dictionary in PDF syntax. */
+  dict: string;
+  info: Omit<ImageInfo, "colour"> & { colour: Omit<DirectColour, "object"> };
+  mask: boolean;
+  masked: boolean;
+  placement: Placement | undefined;
+  fixedSize: boolean;
+  settings: ImageSettings;
+  effort: JpegEffort;
+}
+
+/** A worker's replacement: that of a JPEG, whose colour space stays (its filter by name). */
+export type DetachedReplacement = Omit<Replacement, "filter" | "colour" | "indexed"> & { filter: string };
+
+/** An image of a document to recode, with what its recoding depends on besides the profile. */
+interface ImageToRecode {
+  stream: PDFRawStream;
+  info: ImageInfo;
+  mask: boolean;
+  masked: boolean;
+  placement: Placement | undefined;
+  fixedSize: boolean;
+}
+
+const hasMasks = (dict: PDFDict) => dict.has(N.SMask) || dict.has(N.Mask);
+
+/**
+ * The image's replacement under the profile's settings, then those of the weaker profiles while
+ * the image is left as it was. A retry at a higher JPEG quality only for an image stored
+ * losslessly that failed on quality: where nothing came out smaller (null), more quality will not
+ * either.
+ */
+async function recodeImage(
+  image: ImageToRecode,
+  source: Source,
+  settings: ImageSettings,
+  effort: JpegEffort,
+): Promise<Replacement | undefined> {
+  const { info, placement, fixedSize } = image;
+  let outcome: Replacement | null | undefined;
+  for (let tried: ImageSettings | undefined = settings; tried; tried = tried.fallback) {
+    if (tried.losslessSourcesOnly && (source.kind === "jpeg" || outcome === null)) continue;
+    const target = fixedSize ? undefined : targetSize(info, placement, tried);
+    outcome = await recode({ ...image, target, settings: tried, effort }, source);
+    if (outcome) return outcome;
+  }
+  return undefined;
+}
+
+// Off the main thread (./recode-workers.ts). A long scan is hundreds of JPEG page images, each
+// some 200 ms of decoding, segmenting, checking and encoding, three quarters of it JavaScript and
+// WebAssembly on one thread: an engine process so used one core of several. Its JPEG images are
+// recoded on worker threads instead, one per core, each handed the image's stored bytes and what
+// its recoding depends on (plain data), answering with the replacement the main thread writes.
+
+/** JPEG images (their pixels) a document must have for worker threads to be worth starting. */
+const WORKERS_MIN_PIXELS = 40_000_000;
+
+function recodeWorkersFor(jobs: readonly ImageJob[], bounds: JobBounds): RecodeWorkers | undefined {
+  const threads = Math.min(bounds.workerThreads ?? 0, bounds.concurrency);
+  if (threads < 2) return undefined;
+  let pixels = 0;
+  for (const { stream } of jobs) {
+    if (filtersOf(stream.dict)?.at(-1) !== "DCTDecode") continue;
+    pixels += (numberOf(stream.dict.lookup(N.Width)) ?? 0) * (numberOf(stream.dict.lookup(N.Height)) ?? 0);
+  }
+  return pixels >= WORKERS_MIN_PIXELS ? createRecodeWorkers(threads) : undefined;
+}
+
+/** The entries of an image's dictionary its recoding reads (its filters), written out, if they are direct. */
+function filterEntries(dict: PDFDict): string | undefined {
+  const entries: string[] = [];
+  for (const key of [N.Filter, N.DecodeParms]) {
+    const value = dict.lookup(key);
+    if (value === undefined) continue;
+    const text = value.toString();
+    // A reference inside (rare) would need the document: such an image is recoded here.
+    if (/\bR\b/.test(text)) return undefined;
+    entries.push(`${key.toString()} ${text}`);
+  }
+  return `<< ${entries.join(" ")} >>`;
+}
+
+/** A JPEG image's recoding as plain data for a worker, or undefined when it must stay here. */
+function detachJpeg(
+  image: ImageToRecode,
+  source: Extract<Source, { kind: "jpeg" }>,
+  settings: ImageSettings,
+  effort: JpegEffort,
+): DetachedRecode | undefined {
+  const { stream, info } = image;
+  const dict = filterEntries(stream.dict);
+  if (!dict || info.colour.kind !== "direct") return undefined;
+  const { kind, components, ranges, rgbLike } = info.colour;
+  return {
+    contents: stream.contents,
+    // The JPEG is most often the stream's data itself: it crosses once.
+    jpeg: source.data === stream.contents ? undefined : source.data,
+    header: source.header,
+    dict,
+    info: { ...info, colour: { kind, components, ranges, rgbLike } },
+    mask: image.mask,
+    masked: image.masked,
+    placement: image.placement,
+    fixedSize: image.fixedSize,
+    settings,
+    effort,
+  };
+}
+
+/** A worker's replacement for the image; where no worker could take it, `here`'s. */
+async function recodeOffThread(
+  workers: RecodeWorkers,
+  request: DetachedRecode,
+  here: () => Promise<Replacement | undefined>,
+): Promise<Replacement | undefined> {
+  let recoded: DetachedReplacement | undefined;
+  try {
+    recoded = await workers.recode(request);
+  } catch (error) {
+    if (error instanceof WorkerUnavailable) return here();
+    throw error;
+  }
+  if (!recoded) return undefined;
+  const { filter, ...rest } = recoded;
+  return { ...rest, filter: PDFName.of(filter) };
+}
+
+/** Runs in a worker (./recode-worker.ts): the image rebuilt from plain data, then recodeImage. */
+export async function recodeDetached(request: DetachedRecode): Promise<DetachedReplacement | undefined> {
+  const context = PDFContext.create();
+  const dict = PDFObjectParser.forBytes(new TextEncoder().encode(request.dict), context).parseObject();
+  if (!(dict instanceof PDFDict)) throw new TypeError("recodeDetached: the filters are not a dictionary");
+  const stream = PDFRawStream.of(dict, request.contents);
+  // The colour space object is only written when an image changes colour space, which a JPEG's
+  // recoding does not (its working pixels are never recoloured): a name stands in for it.
+  const info: ImageInfo = { ...request.info, colour: { ...request.info.colour, object: PDFName.of("DeviceRGB") } };
+  const source: Source = { kind: "jpeg", data: request.jpeg ?? request.contents, header: request.header };
+  const { mask, masked, placement, fixedSize } = request;
+  const image: ImageToRecode = { stream, info, mask, masked, placement, fixedSize };
+  const replacement = await recodeImage(image, source, request.settings, request.effort);
+  if (!replacement) return undefined;
+  const { filter, colour, indexed, ...rest } = replacement;
+  if (colour || indexed) throw new Error("recodeDetached: a JPEG's recoding changed its colour space");
+  return { ...rest, filter: filter.asString().slice(1) };
 }

@@ -1,0 +1,87 @@
+// Worker threads that recode a document's JPEG images off the main thread (./optimise.ts says
+// which and why; ./recode-worker.ts is what each runs). A request is plain data: the image's
+// stored bytes (copied out of the document's buffer, and the copy moved) and what its
+// recoding depends on. A recoding that throws there fails its request (the image stays as it
+// was, as on the main thread); a thread that cannot start or dies fails its requests with
+// WorkerUnavailable, and the caller recodes those images itself.
+import { Worker } from "node:worker_threads";
+import type { DetachedRecode, DetachedReplacement } from "./optimise.ts";
+
+/** The request was not recoded: no thread was running, or its thread died. */
+export class WorkerUnavailable extends Error {}
+
+export interface RecodeWorkers {
+  /** Threads started. */
+  readonly threads: number;
+  /** The image's replacement, or undefined when it is to stay as it is. */
+  recode(request: DetachedRecode): Promise<DetachedReplacement | undefined>;
+  /** Ends the threads (requests still running fail). */
+  close(): Promise<void>;
+}
+
+/**
+ * A worker's young generation, in MB. The engine process's is small (2 MB semi-spaces: its
+ * objects live for the whole job, and small documents keep their peak low); a worker only
+ * recodes page images, whose short-lived working objects made the collector's scavenges a tenth
+ * of a scan's time on that setting.
+ */
+const YOUNG_GENERATION_MB = 48;
+
+type Reply = { id: number; result: DetachedReplacement | undefined } | { id: number; error: string };
+
+interface Thread {
+  worker: Worker;
+  pending: Map<number, { resolve: (r: DetachedReplacement | undefined) => void; reject: (e: Error) => void }>;
+  alive: boolean;
+}
+
+function startThread(): Thread {
+  const worker = new Worker(new URL("./recode-worker.ts", import.meta.url), {
+    resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    stdout: false,
+    stderr: false,
+  });
+  const thread: Thread = { worker, pending: new Map(), alive: true };
+  const failAll = (error: Error) => {
+    thread.alive = false;
+    for (const { reject } of thread.pending.values()) reject(error);
+    thread.pending.clear();
+  };
+  worker.on("message", (reply: Reply) => {
+    const waiting = thread.pending.get(reply.id);
+    if (!waiting) return;
+    thread.pending.delete(reply.id);
+    if ("error" in reply) waiting.reject(new Error(reply.error));
+    else waiting.resolve(reply.result);
+  });
+  worker.on("error", (error) => failAll(new WorkerUnavailable(`image worker failed: ${error.message}`)));
+  worker.on("exit", (code) => failAll(new WorkerUnavailable(`image worker exited (${code})`)));
+  return thread;
+}
+
+export function createRecodeWorkers(count: number): RecodeWorkers {
+  const threads = Array.from({ length: count }, startThread);
+  let nextId = 0;
+  return {
+    threads: count,
+    recode(request) {
+      const alive = threads.filter((thread) => thread.alive);
+      if (alive.length === 0) return Promise.reject(new WorkerUnavailable("no image worker is running"));
+      // The least busy thread: images differ a great deal in size.
+      const thread = alive.reduce((a, b) => (b.pending.size < a.pending.size ? b : a));
+      const id = nextId++;
+      // Copies of the bytes, moved to the worker: the document's buffer is never handed over
+      // (and posting a view would copy the whole buffer behind it).
+      const contents = new Uint8Array(request.contents);
+      const jpeg = request.jpeg && new Uint8Array(request.jpeg);
+      const moved = jpeg ? [contents.buffer, jpeg.buffer] : [contents.buffer];
+      return new Promise((resolve, reject) => {
+        thread.pending.set(id, { resolve, reject });
+        thread.worker.postMessage({ id, request: { ...request, contents, jpeg } }, moved);
+      });
+    },
+    async close() {
+      await Promise.all(threads.map((thread) => thread.worker.terminate()));
+    },
+  };
+}
