@@ -226,24 +226,23 @@ export function grownText(mask: Bits): Uint8Array {
   const { height } = mask;
   const rowBytes = rowBytesOf(mask.width);
   const bits = mask.data;
-  const across = new Uint8Array(bits.length);
-  for (let y = 0; y < height; y++) {
-    const at = y * rowBytes;
-    for (let i = 0; i < rowBytes; i++) {
-      const t = ~bits[at + i]! & 0xff;
-      const left = i > 0 ? (~bits[at + i - 1]! & 1) << 7 : 0;
-      const right = i + 1 < rowBytes ? (~bits[at + i + 1]! & 0x80) >> 7 : 0;
-      across[at + i] = (t | (t << 1) | (t >> 1) | left | right) & 0xff;
+  const length = rowBytes * height;
+  // Across, row by row: each byte's text (1 bits) and its neighbours on either side, those in the
+  // bytes before and after included. Loops without tests in them: this runs on every page.
+  const across = new Uint8Array(length);
+  for (let at = 0; at < length; at += rowBytes) {
+    const end = at + rowBytes;
+    for (let i = at; i < end; i++) {
+      const t = ~bits[i]! & 0xff;
+      across[i] = (t | (t << 1) | (t >> 1)) & 0xff;
     }
+    for (let i = at + 1; i < end; i++) across[i] = across[i]! | ((~bits[i - 1]! & 1) << 7);
+    for (let i = at; i + 1 < end; i++) across[i] = across[i]! | ((~bits[i + 1]! & 0x80) >> 7);
   }
-  const grown = new Uint8Array(bits.length);
-  for (let y = 0; y < height; y++) {
-    const at = y * rowBytes;
-    for (let i = 0; i < rowBytes; i++) {
-      grown[at + i] =
-        across[at + i]! | (y > 0 ? across[at - rowBytes + i]! : 0) | (y + 1 < height ? across[at + rowBytes + i]! : 0);
-    }
-  }
+  // Down and up: each row with the rows above and below it.
+  const grown = across.slice();
+  for (let i = rowBytes; i < length; i++) grown[i] = grown[i]! | across[i - rowBytes]!;
+  for (let i = 0; i + rowBytes < length; i++) grown[i] = grown[i]! | across[i + rowBytes]!;
   release(across);
   return grown;
 }
@@ -305,9 +304,7 @@ export function backgroundOf(pixels: Pixels, factor: number, grown: Uint8Array):
   }
   if (missing > 0) fillHoles(out, known, ow, oh, n);
   // Flat: every block within a few levels of the mean, on every component.
-  const mean = new Array<number>(n).fill(0);
-  for (let o = 0; o < ow * oh; o++) for (let c = 0; c < n; c++) mean[c]! += out[o * n + c]!;
-  for (let c = 0; c < n; c++) mean[c] = Math.round(mean[c]! / (ow * oh));
+  const mean = sumsOf(out, n).map((sum) => Math.round(sum / (ow * oh)));
   let flat: number[] | undefined = mean;
   for (let i = 0; i < out.length && flat; i++) if (Math.abs(out[i]! - mean[i % n]!) > FLAT_TOLERANCE) flat = undefined;
   return { pixels: { data: out, width: ow, height: oh, components: n }, factor, flat };
@@ -350,6 +347,25 @@ function fillHoles(out: Uint8Array, known: Uint8Array, ow: number, oh: number, n
   }
 }
 
+/** The sums of each of the `n` components of interleaved samples (gray or RGB: what layers take). */
+function sumsOf(samples: Uint8Array, n: number): number[] {
+  if (n !== 1 && n !== 3) throw new RangeError("sumsOf: 1 or 3 components");
+  if (n === 1) {
+    let sum = 0;
+    for (let i = 0; i < samples.length; i++) sum += samples[i]!;
+    return [sum];
+  }
+  let a = 0;
+  let b = 0;
+  let c = 0;
+  for (let i = 0; i + 2 < samples.length; i += 3) {
+    a += samples[i]!;
+    b += samples[i + 1]!;
+    c += samples[i + 2]!;
+  }
+  return [a, b, c];
+}
+
 /** A background whose blocks all lie within this of their mean is drawn as one colour. */
 const FLAT_TOLERANCE = 6;
 
@@ -368,10 +384,12 @@ export function composeLuminance(seg: Segmentation, background: Background): Pix
   const inkLum = single(colour);
   const out = new Uint8Array(width * height);
   const row = new Uint8Array(width).fill(flat ? single(flat) : 0);
+  const column = new Int32Array(width);
+  for (let x = 0; x < width; x++) column[x] = (x / factor) | 0;
   for (let y = 0; y < height; y++) {
     if (bgLum && y % factor === 0) {
       const from = (y / factor) * background.pixels.width;
-      for (let x = 0; x < width; x++) row[x] = bgLum[from + ((x / factor) | 0)]!;
+      for (let x = 0; x < width; x++) row[x] = bgLum[from + column[x]!]!;
     }
     const at = y * width;
     out.set(row, at);
@@ -502,11 +520,8 @@ async function maskEncoding(bits: Bits, effort: BitonalEffort): Promise<LayeredE
 }
 
 function meanOf(pixels: Pixels): number[] {
-  const n = pixels.components;
-  const sums = new Array<number>(n).fill(0);
-  for (let i = 0; i < pixels.data.length; i++) sums[i % n]! += pixels.data[i]!;
   const count = pixels.width * pixels.height;
-  return sums.map((s) => Math.round(s / count));
+  return sumsOf(pixels.data, pixels.components).map((s) => Math.round(s / count));
 }
 
 const num = (v: number) => (Math.round((v / 255) * 1000) / 1000).toString();
