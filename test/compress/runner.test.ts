@@ -284,6 +284,25 @@ describe("warm processes", () => {
     },
   );
 
+  it("gives a large input a process forked for it with V8's own heap settings; the warm ones wait for others", async () => {
+    const { r, of, warmedUp } = observed({ warmProcesses: 1, largeInputBytes: 1024 });
+    await warmedUp();
+    const warm = of("ready").map((event) => event.pid);
+    const running = r.run(compress(photo));
+    // Forked for the job: its command line (the process is running by now) has the large input's flags.
+    const [job] = of("job");
+    expect(job).toMatchObject({ warm: false });
+    const command = readFileSync(`/proc/${job!.pid}/cmdline`, "utf8").split("\0");
+    expect(await running).toMatchObject({ ok: true, pages: 2 });
+    expect(command).toContain("--max-old-space-size=512");
+    expect(command).not.toContain("--optimize-for-size");
+    expect(warm).not.toContain(job!.pid);
+    // The warm process is still there, and a small input gets it.
+    expect(r.stats().warm).toBe(1);
+    await r.run(compress(notPdf));
+    expect(of("job")[1]).toMatchObject({ warm: true, pid: warm[0] });
+  });
+
   it("never runs two jobs in one process, and every process that ran a job has exited", async () => {
     const { r, of, warmedUp } = observed({ concurrency: 2, queueLimit: 8 });
     await warmedUp();

@@ -54,9 +54,10 @@ export interface PoolOptions {
 export interface ProcessPool {
   /**
    * A process for one job: a ready one if there is one, else one still starting, else a new one.
-   * It leaves the pool at once and a replacement is forked; the caller owns it from here.
+   * It leaves the pool at once and a replacement is forked; the caller owns it from here. With
+   * `execArgv`, a new process forked with those flags instead (the pool's stay for other jobs).
    */
-  take(): EngineProcess;
+  take(execArgv?: string[]): EngineProcess;
   /** Ready processes waiting in the pool. */
   readyCount(): number;
   /** Processes in the pool, ready or starting. */
@@ -187,8 +188,9 @@ export function createProcessPool(options: PoolOptions): ProcessPool {
   refill();
 
   return {
-    take() {
+    take(execArgv) {
       if (closed) throw new Error("the process pool is closed");
+      if (execArgv) return forkEngine({ ...options, execArgv }, childModule, false);
       return takeProcess(idle, () => forkEngine(options, childModule, false), refill);
     },
     readyCount: () => idle.filter((engine) => engine.isReady()).length,
