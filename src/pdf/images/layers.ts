@@ -98,12 +98,23 @@ export function segment(pixels: Pixels): Segmentation | undefined {
   heap.fill(0, histogramAt, histogramAt + 256 * 4);
   heap.fill(0xff, maskAt, maskAt + rowBytes * height);
   heap.fill(0, midsAt, sumsAt + bw * bh * n * 4);
-  /** Copies rows [y, y + blockRows) in and calls `row` on each (its address in the block). */
+  /**
+   * Calls `row` on every `step`-th row (its address in the kernels' memory): copied in a block of
+   * rows at a time when every row is wanted, else one row at a time.
+   */
   const eachRow = (step: number, row: (y: number, at: number) => void) => {
+    const rowLength = width * n;
+    if (step > 1) {
+      for (let y = 0; y < height; y += step) {
+        heap.set(data.subarray(y * rowLength, (y + 1) * rowLength), source);
+        row(y, source);
+      }
+      return;
+    }
     for (let y = 0; y < height; y += blockRows) {
       const rows = Math.min(blockRows, height - y);
-      heap.set(data.subarray(y * width * n, (y + rows) * width * n), source);
-      for (let r = (step - (y % step)) % step; r < rows; r += step) row(y + r, source + r * width * n);
+      heap.set(data.subarray(y * rowLength, (y + rows) * rowLength), source);
+      for (let r = 0; r < rows; r++) row(y + r, source + r * rowLength);
     }
   };
   // The levels of paper and ink, from every fourth row (a page has thousands).
@@ -384,12 +395,15 @@ export function composeLuminance(seg: Segmentation, background: Background): Pix
   const inkLum = single(colour);
   const out = new Uint8Array(width * height);
   const row = new Uint8Array(width).fill(flat ? single(flat) : 0);
-  const column = new Int32Array(width);
-  for (let x = 0; x < width; x++) column[x] = (x / factor) | 0;
+  const bw = background.pixels.width;
   for (let y = 0; y < height; y++) {
     if (bgLum && y % factor === 0) {
-      const from = (y / factor) * background.pixels.width;
-      for (let x = 0; x < width; x++) row[x] = bgLum[from + column[x]!]!;
+      // Each block's value over its `factor` pixels of the row.
+      const from = (y / factor) * bw;
+      for (let bx = 0, x = 0; bx < bw; bx++) {
+        const value = bgLum[from + bx]!;
+        for (const end = Math.min(x + factor, width); x < end; x++) row[x] = value;
+      }
     }
     const at = y * width;
     out.set(row, at);
