@@ -3,6 +3,7 @@
 // counted only when asked for. Lists with a keyset order also continue by cursor: `nextCursor`
 // names the last row served, and `after` seeks past it on the list's index, so following pages
 // costs the same at any depth while `offset` keeps working for random access.
+import { getRefFromModel } from "@pothos/plugin-prisma";
 import { GraphQLError } from "graphql";
 import type PrismaTypes from "../generated/pothos-prisma-types.ts";
 import { getDatamodel } from "../generated/pothos-prisma-types.ts";
@@ -10,6 +11,7 @@ import type { GraphQLContext } from "./context.ts";
 import { builder } from "./builder.ts";
 import { listSize } from "./cost.ts";
 import { decodeCursor, encodeCursor, type KeyKind, type KeyValue } from "./cursor.ts";
+import { plannedQuery, type PlannedQuery } from "./planned-query.ts";
 import type { SqlCondition } from "./sql.ts";
 import type { CountAtMost, Total } from "./totals.ts";
 
@@ -83,7 +85,6 @@ export const cursorArgs = builder.args((t) => ({
 
 type Model = keyof PrismaTypes;
 type Where<M extends Model> = PrismaTypes[M]["Where"];
-type PlannedQuery<M extends Model> = { include?: PrismaTypes[M]["Include"]; select?: PrismaTypes[M]["Select"] };
 
 /** A list's order, whatever its model: the columns, the last one unique. */
 export type ListOrder = readonly { field: string; direction: "asc" | "desc"; kind: KeyKind }[];
@@ -280,12 +281,17 @@ export function definePage<M extends Model>(model: M, name: string, load: PageLo
   return builder.objectRef<Page<Where<M>>>(name).implement({
     description: `A page of ${model} items in the documented list order.`,
     fields: (t) => ({
-      items: t.prismaField({
-        type: [model] as [Model],
+      // t.prismaField, with the planner's query kept per place in the operation (./planned-query.ts).
+      items: t.field({
+        type: [getRefFromModel(model, builder)],
         ...listSize({ page: true }),
-        resolve: (query, page, _args, ctx) => {
+        resolve: (page, _args, ctx, info) => {
           const r = windowOf(page);
-          const rows = load.items(ctx, withKeys(query, r.window.order), r.window) as Promise<Record<string, unknown>[]>;
+          const planned = plannedQuery<M>(ctx, info);
+          const items = (query: PlannedQuery<M>) =>
+            load.items(ctx, withKeys(query, r.window.order), r.window) as Promise<Record<string, unknown>[]>;
+          // Started in this turn, so that nextCursor (one turn later) finds the rows already loading.
+          const rows = planned instanceof Promise ? planned.then(items) : items(planned);
           r.rows = rows;
           return rows as never;
         },

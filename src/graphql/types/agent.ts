@@ -4,6 +4,7 @@ import { BillingPeriodEnum, PricingModelEnum } from "../enums.ts";
 import { isPublicCompany, listedAgentWhere, reachableAgentWhere } from "../gates.ts";
 import { cursorArgs, definePage, loadStrategy, pageArgs, pagedByLimit, pageRequest, tagList } from "../paging.ts";
 import { Company } from "./company.ts";
+import { plannedQuery } from "../planned-query.ts";
 
 type PricingShape = Pick<AgentRow, "pricingModel" | "priceAmount" | "priceCurrency" | "pricePeriod" | "priceUnit">;
 
@@ -82,12 +83,15 @@ builder.queryFields((t) => ({
       where: args.filter?.category ? { ...listedAgentWhere, category: args.filter.category } : listedAgentWhere,
     }),
   }),
-  agent: t.prismaField({
-    type: "Agent",
+  agent: t.field({
+    type: Agent,
     nullable: true,
     description: "A published or unlisted agent.",
     args: { slug: t.arg.string({ required: true }) },
-    resolve: (query, _root, { slug }, ctx) =>
-      ctx.prisma.agent.findFirst({ ...query, where: { slug, ...reachableAgentWhere } }),
+    resolve: async (_root, { slug }, ctx, info) =>
+      ctx.prisma.agent.findFirst({
+        ...(await plannedQuery<"Agent">(ctx, info)),
+        where: { slug, ...reachableAgentWhere },
+      }) as never,
   }),
 }));

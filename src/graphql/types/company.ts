@@ -4,6 +4,7 @@ import { CompanySizeEnum } from "../enums.ts";
 import { publicCompanyWhere, publicJobWhere } from "../gates.ts";
 import { definePage, pageArgs, pagedByLimit, pageRequest, tagList } from "../paging.ts";
 import { Location, locationOf } from "./location.ts";
+import { plannedQuery } from "../planned-query.ts";
 
 export const Company = builder.prismaObject("Company", {
   description: "A company with a branded public page.",
@@ -71,11 +72,14 @@ builder.queryFields((t) => ({
     args: pageArgs,
     resolve: (_root, args) => ({ ...pageRequest(args), countKey: "", where: publicCompanyWhere }),
   }),
-  company: t.prismaField({
-    type: "Company",
+  company: t.field({
+    type: Company,
     nullable: true,
     args: { slug: t.arg.string({ required: true }) },
-    resolve: (query, _root, { slug }, ctx) =>
-      ctx.prisma.company.findFirst({ ...query, where: { slug, ...publicCompanyWhere } }),
+    resolve: async (_root, { slug }, ctx, info) =>
+      ctx.prisma.company.findFirst({
+        ...(await plannedQuery<"Company">(ctx, info)),
+        where: { slug, ...publicCompanyWhere },
+      }) as never,
   }),
 }));

@@ -25,6 +25,7 @@ import {
   RADIUS_KM_MAX,
   resolveNear,
 } from "./location.ts";
+import { plannedQuery } from "../planned-query.ts";
 
 const TalentLink = builder.prismaObject("TalentLink", {
   description: "A public link on a talent's profile.",
@@ -200,14 +201,14 @@ builder.queryFields((t) => ({
       return { ...filter, order: BY_DISTANCE, ranking };
     },
   }),
-  talent: t.prismaField({
-    type: "Talent",
+  talent: t.field({
+    type: Talent,
     nullable: true,
     args: { handle: t.arg.string({ required: true, description: "With or without the leading @." }) },
-    resolve: (query, _root, { handle }, ctx) =>
+    resolve: async (_root, { handle }, ctx, info) =>
       ctx.prisma.talent.findFirst({
-        ...query,
+        ...(await plannedQuery<"Talent">(ctx, info)),
         where: { handle: handle.replace(/^@/, "").toLowerCase(), ...publicTalentWhere },
-      }),
+      }) as never,
   }),
 }));

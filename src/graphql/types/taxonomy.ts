@@ -6,6 +6,7 @@ import type { GraphQLContext } from "../context.ts";
 import { countsOf, type Counts } from "../counters.ts";
 import { badArgument, definePage, pageArgs, pagedByLimit, pageRequest } from "../paging.ts";
 import { listSize } from "../cost.ts";
+import { plannedQuery } from "../planned-query.ts";
 
 /** The bound the cost estimate assumes for the list of every sector (about 25 today). */
 export const SECTORS_AT_MOST = 200;
@@ -54,19 +55,23 @@ const SkillPage = definePage("Skill", "SkillPage", {
 });
 
 builder.queryFields((t) => ({
-  sectors: t.prismaField({
-    type: ["Sector"],
+  sectors: t.field({
+    type: [Sector],
     // The whole taxonomy, which has no limit: a bound for the cost estimate, well above its size.
     ...listSize({ atMost: SECTORS_AT_MOST }),
     description: "Every sector, by name then slug.",
-    resolve: (query, _root, _args, ctx) =>
-      ctx.prisma.sector.findMany({ ...query, orderBy: [{ name: "asc" }, { slug: "asc" }] }),
+    resolve: async (_root, _args, ctx, info) =>
+      ctx.prisma.sector.findMany({
+        ...(await plannedQuery<"Sector">(ctx, info)),
+        orderBy: [{ name: "asc" }, { slug: "asc" }],
+      }) as never,
   }),
-  sector: t.prismaField({
-    type: "Sector",
+  sector: t.field({
+    type: Sector,
     nullable: true,
     args: { slug: t.arg.string({ required: true }) },
-    resolve: (query, _root, { slug }, ctx) => ctx.prisma.sector.findUnique({ ...query, where: { slug } }),
+    resolve: async (_root, { slug }, ctx, info) =>
+      ctx.prisma.sector.findUnique({ ...(await plannedQuery<"Sector">(ctx, info)), where: { slug } }) as never,
   }),
   skills: t.field({
     ...pagedByLimit,
@@ -79,10 +84,11 @@ builder.queryFields((t) => ({
       return { ...pageRequest(args), countKey: category ?? "", where: category ? { category } : {} };
     },
   }),
-  skill: t.prismaField({
-    type: "Skill",
+  skill: t.field({
+    type: Skill,
     nullable: true,
     args: { slug: t.arg.string({ required: true }) },
-    resolve: (query, _root, { slug }, ctx) => ctx.prisma.skill.findUnique({ ...query, where: { slug } }),
+    resolve: async (_root, { slug }, ctx, info) =>
+      ctx.prisma.skill.findUnique({ ...(await plannedQuery<"Skill">(ctx, info)), where: { slug } }) as never,
   }),
 }));

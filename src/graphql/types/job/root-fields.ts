@@ -10,6 +10,8 @@ import { COMPUTED_ORDERS, isComputedSort, JOB_ORDERS, JobSort, type JobSortValue
 import { JobPage, type JobRanking } from "./page.ts";
 import { searchTerms } from "./search.ts";
 import { resolveNear } from "../location.ts";
+import { plannedQuery } from "../../planned-query.ts";
+import { Job } from "./object.ts";
 import type { JobFilterShape } from "./filter.ts";
 import type { GraphQLContext } from "../../context.ts";
 
@@ -65,13 +67,16 @@ builder.queryFields((t) => ({
       };
     },
   }),
-  job: t.prismaField({
-    type: "Job",
+  // t.prismaField, with the planner's query kept per place in the operation (../../planned-query.ts).
+  job: t.field({
+    type: Job,
     nullable: true,
     args: { slug: t.arg.string({ required: true }) },
-    resolve: (query, _root, { slug }, ctx) =>
-      ctx.sql && answersJobQuery(query)
+    resolve: async (_root, { slug }, ctx, info) => {
+      const query = await plannedQuery<"Job">(ctx, info);
+      return ctx.sql && answersJobQuery(query)
         ? (jobBySlug(ctx.sql, query.select, publicJobSql(ctx.now), slug) as never)
-        : ctx.prisma.job.findFirst({ ...query, where: { slug, ...publicJobWhere(ctx.now) } }),
+        : (ctx.prisma.job.findFirst({ ...query, where: { slug, ...publicJobWhere(ctx.now) } }) as never);
+    },
   }),
 }));
