@@ -22,6 +22,7 @@ import type { BitonalEffort, BitonalEncoding } from "./bitonal.ts";
 import { rowBytesOf } from "./jbig2.ts";
 import { kernels, scratch } from "./kernels.ts";
 import { luminance } from "./quality.ts";
+import type { RowSource } from "./quality.ts";
 import type { Bits } from "./jbig2.ts";
 
 /** Source rows are copied to the kernels' memory this many bytes at a time, at most (whole rows). */
@@ -385,7 +386,7 @@ const FLAT_TOLERANCE = 6;
  * enlarged (each block's value over its pixels; readers interpolate, and the check draws at a
  * third of the resolution, where the difference is small) under the text in its colour.
  */
-export function composeLuminance(seg: Segmentation, background: Background): Pixels {
+export function composeLuminance(seg: Segmentation, background: Background): RowSource {
   const { mask, colour } = seg;
   const { factor, flat } = background;
   const { width, height } = mask;
@@ -393,31 +394,37 @@ export function composeLuminance(seg: Segmentation, background: Background): Pix
   const single = (c: number[]) => (c.length === 1 ? c[0]! : (77 * c[0]! + 151 * c[1]! + 28 * c[2]! + 128) >> 8);
   const bgLum = flat ? undefined : luminance(background.pixels);
   const inkLum = single(colour);
-  const out = new Uint8Array(width * height);
   const row = new Uint8Array(width).fill(flat ? single(flat) : 0);
   const bw = background.pixels.width;
-  for (let y = 0; y < height; y++) {
-    if (bgLum && y % factor === 0) {
-      // Each block's value over its `factor` pixels of the row.
-      const from = (y / factor) * bw;
-      for (let bx = 0, x = 0; bx < bw; bx++) {
-        const value = bgLum[from + bx]!;
-        for (const end = Math.min(x + factor, width); x < end; x++) row[x] = value;
+  /** The background row block `by` gives the row: each block's value over its `factor` pixels. */
+  let rowOf = -1;
+  const backgroundRow = (by: number) => {
+    if (!bgLum || rowOf === by) return;
+    rowOf = by;
+    const from = by * bw;
+    for (let bx = 0, x = 0; bx < bw; bx++) {
+      const value = bgLum[from + bx]!;
+      for (const end = Math.min(x + factor, width); x < end; x++) row[x] = value;
+    }
+  };
+  // Made row by row as the check reads them (most of a page only on the sample it draws first).
+  const rows = (from: number, to: number, into: Uint8Array) => {
+    for (let y = from; y < to; y++) {
+      backgroundRow((y / factor) | 0);
+      const at = (y - from) * width;
+      into.set(row, at);
+      const maskRow = y * rowBytes;
+      for (let i = 0; i < rowBytes; i++) {
+        const byte = mask.data[maskRow + i]!;
+        if (byte === 0xff) continue;
+        for (let bit = 0; bit < 8; bit++) {
+          const x = i * 8 + bit;
+          if (x < width && !(byte & (0x80 >> bit))) into[at + x] = inkLum;
+        }
       }
     }
-    const at = y * width;
-    out.set(row, at);
-    const maskRow = y * rowBytes;
-    for (let i = 0; i < rowBytes; i++) {
-      const byte = mask.data[maskRow + i]!;
-      if (byte === 0xff) continue;
-      for (let bit = 0; bit < 8; bit++) {
-        const x = i * 8 + bit;
-        if (x < width && !(byte & (0x80 >> bit))) out[at + x] = inkLum;
-      }
-    }
-  }
-  return { data: out, width, height, components: 1 };
+  };
+  return { width, height, components: 1, rows };
 }
 
 export interface LayeredOptions {
@@ -429,7 +436,7 @@ export interface LayeredOptions {
   effort: BitonalEffort;
   jpegEffort: JpegEffort;
   /** Whether the page as composed holds the floor. */
-  passes: (composed: Pixels) => boolean;
+  passes: (composed: RowSource) => boolean;
 }
 
 export interface LayeredEncoding {
@@ -504,10 +511,7 @@ async function layersOf(
       tries.push(background);
     }
     for (const layer of tries) {
-      const composed = composeLuminance(seg, layer);
-      const passes = options.passes(composed);
-      release(composed.data);
-      if (!passes) continue;
+      if (!options.passes(composeLuminance(seg, layer))) continue;
       mask ??= await maskEncoding(seg.mask, options.effort);
       if (!mask) return undefined;
       const ink = neutral(seg.colour) ? asGray(seg.colour) : seg.colour;

@@ -38,6 +38,39 @@ const SAMPLE_MARGIN = 0.01;
 const C1 = (0.01 * 255) ** 2;
 const C2 = (0.03 * 255) ** 2;
 
+/**
+ * Pixels the check reads row by row, made as they are read: `rows(from, to, into)` writes rows
+ * [from, to) to `into` (`width` x `components` bytes a row). A candidate drawn on a sample of its
+ * rows (most are) is then only made on those rows, and never held whole.
+ */
+export interface RowSource {
+  width: number;
+  height: number;
+  components: 1 | 3 | 4;
+  rows(from: number, to: number, into: Uint8Array): void;
+}
+
+/** What the check draws: pixels, or a source of their rows. */
+export type Drawable = Pixels | RowSource;
+
+/** Rows [from, to) of an image into `into`. */
+function copyRows(image: Drawable, from: number, to: number, into: Uint8Array): void {
+  if ("rows" in image) image.rows(from, to, into);
+  else {
+    const rowBytes = image.width * image.components;
+    into.set(image.data.subarray(from * rowBytes, to * rowBytes));
+  }
+}
+
+/** The pixels of a drawable (made whole, for a source of rows). */
+function pixelsOf(image: Drawable): Pixels {
+  if (!("rows" in image)) return image;
+  const { width, height, components } = image;
+  const data = new Uint8Array(width * height * components);
+  image.rows(0, height, data);
+  return { data, width, height, components };
+}
+
 /** Luminance as renderers compute gray (0.3 R + 0.59 G + 0.11 B; CMYK through 1 - min(1, K + ...)). */
 export function luminance(pixels: Pixels): Uint8Array {
   const { width, height } = pixels;
@@ -164,11 +197,11 @@ function reciprocalsOf(xSteps: Uint32Array, yStep: number): Float64Array {
  * full-size gray copy of it is made.
  */
 function shrinkLuminance(
-  image: Pixels,
+  image: Drawable,
   sizes: readonly (readonly [number, number])[],
   sample?: RowSample,
 ): Uint8Array[] {
-  const { data, width: sw, height: sh, components } = image;
+  const { width: sw, height: sh, components } = image;
   const rowBytes = sw * components;
   const memory = scratch.reset();
   // Source rows are copied in blocks (a copy per row made a view object per row, some 3,500 of
@@ -204,20 +237,26 @@ function shrinkLuminance(
       outY: 0,
     };
   });
+  // The source rows some drawing keeps (the others are not read).
+  const wanted = new Uint8Array(sh);
+  for (const d of drawings) {
+    for (let y = 0, sy = 0; y < d.ySteps.length; sy += d.ySteps[y]!, y++) {
+      if (keeps(sample, y)) wanted.fill(1, sy, sy + d.ySteps[y]!);
+    }
+  }
   let heap = memory.heap;
   for (const d of drawings) heap.fill(0, d.sums, d.sums + sw * 4);
   // The loops over the drawings are indexed: for-of made an iterator result per source row and
   // drawing (this loop runs before V8 optimises it, and is left before long).
   for (let sy = 0; sy < sh; sy++) {
-    // A source row no drawing keeps is not read.
-    let read = false;
-    for (let i = 0; i < drawings.length; i++) read ||= drawings[i]!.keep;
     let gray = luminances;
-    if (read) {
+    if (wanted[sy]) {
       if (sy >= blockEnd) {
+        // A block of the rows wanted from here (a source of rows makes no more than that).
         blockStart = sy;
-        blockEnd = Math.min(sh, sy + blockRows);
-        heap.set(data.subarray(blockStart * rowBytes, blockEnd * rowBytes), block);
+        blockEnd = sy + 1;
+        while (blockEnd < sh && blockEnd - blockStart < blockRows && wanted[blockEnd]) blockEnd++;
+        copyRows(image, blockStart, blockEnd, heap.subarray(block, block + (blockEnd - blockStart) * rowBytes));
       }
       const row = block + (sy - blockStart) * rowBytes;
       // A gray row is its own luminance.
@@ -304,7 +343,7 @@ function enlarge(src: Uint8Array, sw: number, sh: number, dw: number, dh: number
  * must then all be shrinking).
  */
 export function drawLuminanceAt(
-  pixels: Pixels,
+  pixels: Drawable,
   sizes: readonly (readonly [number, number])[],
   sample?: RowSample,
 ): Uint8Array[] {
@@ -315,7 +354,7 @@ export function drawLuminanceAt(
   let gray: Uint8Array | undefined;
   return sizes.map(([dw, dh]) => {
     if (dw <= sw && dh <= sh) return shrunk.shift()!;
-    gray ??= luminance(pixels);
+    gray ??= luminance(pixelsOf(pixels));
     return drawAt(gray, sw, sh, dw, dh);
   });
 }
@@ -389,8 +428,8 @@ export class QualityCheck {
   }
 
   /** Whether both images can be compared on a sample of the rows (tall enough, and shrinking to every size). */
-  private sampled(candidate: Pixels, sizes: [number, number][]): boolean {
-    const shrinks = (p: Pixels) => sizes.every(([dw, dh]) => dw <= p.width && dh <= p.height);
+  private sampled(candidate: Drawable, sizes: [number, number][]): boolean {
+    const shrinks = (p: Drawable) => sizes.every(([dw, dh]) => dw <= p.width && dh <= p.height);
     return sizes.every(([, dh]) => dh >= MIN_SAMPLED_HEIGHT) && shrinks(this.original) && shrinks(candidate);
   }
 
@@ -400,7 +439,7 @@ export class QualityCheck {
    * of the floor by SAMPLE_MARGIN there, above or below, is scored by the sample; any other is
    * compared whole, its drawing and the original's completed with the rows the sample left out.
    */
-  similarity(candidate: Pixels): number {
+  similarity(candidate: Drawable): number {
     const sizes = this.deviceSizes();
     if (sizes.some(([dw, dh]) => dw * dh < MIN_DEVICE_PIXELS)) return 1;
     if (!this.sampled(candidate, sizes)) {
@@ -413,7 +452,7 @@ export class QualityCheck {
     const sampledSizes = sizes.map(([dw, dh]): [number, number] => [dw, sampledHeight(dh, SAMPLE)]);
     const estimate = worstSimilarity(this.sampledReferences, drawnSample, sampledSizes, this.floor + SAMPLE_MARGIN);
     if (estimate >= this.floor + SAMPLE_MARGIN || estimate < this.floor - SAMPLE_MARGIN) return estimate;
-    const whole = (sampledRows: Uint8Array[], pixels: Pixels) => {
+    const whole = (sampledRows: Uint8Array[], pixels: Drawable) => {
       const rest = drawLuminanceAt(pixels, sizes, restOf(SAMPLE));
       return sizes.map(([dw, dh], i) => joinSample(sampledRows[i]!, rest[i]!, dw, dh, SAMPLE));
     };
@@ -421,7 +460,7 @@ export class QualityCheck {
     return worstSimilarity(this.references, whole(drawnSample, candidate), sizes, this.floor);
   }
 
-  passes(candidate: Pixels): boolean {
+  passes(candidate: Drawable): boolean {
     return this.similarity(candidate) >= this.floor;
   }
 }
