@@ -284,7 +284,7 @@ describe("warm processes", () => {
     },
   );
 
-  it("gives a large input a process forked for it with V8's own heap settings; the warm ones wait for others", async () => {
+  it("gives a large input a process forked for it with a larger initial heap; the warm ones wait for others", async () => {
     const { r, of, warmedUp } = observed({ warmProcesses: 1, largeInputBytes: 1024 });
     await warmedUp();
     const warm = of("ready").map((event) => event.pid);
@@ -295,7 +295,7 @@ describe("warm processes", () => {
     const command = readFileSync(`/proc/${job!.pid}/cmdline`, "utf8").split("\0");
     expect(await running).toMatchObject({ ok: true, pages: 2 });
     expect(command).toContain("--max-old-space-size=512");
-    expect(command).not.toContain("--optimize-for-size");
+    expect(command).toContain("--initial-heap-size=128");
     expect(warm).not.toContain(job!.pid);
     // The warm process is still there, and a small input gets it.
     expect(r.stats().warm).toBe(1);
