@@ -11,9 +11,8 @@ export interface JobBounds {
   /** Bytes the jobs in flight may declare together. */
   memoryBudget: number;
   /**
-   * Worker threads a pass may start to run jobs off the main thread (images/recode-workers.ts):
-   * one per core. Fewer than two, or undefined: none (the jobs' JavaScript takes turns on the
-   * main thread, as on one core it would anyway).
+   * Worker threads a pass may start to run jobs off the main thread (images/recode-workers.ts),
+   * which runs jobs too while they are busy: one per core beside it. Undefined: none.
    */
   workerThreads?: number;
 }

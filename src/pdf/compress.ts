@@ -191,7 +191,7 @@ async function rewrite(
   const images = settings.images
     ? await optimiseImages(context, settings.images, {
         concurrency: defaultConcurrency(),
-        workerThreads: availableParallelism(),
+        workerThreads: input.length >= WORKERS_MIN_INPUT_BYTES ? availableParallelism() - 1 : 0,
         // What images being recoded may hold at once: within the memory budget of 3 x the input +
         // 200 MB (at most 1.2 GiB), beside Node and its modules (about 100 MB), the input, the
         // parsed document and the output.
@@ -265,6 +265,15 @@ export async function compressPdf(
     compressWith(input, step, options, report);
   return compressToTarget(input.length, settings, options.targetSize, run, onReport);
 }
+
+/**
+ * Inputs from this size may have their images recoded on worker threads as well as the main
+ * thread (images/recode-workers.ts). A thread holds some 35 MiB of its own, and the main thread
+ * then holds its own images besides: the 100 MB scan-like file peaked at 495 MiB with one (434-440
+ * without), over its budget (3 x the input + 200 MB: 488 MiB). From here the budget (584 MiB and
+ * up) has room.
+ */
+const WORKERS_MIN_INPUT_BYTES = 128 * 1024 * 1024;
 
 /** One run of the passes with these settings; see compressPdf. */
 async function compressWith(

@@ -138,8 +138,10 @@ export interface ImageReport {
   inlineConverted: number;
   /** Of the recoded: page images of scanned text split into a text mask and a background (layers.ts). */
   layered: number;
-  /** Worker threads the JPEG images were recoded on (0: the main thread did it all). */
+  /** Worker threads started for the JPEG images (0: the main thread did it all)... */
   threads: number;
+  /** ...and the images those recoded. */
+  offThread: number;
   bytesBefore: number;
   bytesAfter: number;
 }
@@ -1062,6 +1064,7 @@ export async function optimiseImages(
     inlineConverted,
     layered: 0,
     threads: 0,
+    offThread: 0,
     bytesBefore: 0,
     bytesAfter: 0,
   };
@@ -1100,7 +1103,10 @@ export async function optimiseImages(
       const source = info && (sourceOf(stream, info) ?? (await jpxSourceOf(stream, info)));
       if (!info || !source) return;
       const image: ImageToRecode = { stream, info, mask, masked: hasMasks(stream.dict), placement, fixedSize };
-      const detached = workers && source.kind === "jpeg" ? detachJpeg(image, source, settings, effort) : undefined;
+      // To a thread that has nothing to do; else here, while they are busy.
+      const idle = workers?.idle() && source.kind === "jpeg";
+      const detached = idle ? detachJpeg(image, source, settings, effort) : undefined;
+      if (detached) report.offThread++;
       replacement = detached
         ? await recodeOffThread(workers!, detached, () => recodeImage(image, source, settings, effort))
         : await recodeImage(image, source, settings, effort);
@@ -1205,17 +1211,19 @@ async function recodeImage(
 }
 
 // Off the main thread (./recode-workers.ts). A long scan is hundreds of JPEG page images, each
-// some 200 ms of decoding, segmenting, checking and encoding, three quarters of it JavaScript and
+// some 300 ms of decoding, segmenting, checking and encoding, three quarters of it JavaScript and
 // WebAssembly on one thread: an engine process so used one core of several. Its JPEG images are
-// recoded on worker threads instead, one per core, each handed the image's stored bytes and what
-// its recoding depends on (plain data), answering with the replacement the main thread writes.
+// also recoded on worker threads (one per core beside the main thread), each handed an image's
+// stored bytes and what its recoding depends on (plain data) while it has nothing to do, and
+// answering with the replacement the main thread writes.
 
 /** JPEG images (their pixels) a document must have for worker threads to be worth starting. */
 const WORKERS_MIN_PIXELS = 40_000_000;
 
 function recodeWorkersFor(jobs: readonly ImageJob[], bounds: JobBounds): RecodeWorkers | undefined {
-  const threads = Math.min(bounds.workerThreads ?? 0, bounds.concurrency);
-  if (threads < 2) return undefined;
+  // The main thread recodes too: of the jobs in flight, one is its own.
+  const threads = Math.min(bounds.workerThreads ?? 0, bounds.concurrency - 1);
+  if (threads < 1) return undefined;
   let pixels = 0;
   for (const { stream } of jobs) {
     if (filtersOf(stream.dict)?.at(-1) !== "DCTDecode") continue;

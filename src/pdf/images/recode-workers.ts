@@ -13,6 +13,8 @@ export class WorkerUnavailable extends Error {}
 export interface RecodeWorkers {
   /** Threads started. */
   readonly threads: number;
+  /** Whether a thread is running with nothing to do. */
+  idle(): boolean;
   /** The image's replacement, or undefined when it is to stay as it is. */
   recode(request: DetachedRecode): Promise<DetachedReplacement | undefined>;
   /** Ends the threads (requests still running fail). */
@@ -64,6 +66,7 @@ export function createRecodeWorkers(count: number): RecodeWorkers {
   let nextId = 0;
   return {
     threads: count,
+    idle: () => threads.some((thread) => thread.alive && thread.pending.size === 0),
     recode(request) {
       const alive = threads.filter((thread) => thread.alive);
       if (alive.length === 0) return Promise.reject(new WorkerUnavailable("no image worker is running"));
