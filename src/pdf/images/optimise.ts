@@ -913,11 +913,9 @@ async function layeredCandidate(job: Job, working: Working, check: QualityCheck)
 const bytesOf = (replacement: Replacement) =>
   replacement.layered ? replacement.layered.bytes + 200 : replacement.data.length;
 
-function replace(stream: PDFRawStream, replacement: Replacement, context: PDFContext): void {
-  if (replacement.layered) {
-    writeLayered(stream, replacement.layered, context);
-    return;
-  }
+/** Writes the replacement into the stream; returns the streams it added (a layered image's). */
+function replace(stream: PDFRawStream, replacement: Replacement, context: PDFContext): PDFRawStream[] {
+  if (replacement.layered) return writeLayered(stream, replacement.layered, context);
   const { dict } = stream;
   const { indexed } = replacement;
   const bits = indexed?.bits ?? 8;
@@ -946,6 +944,7 @@ function replace(stream: PDFRawStream, replacement: Replacement, context: PDFCon
   else if (replacement.decode) dict.set(N.Decode, context.obj(replacement.decode));
   dict.set(N.Length, PDFNumber.of(replacement.data.length));
   stream.updateContents(replacement.data);
+  return [];
 }
 
 const lookupStream = (context: PDFContext, value: PDFObject | undefined) => {
@@ -1121,7 +1120,9 @@ export async function optimiseImages(
     if (replacement.size.width !== info.width || replacement.size.height !== info.height) report.downsampled++;
     report.bytesBefore += stream.contents.length;
     report.bytesAfter += bytesOf(replacement);
-    replace(stream, replacement, context);
+    // A layered image's mask and background are as they should be too (mozjpeg's Huffman tables
+    // are already optimal): the stream pass would only work them out again.
+    for (const made of replace(stream, replacement, context)) replaced.add(made);
     replaced.add(stream);
   };
 
