@@ -11,7 +11,7 @@ import type { GraphQLContext } from "./context.ts";
 import { builder } from "./builder.ts";
 import { listSize } from "./cost.ts";
 import { decodeCursor, encodeCursor, type KeyKind, type KeyValue } from "./cursor.ts";
-import { plannedQuery, type PlannedQuery } from "./planned-query.ts";
+import { derivedFrom, plannedQuery, type PlannedQuery } from "./planned-query.ts";
 import type { SqlCondition } from "./sql.ts";
 import type { CountAtMost, Total } from "./totals.ts";
 
@@ -221,11 +221,14 @@ function windowFor<M extends Model>(
   return { window: { where, skip: 0, limit: page.limit, offset: cursor.offset, order, ...seek } };
 }
 
-/** The query with the order columns added, so the last row can name its position. */
+/** The query with the order columns added, so the last row can name its position (a kept query's, frozen, once per order). */
 function withKeys<M extends Model>(query: PlannedQuery<M>, order: ListOrder | undefined): PlannedQuery<M> {
   if (!order || !query.select) return query;
-  const keys = Object.fromEntries(order.map((o) => [o.field, true]));
-  return { ...query, select: { ...query.select, ...keys } };
+  const select = query.select;
+  return derivedFrom(query, order, () => ({
+    ...query,
+    select: { ...select, ...Object.fromEntries(order.map((o) => [o.field, true])) },
+  }));
 }
 
 /** The cursor after the last row of a full page; null on the last page. */

@@ -30,9 +30,14 @@ const adapterModule = new URL("./util/adapter.js", import.meta.resolve("@pothos/
 const { prismaAdapter } = (await import(adapterModule.href)) as { prismaAdapter?: PrismaAdapter };
 
 /** A settled play of a plan that depends on nothing but its place in the operation. */
-interface Kept {
+interface Played {
   root: unknown;
   mappings: Mappings;
+}
+
+/** A kept play with its query, written once and frozen: every request of the place shares it. */
+interface Kept extends Played {
+  query: object;
 }
 
 /** One place: the field's nodes (graphql merges every occurrence of a response key) and its parent type. */
@@ -73,7 +78,10 @@ export function plannedQuery<M extends Model>(
 ): PlannedQuery<M> | Promise<PlannedQuery<M>> {
   if (!keeping || !prismaAdapter) return queryFromInfo({ context, info, awaitSelections: true });
   const place = placeOf(info);
-  if (place?.kept) return played(prismaAdapter, context, info, place.kept);
+  if (place?.kept) {
+    setLoaderMappings(context, info, place.kept.mappings);
+    return place.kept.query;
+  }
   if (place) return queryFromInfo({ context, info, awaitSelections: true });
   return planPlace(prismaAdapter, context, info);
 }
@@ -91,17 +99,32 @@ function planPlace(adapter: PrismaAdapter, context: GraphQLContext, info: GraphQ
   if (!plan) return {};
   // A select function that answered with a promise (none of ours does): never kept.
   if (isThenable(plan))
-    return Promise.resolve(plan as PromiseLike<{ play(): Kept }>).then((p) => played(adapter, context, info, p.play()));
+    return Promise.resolve(plan as PromiseLike<{ play(): Played }>).then((p) =>
+      played(adapter, context, info, p.play()),
+    );
   const play = plan.play();
-  if (!read) place.kept = play;
   planCounts[read ? "perRequest" : "kept"]++;
-  return played(adapter, context, info, play);
+  if (read) return played(adapter, context, info, play);
+  place.kept = { ...play, query: deepFreeze(adapter.toQuery(play.root as never) as object) };
+  setLoaderMappings(context, info, play.mappings);
+  return place.kept.query;
 }
 
 /** The query of a play, its mappings recorded on this request's context for the fields beneath. */
-function played(adapter: PrismaAdapter, context: GraphQLContext, info: GraphQLResolveInfo, play: Kept): object {
+function played(adapter: PrismaAdapter, context: GraphQLContext, info: GraphQLResolveInfo, play: Played): object {
   setLoaderMappings(context, info, play.mappings);
   return adapter.toQuery(play.root as never) as object;
+}
+
+/**
+ * A kept query is shared by every request of its place: frozen, so a resolver that changed it
+ * instead of spreading it would throw rather than change the next request's query. Lets the
+ * readers of a query remember what they made of it by its identity (./types/job/rows-sql.ts).
+ */
+function deepFreeze<T extends object>(value: T): T {
+  for (const inner of Object.values(value))
+    if (typeof inner === "object" && inner !== null) deepFreeze(inner as object);
+  return Object.freeze(value);
 }
 
 /**
@@ -130,4 +153,22 @@ function watched<T extends object>(target: T, onRead: () => void): T {
       return Reflect.ownKeys(t);
     },
   });
+}
+
+const derivations = new WeakMap<object, Map<unknown, unknown>>();
+
+/**
+ * What `make` derives from a query, remembered per `key` when the query is a kept one (frozen:
+ * the same object, with the same content, for every request of its place); made afresh otherwise.
+ */
+export function derivedFrom<T>(query: object, key: unknown, make: () => T): T {
+  if (!Object.isFrozen(query)) return make();
+  let derived = derivations.get(query);
+  if (!derived) derivations.set(query, (derived = new Map()));
+  if (!derived.has(key)) {
+    const value = make();
+    // A query derived from a kept one is kept too: frozen, so what is derived from it is remembered.
+    derived.set(key, typeof value === "object" && value !== null ? deepFreeze(value) : value);
+  }
+  return derived.get(key) as T;
 }

@@ -4,6 +4,7 @@
 import type { GraphQLContext } from "../../context.ts";
 import { countJobs, jobCounterScope } from "../../counters.ts";
 import { definePage, loadStrategy, type PageWindow } from "../../paging.ts";
+import { derivedFrom } from "../../planned-query.ts";
 import { prismaSql, SqlParams, type SqlCondition } from "../../sql.ts";
 import { COMPUTED_FIELDS, JOB_ORDERS, orderByOf } from "./order.ts";
 import { distancePage, relevancePage, type RankedId } from "./ranked-sql.ts";
@@ -23,9 +24,11 @@ type SqlWindow = PageWindow<unknown> & { sqlWhere: SqlCondition; ranking?: JobRa
 async function pageByIds(ctx: GraphQLContext, query: JobQuery, window: SqlWindow) {
   const sql = ctx.sql ?? prismaSql(ctx.prisma);
   const ranking = window.ranking;
-  const select =
-    query.select && Object.fromEntries(Object.entries(query.select).filter(([k]) => !COMPUTED_FIELDS.includes(k)));
-  const plain = { ...query, ...(select ? { select } : {}) };
+  const plain = derivedFrom(query, pageByIds, () => {
+    const select =
+      query.select && Object.fromEntries(Object.entries(query.select).filter(([k]) => !COMPUTED_FIELDS.includes(k)));
+    return { ...query, ...(select ? { select } : {}) };
+  });
   if (ctx.sql && answersJobQuery(plain)) {
     const read = rowsOfIds(plain.select);
     if (ranking?.kind === "relevance") return relevancePage(ctx.sql, window, ranking.terms, read);

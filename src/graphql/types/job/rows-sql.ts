@@ -4,6 +4,7 @@
 // job's columns, its company (the type's fixed selection), its sector and its skills; anything
 // else (a nested relation under them, a column it does not read) goes through Prisma.
 import type { PageWindow } from "../../paging.ts";
+import { derivedFrom } from "../../planned-query.ts";
 import { SqlParams, type SqlCondition, type SqlQuery, type SqlRunner } from "../../sql.ts";
 
 /** Job fields by the column that holds them (enums as text, as Prisma returns them). */
@@ -68,8 +69,12 @@ function isSkillsQuery(value: unknown): boolean {
   return Object.keys(rest).length === 0 || isSelectOf(rest, SKILL_COLUMNS);
 }
 
-/** Whether one statement of ours answers this query exactly (else Prisma runs it). */
+/** Whether one statement of ours answers this query exactly (else Prisma runs it); once per kept query. */
 export function answersJobQuery(query: JobQuery): query is { select: Selection } {
+  return derivedFrom(query, answersJobQuery, () => answers(query));
+}
+
+function answers(query: JobQuery): boolean {
   if (!query.select || query.include) return false;
   return Object.entries(query.select).every(([key, value]) => {
     if (key === "company") return isSelectOf(value, Object.keys(COMPANY_COLUMNS));
@@ -86,8 +91,12 @@ const SKILLS_OF_JOB = `(SELECT coalesce(json_agg(json_build_object('id', k.id, '
 // By the selected fields' names: what the statement reads depends on nothing else.
 const columnsByFields = new Map<string, { columns: string; joins: string }>();
 
-/** The select list and the joins that answer `select`. */
+/** The select list and the joins that answer `select` (a kept query's select: by its identity). */
 function columnsOf(select: Selection): { columns: string; joins: string } {
+  return derivedFrom(select, columnsOf, () => columnsByNames(select));
+}
+
+function columnsByNames(select: Selection): { columns: string; joins: string } {
   const fields = Object.keys(select).join(",");
   let found = columnsByFields.get(fields);
   if (!found) columnsByFields.set(fields, (found = buildColumns(select)));
