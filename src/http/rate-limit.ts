@@ -79,9 +79,12 @@ export function createRateLimiter(options: RateLimitOptions): RateLimiter {
     windowSeconds,
     async consume(key) {
       try {
-        const answer = await withTimeout(store.consume(key), STORE_TIMEOUT_MS, () => {
-          throw new Error(`rate limit store gave no answer in ${STORE_TIMEOUT_MS} ms`);
-        });
+        // Only Redis can fail to answer; the memory store answers in this turn, without a timer.
+        const answer = await (redis
+          ? withTimeout(store.consume(key), STORE_TIMEOUT_MS, () => {
+              throw new Error(`rate limit store gave no answer in ${STORE_TIMEOUT_MS} ms`);
+            })
+          : store.consume(key));
         return result(answer, true);
       } catch (error) {
         // The store refuses with a RateLimiterRes when the key is over its limit; anything else failed.
@@ -103,9 +106,16 @@ function appendListHeader(ctx: Context, header: string, item: string): void {
   ctx.set(header, existing ? `${String(existing)}, ${item}` : item);
 }
 
-const policyItem = (limiter: RateLimiter) => `${sfString(limiter.name)};q=${limiter.points};w=${limiter.windowSeconds}`;
+// A limiter's name as a structured-field string, written once (every response carries it twice).
+const quotedNames = new WeakMap<RateLimiter, string>();
+function quotedName(limiter: RateLimiter): string {
+  let quoted = quotedNames.get(limiter);
+  if (quoted === undefined) quotedNames.set(limiter, (quoted = sfString(limiter.name)));
+  return quoted;
+}
+const policyItem = (limiter: RateLimiter) => `${quotedName(limiter)};q=${limiter.points};w=${limiter.windowSeconds}`;
 const limitItem = (limiter: RateLimiter, result: RateLimitResult) =>
-  `${sfString(limiter.name)};r=${result.remaining};t=${result.resetSeconds}`;
+  `${quotedName(limiter)};r=${result.remaining};t=${result.resetSeconds}`;
 
 export function setRateLimitPolicyHeader(ctx: Context, limiter: RateLimiter): void {
   appendListHeader(ctx, "RateLimit-Policy", policyItem(limiter));

@@ -235,12 +235,33 @@ export function instantParam(name: string, description: string): ParamDef<Date |
 type Defs = Record<string, ParamDef<unknown>>;
 export type ParamValues<D extends Defs> = { [K in keyof D]: D[K] extends ParamDef<infer T> ? T : never };
 
+/** A route's parameters by query name, and its keys beside their definitions: built once per route. */
+interface Lookup {
+  byName: Map<string, ParamDef<unknown>>;
+  entries: [string, ParamDef<unknown>][];
+}
+const lookups = new WeakMap<Defs, Lookup>();
+/** What a parameter not given parses from (parsers never change the array they are given). */
+const NOT_GIVEN: string[] = Object.freeze([]) as unknown as string[];
+
+function lookupOf(defs: Defs): Lookup {
+  let lookup = lookups.get(defs);
+  if (!lookup) {
+    const entries = Object.entries(defs);
+    lookup = { byName: new Map(entries.map(([, d]) => [d.name, d] as const)), entries };
+    lookups.set(defs, lookup);
+  }
+  return lookup;
+}
+
 /** Parses a query string against a route's parameters; anything else is an unknown parameter. */
 export function parseQuery<D extends Defs>(defs: D, search: URLSearchParams, path: string): ParamValues<D> {
-  const known = new Map(Object.values(defs).map((d) => [d.name, d] as const));
-  for (const key of search.keys()) {
-    if (!known.has(key)) {
-      const accepted = [...known.keys()];
+  const { byName, entries } = lookupOf(defs);
+  // One pass over the query: each name's values in order (getAll per parameter scans it each time).
+  const given = new Map<string, string[]>();
+  for (const [key, value] of search) {
+    if (!byName.has(key)) {
+      const accepted = [...byName.keys()];
       throw new HttpError(
         400,
         "unknown_parameter",
@@ -249,9 +270,12 @@ export function parseQuery<D extends Defs>(defs: D, search: URLSearchParams, pat
           : `Unknown parameter "${key}"; ${path} takes no parameters`,
       );
     }
+    const values = given.get(key);
+    if (values) values.push(value);
+    else given.set(key, [value]);
   }
   const values: Record<string, unknown> = {};
-  for (const [key, def] of Object.entries(defs)) values[key] = def.parse(search.getAll(def.name));
+  for (const [key, def] of entries) values[key] = def.parse(given.get(def.name) ?? NOT_GIVEN);
   return values as ParamValues<D>;
 }
 
