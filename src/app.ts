@@ -1,6 +1,6 @@
 // Builds the Koa application; it never listens (src/main.ts does), so tests hand its callback
 // real HTTP requests. In order: the request log, the request id, the error middleware, CORS,
-// dependency faults, the per-IP rate limit, then the routers: health, GET /, /api/v1, /graphql,
+// dependency faults, the per-IP rate limit, then the routers: /api/v1, health, GET /, /graphql,
 // the compression API, the dashboard, the REST docs, /mcp and /llms.txt.
 import { randomUUID } from "node:crypto";
 import { Readable } from "node:stream";
@@ -62,13 +62,6 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   app.silent = true;
   useEdge(app, config, logger, redis);
 
-  // Liveness (/healthz) touches nothing; readiness (/readyz) checks the database and Redis.
-  const health = createHealthRouter({ db, redis, lifecycle });
-  app.use(health.routes());
-  // GET /: the map of the surfaces, for a newcomer and for clients that look for links.
-  const root = createRootRouter(config.publicApiBaseUrl);
-  app.use(root.routes());
-
   // One cache of list totals, for /graphql and /api/v1 alike.
   const totals =
     deps.totalsCache === undefined
@@ -76,7 +69,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
       : deps.totalsCache;
   // REST and MCP run the same typed operations, through contexts made alike. /api/v1 is the
   // busiest surface: its router comes first, so its requests are not matched against the others'
-  // routes (no path of theirs is under /api/v1).
+  // routes (no path of theirs is under /api/v1), not even health's or GET /'s.
   const context = contextFactory({ prisma: db.prisma, sql: db.sql, totals });
   const rest = createRestRouter({
     context,
@@ -85,6 +78,12 @@ export function createApp(deps: AppDeps): Koa<AppState> {
     cache: { maxAgeSeconds: config.catalogCacheMaxAge },
   });
   app.use(rest.routes());
+  // Liveness (/healthz) touches nothing; readiness (/readyz) checks the database and Redis.
+  const health = createHealthRouter({ db, redis, lifecycle });
+  app.use(health.routes());
+  // GET /: the map of the surfaces, for a newcomer and for clients that look for links.
+  const root = createRootRouter(config.publicApiBaseUrl);
+  app.use(root.routes());
   const graphql = graphqlRouter(deps, totals);
   app.use(graphql.routes());
 
