@@ -273,11 +273,12 @@ export function backgroundOf(pixels: Pixels, factor: number, grown: Uint8Array):
   const ow = Math.ceil(width / factor);
   const oh = Math.ceil(height / factor);
   const rowBytes = rowBytesOf(width);
-  // The sampled rows go through the kernels' memory a block at a time, with the grown text; the
-  // sums and counts are those of one row of blocks, emitted when its last sampled row is in.
+  // The sampled rows go through the kernels' memory one at a time (the rows between are not
+  // copied), with the grown text; the sums and counts are those of one row of blocks, emitted
+  // when its last sampled row is in.
   const memory = scratch.reset();
-  const blockRows = Math.max(1, Math.floor(SOURCE_BLOCK_BYTES / (width * n)));
-  const source = memory.take(blockRows * width * n);
+  const rowLength = width * n;
+  const source = memory.take(rowLength);
   const grownAt = memory.take(grown.length);
   const columnsAt = memory.take(width * 4);
   const sumsAt = memory.take(ow * n * 4);
@@ -290,36 +291,47 @@ export function backgroundOf(pixels: Pixels, factor: number, grown: Uint8Array):
   for (let x = 0; x < width; x++) columns[x] = (x / factor) | 0;
   heap.fill(0, sumsAt, countsAt + ow * 4);
   heap.fill(0, outAt, knownAt + ow * oh);
-  let blockStart = -1;
   for (let oy = 0; oy < oh; oy++) {
     const last = Math.min(height, (oy + 1) * factor);
     // Rows of this row of blocks on the sampling grid (every BACKGROUND_STRIDE-th from the top).
     for (let y = Math.ceil((oy * factor) / BACKGROUND_STRIDE) * BACKGROUND_STRIDE; y < last; y += BACKGROUND_STRIDE) {
-      if (blockStart < 0 || y >= blockStart + blockRows) {
-        blockStart = y;
-        const rows = Math.min(blockRows, height - y);
-        heap.set(data.subarray(y * width * n, (y + rows) * width * n), source);
-      }
-      const at = source + (y - blockStart) * width * n;
-      kernels.backgroundRow(at, n, width, BACKGROUND_STRIDE, grownAt + y * rowBytes, columnsAt, sumsAt, countsAt);
+      heap.set(data.subarray(y * rowLength, (y + 1) * rowLength), source);
+      kernels.backgroundRow(source, n, width, BACKGROUND_STRIDE, grownAt + y * rowBytes, columnsAt, sumsAt, countsAt);
     }
     kernels.backgroundEmit(sumsAt, countsAt, ow, n, outAt + oy * ow * n, knownAt + oy * ow);
   }
   const out = heap.slice(outAt, outAt + ow * oh * n);
   const known = heap.slice(knownAt, knownAt + ow * oh);
+  // Most pages have no block of nothing but text: one search tells.
   let missing = 0;
-  for (let o = 0; o < ow * oh; o++) if (!known[o]) missing++;
+  if (known.indexOf(0) >= 0) for (let o = 0; o < ow * oh; o++) if (!known[o]) missing++;
   if (missing === ow * oh) {
     out.fill(255);
     missing = 0;
     known.fill(1);
   }
   if (missing > 0) fillHoles(out, known, ow, oh, n);
-  // Flat: every block within a few levels of the mean, on every component.
-  const mean = sumsOf(out, n).map((sum) => Math.round(sum / (ow * oh)));
-  let flat: number[] | undefined = mean;
-  for (let i = 0; i < out.length && flat; i++) if (Math.abs(out[i]! - mean[i % n]!) > FLAT_TOLERANCE) flat = undefined;
-  return { pixels: { data: out, width: ow, height: oh, components: n }, factor, flat };
+  return { pixels: { data: out, width: ow, height: oh, components: n }, factor, flat: flatColour(out, n) };
+}
+
+/**
+ * The mean colour of a background whose blocks all lie within FLAT_TOLERANCE of it on every
+ * component, else undefined. Two blocks further apart than twice that cannot both be near one
+ * mean: most backgrounds are told so within their first rows, before any mean is taken.
+ */
+function flatColour(out: Uint8Array, n: number): number[] | undefined {
+  const low = out.slice(0, n);
+  const high = out.slice(0, n);
+  for (let i = n; i < out.length; i++) {
+    const c = i % n;
+    const v = out[i]!;
+    if (v < low[c]!) low[c] = v;
+    else if (v > high[c]!) high[c] = v;
+    if (high[c]! - low[c]! > 2 * FLAT_TOLERANCE) return undefined;
+  }
+  const mean = sumsOf(out, n).map((sum) => Math.round(sum / (out.length / n)));
+  for (let i = 0; i < out.length; i++) if (Math.abs(out[i]! - mean[i % n]!) > FLAT_TOLERANCE) return undefined;
+  return mean;
 }
 
 /**
