@@ -409,6 +409,21 @@ describe("the quality check's rendering model", () => {
         const score = check.similarity(candidate);
         if (sampled >= floor + 0.01 || sampled < floor - 0.01) expect(score).toBeCloseTo(sampled, 6);
         else expect(score).toBeCloseTo(whole, 6);
+        // The same candidate as a source of rows scores the same, and is asked only for the rows
+        // the drawings keep: a quarter of them when the sample decides.
+        let asked = 0;
+        const rows = {
+          width,
+          height,
+          components: 1 as const,
+          rows: (from: number, to: number, into: Uint8Array) => {
+            asked += to - from;
+            into.set(candidate.data.subarray(from * width, to * width));
+          },
+        };
+        expect(check.similarity(rows)).toBe(score);
+        if (sampled >= floor + 0.01 || sampled < floor - 0.01) expect(asked).toBeLessThan(height * 0.3);
+        else expect(asked).toBe(height);
       }
     }
     // the candidates span the floors: some were scored whole
