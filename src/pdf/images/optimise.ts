@@ -140,7 +140,7 @@ export interface ImageReport {
   layered: number;
   /** Worker threads started for the JPEG images (0: the main thread did it all)... */
   threads: number;
-  /** ...and the images those recoded. */
+  /** ...and the images sent to them (recoded on the main thread after all if a thread died). */
   offThread: number;
   bytesBefore: number;
   bytesAfter: number;
@@ -1227,8 +1227,12 @@ function recodeWorkersFor(jobs: readonly ImageJob[], bounds: JobBounds): RecodeW
   if (threads < 1) return undefined;
   let pixels = 0;
   for (const { stream } of jobs) {
-    if (filtersOf(stream.dict)?.at(-1) !== "DCTDecode") continue;
-    pixels += (numberOf(stream.dict.lookup(N.Width)) ?? 0) * (numberOf(stream.dict.lookup(N.Height)) ?? 0);
+    try {
+      if (filtersOf(stream.dict)?.at(-1) !== "DCTDecode") continue;
+      pixels += (numberOf(stream.dict.lookup(N.Width)) ?? 0) * (numberOf(stream.dict.lookup(N.Height)) ?? 0);
+    } catch {
+      // A dictionary that is not what it seems: that image is left alone when recoded.
+    }
   }
   return pixels >= WORKERS_MIN_PIXELS ? createRecodeWorkers(threads) : undefined;
 }
