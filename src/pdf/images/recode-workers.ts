@@ -24,8 +24,8 @@ export interface RecodeWorkers {
 /**
  * A worker's young generation, in MB. The engine process's is small (2 MB semi-spaces: its
  * objects live for the whole job, and small documents keep their peak low); a worker only
- * recodes page images, whose short-lived working objects made the collector's scavenges a tenth
- * of a scan's time on that setting.
+ * recodes page images, whose working objects are short-lived: on the 100 MB scan-like file 16
+ * and 8 MB cost 7 and 14 % more CPU than 48, for no lower peak.
  */
 const YOUNG_GENERATION_MB = 48;
 
