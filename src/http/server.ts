@@ -51,6 +51,9 @@ type Request = http.IncomingMessage | http2.Http2ServerRequest;
 type Response = http.ServerResponse | http2.Http2ServerResponse;
 type Handler = (req: Request, res: Response) => unknown;
 
+/** Listeners of one event a response may have before Node warns (see the handler). */
+const MAX_RESPONSE_LISTENERS = 20;
+
 export type HttpLimits = Config["httpLimits"];
 
 const bodyLimits = (limits: HttpLimits) => ({ idleMs: limits.bodyIdleTimeoutMs, totalMs: limits.requestTimeoutMs });
@@ -220,6 +223,10 @@ export function createServiceServer(
   };
 
   const handler: Handler = (req, res) => {
+    // Bounded, not a leak: a streamed body (GraphQL's) gets six "close" listeners from Koa's
+    // stream.pipeline, yoga's adapter one, and this server and the request log four; Node's
+    // default of 10 warned on every such response.
+    res.setMaxListeners(MAX_RESPONSE_LISTENERS);
     inFlight.add(res);
     res.once("close", () => {
       inFlight.delete(res);
