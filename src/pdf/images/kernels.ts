@@ -30,6 +30,7 @@ interface CheckKernels {
     cores: number,
     sums: number,
   ): void;
+  grownRow(mask: number, rowBytes: number, height: number, y: number, tmp: number, out: number): void;
   backgroundRow(
     src: number,
     components: number,

@@ -231,62 +231,41 @@ function blockAreas(width: number, height: number, bw: number, bh: number): Uint
 }
 
 /**
- * Text grown by a pixel on every side, packed as the mask is but with 1 where there is text or
- * a neighbour of it (JPEG and readers smear a text pixel's colour into its neighbours).
+ * The kernel's grownRow (text grown by a pixel on every side: JPEG and readers smear a text
+ * pixel's colour into its neighbours) works in a row of the mask's width and this many bytes more.
  */
-export function grownText(mask: Bits): Uint8Array {
-  const { height } = mask;
-  const rowBytes = rowBytesOf(mask.width);
-  const bits = mask.data;
-  const length = rowBytes * height;
-  // Across, row by row: each byte's text (1 bits) and its neighbours on either side, those in the
-  // bytes before and after included. Loops without tests in them: this runs on every page.
-  const across = new Uint8Array(length);
-  for (let at = 0; at < length; at += rowBytes) {
-    const end = at + rowBytes;
-    for (let i = at; i < end; i++) {
-      const t = ~bits[i]! & 0xff;
-      across[i] = (t | (t << 1) | (t >> 1)) & 0xff;
-    }
-    for (let i = at + 1; i < end; i++) across[i] = across[i]! | ((~bits[i - 1]! & 1) << 7);
-    for (let i = at; i + 1 < end; i++) across[i] = across[i]! | ((~bits[i + 1]! & 0x80) >> 7);
-  }
-  // Down and up: each row with the rows above and below it.
-  const grown = across.slice();
-  for (let i = rowBytes; i < length; i++) grown[i] = grown[i]! | across[i - rowBytes]!;
-  for (let i = 0; i + rowBytes < length; i++) grown[i] = grown[i]! | across[i + rowBytes]!;
-  release(across);
-  return grown;
-}
+const GROWN_TMP_EXTRA = 18;
 
 /** Every second pixel of every second row goes into the background's averages. */
 const BACKGROUND_STRIDE = 2;
 
 /**
- * The page averaged over blocks of `factor` pixels, text and its neighbours left out (on a
- * sample: every BACKGROUND_STRIDE-th pixel and row); blocks of nothing but text are filled from
- * their neighbours (rings inward). Also whether it is flat.
+ * The page averaged over blocks of `factor` pixels, text (the segmentation's `mask`) and its
+ * neighbours left out (on a sample: every BACKGROUND_STRIDE-th pixel and row); blocks of nothing
+ * but text are filled from their neighbours (rings inward). Also whether it is flat.
  */
-export function backgroundOf(pixels: Pixels, factor: number, grown: Uint8Array): Background {
+export function backgroundOf(pixels: Pixels, factor: number, mask: Bits): Background {
   const { width, height, data } = pixels;
   const n = pixels.components;
   const ow = Math.ceil(width / factor);
   const oh = Math.ceil(height / factor);
   const rowBytes = rowBytesOf(width);
   // The sampled rows go through the kernels' memory one at a time (the rows between are not
-  // copied), with the grown text; the sums and counts are those of one row of blocks, emitted
-  // when its last sampled row is in.
+  // copied), each with its row of grown text, worked out from the mask there; the sums and counts
+  // are those of one row of blocks, emitted when its last sampled row is in.
   const memory = scratch.reset();
   const rowLength = width * n;
   const source = memory.take(rowLength);
-  const grownAt = memory.take(grown.length);
+  const maskAt = memory.take(mask.data.length);
+  const tmpAt = memory.take(rowBytes + GROWN_TMP_EXTRA);
+  const grownAt = memory.take(rowBytes);
   const columnsAt = memory.take(width * 4);
   const sumsAt = memory.take(ow * n * 4);
   const countsAt = memory.take(ow * 4);
   const outAt = memory.take(ow * oh * n);
   const knownAt = memory.take(ow * oh);
   const heap = memory.heap;
-  heap.set(grown, grownAt);
+  heap.set(mask.data, maskAt);
   const columns = new Int32Array(heap.buffer, columnsAt, width);
   for (let x = 0; x < width; x++) columns[x] = (x / factor) | 0;
   heap.fill(0, sumsAt, countsAt + ow * 4);
@@ -296,7 +275,8 @@ export function backgroundOf(pixels: Pixels, factor: number, grown: Uint8Array):
     // Rows of this row of blocks on the sampling grid (every BACKGROUND_STRIDE-th from the top).
     for (let y = Math.ceil((oy * factor) / BACKGROUND_STRIDE) * BACKGROUND_STRIDE; y < last; y += BACKGROUND_STRIDE) {
       heap.set(data.subarray(y * rowLength, (y + 1) * rowLength), source);
-      kernels.backgroundRow(source, n, width, BACKGROUND_STRIDE, grownAt + y * rowBytes, columnsAt, sumsAt, countsAt);
+      kernels.grownRow(maskAt, rowBytes, height, y, tmpAt, grownAt);
+      kernels.backgroundRow(source, n, width, BACKGROUND_STRIDE, grownAt, columnsAt, sumsAt, countsAt);
     }
     kernels.backgroundEmit(sumsAt, countsAt, ow, n, outAt + oy * ow * n, knownAt + oy * ow);
   }
@@ -490,21 +470,18 @@ const asGray = (c: number[]) => (c.length === 1 ? c : [(77 * c[0]! + 151 * c[1]!
 export async function layeredEncoding(pixels: Pixels, options: LayeredOptions): Promise<LayeredEncoding | undefined> {
   const seg = segment(pixels);
   if (!seg) return undefined;
-  const grown = grownText(seg.mask);
   try {
-    return await layersOf(pixels, seg, grown, options);
+    return await layersOf(pixels, seg, options);
   } finally {
-    // The page's working buffers go now rather than at the collector's next full run: a page's
-    // buffers (an eighth and a quarter of a byte a pixel here, a byte for each composition) would
-    // otherwise start one about every page on a long scan.
-    release(seg.mask.data, grown);
+    // The page's mask goes now rather than at the collector's next full run (an eighth of a byte
+    // a pixel: on a long scan it would otherwise start one about every page).
+    release(seg.mask.data);
   }
 }
 
 async function layersOf(
   pixels: Pixels,
   seg: Segmentation,
-  grown: Uint8Array,
   options: LayeredOptions,
 ): Promise<LayeredEncoding | undefined> {
   // Pictures stay at the finest background resolution offered (that of the usual candidates);
@@ -513,7 +490,7 @@ async function layersOf(
   const factors = pictured ? options.factors.slice(-1) : options.factors;
   let mask: LayeredEncoding["mask"] | undefined;
   for (const factor of factors) {
-    const background = backgroundOf(pixels, factor, grown);
+    const background = backgroundOf(pixels, factor, seg.mask);
     // The text on the paper's colour alone, when asked for, then the background as it is. Never
     // over a picture: the check weighs a photograph by its share of the page only.
     const tries: Background[] = [];

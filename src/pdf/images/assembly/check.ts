@@ -304,6 +304,41 @@ export function segmentRow(
 }
 
 /**
+ * Row `y` of the text grown by a pixel on every side, to `out`: 1 bits where the pixel or one of
+ * its eight neighbours is text, from the page's mask at `mask` (`rowBytes` a row, `height` rows;
+ * 0 bits text, most significant first). Growing is an OR, so the three rows' text is joined first
+ * and then grown across once. `tmp` holds `rowBytes` + 18 bytes: the joined row between a zero
+ * byte on either side (no text beyond the row's ends), and room for a vector read past its end.
+ */
+export function grownRow(mask: usize, rowBytes: i32, height: i32, y: i32, tmp: usize, out: usize): void {
+  const bytes = <usize>rowBytes;
+  const row = mask + <usize>y * bytes;
+  const above = y > 0 ? row - bytes : row;
+  const below = y + 1 < height ? row + bytes : row;
+  const joined = tmp + 1;
+  store<u8>(tmp, 0);
+  let i: usize = 0;
+  for (; i + 16 <= bytes; i += 16) {
+    const paper = v128.and(v128.and(v128.load(above + i), v128.load(row + i)), v128.load(below + i));
+    v128.store(joined + i, v128.not(paper));
+  }
+  for (; i < bytes; i++) store<u8>(joined + i, ~(load<u8>(above + i) & load<u8>(row + i) & load<u8>(below + i)));
+  memory.fill(joined + bytes, 0, 17);
+  // Each byte with its own bits moved a pixel either way, the last pixel of the byte before and
+  // the first of the byte after.
+  for (i = 0; i + 16 <= bytes; i += 16) {
+    const t = v128.load(joined + i);
+    const sides = v128.or(i8x16.shl(v128.load(joined + i - 1), 7), i8x16.shr_u(v128.load(joined + i + 1), 7));
+    v128.store(out + i, v128.or(v128.or(t, sides), v128.or(i8x16.shl(t, 1), i8x16.shr_u(t, 1))));
+  }
+  for (; i < bytes; i++) {
+    const t = <i32>load<u8>(joined + i);
+    const sides = ((<i32>load<u8>(joined + i - 1)) << 7) | ((<i32>load<u8>(joined + i + 1)) >> 7);
+    store<u8>(out + i, <u8>(t | (t << 1) | (t >> 1) | sides));
+  }
+}
+
+/**
  * One sampled row of a background: every `stride`-th pixel of `width` at `src` (`components`
  * bytes each) whose bit in the row of grown text at `grown` (1 bit a pixel, most significant
  * first) is clear is added to its block's u32 count (`counts`) and component sums (`sums`); the
