@@ -1102,9 +1102,9 @@ export async function optimiseImages(
       const source = info && (sourceOf(stream, info) ?? (await jpxSourceOf(stream, info)));
       if (!info || !source) return;
       const image: ImageToRecode = { stream, info, mask, masked: hasMasks(stream.dict), placement, fixedSize };
-      // To a thread that has nothing to do; else here, while they are busy.
-      const idle = workers?.idle() && source.kind === "jpeg";
-      const detached = idle ? detachJpeg(image, source, settings, effort) : undefined;
+      // To a thread that has room for it; else here, while they are busy.
+      const toThread = workers?.hasRoom() && source.kind === "jpeg";
+      const detached = toThread ? detachJpeg(image, source, settings, effort) : undefined;
       if (detached) report.offThread++;
       replacement = detached
         ? await recodeOffThread(workers!, detached, () => recodeImage(image, source, settings, effort))
@@ -1215,7 +1215,7 @@ async function recodeImage(
 // some 300 ms of decoding, segmenting, checking and encoding, three quarters of it JavaScript and
 // WebAssembly on one thread: an engine process so used one core of several. Its JPEG images are
 // also recoded on worker threads (one per core beside the main thread), each handed an image's
-// stored bytes and what its recoding depends on (plain data) while it has nothing to do, and
+// stored bytes and what its recoding depends on (plain data) while it has room (recode-workers.ts), and
 // answering with the replacement the main thread writes.
 
 /** JPEG images (their pixels) a document must have for worker threads to be worth starting. */

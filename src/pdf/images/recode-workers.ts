@@ -13,8 +13,8 @@ export class WorkerUnavailable extends Error {}
 export interface RecodeWorkers {
   /** Threads started. */
   readonly threads: number;
-  /** Whether a thread is running with nothing to do. */
-  idle(): boolean;
+  /** Whether a running thread has room for another image (THREAD_QUEUE of them). */
+  hasRoom(): boolean;
   /** The image's replacement, or undefined when it is to stay as it is. */
   recode(request: DetachedRecode): Promise<DetachedReplacement | undefined>;
   /** Ends the threads (requests still running fail). */
@@ -28,6 +28,13 @@ export interface RecodeWorkers {
  * and 8 MB cost 7 and 14 % more CPU than 48, for no lower peak.
  */
 const YOUNG_GENERATION_MB = 48;
+
+/**
+ * Images a thread holds at once: the one it recodes and the next. Images are handed out by the
+ * main thread, between its own pieces of work (a page's segmentation is some 100 ms of it): a
+ * thread given one image at a time sat idle that long after each.
+ */
+const THREAD_QUEUE = 2;
 
 type Reply = { id: number; result: DetachedReplacement | undefined } | { id: number; error: string };
 
@@ -66,7 +73,7 @@ export function createRecodeWorkers(count: number): RecodeWorkers {
   let nextId = 0;
   return {
     threads: count,
-    idle: () => threads.some((thread) => thread.alive && thread.pending.size === 0),
+    hasRoom: () => threads.some((thread) => thread.alive && thread.pending.size < THREAD_QUEUE),
     recode(request) {
       const alive = threads.filter((thread) => thread.alive);
       if (alive.length === 0) return Promise.reject(new WorkerUnavailable("no image worker is running"));
