@@ -85,6 +85,31 @@ describe("the layers' WebAssembly kernels", () => {
     expect(seg.colour).toEqual(sums.map((s) => Math.round(s / cores)));
   });
 
+  it.each([1, 3] as const)("take no text from a photograph's middle tones (%i components)", (n) => {
+    // Text all over, and a photograph (a ramp of middle tones, 90 to 200) over a square of 8 x 8
+    // blocks of 32 pixels, starting on a block's edge.
+    const width = 517;
+    const height = 400;
+    const pixels = page(width, height, n, 0.03, 11 + n);
+    const [left, top, side] = [64, 96, 256];
+    for (let y = top; y < top + side; y++) {
+      for (let x = left; x < left + side; x++) {
+        for (let c = 0; c < n; c++) pixels.data[(y * width + x) * n + c] = 90 + ((x + y) % 111);
+      }
+    }
+    const seg = segment(pixels)!;
+    expect(seg.pictures).toBeGreaterThanOrEqual((side / 32) ** 2);
+    const rowBytes = Math.ceil(width / 8);
+    for (let y = top; y < top + side; y++) {
+      for (let x = left; x < left + side; x++) {
+        expect(seg.mask.data[y * rowBytes + (x >> 3)]! & (0x80 >> (x & 7))).not.toBe(0);
+      }
+    }
+    // Text away from it is still taken.
+    expect(seg.ink).toBeGreaterThan(0);
+    expect(seg.mask.data.subarray(0, rowBytes * 32).some((byte) => byte !== 0xff)).toBe(true);
+  });
+
   it.each([
     [3, 517, 300, 4],
     [1, 517, 300, 3],

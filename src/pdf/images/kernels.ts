@@ -21,8 +21,9 @@ interface CheckKernels {
     components: number,
     lum: number,
     width: number,
-    kinds: number,
-    paperFrom: number,
+    coreTop: number,
+    textTop: number,
+    light: number,
     maskRow: number,
     blocks: number,
     mids: number,
@@ -41,7 +42,15 @@ interface CheckKernels {
     sums: number,
     counts: number,
   ): void;
-  backgroundEmit(sums: number, counts: number, ow: number, components: number, out: number, known: number): void;
+  backgroundEmit(
+    sums: number,
+    counts: number,
+    ow: number,
+    components: number,
+    out: number,
+    known: number,
+    halves: number,
+  ): void;
 }
 
 /** The kernels as they are (layers.ts drives the segmentation's and the background's). */

@@ -89,7 +89,6 @@ export function segment(pixels: Pixels): Segmentation | undefined {
   const source = memory.take(blockRows * width * n);
   const lumRow = memory.take(width);
   const histogramAt = memory.take(256 * 4);
-  const kindsAt = memory.take(256);
   const maskAt = memory.take(rowBytes * height);
   const midsAt = memory.take(bw * bh * 4);
   const inksAt = memory.take(bw * bh * 4);
@@ -140,17 +139,14 @@ export function segment(pixels: Pixels): Segmentation | undefined {
   const light = paper - Math.max(24, (paper - inkLevel) >> 3);
   const core = (inkLevel + threshold) >> 1;
 
-  // What each luminance is: 0 paper or light, 1 middle tone, 2 text, 3 text's core. Per block:
-  // middle tones, text pixels, and the sums of the text's darker half (segmentRow).
-  const kindOf = heap.subarray(kindsAt, kindsAt + 256);
-  for (let v = 0; v < 256; v++) kindOf[v] = v <= core ? 3 : v <= threshold ? 2 : v < light ? 1 : 0;
-  let paperFrom = 256;
-  while (paperFrom > 0 && kindOf[paperFrom - 1] === 0) paperFrom--;
+  // What each luminance is: the text's core up to `core`, text up to `threshold`, a middle tone
+  // below `light`, else paper or light. Per block: middle tones, text pixels, and the sums of the
+  // text's darker half (segmentRow).
   eachRow(1, (y, at) => {
     kernels.luminanceRow(at, n, width, lumRow);
     const blocks = ((y / BLOCK) | 0) * bw;
     const maskRow = maskAt + y * rowBytes;
-    kernels.segmentRow(at, n, lumRow, width, kindsAt, paperFrom, maskRow, blocks, midsAt, inksAt, coresAt, sumsAt);
+    kernels.segmentRow(at, n, lumRow, width, core, threshold, light, maskRow, blocks, midsAt, inksAt, coresAt, sumsAt);
   });
   const mask = heap.slice(maskAt, maskAt + rowBytes * height);
   const mids = new Uint32Array(heap.buffer.slice(midsAt, midsAt + bw * bh * 4));
@@ -264,7 +260,12 @@ export function backgroundOf(pixels: Pixels, factor: number, mask: Bits): Backgr
   const countsAt = memory.take(ow * 4);
   const outAt = memory.take(ow * oh * n);
   const knownAt = memory.take(ow * oh);
+  // 1 / (2 x count) for every count of samples a block can have (backgroundEmit).
+  const mostSamples = Math.ceil(factor / BACKGROUND_STRIDE) ** 2;
+  const halvesAt = memory.take((mostSamples + 1) * 8);
   const heap = memory.heap;
+  const halves = new Float64Array(heap.buffer, halvesAt, mostSamples + 1);
+  for (let count = 1; count <= mostSamples; count++) halves[count] = 1 / (2 * count);
   heap.set(mask.data, maskAt);
   const columns = new Int32Array(heap.buffer, columnsAt, width);
   for (let x = 0; x < width; x++) columns[x] = (x / factor) | 0;
@@ -278,7 +279,7 @@ export function backgroundOf(pixels: Pixels, factor: number, mask: Bits): Backgr
       kernels.grownRow(maskAt, rowBytes, height, y, tmpAt, grownAt);
       kernels.backgroundRow(source, n, width, BACKGROUND_STRIDE, grownAt, columnsAt, sumsAt, countsAt);
     }
-    kernels.backgroundEmit(sumsAt, countsAt, ow, n, outAt + oy * ow * n, knownAt + oy * ow);
+    kernels.backgroundEmit(sumsAt, countsAt, ow, n, outAt + oy * ow * n, knownAt + oy * ow, halvesAt);
   }
   const out = heap.slice(outAt, outAt + ow * oh * n);
   const known = heap.slice(knownAt, knownAt + ow * oh);

@@ -251,20 +251,23 @@ export function histogramRow(lum: usize, width: i32, histogram: usize): void {
 
 /**
  * One row of a page image's segmentation: each pixel's kind from its luminance (`lum`, a byte a
- * pixel) through the 256 bytes at `kinds` (0 paper or light, 1 middle tone, 2 text, 3 the text's
- * core). Text clears the pixel's bit of the mask row at `maskRow` (1 bit a pixel, most significant
- * first); per block of 32 pixels (`blocks`: the index of the row's first block), middle tones are
- * counted in `mids`, text in `inks`, cores in `cores` (u32 each) and the cores' components (of the
- * pixels at `src`, `components` bytes each) summed in `sums` (u32, `components` a block: at most
- * 1,024 x 255 each). Luminance from `paperFrom` up is paper: 16 pixels of it are passed at once.
+ * pixel): the text's core up to `coreTop`, text up to `textTop`, a middle tone below `light`,
+ * else paper. Text clears the pixel's bit of the mask row at `maskRow` (1 bit a pixel, most
+ * significant first); per block of 32 pixels (`blocks`: the index of the row's first block),
+ * middle tones are counted in `mids`, text (its core included) in `inks`, cores in `cores` (u32
+ * each) and the cores' components (of the pixels at `src`, `components` bytes each) summed in
+ * `sums` (u32, `components` a block: at most 1,024 x 255 each). Sixteen pixels at a time: their
+ * kinds as lane masks, counted and written to the mask whole; only the cores are visited one by
+ * one, for their colour.
  */
 export function segmentRow(
   src: usize,
   components: i32,
   lum: usize,
   width: i32,
-  kinds: usize,
-  paperFrom: i32,
+  coreTop: i32,
+  textTop: i32,
+  light: i32,
   maskRow: usize,
   blocks: i32,
   mids: usize,
@@ -272,33 +275,65 @@ export function segmentRow(
   cores: usize,
   sums: usize,
 ): void {
-  const paper = i8x16.splat(<i8>paperFrom);
-  for (let x0 = 0; x0 < width; x0 += 16) {
-    const end = min(x0 + 16, width);
-    if (end - x0 === 16 && i8x16.all_true(i8x16.ge_u(v128.load(lum + <usize>x0), paper))) continue;
-    for (let x = x0; x < end; x++) {
-      const kind = <i32>load<u8>(kinds + <usize>load<u8>(lum + <usize>x));
-      if (kind === 0) continue;
-      const block = <usize>(blocks + (x >> 5));
-      if (kind === 1) {
-        const m = mids + (block << 2);
+  const coreMax = i8x16.splat(<i8>coreTop);
+  const textMax = i8x16.splat(<i8>textTop);
+  const lightFrom = i8x16.splat(<i8>light);
+  // Lanes 7 to 0, then 15 to 8: the bitmask of the result is the mask's two bytes, pixel x0 first.
+  const msbFirst = v128(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8);
+  let x0 = 0;
+  for (; x0 + 16 <= width; x0 += 16) {
+    const v = v128.load(lum + <usize>x0);
+    const text = i8x16.le_u(v, textMax);
+    const mid = v128.andnot(i8x16.lt_u(v, lightFrom), text);
+    const textBits = i8x16.bitmask(text);
+    const midBits = i8x16.bitmask(mid);
+    if ((textBits | midBits) === 0) continue;
+    const block = <usize>(blocks + (x0 >> 5));
+    if (midBits !== 0) {
+      const m = mids + (block << 2);
+      store<u32>(m, load<u32>(m) + <u32>popcnt(midBits));
+    }
+    if (textBits === 0) continue;
+    const byte = maskRow + <usize>(x0 >> 3);
+    store<u16>(byte, load<u16>(byte) & ~(<u16>i8x16.bitmask(i8x16.swizzle(text, msbFirst))));
+    const k = inks + (block << 2);
+    store<u32>(k, load<u32>(k) + <u32>popcnt(textBits));
+    let coreBits = i8x16.bitmask(i8x16.le_u(v, coreMax));
+    if (coreBits === 0) continue;
+    const c = cores + (block << 2);
+    store<u32>(c, load<u32>(c) + <u32>popcnt(coreBits));
+    const s = sums + ((block * <usize>components) << 2);
+    while (coreBits !== 0) {
+      const p = src + <usize>((x0 + ctz(coreBits)) * components);
+      coreBits &= coreBits - 1;
+      for (let i = 0; i < components; i++) {
+        const at = s + ((<usize>i) << 2);
+        store<u32>(at, load<u32>(at) + <u32>load<u8>(p + <usize>i));
+      }
+    }
+  }
+  for (let x = x0; x < width; x++) {
+    const v = <i32>load<u8>(lum + <usize>x);
+    if (v > textTop) {
+      if (v < light) {
+        const m = mids + ((<usize>(blocks + (x >> 5))) << 2);
         store<u32>(m, load<u32>(m) + 1);
-        continue;
       }
-      const byte = maskRow + <usize>(x >> 3);
-      store<u8>(byte, <u8>((<i32>load<u8>(byte)) & ~(0x80 >> (x & 7))));
-      const k = inks + (block << 2);
-      store<u32>(k, load<u32>(k) + 1);
-      if (kind === 3) {
-        const c = cores + (block << 2);
-        store<u32>(c, load<u32>(c) + 1);
-        const p = src + <usize>(x * components);
-        const s = sums + ((block * <usize>components) << 2);
-        for (let i = 0; i < components; i++) {
-          const at = s + ((<usize>i) << 2);
-          store<u32>(at, load<u32>(at) + <u32>load<u8>(p + <usize>i));
-        }
-      }
+      continue;
+    }
+    const block = <usize>(blocks + (x >> 5));
+    const byte = maskRow + <usize>(x >> 3);
+    store<u8>(byte, <u8>((<i32>load<u8>(byte)) & ~(0x80 >> (x & 7))));
+    const k = inks + (block << 2);
+    store<u32>(k, load<u32>(k) + 1);
+    if (v > coreTop) continue;
+    const c = cores + (block << 2);
+    store<u32>(c, load<u32>(c) + 1);
+    const p = src + <usize>(x * components);
+    const s = sums + ((block * <usize>components) << 2);
+    for (let i = 0; i < components; i++) {
+      const at = s + ((<usize>i) << 2);
+      store<u32>(at, load<u32>(at) + <u32>load<u8>(p + <usize>i));
     }
   }
 }
@@ -372,21 +407,37 @@ export function backgroundRow(
 /**
  * A background row from its blocks' sums and counts (`ow` blocks of `components`): each block's
  * mean, rounded half up, to `out`, and 1 in `known` where it had pixels (0 and its bytes left as
- * they are where not); then the sums and counts are cleared for the next row.
+ * they are where not); then the sums and counts are cleared for the next row. `halves` holds, for
+ * every count a block can have, 1 / (2 x count) as f64: a block's mean is then a multiplication
+ * rather than a division per component (a 150 ppi background of a 300 dpi page is 6.5 million of
+ * them). floor((2 sum + count) x half + 1e-9) is the exact quotient's floor: the product is
+ * within 2^-44 of the quotient (at most 256), and a quotient that is not whole is at least
+ * 1 / (2 x count) above the integer below it, far more than the 1e-9 added.
  */
-export function backgroundEmit(sums: usize, counts: usize, ow: i32, components: i32, out: usize, known: usize): void {
+export function backgroundEmit(
+  sums: usize,
+  counts: usize,
+  ow: i32,
+  components: i32,
+  out: usize,
+  known: usize,
+  halves: usize,
+): void {
   for (let o = 0; o < ow; o++) {
     const count = load<u32>(counts + ((<usize>o) << 2));
     if (count === 0) continue;
     store<u8>(known + <usize>o, 1);
+    const first = <usize>(o * components);
+    if (count === 1) {
+      for (let i = 0; i < components; i++) {
+        store<u8>(out + first + <usize>i, <u8>load<u32>(sums + ((first + <usize>i) << 2)));
+      }
+      continue;
+    }
+    const half = load<f64>(halves + ((<usize>count) << 3));
     for (let i = 0; i < components; i++) {
-      const at = o * components + i;
-      const sum = load<u32>(sums + ((<usize>at) << 2));
-      // floor(sum / count + 1/2), as Math.round of a positive mean; in 32 bits while 2 x 255 x
-      // count + count fits (a block of millions of samples), which divides several times faster.
-      const mean =
-        count < 8_000_000 ? (2 * sum + count) / (2 * count) : <u32>((2 * <u64>sum + <u64>count) / (2 * <u64>count));
-      store<u8>(out + <usize>at, <u8>mean);
+      const sum = load<u32>(sums + ((first + <usize>i) << 2));
+      store<u8>(out + first + <usize>i, <u8>(<u32>(<f64>(2 * sum + count) * half + 1e-9)));
     }
   }
   memory.fill(sums, 0, <usize>((ow * components) << 2));
