@@ -42,6 +42,15 @@ interface CheckKernels {
     sums: number,
     counts: number,
   ): void;
+  backgroundCopyRow(
+    src: number,
+    components: number,
+    width: number,
+    stride: number,
+    grown: number,
+    out: number,
+    known: number,
+  ): void;
   backgroundEmit(
     sums: number,
     counts: number,

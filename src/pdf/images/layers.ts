@@ -271,15 +271,19 @@ export function backgroundOf(pixels: Pixels, factor: number, mask: Bits): Backgr
   for (let x = 0; x < width; x++) columns[x] = (x / factor) | 0;
   heap.fill(0, sumsAt, countsAt + ow * 4);
   heap.fill(0, outAt, knownAt + ow * oh);
+  // Blocks of one sample each (the sampling step's size): copied, not averaged.
+  const oneSample = factor === BACKGROUND_STRIDE;
   for (let oy = 0; oy < oh; oy++) {
     const last = Math.min(height, (oy + 1) * factor);
     // Rows of this row of blocks on the sampling grid (every BACKGROUND_STRIDE-th from the top).
     for (let y = Math.ceil((oy * factor) / BACKGROUND_STRIDE) * BACKGROUND_STRIDE; y < last; y += BACKGROUND_STRIDE) {
       heap.set(data.subarray(y * rowLength, (y + 1) * rowLength), source);
       kernels.grownRow(maskAt, rowBytes, height, y, tmpAt, grownAt);
-      kernels.backgroundRow(source, n, width, BACKGROUND_STRIDE, grownAt, columnsAt, sumsAt, countsAt);
+      if (oneSample) {
+        kernels.backgroundCopyRow(source, n, width, BACKGROUND_STRIDE, grownAt, outAt + oy * ow * n, knownAt + oy * ow);
+      } else kernels.backgroundRow(source, n, width, BACKGROUND_STRIDE, grownAt, columnsAt, sumsAt, countsAt);
     }
-    kernels.backgroundEmit(sumsAt, countsAt, ow, n, outAt + oy * ow * n, knownAt + oy * ow, halvesAt);
+    if (!oneSample) kernels.backgroundEmit(sumsAt, countsAt, ow, n, outAt + oy * ow * n, knownAt + oy * ow, halvesAt);
   }
   const out = heap.slice(outAt, outAt + ow * oh * n);
   const known = heap.slice(knownAt, knownAt + ow * oh);
