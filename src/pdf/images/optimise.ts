@@ -1215,8 +1215,8 @@ async function recodeImage(
 // some 300 ms of decoding, segmenting, checking and encoding, three quarters of it JavaScript and
 // WebAssembly on one thread: an engine process so used one core of several. Its JPEG images are
 // also recoded on worker threads (one per core beside the main thread), each handed an image's
-// stored bytes and what its recoding depends on (plain data) while it has room (recode-workers.ts), and
-// answering with the replacement the main thread writes.
+// stored bytes and what its recoding depends on (plain data) while it has room for one
+// (recode-workers.ts), and answering with the replacement the main thread writes.
 
 /** JPEG images (their pixels) a document must have for worker threads to be worth starting. */
 const WORKERS_MIN_PIXELS = 40_000_000;

@@ -26,6 +26,19 @@ function luma8(r: v128, g: v128, b: v128): v128 {
   return i16x8.shr_u(i16x8.add(i16x8.add(i16x8.add(r, g), b), i16x8.splat(128)), 8);
 }
 
+/** Adds the `components` bytes of the pixel at `p` to the u32 sums at `s` (one a component). */
+function addPixel(s: usize, p: usize, components: i32): void {
+  for (let i = 0; i < components; i++) {
+    const at = s + ((<usize>i) << 2);
+    store<u32>(at, load<u32>(at) + <u32>load<u8>(p + <usize>i));
+  }
+}
+
+/** Whether pixel `x`'s bit is set in the row of bits at `bits` (most significant first). */
+function isSet(bits: usize, x: i32): bool {
+  return ((<i32>load<u8>(bits + <usize>(x >> 3))) & (0x80 >> (x & 7))) !== 0;
+}
+
 /**
  * The luminance of `width` pixels of `components` (1, 3 or 4) at `src`, one byte each, to `dst`:
  * gray as it is; RGB as above; CMYK as 255 - K - the ink of C, M, Y, rounded (0 at most).
@@ -306,10 +319,7 @@ export function segmentRow(
     while (coreBits !== 0) {
       const p = src + <usize>((x0 + ctz(coreBits)) * components);
       coreBits &= coreBits - 1;
-      for (let i = 0; i < components; i++) {
-        const at = s + ((<usize>i) << 2);
-        store<u32>(at, load<u32>(at) + <u32>load<u8>(p + <usize>i));
-      }
+      addPixel(s, p, components);
     }
   }
   for (let x = x0; x < width; x++) {
@@ -331,10 +341,7 @@ export function segmentRow(
     store<u32>(c, load<u32>(c) + 1);
     const p = src + <usize>(x * components);
     const s = sums + ((block * <usize>components) << 2);
-    for (let i = 0; i < components; i++) {
-      const at = s + ((<usize>i) << 2);
-      store<u32>(at, load<u32>(at) + <u32>load<u8>(p + <usize>i));
-    }
+    addPixel(s, p, components);
   }
 }
 
@@ -390,17 +397,13 @@ export function backgroundRow(
   counts: usize,
 ): void {
   for (let x = 0; x < width; x += stride) {
-    const byte = <i32>load<u8>(grown + <usize>(x >> 3));
-    if (byte !== 0 && (byte & (0x80 >> (x & 7))) !== 0) continue;
+    if (isSet(grown, x)) continue;
     const o = <usize>load<i32>(columns + <usize>(x << 2));
     const n = counts + (o << 2);
     store<u32>(n, load<u32>(n) + 1);
     const p = src + <usize>(x * components);
     const s = sums + ((o * <usize>components) << 2);
-    for (let i = 0; i < components; i++) {
-      const at = s + ((<usize>i) << 2);
-      store<u32>(at, load<u32>(at) + <u32>load<u8>(p + <usize>i));
-    }
+    addPixel(s, p, components);
   }
 }
 
@@ -421,8 +424,7 @@ export function backgroundCopyRow(
   known: usize,
 ): void {
   for (let x = 0, o = 0; x < width; x += stride, o++) {
-    const byte = <i32>load<u8>(grown + <usize>(x >> 3));
-    if (byte !== 0 && (byte & (0x80 >> (x & 7))) !== 0) continue;
+    if (isSet(grown, x)) continue;
     store<u8>(known + <usize>o, 1);
     const p = src + <usize>(x * components);
     const q = out + <usize>(o * components);
