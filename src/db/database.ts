@@ -8,6 +8,7 @@ import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import type { DatabaseConfig } from "../config/env.ts";
 import { PrismaClient } from "../generated/prisma/client.ts";
+import { type QueryDeadline, watchQueryDeadline } from "./query-deadline.ts";
 
 /** Plain SQL for migrations and bulk loads, where Prisma's query builder is the wrong tool. */
 export interface SqlRunner {
@@ -115,20 +116,31 @@ function isConnectionFault(error: unknown): boolean {
   return error instanceof Error && typeof (error as { severity?: unknown }).severity !== "string";
 }
 
-function createPool(url: string, max: number, connectMs: number, queryMs: number): pg.Pool {
+/** A pool, and the sweep that holds its statements to the client's limit (stopped on close). */
+interface LimitedPool {
+  pool: pg.Pool;
+  deadline: QueryDeadline | null;
+}
+
+function createPool(url: string, max: number, connectMs: number, queryMs: number): LimitedPool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
     connectionTimeoutMillis: connectMs,
     idleTimeoutMillis: 30_000,
     // The server cancels a statement past the limit; the client gives up a little later on a
-    // server that does not answer at all (the pool then drops that connection).
-    ...(queryMs > 0 ? { statement_timeout: queryMs, query_timeout: queryMs + 50 } : {}),
+    // server that does not answer at all (./query-deadline.ts; the pool then drops that connection).
+    ...(queryMs > 0 ? { statement_timeout: queryMs } : {}),
     keepAlive: true,
   });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on("error", () => {});
-  return pool;
+  return { pool, deadline: queryMs > 0 ? watchQueryDeadline(pool, queryMs + 50) : null };
+}
+
+async function endPool({ pool, deadline }: LimitedPool): Promise<void> {
+  deadline?.stop();
+  await pool.end();
 }
 
 // Connections of the counting pool: as many as totals.ts counts at once.
@@ -216,7 +228,8 @@ function poolSql(pool: pg.Pool, url: string, ownConnectMs: number | null): SqlRu
 function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, options: OpenOptions): Database {
   const queryMs = options.timeouts?.queryMs ?? 0;
   const connectMs = options.timeouts?.connectMs ?? 5_000;
-  const pool = createPool(config.url, config.poolSize, connectMs, queryMs);
+  const main = createPool(config.url, config.poolSize, connectMs, queryMs);
+  const pool = main.pool;
   // Without a statement limit there is nothing to escape: counts share the one pool.
   const countingPool =
     queryMs > 0
@@ -228,8 +241,8 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, opt
       : null;
   dropIdleOnFault(pool);
   const prisma = createPrisma(new PrismaPg(pool), options);
-  const counting = countingPool ? createPrisma(new PrismaPg(countingPool), options) : prisma;
-  const bounding = boundingPool ? createPrisma(new PrismaPg(boundingPool), options) : prisma;
+  const counting = countingPool ? createPrisma(new PrismaPg(countingPool.pool), options) : prisma;
+  const bounding = boundingPool ? createPrisma(new PrismaPg(boundingPool.pool), options) : prisma;
   const sql = poolSql(pool, config.url, queryMs > 0 ? connectMs : null);
   return {
     kind: "postgres",
@@ -239,14 +252,14 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, opt
     sql,
     close: async () => {
       await prisma.$disconnect();
-      await pool.end();
+      await endPool(main);
       for (const [client, own] of [
         [counting, countingPool],
         [bounding, boundingPool],
       ] as const) {
         if (!own) continue;
         await client.$disconnect();
-        await own.end();
+        await endPool(own);
       }
     },
   };

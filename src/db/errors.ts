@@ -23,7 +23,8 @@ const UNAVAILABLE_ADAPTER_KINDS = new Set([
 const UNAVAILABLE_SQLSTATES = /^(57014|57P0[123]|53300|08\w{3})$/;
 
 // What node-postgres itself throws (these reach us unwrapped through the driver adapter): the
-// client's query_timeout, the pool's connection timeout, a connection that ended or broke.
+// client's statement limit (./query-deadline.ts ends the connection: "Connection terminated"; node-postgres'
+// own query_timeout says "Query read timeout"), the pool's connection timeout, a connection that ended or broke.
 const UNAVAILABLE_MESSAGES =
   /Query read timeout|Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|is not queryable|Can't reach database server|PGlite is closed/i;
 

@@ -1,0 +1,76 @@
+// The client's own limit on a statement (src/db/query-deadline.ts), against the PostgreSQL server
+// through a TCP proxy the test black-holes: a statement the server never answers is cut a little
+// after the limit with an error that means "database unavailable", through the SQL runner and
+// through Prisma alike, and the pool serves again once the network is back. Statements that each
+// finish in time are never cut, however long their connection stays busy. PostgreSQL pass only.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openDatabase, type Database } from "../../src/db/database.ts";
+import { isDatabaseUnavailable } from "../../src/db/errors.ts";
+import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.ts";
+
+const url = process.env["DATABASE_URL"];
+const LIMIT_MS = 400;
+let proxy: TcpProxy;
+let db: Database;
+
+beforeAll(async () => {
+  if (!url) return;
+  const target = new URL(url);
+  proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+  db = await openDatabase(
+    { kind: "postgres", url: proxy.url(url), poolSize: 4, migrateOnStart: false, seedDemoData: false, seed: 1 },
+    { timeouts: { connectMs: 1_000, queryMs: LIMIT_MS } },
+  );
+});
+
+afterAll(async () => {
+  await db?.close();
+  await proxy?.close();
+});
+
+/** How long the call took to reject, and with what. */
+async function rejection(call: () => Promise<unknown>): Promise<{ ms: number; error: unknown }> {
+  const started = performance.now();
+  try {
+    await call();
+  } catch (error) {
+    return { ms: performance.now() - started, error };
+  }
+  throw new Error("expected the call to reject");
+}
+
+describe.skipIf(!url)("the client's statement limit (no DATABASE_URL: PGlite has no network to lose)", () => {
+  it("lets statements that each finish in time run back to back on one connection", async () => {
+    // Five statements of 150 ms each keep a connection busy for 750 ms, past the 400 ms limit.
+    for (let i = 0; i < 5; i++) await db.sql.query("SELECT pg_sleep(0.15)");
+    await Promise.all([1, 2, 3].map(() => db.sql.query("SELECT pg_sleep(0.15)")));
+  });
+
+  it("leaves the server's statement_timeout to cancel a slow statement on a live connection", async () => {
+    const { error } = await rejection(() => db.sql.query("SELECT pg_sleep(5)"));
+    expect((error as { code?: string }).code).toBe("57014");
+    expect(isDatabaseUnavailable(error)).toBe(true);
+  });
+
+  it("cuts a statement the server never answers just after the limit, and serves again after", async () => {
+    await db.sql.query("SELECT 1"); // warm connections, then freeze them
+    proxy.blackhole();
+    try {
+      const results = await Promise.all([
+        rejection(() => db.sql.query("SELECT 1")),
+        rejection(() => db.prisma.$queryRaw`SELECT 1`),
+      ]);
+      for (const { ms, error } of results) {
+        expect(isDatabaseUnavailable(error), String(error)).toBe(true);
+        // The limit is the server's plus 50 ms; the sweep runs every twentieth of it. A new connection
+        // may instead give up at connectMs (1 s): both well under the 2 s the service promises.
+        expect(ms).toBeGreaterThanOrEqual(LIMIT_MS);
+        expect(ms).toBeLessThan(1_500);
+      }
+    } finally {
+      await proxy.restore();
+    }
+    const rows = await db.sql.query<{ one: number }>("SELECT 1 AS one");
+    expect(rows).toEqual([{ one: 1 }]);
+  });
+});
