@@ -9,7 +9,7 @@
 // window over rows the gates let it see anyway, so no secret (and no key rotation across
 // instances) is needed. Cursors do not expire: a key is a position in the order, still valid after
 // rows were added or removed (the offset it carries is then approximate, as any offset is).
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { GraphQLError } from "graphql";
 
 /** One value of the order key: a string, an integer, or an instant (kept as ISO 8601 in the token). */
@@ -34,10 +34,25 @@ const VERSION = 1;
 const MAX_LENGTH = 1_000;
 const DIGEST_LENGTH = 16;
 
-const digest = (text: string) => createHash("sha256").update(text).digest("base64url").slice(0, DIGEST_LENGTH);
+// One-shot hashing: a Hash object per digest cost more than the digest of these few bytes.
+const digest = (text: string) => hash("sha256", text, "base64url").slice(0, DIGEST_LENGTH);
+
+// Every page of a list under one filter has the same scope: remembered for the filters in use,
+// forgotten all at once when there are more (each is a short string; recomputing one is cheap).
+const SCOPES_REMEMBERED = 1_000;
+const scopes = new Map<string, string>();
 
 /** What the cursor is bound to: the list and its filter (the same key its remembered total uses). */
-const scopeOf = (list: string, filterKey: string) => digest(`${list}\u0000${filterKey}`);
+function scopeOf(list: string, filterKey: string): string {
+  const text = `${list}\u0000${filterKey}`;
+  let scope = scopes.get(text);
+  if (scope === undefined) {
+    if (scopes.size >= SCOPES_REMEMBERED) scopes.clear();
+    scope = digest(text);
+    scopes.set(text, scope);
+  }
+  return scope;
+}
 
 type Encoded = [version: number, scope: string, offset: number, key: (string | number | { t: string })[]];
 
