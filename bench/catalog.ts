@@ -248,16 +248,6 @@ function orderOf(sort: string | undefined) {
   };
 }
 
-// The same policy as the read model (src/graphql/totals.ts): a list's total is remembered per filter
-// for config.listTotalCacheSeconds (0: counted every time), concurrent requests share one count,
-// and an older total is answered as it is while one recount runs beside the requests
-// (rememberedValue, below, as the facets). It used to be counted again inside the request: the
-// requests then all waited for that count (2 s for q=engineer at a million jobs) in the baseline's
-// warm-up, while the service's recount ran beside its measured requests.
-function rememberedTotal(key: string, load: () => Promise<number>): Promise<number> {
-  return rememberedValue(`total ${key}`, load);
-}
-
 /** Where a page starts: an offset to skip to, or the key of the row before it (a seek). */
 type PageStart = { offset: number; after: { key: Date | number; id: string } | null };
 
@@ -345,7 +335,11 @@ async function listJobs(database: Database, filter: ListFilter, limit: number, s
       params,
     );
   }
-  const [total, rows] = await Promise.all([rememberedTotal(JSON.stringify(filter), count), page]);
+  // The total by the read model's policy (src/graphql/totals.ts), as the facets' counts below: remembered
+  // per filter, concurrent requests sharing one count, an older one answered while one recount runs
+  // beside the requests (a recount inside the request kept every request of the baseline's warm-up
+  // waiting for the 2 s count of q=engineer, while the service's ran beside its measured requests).
+  const [total, rows] = await Promise.all([rememberedValue(`total ${JSON.stringify(filter)}`, count), page]);
   return { total, rows };
 }
 

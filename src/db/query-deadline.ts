@@ -23,19 +23,18 @@ export interface QueryDeadline {
  * between limitMs and 1.05 x limitMs.
  */
 export function watchQueryDeadline(pool: pg.Pool, limitMs: number): QueryDeadline {
-  const clients = new Set<Watched>();
-  const seen = new WeakMap<Watched, { query: object; at: number }>();
-  pool.on("connect", (client) => clients.add(client as unknown as Watched));
+  // Each connection of the pool, with the statement it was last seen running and since when.
+  const clients = new Map<Watched, { query: object; at: number } | null>();
+  pool.on("connect", (client) => clients.set(client as unknown as Watched, null));
   pool.on("remove", (client) => clients.delete(client as unknown as Watched));
   const sweep = () => {
     const now = performance.now();
-    for (const client of clients) {
+    for (const [client, first] of clients) {
       const query = client._activeQuery;
       if (!query) continue;
-      const first = seen.get(client);
-      if (first?.query !== query) seen.set(client, { query, at: now });
+      if (first?.query !== query) clients.set(client, { query, at: now });
       else if (now - first.at >= limitMs) {
-        seen.delete(client);
+        clients.set(client, null);
         client.connection?.stream?.destroy(new Error("Connection terminated: the server did not answer in time"));
       }
     }

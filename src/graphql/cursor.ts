@@ -37,22 +37,8 @@ const DIGEST_LENGTH = 16;
 // One-shot hashing: a Hash object per digest cost more than the digest of these few bytes.
 const digest = (text: string) => hash("sha256", text, "base64url").slice(0, DIGEST_LENGTH);
 
-// Every page of a list under one filter has the same scope: remembered for the filters in use,
-// forgotten all at once when there are more (each is a short string; recomputing one is cheap).
-const SCOPES_REMEMBERED = 1_000;
-const scopes = new Map<string, string>();
-
 /** What the cursor is bound to: the list and its filter (the same key its remembered total uses). */
-function scopeOf(list: string, filterKey: string): string {
-  const text = `${list}\u0000${filterKey}`;
-  let scope = scopes.get(text);
-  if (scope === undefined) {
-    if (scopes.size >= SCOPES_REMEMBERED) scopes.clear();
-    scope = digest(text);
-    scopes.set(text, scope);
-  }
-  return scope;
-}
+const scopeOf = (list: string, filterKey: string) => digest(`${list}\u0000${filterKey}`);
 
 type Encoded = [version: number, scope: string, offset: number, key: (string | number | { t: string })[]];
 
