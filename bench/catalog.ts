@@ -36,15 +36,14 @@ import { parseArgs } from "node:util";
 import { isDeepStrictEqual } from "node:util";
 import v8 from "node:v8";
 import { runInNewContext } from "node:vm";
-import { Worker } from "node:worker_threads";
 import { createApp } from "../src/app.ts";
-import { loadConfig, type Config } from "../src/config/env.ts";
 import { openDatabase, type Database } from "../src/db/database.ts";
 import { decodeCursor, encodeCursor } from "../src/graphql/cursor.ts";
 import { COUNT_CAP } from "../src/graphql/totals.ts";
 import type { MetaBody } from "../src/rest/resources.ts";
 import { createLogger } from "../src/logger.ts";
-import type { LoadRequest, LoadResult } from "./catalog-load.ts";
+import { startLoadWorker } from "./load-worker.ts";
+import { benchServiceConfig } from "./service-config.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -85,22 +84,7 @@ const HOST = "catalog.bench.test";
 // ---------------------------------------------------------------------------------------------
 // The database
 
-const loaded = loadConfig();
-const config: Config = {
-  ...loaded,
-  logLevel: "silent",
-  rateLimit: { requests: 1_000_000_000, windowSeconds: 60 },
-  // The load phase's GraphQL page is sent without a Google identity: open /graphql as the embedded
-  // default does (production's default, internal, would answer it 401).
-  graphql: { ...loaded.graphql, access: { ...loaded.graphql.access, mode: "public" } },
-  // Remembered for the whole run unless LIST_TOTAL_CACHE_SECONDS says otherwise: with the service's
-  // 30 s, a total went stale between scenarios and was recounted beside the next scenario's
-  // requests (2 s of both cores for q=engineer at a million jobs), on one side's measured window and
-  // not the other's, which moved a ratio by 0.3-0.5x from run to run (docs/benchmarks.md, 2026-12-01).
-  // Both sides recount the same way (one statement, beside the requests); the cold phase still
-  // measures first counts.
-  listTotalCacheSeconds: process.env["LIST_TOTAL_CACHE_SECONDS"] === undefined ? 86_400 : loaded.listTotalCacheSeconds,
-};
+const config = benchServiceConfig();
 // With the service's own statement limits and pools (as src/main.ts opens it): a benchmark without
 // them would never see a statement cut off.
 const db = await openDatabase(config.database, { timeouts: config.databaseTimeouts });
@@ -805,16 +789,8 @@ function memory(): { rss: number; heap: number } {
 }
 const memoryBefore = memory();
 
-const worker = new Worker(new URL("./catalog-load.ts", import.meta.url));
-const load = (request: LoadRequest) =>
-  new Promise<LoadResult>((resolve, reject) => {
-    worker.once("error", reject);
-    worker.once("message", (result: LoadResult) => {
-      worker.off("error", reject);
-      resolve(result);
-    });
-    worker.postMessage(request);
-  });
+const worker = startLoadWorker();
+const load = worker.load;
 
 interface Row {
   scenario: string;
@@ -952,16 +928,8 @@ if (ratios.length > 0) {
 const mb = (n: number) => `${n.toFixed(0)} MB`;
 console.log(`\nmemory after the scenarios: rss ${mb(memoryBefore.rss)} -> ${mb(memory().rss)}`);
 
-const loadWorker = new Worker(new URL("./catalog-load.ts", import.meta.url));
-const runLoad = (request: LoadRequest) =>
-  new Promise<LoadResult>((resolve, reject) => {
-    loadWorker.once("error", reject);
-    loadWorker.once("message", (result: LoadResult) => {
-      loadWorker.off("error", reject);
-      resolve(result);
-    });
-    loadWorker.postMessage(request);
-  });
+const loadWorker = startLoadWorker();
+const runLoad = loadWorker.load;
 
 // ---------------------------------------------------------------------------------------------
 // Follow: meta.next from offset 0 to --follow-to, one request at a time

@@ -130,8 +130,11 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   return app;
 }
 
-/** What every request passes first: the request log and id, the error middleware, CORS, dependency faults, the per-IP limit. */
-function useEdge(app: Koa<AppState>, config: Config, logger: Logger, redis: Redis | null): void {
+/**
+ * What every request passes first: the request log and id, the error middleware, CORS, dependency
+ * faults, the per-IP limit. Exported for bench/rest-floor.ts, which measures its cost alone.
+ */
+export function useEdge(app: Koa<AppState>, config: Config, logger: Logger, redis: Redis | null): void {
   app.use(requestLog(logger, config));
   app.use(async (ctx, next) => {
     const incoming = ctx.get("x-request-id");

@@ -256,12 +256,13 @@ export async function jobFacets(
   };
   await Promise.all(
     wanted.map(async (facet) => {
-      const where = whereWithout(ctx, conditions, facet);
+      // Built only when counting: a remembered answer (most requests) needs no SQL.
+      const where = () => whereWithout(ctx, conditions, facet);
       if (facet === "salary") {
         const period = filter.salaryPeriod ?? "year";
         const unit = { currency: currency!, period, interval: salaryInterval };
         result.salary = await remembered(ctx, `JobFacets:${filterKey}:salary:${salaryInterval}`, (prisma) =>
-          salaryHistogram(prisma, where, unit),
+          salaryHistogram(prisma, where(), unit),
         );
         return;
       }
@@ -271,7 +272,7 @@ export async function jobFacets(
         return;
       }
       result[facet] = await remembered(ctx, `JobFacets:${filterKey}:${facet}:${limit}`, (prisma) =>
-        countFacet(prisma, facet, where, limit),
+        countFacet(prisma, facet, where(), limit),
       );
     }),
   );
