@@ -116,9 +116,10 @@ function koaServer(withEdge: boolean): http.Server {
 }
 
 const servers = { "node:http": bare, "koa+router": koaServer(false), "+edge": koaServer(true), app: appServer };
+// The app listens already (its body was asked for above); the others start here.
 const layers: { name: string; port: number }[] = [];
 for (const [name, server] of Object.entries(servers)) {
-  layers.push({ name, port: server.listening ? appPort : await listen(server) });
+  layers.push({ name, port: server.listening ? (server.address() as AddressInfo).port : await listen(server) });
 }
 
 const worker = startLoadWorker();

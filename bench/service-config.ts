@@ -16,8 +16,8 @@ export function benchServiceConfig(): Config {
     // 30 s, a total went stale between scenarios and was recounted beside the next scenario's
     // requests (2 s of both cores for q=engineer at a million jobs), on one side's measured window and
     // not the other's, which moved a ratio by 0.3-0.5x from run to run (docs/benchmarks.md, 2026-12-01).
-    // Both sides recount the same way (one statement, beside the requests); bench:catalog's cold phase still
-    // measures first counts.
+    // Both sides recount the same way (one statement, beside the requests); bench:catalog's cold
+    // phase still measures first counts.
     listTotalCacheSeconds:
       process.env["LIST_TOTAL_CACHE_SECONDS"] === undefined ? 86_400 : loaded.listTotalCacheSeconds,
   };
