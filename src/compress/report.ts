@@ -4,7 +4,7 @@
 // (src/pdf/compress.ts CompressionReport), which may change with the engine. Made in the engine's
 // child process and checked by the parent like everything a child says (isReportBody).
 import type { CompressionProfile, CompressionReport } from "../pdf/index.ts";
-import { PROFILE_SETTINGS } from "../pdf/index.ts";
+import { activeContentRemoved, PROFILE_SETTINGS } from "../pdf/index.ts";
 
 /** What was taken out of the document; each kind named once, when something of it went. */
 export const REMOVED_KINDS = [
@@ -75,7 +75,7 @@ function linearizationBody(linearization: NonNullable<CompressionReport["lineari
 
 function removedKinds(report: CompressionReport): RemovedKind[] {
   const counts: Record<RemovedKind, number> = {
-    active_content: report.activeContent.actions + report.activeContent.xfaScripts,
+    active_content: activeContentRemoved(report.activeContent),
     private_data: report.discardedEntries,
     unused_objects: report.removedObjects,
     duplicate_objects: report.mergedObjects,

@@ -12,7 +12,7 @@
 // few bytes, and refused (unsupported_pdf) when the cleaned document cannot be written back.
 import { ParseSpeeds, PDFDocument } from "@cantoo/pdf-lib";
 import type { PDFContext } from "@cantoo/pdf-lib";
-import { removeActiveContent } from "./security/active-content.ts";
+import { activeContentRemoved, removeActiveContent } from "./security/active-content.ts";
 import { compactContentStreams } from "./content/compact.ts";
 import type { ContentReport } from "./content/compact.ts";
 import { srgbAsDeviceRgb } from "./content/srgb.ts";
@@ -284,7 +284,7 @@ async function compressWith(
 ): Promise<EngineOutput> {
   // The document is out of scope once written: reading the output back does not hold both.
   const { output, pages, report } = await rewrite(input, settings, options);
-  const cleaned = report.activeContent.actions + report.activeContent.xfaScripts > 0;
+  const cleaned = activeContentRemoved(report.activeContent) > 0;
   // A repaired file is never handed back as it came, damaged, for the sake of a few bytes; nor
   // one whose pages or metadata the caller asked to change.
   // A linearized output is what was asked for, even a few bytes larger than the input.

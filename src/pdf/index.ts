@@ -9,4 +9,5 @@ export type { PdfRejectedCode } from "./errors.ts";
 export { COMPRESSION_PROFILES, isCompressionProfile, PROFILE_SETTINGS } from "./profiles.ts";
 export type { CompressionProfile, ImageSettings, ProfileSettings } from "./profiles.ts";
 export { MAX_IMAGE_PIXELS } from "./images/optimise.ts";
+export { activeContentRemoved } from "./security/active-content.ts";
 export { unlockPdf } from "./security/unlock.ts";

@@ -27,7 +27,15 @@ import { mergeDuplicates } from "../../src/pdf/structure/dedup.ts";
 import { decodeStreamData } from "../../src/pdf/streams/filters.ts";
 import { optimiseJpeg } from "../../src/pdf/images/jpeg.ts";
 import { findCrossReferenceProblem } from "../../src/pdf/structure/xref.ts";
-import { flateImage, photoPixels, place } from "./fixtures.ts";
+import {
+  flateImage,
+  photoPixels,
+  place,
+  reachingPdf,
+  SAFE_ADDRESSES,
+  stringsOf,
+  UNSAFE_ADDRESSES,
+} from "./fixtures.ts";
 
 const n = (name: string) => PDFName.of(name);
 
@@ -342,6 +350,30 @@ describe("active content", () => {
       );
       expect(new TextDecoder().decode(decodeStreamData(file as PDFRawStream, 1000))).toBe("hello, attachment");
       expectQpdfCheck(output, `active-${profile}`);
+    }
+  });
+
+  it("removes links to shares, files and inline documents and RichMedia annotations in every profile, keeping web and cross-document links", async () => {
+    const input = await reachingPdf();
+    const before = await load(input);
+    expect(visibleCounts(before).annotations).toBe(UNSAFE_ADDRESSES.length + SAFE_ADDRESSES.length + 1);
+    expect(stringsOf(before)).toEqual(expect.arrayContaining([...UNSAFE_ADDRESSES, ...SAFE_ADDRESSES]));
+    for (const profile of COMPRESSION_PROFILES) {
+      const { output, report } = await compress(input, profile);
+      expect(report.activeContent).toEqual({ actions: UNSAFE_ADDRESSES.length, annotations: 1, xfaScripts: 0 });
+      const after = await load(output);
+      // Every link stays on the page (without its action when that went); the player does not.
+      expect(visibleCounts(after)).toMatchObject({
+        annotations: UNSAFE_ADDRESSES.length + SAFE_ADDRESSES.length,
+        links: UNSAFE_ADDRESSES.length + SAFE_ADDRESSES.length,
+      });
+      const strings = stringsOf(after);
+      for (const address of UNSAFE_ADDRESSES) expect(strings).not.toContain(address);
+      expect(strings).toEqual(expect.arrayContaining([...SAFE_ADDRESSES]));
+      const dicts = allDicts(after.context);
+      expect(dicts.filter((d) => d.get(n("Subtype")) === n("RichMedia") || d.has(n("RichMediaContent")))).toEqual([]);
+      expect(dicts.filter((d) => d.get(n("Type")) === n("EmbeddedFile"))).toEqual([]);
+      expectQpdfCheck(output, `reaching-${profile}`);
     }
   });
 

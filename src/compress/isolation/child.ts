@@ -35,7 +35,7 @@ function peakRssKb(): number {
 const unlockedOnly = (signaturesRemoved: number): CompressionReport => ({
   fonts: { converted: 0, subset: 0, bytesBefore: 0, bytesAfter: 0 },
   streams: { streams: 0, recompressed: 0, bytesBefore: 0, bytesAfter: 0 },
-  activeContent: { actions: 0, xfaScripts: 0 },
+  activeContent: { actions: 0, annotations: 0, xfaScripts: 0 },
   discardedEntries: 0,
   removedObjects: 0,
   mergedObjects: 0,

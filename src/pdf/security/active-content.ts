@@ -1,19 +1,28 @@
 // Active content is removed in every profile: a compressed file should do nothing when opened
-// but show itself. What goes:
+// but show itself, and reach nothing outside itself but the web addresses its links show. What goes:
 //
 // - JavaScript: the document's /Names /JavaScript tree, JavaScript actions wherever they are
 //   (/OpenAction, /A of links, widgets and outline items, /AA additional actions of the catalog,
 //   pages, annotations and fields, /Next chains), Rendition actions that carry /JS, and URI
-//   actions whose address is a `javascript:` URL;
+//   actions whose address is a `javascript:` or `vbscript:` URL;
 // - Launch (start a program or open a file), ImportData (load form data from a file) and
 //   RichMediaExecute (send a command to Flash/3D content) actions;
+// - actions that reach a file share or the local disk by address: a URI action to a `file:`,
+//   `data:` or `smb:` URL or to a UNC path (`\\host\share`, `//host/share`), and any action whose
+//   file (/F: GoToR, GoToE, SubmitForm, Thread, ...) is a UNC path or a `file:` or `smb:` URL. A
+//   viewer on Windows that follows a UNC path logs on to that host with the user's NTLM
+//   credentials (a credential leak), and a `data:` URL is a document the link carries in itself;
+// - RichMedia annotations (Flash, video and 3D players that run their own scripts): taken off
+//   their page, with their content;
 // - the <script> elements of XFA forms (the XML stays: the form is still a form, it no longer
 //   calculates or validates by itself; an XFA packet we cannot decode is dropped with the whole
 //   /XFA entry, and viewers then use the AcroForm fields that every non-Adobe viewer shows).
 //
-// What stays: GoTo, GoToR, GoToE, URI, Named, SubmitForm, ResetForm, Hide, SetOCGState, Thread,
-// Sound, Movie and Rendition (without /JS) actions. An annotation whose action is removed stays
-// where it is, without the action: links, widgets and outline items keep their count and place.
+// What stays: GoTo, GoToE, GoToR to a relative or local path, URI to any other address (https:,
+// mailto:, ...), Named, SubmitForm and Thread to anything but a UNC path or a `file:`/`smb:` URL,
+// ResetForm, Hide, SetOCGState, Sound, Movie and Rendition (without /JS) actions, and every
+// annotation but RichMedia. An annotation whose action is removed stays where it is, without the
+// action: links, widgets and outline items keep their count and place.
 import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFRef, PDFStream, PDFString, PDFHexString } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
 import { decodeStreamData, deflate, N } from "../streams/filters.ts";
@@ -29,6 +38,14 @@ const JAVASCRIPT = PDFName.of("JavaScript");
 const OPEN_ACTION = PDFName.of("OpenAction");
 const ACRO_FORM = PDFName.of("AcroForm");
 const XFA = PDFName.of("XFA");
+const F = PDFName.of("F");
+const ANNOTS = PDFName.of("Annots");
+const SUBTYPE = PDFName.of("Subtype");
+const RICH_MEDIA = PDFName.of("RichMedia");
+/** The entries of a file specification dictionary that name its file (ISO 32000-2, 7.11.3). */
+const FILE_NAMES = ["F", "UF", "DOS", "Mac", "Unix"].map((name) => PDFName.of(name));
+/** What a rich media annotation plays and how: gone with it (a struct tree may still refer to it). */
+const RICH_MEDIA_PARTS = ["RichMediaContent", "RichMediaSettings"].map((name) => PDFName.of(name));
 
 const DANGEROUS = new Set(["JavaScript", "Launch", "ImportData", "RichMediaExecute"].map((name) => PDFName.of(name)));
 /** Longest /Next chain (or tree) we follow; what lies beyond is cut off. */
@@ -41,6 +58,8 @@ const PENDING = Symbol("pending");
 export interface ActiveContentReport {
   /** Actions removed (each JavaScript, Launch, … action, and the document's JavaScript tree). */
   actions: number;
+  /** RichMedia annotations removed. */
+  annotations: number;
   /** XFA <script> elements removed. */
   xfaScripts: number;
 }
@@ -48,20 +67,65 @@ export interface ActiveContentReport {
 const textOf = (value: PDFObject | undefined) =>
   value instanceof PDFString || value instanceof PDFHexString ? value.decodeText() : undefined;
 
-function isDangerous(action: PDFDict): boolean {
+/**
+ * A URL as a browser reads it (WHATWG URL parsing): tabs and line breaks anywhere are ignored, and
+ * so are control characters and spaces in front, so `java\tscript:` is still `javascript:`.
+ */
+function normalisedUrl(url: string): string {
+  const inline = url.replace(/[\t\n\r]/g, "");
+  let start = 0;
+  while (start < inline.length && inline.charCodeAt(start) <= 0x20) start++;
+  return inline.slice(start);
+}
+
+/** A path to a file share (UNC: two slashes or backslashes in front). */
+const UNC = /^[\\/]{2}/;
+/** Addresses a URI action may not open: scripts, files and shares, documents carried inline. */
+const UNSAFE_URI = /^(?:javascript|vbscript|file|data|smb):/i;
+/** File names an action may not reach: shares, by path or by URL. */
+const UNSAFE_FILE = /^(?:file|smb):/i;
+
+const isUnsafeUri = (uri: string) => {
+  const url = normalisedUrl(uri);
+  return UNSAFE_URI.test(url) || UNC.test(url);
+};
+
+const isUnsafeFileName = (name: string) => {
+  const path = normalisedUrl(name);
+  return UNSAFE_FILE.test(path) || UNC.test(path);
+};
+
+/** Whether an action's file (/F: a string, or a file specification dictionary) is a share or a file: URL. */
+function reachesShare(context: PDFContext, file: PDFObject | undefined): boolean {
+  const value = file instanceof PDFRef ? context.lookup(file) : file;
+  const name = textOf(value);
+  if (name !== undefined) return isUnsafeFileName(name);
+  if (!(value instanceof PDFDict)) return false;
+  // A URL file specification (/FS /URL) names its file in /F too.
+  return FILE_NAMES.some((key) => {
+    const entry = textOf(value.lookup(key));
+    return entry !== undefined && isUnsafeFileName(entry);
+  });
+}
+
+function isDangerous(context: PDFContext, action: PDFDict): boolean {
   const type = action.get(S);
   if (type instanceof PDFName && DANGEROUS.has(type)) return true;
   if (action.has(JS)) return true; // Rendition (and anything else) carrying a script
   if (type === URI) {
     const uri = textOf(action.lookup(URI));
-    if (uri !== undefined && /^\s*(?:javascript|vbscript):/i.test(uri)) return true;
+    if (uri !== undefined && isUnsafeUri(uri)) return true;
   }
-  return false;
+  return action.has(F) && reachesShare(context, action.get(F));
 }
+
+/** How many things removeActiveContent took out, of every kind. */
+export const activeContentRemoved = (report: ActiveContentReport) =>
+  report.actions + report.annotations + report.xfaScripts;
 
 /** Removes active content (see the header); returns what it removed. */
 export function removeActiveContent(context: PDFContext): ActiveContentReport {
-  const report: ActiveContentReport = { actions: 0, xfaScripts: 0 };
+  const report: ActiveContentReport = { actions: 0, annotations: 0, xfaScripts: 0 };
   /**
    * What each action dictionary cleaned to: itself (SAFE), what followed it (a dangerous one), or
    * PENDING while its /Next chain is being cleaned (a chain that loops back is cut there).
@@ -94,7 +158,7 @@ export function removeActiveContent(context: PDFContext): ActiveContentReport {
     results.set(action, PENDING);
     const next = action.get(NEXT);
     const safeNext = next === undefined ? undefined : clean(next, depth + 1);
-    if (isDangerous(action)) {
+    if (isDangerous(context, action)) {
       report.actions++;
       results.set(action, safeNext);
       return safeNext;
@@ -115,7 +179,25 @@ export function removeActiveContent(context: PDFContext): ActiveContentReport {
     else if (result !== value) dict.set(key, result);
   };
 
+  const isRichMedia = (value: PDFObject) => {
+    const annotation = value instanceof PDFRef ? context.lookup(value) : value;
+    return annotation instanceof PDFDict && annotation.get(SUBTYPE) === RICH_MEDIA;
+  };
+
+  /** Takes the RichMedia annotations off a page (or anything else with /Annots). */
+  const cleanAnnotations = (dict: PDFDict) => {
+    const annotations = dict.lookup(ANNOTS);
+    if (!(annotations instanceof PDFArray)) return;
+    for (let i = annotations.size() - 1; i >= 0; i--) {
+      if (!isRichMedia(annotations.get(i))) continue;
+      annotations.remove(i);
+      report.annotations++;
+    }
+  };
+
   const cleanDict = (dict: PDFDict) => {
+    if (dict.has(ANNOTS)) cleanAnnotations(dict);
+    if (dict.get(SUBTYPE) === RICH_MEDIA) for (const key of RICH_MEDIA_PARTS) dict.delete(key);
     if (dict.has(A)) cleanEntry(dict, A);
     const additional = dict.get(AA);
     if (additional !== undefined) {
