@@ -1,7 +1,13 @@
-// The demo seeder: deterministic for a seed, with every hidden kind present, and atomic.
+// The demo seeder: deterministic for a seed, with every hidden kind present, and atomic; demo data
+// that reads like a marketplace (salaries in each currency's range, internships for interns only)
+// and a change feed with events from the first call and jobs going live in the first minutes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { sweepJobFeed } from "../src/db/job-feed.ts";
+import { GOING_LIVE } from "../src/db/seed/activity.ts";
 import { seedCatalog, isCatalogEmpty } from "../src/db/seed/seed.ts";
+import { createApiClient } from "./helpers/api.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
+import { startServer } from "./helpers/server.ts";
 
 const scale = { companies: 40, jobs: 400, talents: 200, agents: 100 };
 const now = new Date("2026-11-01T00:00:00Z");
@@ -82,4 +88,49 @@ describe("seedCatalog", () => {
     await expect(seedCatalog(b, { seed: 7, scale, now })).rejects.toThrow();
     expect(await fingerprint(b)).toEqual(before);
   });
+
+  it("pays in each currency's range, and hires interns as interns only", async () => {
+    const bands = await a.sql.query<{ currency: string; low: number; high: number }>(
+      `SELECT salary_currency AS currency, min(salary_min)::int AS low, max(salary_max)::int AS high
+         FROM jobs WHERE salary_min IS NOT NULL GROUP BY salary_currency`,
+    );
+    const band = Object.fromEntries(bands.map((b) => [b.currency, b]));
+    // Yearly bases: yen in millions, kronor in hundreds of thousands, euros and dollars in tens of thousands.
+    expect(band.JPY?.low).toBeGreaterThan(1_000_000);
+    expect(band.SEK?.low).toBeGreaterThan(100_000);
+    expect(band.EUR?.high).toBeLessThan(300_000);
+    expect(band.USD?.low).toBeGreaterThan(20_000);
+    const mismatched = await a.sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM jobs
+        WHERE (seniority = 'intern') <> (employment_type = 'internship') OR (seniority = 'intern') <> (title LIKE '%Intern')`,
+    );
+    expect(mismatched[0]?.n).toBe(0);
+  });
+
+  it("gives the change feed events from the first call, and jobs going live in the first minutes", async () => {
+    const db = await createTestDatabase();
+    const server = await startServer(db);
+    try {
+      await seedCatalog(db, { seed: 3, scale });
+      const api = await createApiClient(server.url);
+      type Feed = { data: { kind: string }[]; meta: { next_since: string } };
+      const first = await api.get<Feed>("/api/v1/jobs/changes?limit=100");
+      expect(first.status).toBe(200);
+      expect(new Set(first.body.data.map((c) => c.kind))).toEqual(new Set(["published", "updated", "removed"]));
+      // The first scheduled draft goes live a few seconds after the seed; the sweep adds it.
+      await new Promise((resolve) => setTimeout(resolve, (GOING_LIVE.firstAfterSeconds + 1) * 1000));
+      expect(await sweepJobFeed(db.sql)).toBeGreaterThanOrEqual(1);
+      const next = await api.get<Feed>(`/api/v1/jobs/changes?since=${first.body.meta.next_since}`);
+      expect(next.body.data.map((c) => c.kind)).toContain("published");
+      const [{ waiting } = { waiting: 0 }] = await db.sql.query<{ waiting: number }>(
+        `SELECT count(*)::int AS waiting FROM jobs WHERE status = 'published' AND published_at > now()
+            AND published_at < now() + make_interval(secs => $1)`,
+        [GOING_LIVE.count * GOING_LIVE.everySeconds],
+      );
+      expect(waiting).toBe(GOING_LIVE.count - 1);
+    } finally {
+      await server.close();
+      await db.close();
+    }
+  }, 60_000);
 });

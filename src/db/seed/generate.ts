@@ -125,18 +125,42 @@ export function generateCompany(rng: Rng, pools: Pools, index: number, taxonomy:
   return { row, sectorIds };
 }
 
+// Internships are for interns and interns are hired as interns (issue 45: 190 jobs matched
+// q=intern&employment_type=full_time); the other kinds of contract go with any other seniority.
 const employmentTypes = [
+  "full_time",
   "full_time",
   "full_time",
   "full_time",
   "part_time",
   "contract",
   "temporary",
-  "internship",
   "freelance",
 ] as const;
 const workModels = ["remote", "hybrid", "onsite"] as const;
 const seniorities = ["intern", "junior", "mid", "mid", "senior", "senior", "lead", "principal", "executive"] as const;
+type Seniority = (typeof seniorities)[number];
+
+/** How a seniority's yearly base compares with a mid-level one, as job boards show them. */
+const seniorityPay: Record<Seniority, number> = {
+  intern: 0.35,
+  junior: 0.7,
+  mid: 1,
+  senior: 1.3,
+  lead: 1.5,
+  principal: 1.75,
+  executive: 2.1,
+};
+
+/** A yearly base salary in its currency (rounded to a thousand), from the currency's mid-level band. */
+export function yearlySalary(rng: Rng, currency: string, seniority: Seniority): { min: number; max: number } {
+  const [low, high] = v.midLevelSalaries[currency] ?? v.midLevelSalaries.USD ?? [90_000, 180_000];
+  const factor = seniorityPay[seniority];
+  const min = (low + rng.next() * (high - low) * 0.6) * factor;
+  const max = min * (1.1 + rng.next() * 0.3);
+  const round = (n: number) => Math.round(n / 1000) * 1000;
+  return { min: round(min), max: round(max) };
+}
 
 /** Lifecycle mix: mostly public, with every hidden kind present. */
 function jobLifecycle(rng: Rng, now: number) {
@@ -173,8 +197,9 @@ export function generateJob(
   taxonomy: Taxonomy,
 ) {
   const seniority = rng.pick(seniorities);
+  const employmentType = seniority === "intern" ? "internship" : rng.pick(employmentTypes);
   const role = rng.pick(v.roles);
-  const title = `${v.seniorityTitles[seniority]} ${role}`.trim();
+  const title = seniority === "intern" ? `${role} Intern` : `${v.seniorityTitles[seniority]} ${role}`.trim();
   const slug = `${slugify(title)}-${index.toString(36)}`;
   const company = rng.chance(0.93) ? rng.pick(companies) : null; // else a confidential posting
   const workModel = rng.pick(workModels);
@@ -183,22 +208,22 @@ export function generateJob(
   const paragraphs = [rng.pick(pools.sentences), rng.pick(pools.sentences), rng.pick(pools.sentences)];
   const about = company ? `${company.name} is hiring a ${title}.` : `A confidential employer is hiring a ${title}.`;
   const withSalary = rng.chance(0.7);
-  const base = rng.int(40, 220) * 1000;
   const currency = v.currencies[country] ?? "USD";
+  const salary = yearlySalary(rng, currency, seniority);
   const row: Prisma.JobCreateManyInput = {
     id: rng.uuid(),
     slug,
     title,
     descriptionHtml: `<p>${about}</p>${paragraphs.map((p) => `<p>${p}</p>`).join("")}`,
     descriptionText: [about, ...paragraphs].join("\n\n"),
-    employmentType: rng.pick(employmentTypes),
+    employmentType,
     workModel,
     seniority,
     locationCity: remoteAnywhere ? null : city,
     locationState: remoteAnywhere ? null : state,
     locationCountry: remoteAnywhere ? null : country,
-    salaryMin: withSalary ? base : null,
-    salaryMax: withSalary ? base + rng.int(5, 60) * 1000 : null,
+    salaryMin: withSalary ? salary.min : null,
+    salaryMax: withSalary ? salary.max : null,
     salaryCurrency: withSalary ? currency : null,
     salaryPeriod: withSalary ? "year" : null,
     applyUrl: `https://jobs.marketplace.example.com/apply/${slug}`,

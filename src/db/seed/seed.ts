@@ -2,6 +2,7 @@
 // a seed that fails leaves the database as it was.
 import type { Prisma } from "../../generated/prisma/client.ts";
 import type { Database, SqlRunner } from "../database.ts";
+import { seedRecentActivity } from "./activity.ts";
 import { insertLinks, insertRows } from "./bulk.ts";
 import {
   createPools,
@@ -284,6 +285,8 @@ export async function seedCatalog(db: Database, options: SeedOptions): Promise<S
     await sql.exec("SELECT catalog_counters_rebuild()");
     progress?.("counters", 1, 1);
     await setCounterTriggers(sql, "ENABLE", counterTriggers);
+    await seedRecentActivity(sql);
+    progress?.("recent activity", 1, 1);
   });
   // Statistics for the planner, and the visibility map that lets counts and deep offsets use
   // index-only scans right after a bulk load. VACUUM cannot run inside the transaction.

@@ -223,3 +223,23 @@ export const currencies: Record<string, string> = {
   IE: "EUR",
   CH: "CHF",
 };
+
+/**
+ * A mid-level yearly base salary's usual band in each currency (local figures, rounded from public
+ * salary surveys of software roles), so JPY salaries read in millions and SEK in hundreds of thousands.
+ */
+export const midLevelSalaries: Record<string, readonly [low: number, high: number]> = {
+  USD: [110_000, 170_000],
+  CAD: [85_000, 130_000],
+  GBP: [55_000, 85_000],
+  EUR: [55_000, 85_000],
+  SEK: [480_000, 720_000],
+  PLN: [150_000, 280_000],
+  BRL: [120_000, 240_000],
+  MXN: [480_000, 960_000],
+  INR: [1_500_000, 3_500_000],
+  SGD: [80_000, 140_000],
+  JPY: [6_500_000, 11_000_000],
+  AUD: [110_000, 160_000],
+  CHF: [105_000, 150_000],
+};
