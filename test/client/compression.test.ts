@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RunnerBusy } from "../../src/compress/isolation/runner.ts";
 import type { EngineRunner } from "../../src/compress/compression.ts";
 import { createLocalStorage } from "../../src/compress/storage/local.ts";
-import { createCompressionClient, type RetryEvent } from "../../clients/typescript/src/index.ts";
+import { createCompressionClient, openFile, type RetryEvent } from "../../clients/typescript/src/index.ts";
 import { clientTypes, generatedClientFiles } from "../../scripts/generate-client.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { makePdf, passThroughRunner, subscriberWithKey } from "../helpers/compress.ts";
@@ -76,6 +76,20 @@ describe("compress()", () => {
     expect(data).toMatchObject({ success: true, original_size: file.size, expires_in: 3600 });
     expect(data!.compressed_size).toBeLessThanOrEqual(data!.original_size);
     expect((await fetch(data!.url)).status).toBe(200);
+  });
+
+  it("names the result after the file: openFile() keeps its name, a Blob takes `filename`", async () => {
+    const { token } = await subscriberWithKey(db.prisma);
+    const client = createCompressionClient({ baseUrl: server.url, apiKey: token });
+    const downloadName = async (url: string) => {
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      return response.headers.get("content-disposition");
+    };
+    const opened = await client.compress(await openFile(pdfPath));
+    expect(await downloadName(opened.data!.url)).toContain("report-compressed.pdf");
+    const named = await client.compress(await openAsBlob(pdfPath), { filename: "Q3 scan.pdf" });
+    expect(await downloadName(named.data!.url)).toContain("Q3 scan-compressed.pdf");
   });
 
   it("returns errors in the documented shape, typed, with the code also in X-Error-Code", async () => {

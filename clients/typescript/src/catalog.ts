@@ -1,11 +1,12 @@
 // The catalog API (/api/v1): an openapi-fetch client typed by the generated paths, retrying on
 // 429/503 as Retry-After says, and auto-paging that follows meta.next.
 import createClient, { type Client } from "openapi-fetch";
-import { ApiError } from "./errors.ts";
-import type { paths } from "./generated/catalog.ts";
+import { ApiError, type ErrorBody } from "./errors.ts";
+import type { components, paths } from "./generated/catalog.ts";
 import { retryMiddleware, type RetryOptions } from "./retry.ts";
 
 export type { components as CatalogComponents, paths as CatalogPaths } from "./generated/catalog.ts";
+export type { JobPosting };
 
 /** The path prefix of version 1; the documents' paths are relative to it. */
 export const CATALOG_PREFIX = "/api/v1";
@@ -20,7 +21,21 @@ export interface CatalogClientOptions {
   headers?: Record<string, string>;
 }
 
-export type CatalogClient = Client<paths>;
+type JobPosting = components["schemas"]["JobPosting"];
+
+/**
+ * openapi-fetch's client narrowed to JSON (its `Media` parameter): `GET("/jobs/{slug}")` answers the
+ * job's JSON type, not a union with the JSON-LD `JobPosting` the same route answers to
+ * `Accept: application/ld+json`, so `data?.data.title` compiles as written. The JSON-LD form has its
+ * own method.
+ */
+export interface CatalogClient extends Client<paths, "application/json"> {
+  /** GET /jobs/{slug} with `Accept: application/ld+json`: the job as schema.org JobPosting, as search engines read it. */
+  getJobPosting(slug: string, init?: { signal?: AbortSignal }): Promise<JobPostingResponse>;
+}
+
+export type JobPostingResponse =
+  { data: JobPosting; error?: never; response: Response } | { data?: never; error: ErrorBody; response: Response };
 
 /** The origin with /api/v1 added (kept once when the caller already gave it). */
 function catalogBase(baseUrl: string): string {
@@ -29,7 +44,7 @@ function catalogBase(baseUrl: string): string {
 }
 
 export function createCatalogClient(options: CatalogClientOptions): CatalogClient {
-  const client = createClient<paths>({
+  const client = createClient<paths, "application/json">({
     baseUrl: catalogBase(options.baseUrl),
     ...(options.fetch ? { fetch: options.fetch } : {}),
     headers: { accept: "application/json", ...options.headers },
@@ -37,7 +52,19 @@ export function createCatalogClient(options: CatalogClientOptions): CatalogClien
     querySerializer: { array: { style: "form", explode: false } },
   });
   if (options.retry !== false) client.use(retryMiddleware(options.retry));
-  return client;
+  return {
+    ...client,
+    async getJobPosting(slug, init = {}) {
+      // The untyped client: the JSON-narrowed one has no type for the JSON-LD answer.
+      const { data, error, response } = await (client as unknown as Client<paths>).GET("/jobs/{slug}", {
+        params: { path: { slug } },
+        headers: { accept: "application/ld+json" },
+        parseAs: "json",
+        ...(init.signal ? { signal: init.signal } : {}),
+      });
+      return data === undefined ? { error, response } : { data: data as JobPosting, response };
+    },
+  };
 }
 
 type ListBody = { data: unknown[]; meta: { next: string | null } };

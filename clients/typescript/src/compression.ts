@@ -76,6 +76,11 @@ export function outputFields(options: OutputOptions): OutputFields {
 
 export interface UploadOptions extends OutputOptions {
   profile?: CompressionProfile;
+  /**
+   * The file's name, which names the result (`scan.pdf` → `scan-compressed.pdf`). Default: a File's
+   * own name; a Blob has none (`fs.openAsBlob`), so openFile() (files.ts) gives one with its name.
+   */
+  filename?: string;
   /** Also ends a wait for Retry-After. */
   signal?: AbortSignal;
   /** This call's retrying, instead of the client's; `false`: none. */
@@ -94,23 +99,31 @@ export interface JobUpload extends UploadOptions {
   fields?: Record<string, string>;
 }
 
-type UploadInit = { bodySerializer: typeof formData; signal?: AbortSignal; headers?: Record<string, string> };
+type FormSerializer = (fields: Record<string, unknown>) => FormData;
+type UploadInit = { bodySerializer: FormSerializer; signal?: AbortSignal; headers?: Record<string, string> };
+
+/** The name a file is uploaded under: the one given, a File's own, else `document.pdf`. */
+export function uploadName(file: Blob, filename?: string): string {
+  return filename ?? (file instanceof File && file.name ? file.name : "document.pdf");
+}
 
 /**
- * The multipart form of an upload; a Blob without a name is sent as `document.pdf`. (Its type takes
- * any body of the two routes, JSON included, as openapi-fetch asks of a route with two media types;
- * the client sends it forms only.)
+ * The multipart form of an upload, its file under `filename` (see uploadName). (Its type takes any
+ * body of the two routes, JSON included, as openapi-fetch asks of a route with two media types; the
+ * client sends it forms only.)
  */
-function formData(fields: Record<string, unknown>): FormData {
-  const form = new FormData();
-  for (const [name, value] of Object.entries(fields)) {
-    if (value === undefined) continue;
-    if (value instanceof Blob) form.append(name, value, value instanceof File ? value.name : "document.pdf");
-    else if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
-      form.append(name, String(value));
+function formData(filename: string | undefined): FormSerializer {
+  return (fields) => {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) {
+      if (value === undefined) continue;
+      if (value instanceof Blob) form.append(name, value, uploadName(value, filename));
+      else if (typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+        form.append(name, String(value));
+      }
     }
-  }
-  return form;
+    return form;
+  };
 }
 
 /** What compress() and unlock() answer: openapi-fetch's `{data}` or `{error}`, beside the response. */
@@ -144,7 +157,7 @@ export function createCompressionClient(options: CompressionClientOptions): Comp
     const chosen = call.retry ?? options.retry ?? {};
     const headers = { ...call.headers, ...(idempotencyKey ? { "Idempotency-Key": idempotencyKey } : {}) };
     const init = {
-      bodySerializer: formData,
+      bodySerializer: formData(call.filename),
       ...(call.signal ? { signal: call.signal } : {}),
       ...(Object.keys(headers).length > 0 ? { headers } : {}),
     };

@@ -12,11 +12,14 @@ export {
   type CatalogListQuery,
   type CatalogPage,
   type CatalogPaths,
+  type JobPosting,
+  type JobPostingResponse,
   type PagingOptions,
 } from "./catalog.ts";
 export {
   createCompressionClient,
   outputFields,
+  uploadName,
   type CompressionClient,
   type CompressionClientOptions,
   type CompressionComponents,
@@ -27,6 +30,7 @@ export {
   type UploadResponse,
 } from "./compression.ts";
 export { ApiError, isErrorBody, type ErrorBody } from "./errors.ts";
+export { openFile } from "./files.ts";
 export {
   compressUpload,
   submitJob,

@@ -2,7 +2,7 @@
 // (`Prefer: respond-async`), wait for it as the service asks (each poll's Retry-After), and send a
 // large file straight to storage (POST /v1/uploads, PUT to its signed URL, then compress it by its
 // upload_id). Functions over a CompressionClient, like catalogItems over a catalog client.
-import { outputFields } from "./compression.ts";
+import { outputFields, uploadName } from "./compression.ts";
 import type {
   CompressionClient,
   CompressionComponents,
@@ -79,7 +79,7 @@ export interface DirectUploadOptions {
 export async function uploadFile(client: CompressionClient, file: Blob, options: DirectUploadOptions = {}) {
   const upload = dataOf(
     await client.POST("/v1/uploads", {
-      body: { filename: options.filename ?? (file instanceof File ? file.name : "document.pdf") },
+      body: { filename: uploadName(file, options.filename) },
       ...(options.signal ? { signal: options.signal } : {}),
     }),
   );
