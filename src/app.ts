@@ -19,6 +19,8 @@ import { createDashboardRouter } from "./dashboard/routes.ts";
 import { createMailer, type Mailer } from "./dashboard/mailer.ts";
 import type { Database } from "./db/database.ts";
 import { contextFactory } from "./graphql/context.ts";
+import { finishUnreadBody, readBody } from "./http/read-body.ts";
+import { HttpError } from "./errors.ts";
 import { listTotals, type TotalsCache } from "./graphql/totals.ts";
 import { accessWarning, graphqlAccess } from "./graphql/access.ts";
 import { explorerPage } from "./graphql/explorer.ts";
@@ -141,9 +143,12 @@ export function useEdge(app: Koa<AppState>, config: Config, logger: Logger, redi
     ctx.state.requestId = /^[\w.-]{1,128}$/.test(incoming) ? incoming : randomUUID();
     ctx.set("X-Request-Id", ctx.state.requestId);
     // Only the upload routes decide when to invite the body; everything else invites it at once.
-    if (!ctx.path.startsWith("/v1/") && expectsContinue(ctx.req)) ctx.res.writeContinue();
+    // The routers match paths whatever their case, so this does too (/V1/COMPRESS is /v1/compress).
+    if (!ctx.path.toLowerCase().startsWith("/v1/") && expectsContinue(ctx.req)) ctx.res.writeContinue();
     await next();
   });
+  // A body the route did not read to its end is let go after the answer, never under it.
+  app.use(finishUnreadBody);
   app.use(errorMiddleware(logger));
   // Any origin, no credentials: the catalog is public. Inside the error middleware's reach but
   // outside everything that can fail, so errors and 429s carry the CORS headers too.
@@ -177,6 +182,11 @@ export function useEdge(app: Koa<AppState>, config: Config, logger: Logger, redi
   app.use(rateLimitByClientIp(limiter));
 }
 
+// A GraphQL request body's limit: the largest query the token limit lets through is far smaller.
+const GRAPHQL_BODY_MAX = 64 * 1024;
+const graphqlBodyTooLarge = () =>
+  new HttpError(413, "body_too_large", `A GraphQL request may carry at most ${GRAPHQL_BODY_MAX / 1024} KiB.`);
+
 /** /graphql: graphql-yoga behind the access setting (GRAPHQL_ACCESS). */
 function graphqlRouter(deps: AppDeps, totals: TotalsCache | null): Router<AppState> {
   const { config, db, logger } = deps;
@@ -188,7 +198,10 @@ function graphqlRouter(deps: AppDeps, totals: TotalsCache | null): Router<AppSta
     ? explorerPage(EXPLORER)
     : (_ctx: unknown, next: () => Promise<void>) => next();
   graphql.all("/graphql", graphqlAccess(config.graphql.access, deps.googleAuth ?? undefined), explorer, async (ctx) => {
-    const response = await yoga.handleNodeRequestAndResponse(ctx.req, ctx.res, {});
+    // The body is read here, within its limit, and handed to yoga whole: yoga would read any size.
+    const body = ctx.method === "POST" ? await readBody(ctx.req, GRAPHQL_BODY_MAX, graphqlBodyTooLarge) : null;
+    const request = body?.length ? { req: ctx.req, method: ctx.method, headers: ctx.req.headers, body } : ctx.req;
+    const response = await yoga.handleNodeRequestAndResponse(request, ctx.res, {});
     ctx.status = response.status;
     response.headers.forEach((value, key) => ctx.append(key, value));
     // yoga answers with a ponyfilled web stream; it is async-iterable, which Node can wrap.

@@ -186,8 +186,8 @@ export const ERROR_CODES = {
     meaning: "a request with this Idempotency-Key is still running; retry after Retry-After to get its answer.",
   },
   body_too_large: {
-    status: { compression: 413, mcp: 413 },
-    meaning: "a JSON body is larger than the endpoint takes (16 KiB; /mcp: 64 KiB).",
+    status: { compression: 413, mcp: 413, graphql: 413 },
+    meaning: "a JSON body is larger than the endpoint takes (16 KiB; /mcp and /graphql: 64 KiB).",
   },
   interrupted: {
     status: { compression: 500 },

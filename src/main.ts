@@ -1,6 +1,7 @@
 // Composition root: configuration, database, application, listen. The only place that listens,
 // and the one that shuts down on SIGTERM/SIGINT (the steps are in src/lifecycle.ts).
 import { createApp } from "./app.ts";
+import { configureCallbacks } from "./callbacks.ts";
 import { temporaryRoot } from "./compress/workflow/workspace.ts";
 import { createRunner, serviceRunnerOptions, TARGET_MAX_RUNS } from "./compress/isolation/runner.ts";
 import { removeOrphanedCopies } from "./compress/isolation/stripped-copy.ts";
@@ -49,6 +50,14 @@ process.on("uncaughtException", (error) => {
   void flushLogger(logger).finally(() => process.exit(1));
 });
 process.on("unhandledRejection", (reason) => logger.error({ err: reason }, "unhandled promise rejection"));
+// The callbacks the server owns (timers, event handlers) log what they throw and serve on.
+configureCallbacks({
+  report: (callback, error) =>
+    logger.error({ err: error, callback }, `${callback} callback failed; the process serves on`),
+  failpoints: config.failpoints,
+});
+if (config.failpoints.length)
+  logger.warn({ failpoints: config.failpoints }, "failpoints armed (FAILPOINTS): a fault suite is running");
 
 // The embedded database's directory is this process's alone (and its admin socket with it): a
 // second service on it exits here, before it touches anything; a dead one's lock is taken over.

@@ -7,6 +7,7 @@
 import { Redis, type RedisOptions } from "ioredis";
 import type { Config } from "./config/env.ts";
 import type { Logger } from "./logger.ts";
+import { guarded } from "./callbacks.ts";
 
 const ERROR_LOG_INTERVAL_MS = 60_000;
 /** How often a ready connection is checked; one unanswered PING (commandTimeout) replaces it. */
@@ -58,19 +59,22 @@ export function createRedis(
   });
 
   let beating = false;
-  const heartbeat = setInterval(() => {
-    if (redis.status !== "ready" || beating) return;
-    beating = true;
-    redis
-      .ping()
-      .catch((error: unknown) => {
-        if (redis.status !== "ready") return;
-        redis.emit("error", new Error(`redis gave no answer to a heartbeat (${String(error)}); reconnecting`));
-        // Destroyed rather than ended: a FIN may never reach a peer that is gone.
-        redis.stream.destroy();
-      })
-      .finally(() => (beating = false));
-  }, HEARTBEAT_MS);
+  const heartbeat = setInterval(
+    guarded("redis-heartbeat", () => {
+      if (redis.status !== "ready" || beating) return;
+      beating = true;
+      redis
+        .ping()
+        .catch((error: unknown) => {
+          if (redis.status !== "ready") return;
+          redis.emit("error", new Error(`redis gave no answer to a heartbeat (${String(error)}); reconnecting`));
+          // Destroyed rather than ended: a FIN may never reach a peer that is gone.
+          redis.stream.destroy();
+        })
+        .finally(() => (beating = false));
+    }),
+    HEARTBEAT_MS,
+  );
   heartbeat.unref();
   redis.once("end", () => clearInterval(heartbeat));
   return redis;

@@ -102,6 +102,62 @@ describe("operationCost", () => {
   });
 });
 
+/** Three levels of named fragments, each spread `n` times by the level above (issue 39's fan-out). */
+function fanOut(n: number): string {
+  const spreads = (name: string) => Array.from({ length: n }, () => `...${name}`).join(" ");
+  return (
+    `{ jobs(limit: 1) { items { ${spreads("A")} } } } ` +
+    `fragment A on Job { ${spreads("B")} } fragment B on Job { ${spreads("C")} } fragment C on Job { slug title }`
+  );
+}
+
+/** The same operation with every fragment spread written out in place. */
+function inlined(query: string): string {
+  const document = parse(query);
+  const bodies = new Map(
+    document.definitions.flatMap((d) =>
+      d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d.selectionSet.loc!] as const] : [],
+    ),
+  );
+  let text = query.slice(0, query.indexOf(" fragment "));
+  for (let changed = true; changed;) {
+    changed = false;
+    text = text.replace(/\.\.\.(\w+)/, (_spread, name: string) => {
+      changed = true;
+      const loc = bodies.get(name)!;
+      return `... on Job ${query.slice(loc.start, loc.end)}`;
+    });
+  }
+  return text;
+}
+
+describe("fragments", () => {
+  it("cost a fragment once and multiply it: the same figures as the spreads written out", () => {
+    const query = fanOut(3) + " fragment D on Company { name }";
+    expect(cost(query)).toEqual(cost(inlined(fanOut(3))));
+    expect(cost(fanOut(3))).toEqual({ rows: 2, cost: 2 + 27 * 2 });
+  });
+
+  it("a fragment's cost depends on the page size its spread sits under", () => {
+    const query = `{ a: jobs(limit: 2) { ...P } b: jobs(limit: 7) { ...P } } fragment P on JobPage { items { slug } }`;
+    expect(cost(query)).toEqual({ rows: 1 + 2 + 1 + 7, cost: 1 + 2 + 2 + 1 + 7 + 7 });
+  });
+
+  it("issue 39's fan-out (320 spreads on three levels) is costed at once and stops at the first limit passed", () => {
+    const query = fanOut(320);
+    const started = performance.now();
+    const full = cost(query);
+    const stopped = cost(query, { stopAbove: DEFAULT_COST_LIMITS });
+    // Not a timing test: 32 million visits took seconds; a linear walk is about a thousand.
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(full).toEqual({ rows: 2, cost: 2 + 320 ** 3 * 2 });
+    expect(stopped.partial).toBe(true);
+    expect(stopped.cost).toBeGreaterThan(DEFAULT_COST_LIMITS.maxCost);
+    expect(stopped.cost).toBeLessThanOrEqual(full.cost);
+    expect(costRefusal(stopped, DEFAULT_COST_LIMITS)?.message).toMatch(/^This query can answer more than /);
+  });
+});
+
 describe("the schema's lists", () => {
   const fields = Object.values(schema.getTypeMap())
     .filter((type) => isObjectType(type) && !type.name.startsWith("__"))

@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
+import { guarded } from "../callbacks.ts";
 
 /** This process's boot id: recorded with its reservations, its job leases and its temporary files. */
 export const BOOT_ID = randomUUID();
@@ -53,11 +54,14 @@ export async function renewHolds(prisma: PrismaClient): Promise<number> {
 
 /** Renews the holds every RENEW_EVERY_MS until stopped. */
 export function startHoldRenewal(prisma: PrismaClient, logger: Logger, everyMs = RENEW_EVERY_MS): { stop(): void } {
-  const timer = setInterval(() => {
-    renewHolds(prisma).catch((error: unknown) =>
-      logger.warn({ err: error, inFlight: inFlight.size }, "could not renew the holds of compressions in flight"),
-    );
-  }, everyMs);
+  const timer = setInterval(
+    guarded("holds", () =>
+      renewHolds(prisma).catch((error: unknown) =>
+        logger.warn({ err: error, inFlight: inFlight.size }, "could not renew the holds of compressions in flight"),
+      ),
+    ),
+    everyMs,
+  );
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }

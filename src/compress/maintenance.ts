@@ -10,6 +10,7 @@ import { startHoldRenewal } from "./holds.ts";
 import { expireIdempotencyKeys } from "./idempotency.ts";
 import type { ObjectStorage } from "./storage/storage.ts";
 import { sweepWorkspaces } from "./workflow/workspace.ts";
+import { guarded } from "../callbacks.ts";
 
 /**
  * Compressions still "running" whose hold has lapsed (their process died, or lost its database
@@ -114,8 +115,8 @@ export function startHousekeeping(options: {
   void run();
   void reconcile();
   const timers = [
-    setInterval(() => void run(), options.everyMs ?? 15 * 60_000),
-    setInterval(() => void reconcile(), options.reconcileEveryMs ?? 60_000),
+    setInterval(guarded("housekeeping", run), options.everyMs ?? 15 * 60_000),
+    setInterval(guarded("housekeeping", reconcile), options.reconcileEveryMs ?? 60_000),
   ];
   for (const timer of timers) timer.unref();
   const holds = startHoldRenewal(options.prisma, options.logger);

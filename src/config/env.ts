@@ -1,6 +1,7 @@
 // The one reader of process.env. Every setting is parsed and validated here, all problems are
 // reported at once, and the rest of the code receives a typed, frozen Config.
 import { z } from "zod";
+import { CALLBACKS, type CallbackName } from "../callbacks.ts";
 
 const bool = z
   .enum(["true", "false", "1", "0", "yes", "no"])
@@ -27,6 +28,17 @@ export const envSchema = z.object({
   LOG_FORMAT: z.enum(["auto", "json", "pretty"]).default("auto"),
   // http1: HTTP/1.1 only. h2c: also cleartext HTTP/2 with prior knowledge (Cloud Run's --use-http2).
   HTTP_PROTOCOL: z.enum(["http1", "h2c"]).default("http1"),
+  // For the fault suite only: each named callback throws once after its work (src/callbacks.ts).
+  FAILPOINTS: z
+    .string()
+    .default("")
+    .transform((text) =>
+      text
+        .split(",")
+        .map((name) => name.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.enum(CALLBACKS))),
   // After SIGTERM, how long requests in flight may still take before they are aborted (Cloud Run
   // sends SIGKILL 10 s after SIGTERM).
   // Cloud Run kills 10 s after SIGTERM; the process exits at most 1.5 s after the grace period.
@@ -203,6 +215,8 @@ export interface Config {
   port: number;
   logLevel: z.infer<typeof envSchema>["LOG_LEVEL"];
   httpProtocol: "http1" | "h2c";
+  /** Callbacks that throw once, for the fault suite (src/callbacks.ts). */
+  failpoints: readonly CallbackName[];
   /** After SIGTERM, how long requests in flight may still take. */
   shutdownGraceMs: number;
   /** What a client may hold the server with: see src/http/server.ts and docs/process-policy.md. */
@@ -446,6 +460,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     port: e.PORT,
     logLevel: e.LOG_LEVEL,
     httpProtocol: e.HTTP_PROTOCOL,
+    failpoints: e.FAILPOINTS,
     shutdownGraceMs: Math.round(e.SHUTDOWN_GRACE_SECONDS * 1000),
     httpLimits: {
       headersTimeoutMs: Math.round(e.HEADERS_TIMEOUT_SECONDS * 1000),

@@ -9,6 +9,7 @@
 // SameSite=Lax on the cookie is a third layer: a cross-site POST does not carry it at all.
 import type { Context } from "koa";
 import { HttpError } from "../errors.ts";
+import { isBodyOf, readBody } from "../http/read-body.ts";
 
 export const CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -67,15 +68,11 @@ const FORM_LIMIT = 16 * 1024;
 
 /** Reads an application/x-www-form-urlencoded body of at most 16 KiB. */
 export async function readForm(ctx: Context): Promise<URLSearchParams> {
-  if (!ctx.is("application/x-www-form-urlencoded")) {
+  if (!isBodyOf(ctx.req, "application/x-www-form-urlencoded")) {
     throw new HttpError(415, "unsupported_media_type", "Send this form as application/x-www-form-urlencoded.");
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > FORM_LIMIT) throw new HttpError(413, "form_too_large", "The form is larger than 16 KiB.");
-    chunks.push(chunk);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+  const body = await readBody(ctx.req, FORM_LIMIT, formTooLarge);
+  return new URLSearchParams(body.toString("utf8"));
 }
+
+const formTooLarge = () => new HttpError(413, "form_too_large", "The form is larger than 16 KiB.");

@@ -9,6 +9,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import type { DatabaseConfig } from "../config/env.ts";
 import { PrismaClient } from "../generated/prisma/client.ts";
 import { type QueryDeadline, watchQueryDeadline } from "./query-deadline.ts";
+import { guarded } from "../callbacks.ts";
 
 /** Plain SQL for migrations and bulk loads, where Prisma's query builder is the wrong tool. */
 export interface SqlRunner {
@@ -160,17 +161,26 @@ const BOUND_TIMEOUT_MS = 500;
  */
 function dropIdleOnFault(pool: pg.Pool): void {
   const idle = new Set<pg.PoolClient>();
-  pool.on("release", (error: Error | undefined, client: pg.PoolClient) => {
-    if (!error) idle.add(client);
-    else if (isConnectionFault(error)) {
-      for (const other of idle) {
-        idle.delete(other);
-        (other as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  pool.on(
+    "release",
+    guarded("db-pool", (error: Error | undefined, client: pg.PoolClient) => {
+      if (!error) idle.add(client);
+      else if (isConnectionFault(error)) {
+        for (const other of idle) {
+          idle.delete(other);
+          (other as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+        }
       }
-    }
-  });
-  pool.on("acquire", (client) => idle.delete(client));
-  pool.on("remove", (client) => idle.delete(client));
+    }),
+  );
+  pool.on(
+    "acquire",
+    guarded("db-pool", (client: pg.PoolClient) => idle.delete(client)),
+  );
+  pool.on(
+    "remove",
+    guarded("db-pool", (client: pg.PoolClient) => idle.delete(client)),
+  );
 }
 
 /** Statements on one client. */

@@ -4,6 +4,7 @@
 // functions that lock what they touch, so any number of instances may run them.
 import type { Logger } from "../logger.ts";
 import type { SqlRunner } from "./database.ts";
+import { guarded } from "../callbacks.ts";
 
 export const FEED_RETENTION_DAYS = 30;
 const SWEEP_EVERY_MS = 30_000;
@@ -34,7 +35,7 @@ export function startJobFeedHousekeeping(options: { sql: SqlRunner; logger: Logg
     }
   };
   void run();
-  const timer = setInterval(() => void run(), SWEEP_EVERY_MS);
+  const timer = setInterval(guarded("job-feed", run), SWEEP_EVERY_MS);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }

@@ -5,6 +5,7 @@
 // against 1.3-1.4 MB and 11-14 ms with this sweep (docs/benchmarks.md). One sweep per pool instead
 // watches every connection's running statement.
 import type pg from "pg";
+import { guarded } from "../callbacks.ts";
 
 /** What a pool connection exposes of its running statement (node-postgres 8.x, one at a time). */
 interface Watched {
@@ -25,8 +26,14 @@ export interface QueryDeadline {
 export function watchQueryDeadline(pool: pg.Pool, limitMs: number): QueryDeadline {
   // Each connection of the pool, with the statement it was last seen running and since when.
   const clients = new Map<Watched, { query: object; at: number } | null>();
-  pool.on("connect", (client) => clients.set(client as unknown as Watched, null));
-  pool.on("remove", (client) => clients.delete(client as unknown as Watched));
+  pool.on(
+    "connect",
+    guarded("query-deadline", (client: pg.PoolClient) => clients.set(client as unknown as Watched, null)),
+  );
+  pool.on(
+    "remove",
+    guarded("query-deadline", (client: pg.PoolClient) => clients.delete(client as unknown as Watched)),
+  );
   const sweep = () => {
     const now = performance.now();
     for (const [client, first] of clients) {
@@ -39,6 +46,6 @@ export function watchQueryDeadline(pool: pg.Pool, limitMs: number): QueryDeadlin
       }
     }
   };
-  const timer = setInterval(sweep, Math.max(10, Math.min(50, limitMs / 20))).unref();
+  const timer = setInterval(guarded("query-deadline", sweep), Math.max(10, Math.min(50, limitMs / 20))).unref();
   return { stop: () => clearInterval(timer) };
 }

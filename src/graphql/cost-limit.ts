@@ -23,8 +23,9 @@ const figure = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString
 export function costRefusal(estimate: OperationCost, limits: CostLimits): GraphQLError | null {
   const over = estimate.rows > limits.maxRows ? "rows" : estimate.cost > limits.maxCost ? "cost" : null;
   if (!over) return null;
+  const upTo = estimate.partial ? "more than" : "up to";
   const message =
-    `This query can answer up to ${figure(estimate.rows)} rows and ${figure(estimate.cost)} field values; ` +
+    `This query can answer ${upTo} ${figure(estimate.rows)} rows and ${figure(estimate.cost)} field values; ` +
     `the limits are ${figure(limits.maxRows)} rows and ${figure(limits.maxCost)} field values. ` +
     "Each list multiplies what it nests by its limit: lower the limits or nest fewer lists.";
   return new GraphQLError(message, {
@@ -47,6 +48,7 @@ export function useCostLimit(limits: CostLimits): Plugin {
       const estimate = operationCost(schema, document, {
         operationName,
         variables: variableValues as Record<string, unknown> | null | undefined,
+        stopAbove: limits,
       });
       const refusal = costRefusal(estimate, limits);
       if (refusal) setResultAndStopExecution({ errors: [refusal] });

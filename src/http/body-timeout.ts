@@ -16,7 +16,9 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import http2 from "node:http2";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import { guarded } from "../callbacks.ts";
 import { errorBody, type ErrorCode } from "../errors.ts";
 
 export interface BodyLimits {
@@ -48,9 +50,13 @@ const { NGHTTP2_STREAM_STATE_HALF_CLOSED_REMOTE, NGHTTP2_STREAM_STATE_CLOSED, NG
 // before the socket goes (closing at once with unread data in the socket would reset it).
 const LINGER_MS = 1000;
 
-/** True once the client has sent the whole body, whether or not the route read it. */
-function received(req: Request): boolean {
-  if (req instanceof http.IncomingMessage) return req.complete || req.socket.destroyed;
+/**
+ * True once the client has sent the whole body, whether or not the route read it, or once it can
+ * send no more. `socket` is the connection as it was when the watch began: a reader that gives up
+ * destroys the request, and Node then detaches it (`req.socket` becomes null; issue 39).
+ */
+function received(req: Request, socket: Socket | null): boolean {
+  if (req instanceof http.IncomingMessage) return req.complete || req.destroyed || !socket || socket.destroyed;
   const { stream } = req;
   if (stream.destroyed || stream.closed) return true;
   const state = stream.state.state;
@@ -59,22 +65,33 @@ function received(req: Request): boolean {
 
 /** Watches the body of `req` until it is received or its connection (stream) closes. */
 export function watchBody(req: Request, res: Response, limits: BodyLimits): void {
-  if (received(req)) return;
-  const total = setTimeout(() => {
-    if (received(req)) return;
-    const seconds = Math.round(limits.totalMs / 1000);
-    cutOff(req, res, "request_timeout", `The request took longer than ${seconds} s to arrive; it was cut off.`);
-  }, limits.totalMs);
+  const socket = req instanceof http.IncomingMessage ? req.socket : null;
+  if (received(req, socket)) return;
+  const total = setTimeout(
+    guarded("body-watch", () => {
+      if (received(req, socket)) return;
+      const seconds = Math.round(limits.totalMs / 1000);
+      cutOff(
+        req,
+        socket,
+        res,
+        "request_timeout",
+        `The request took longer than ${seconds} s to arrive; it was cut off.`,
+      );
+    }),
+    limits.totalMs,
+  );
   total.unref();
   const stalled = () =>
     cutOff(
       req,
+      socket,
       res,
       "body_timeout",
       `No byte of the request body arrived for ${limits.idleMs / 1000} s; it was cut off.`,
     );
   const watcher = { stalled, done: () => clearTimeout(total), claimed: () => claimed(req, res) };
-  if (req instanceof http.IncomingMessage) watchHttp1(req, limits.idleMs, watcher);
+  if (req instanceof http.IncomingMessage) watchHttp1(req, socket!, limits.idleMs, watcher);
   else watchStream(req, limits.idleMs, watcher);
 }
 
@@ -96,23 +113,26 @@ const beingRead = (req: Request) => req.readableFlowing !== null;
  * HTTP/1.1: the bytes the connection has read (one request at a time reads it), checked a few
  * times per idle period, so the cut comes between idleMs - tick and idleMs after the last byte.
  */
-function watchHttp1(req: http.IncomingMessage, idleMs: number, watcher: Watcher): void {
+function watchHttp1(req: http.IncomingMessage, socket: Socket, idleMs: number, watcher: Watcher): void {
   const tick = Math.max(10, Math.min(1000, Math.floor(idleMs / 4)));
-  let seen = req.socket.bytesRead;
+  let seen = socket.bytesRead;
   let seenAt = Date.now();
-  const timer = setInterval(() => {
-    if (received(req)) {
-      clearInterval(timer);
-      return watcher.done();
-    }
-    const now = Date.now();
-    if (req.socket.bytesRead !== seen || !beingRead(req)) [seen, seenAt] = [req.socket.bytesRead, now];
-    if (now - seenAt >= idleMs - tick && !watcher.claimed()) {
-      clearInterval(timer);
-      watcher.done();
-      watcher.stalled();
-    }
-  }, tick);
+  const timer = setInterval(
+    guarded("body-watch", () => {
+      if (received(req, socket)) {
+        clearInterval(timer);
+        return watcher.done();
+      }
+      const now = Date.now();
+      if (socket.bytesRead !== seen || !beingRead(req)) [seen, seenAt] = [socket.bytesRead, now];
+      if (now - seenAt >= idleMs - tick && !watcher.claimed()) {
+        clearInterval(timer);
+        watcher.done();
+        watcher.stalled();
+      }
+    }),
+    tick,
+  );
   timer.unref();
 }
 
@@ -128,16 +148,16 @@ function watchStream(req: http2.Http2ServerRequest, idleMs: number, watcher: Wat
     stream.setTimeout(0);
     watcher.done();
   };
-  const onIdle = () => {
+  const onIdle = guarded("body-watch", () => {
     if (over) return;
-    if (received(req)) return stop();
+    if (received(req, null)) return stop();
     // Not read yet, or the upload watches its own idle time: look again later.
     if (!beingRead(req) || watcher.claimed()) return void stream.setTimeout(idleMs, onIdle);
     stop();
     watcher.stalled();
-  };
+  });
   stream.setTimeout(idleMs, onIdle);
-  stream.once("close", stop);
+  stream.once("close", guarded("body-watch", stop));
 }
 
 /**
@@ -145,13 +165,17 @@ function watchStream(req: http2.Http2ServerRequest, idleMs: number, watcher: Wat
  * or the stream (HTTP/2: RST_STREAM NO_ERROR after a complete answer, RFC 9113 section 8.1, which
  * Node sends once the answer is flushed; CANCEL when an answer was under way).
  */
-function cutOff(req: Request, res: Response, code: ErrorCode, message: string): void {
+function cutOff(req: Request, socket: Socket | null, res: Response, code: ErrorCode, message: string): void {
   const answering = !(res.headersSent || res.writableEnded || res.destroyed);
   if (answering) writeError(res, 408, code, message);
-  if (req instanceof http.IncomingMessage) {
-    if (answering) res.once("finish", () => endConnection(req.socket));
-    else endConnection(req.socket);
-  } else if (!req.stream.destroyed) {
+  if (socket) {
+    if (answering)
+      res.once(
+        "finish",
+        guarded("body-watch", () => endConnection(socket)),
+      );
+    else endConnection(socket);
+  } else if ("stream" in req && !req.stream.destroyed) {
     req.stream.close(answering ? NGHTTP2_NO_ERROR : NGHTTP2_CANCEL);
   }
 }

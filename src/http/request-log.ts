@@ -16,6 +16,7 @@ import type { Middleware, Next } from "koa";
 import type { Config } from "../config/env.ts";
 import { redactUrl, withLogFields, type Logger } from "../logger.ts";
 import type { AppContext, AppState } from "./state.ts";
+import { guarded } from "../callbacks.ts";
 
 export interface TraceContext {
   /** 32 lowercase hex digits, not all zero. */
@@ -171,8 +172,14 @@ export function requestLog(logger: Logger, config: Pick<Config, "logging">): Mid
     };
     // "finish" after end(): the whole response was handed to the OS. "close" first, or (HTTP/2, whose
     // compatibility layer emits "finish" for a reset stream too) "finish" without end(): the client went away.
-    ctx.res.once("finish", () => log(ctx.res.writableEnded));
-    ctx.res.once("close", () => log(false));
+    ctx.res.once(
+      "finish",
+      guarded("request-log", () => log(ctx.res.writableEnded)),
+    );
+    ctx.res.once(
+      "close",
+      guarded("request-log", () => log(false)),
+    );
     return withLogFields(fields, next);
   };
 }

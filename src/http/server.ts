@@ -35,6 +35,7 @@ import { defaultHttpLimits, type Config } from "../config/env.ts";
 import { errorBody, type ErrorCode } from "../errors.ts";
 import { watchBody, writeError } from "./body-timeout.ts";
 import { markExpectsContinue } from "./continue.ts";
+import { guarded } from "../callbacks.ts";
 
 export type HttpProtocol = "http1" | "h2c";
 
@@ -228,12 +229,15 @@ export function createServiceServer(
     // default of 10 warned on every such response.
     res.setMaxListeners(MAX_RESPONSE_LISTENERS);
     inFlight.add(res);
-    res.once("close", () => {
-      inFlight.delete(res);
-      // The connection of an HTTP/1.1 response that just finished is idle now: close it.
-      if (draining) setImmediate(() => http1.closeIdleConnections());
-      settle();
-    });
+    res.once(
+      "close",
+      guarded("drain", () => {
+        inFlight.delete(res);
+        // The connection of an HTTP/1.1 response that just finished is idle now: close it.
+        if (draining) setImmediate(guarded("drain", () => http1.closeIdleConnections()));
+        settle();
+      }),
+    );
     if (draining && res instanceof http.ServerResponse) res.shouldKeepAlive = false;
     return callback(req, res);
   };

@@ -13,6 +13,7 @@ import { publicOrigin } from "../http/origin.ts";
 import type { AppState } from "../http/state.ts";
 import { API_PREFIX, type RouteContext } from "../rest/routes.ts";
 import { createMcpServer, type Faults } from "./server.ts";
+import { readBody } from "../http/read-body.ts";
 
 export const MCP_PATH = "/mcp";
 /** A JSON-RPC message of this protocol is small: the longest tool argument is a 1,000-character cursor. */
@@ -60,16 +61,8 @@ function checkCaller(ctx: Context, options: McpOptions): void {
   );
 }
 
-async function readBody(ctx: Context): Promise<string> {
-  if (Number(ctx.get("content-length")) > MCP_BODY_MAX) throw bodyTooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MCP_BODY_MAX) throw bodyTooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+async function readMessage(ctx: Context): Promise<string> {
+  return (await readBody(ctx.req, MCP_BODY_MAX, bodyTooLarge)).toString("utf8");
 }
 
 const bodyTooLarge = () =>
@@ -117,7 +110,7 @@ function parseMessage(ctx: Context, body: string): unknown {
 
 async function handle(ctx: Context, options: McpOptions): Promise<void> {
   checkCaller(ctx, options);
-  const message = parseMessage(ctx, await readBody(ctx));
+  const message = parseMessage(ctx, await readMessage(ctx));
   if (message === undefined) return;
   const apiBase = `${publicOrigin(ctx, options.publicBaseUrl)}${API_PREFIX}`;
   const rc: RouteContext = { context: options.context, linker: { apiBase, webBase: options.webBaseUrl } };

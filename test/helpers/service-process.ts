@@ -7,9 +7,11 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { accounts } from "../../src/auth/accounts.ts";
+import { sessions } from "../../src/auth/sessions.ts";
 import { loadConfig } from "../../src/config/env.ts";
 import { openDatabase, type Database } from "../../src/db/database.ts";
 import { applyMigrations } from "../../src/db/migrate.ts";
+import { subscriberWithKey } from "./compress.ts";
 import { createServerDatabase, dropServerDatabase } from "./database.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -202,6 +204,23 @@ export async function issueCorporateKey(database: ServiceDatabase, name: string,
     const email = `${name}-${process.pid}@example.com`;
     await admin.createSubscriber({ name, email, plan: "corporate", quota });
     return (await admin.issueKey(email, "test")).token;
+  } finally {
+    await db.close();
+  }
+}
+
+/** A subscriber with a key (its token and id) and a signed-in dashboard session (its cookie), in `database`. */
+export async function signedInSubscriber(
+  database: ServiceDatabase,
+  quota: number,
+): Promise<{ token: string; keyId: string; cookie: string }> {
+  const db = await database.open();
+  try {
+    const subscriber = await subscriberWithKey(db.prisma, { quota });
+    const auth = sessions(db.prisma, { linkTtlMs: 60_000, sessionTtlMs: 3_600_000 });
+    const link = await auth.createLink(subscriber.email);
+    const session = await auth.redeemLink(link!.token);
+    return { token: subscriber.token, keyId: subscriber.key.id, cookie: `mkp_session=${session!.secret}` };
   } finally {
     await db.close();
   }

@@ -14,10 +14,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { sessions } from "../../src/auth/sessions.ts";
-import { makePdf, subscriberWithKey } from "../helpers/compress.ts";
+import { makePdf } from "../helpers/compress.ts";
 import {
   createServiceDatabase,
+  signedInSubscriber,
   startService,
   type ServiceDatabase,
   type ServiceProcess,
@@ -44,17 +44,7 @@ beforeAll(async () => {
   work = await mkdtemp(path.join(tmpdir(), "framing-fuzz-"));
   uploads = path.join(work, "uploads");
   database = await createServiceDatabase(work);
-  const db = await database.open();
-  try {
-    const subscriber = await subscriberWithKey(db.prisma, { quota: 100_000 });
-    token = subscriber.token;
-    keyId = subscriber.key.id;
-    const auth = sessions(db.prisma, { linkTtlMs: 60_000, sessionTtlMs: 3_600_000 });
-    const link = await auth.createLink(subscriber.email);
-    cookie = `mkp_session=${(await auth.redeemLink(link!.token))!.secret}`;
-  } finally {
-    await db.close();
-  }
+  ({ token, keyId, cookie } = await signedInSubscriber(database, 100_000));
   pdf = await makePdf(1);
   service = await startService(
     {

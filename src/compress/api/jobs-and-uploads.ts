@@ -32,6 +32,7 @@ import { UploadAborted } from "../workflow/failure.ts";
 import { OPTION_FIELDS } from "../workflow/options.ts";
 import { parseJobOptions, type Answer, type CompressDeps, type CompressService } from "../workflow/service.ts";
 import { tooLarge } from "../workflow/upload.ts";
+import { isBodyOf, readBody } from "../../http/read-body.ts";
 
 /** ctx.state of the routes behind the key's authentication, which only go on with a key. */
 export interface KeyedState extends AppState {
@@ -88,16 +89,10 @@ export async function getJob(deps: CompressDeps, ctx: KeyedContext, id: string):
 
 /** Reads a small JSON object body (400 invalid_json when it is not one). */
 export async function readJsonObject(ctx: KeyedContext): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > JSON_BODY_MAX) throw new HttpError(413, "body_too_large", "A JSON body may carry at most 16 KiB.");
-    chunks.push(chunk);
-  }
+  const body = await readBody(ctx.req, JSON_BODY_MAX, jsonTooLarge);
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    value = JSON.parse(body.toString("utf8"));
   } catch {
     throw new HttpError(400, "invalid_json", "The body is not valid JSON.");
   }
@@ -185,8 +180,15 @@ const uploadNotFound = () =>
   new HttpError(404, "upload_not_found", "No direct upload with this id belongs to this API key's subscriber.");
 
 /** POST /v1/uploads' body: a JSON object, or nothing (an empty body is `{}`). */
+const jsonTooLarge = () => new HttpError(413, "body_too_large", "A JSON body may carry at most 16 KiB.");
+
 export async function readOptionalJson(ctx: KeyedContext): Promise<Record<string, unknown>> {
-  if (ctx.get("Content-Length") && Number(ctx.get("Content-Length")) > 0) return readJsonObject(ctx);
+  // A body announced by its length, by chunks (HTTP/1.1), or by a JSON type (HTTP/2 frames it).
+  const length = ctx.get("Content-Length");
+  const announced = length
+    ? Number(length) > 0
+    : Boolean(ctx.get("Transfer-Encoding")) || isBodyOf(ctx.req, "application/json");
+  if (announced) return readJsonObject(ctx);
   recordBodyDigest(ctx.req, { fields: {} });
   return {};
 }

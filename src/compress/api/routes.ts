@@ -5,9 +5,8 @@
 // 100 and the upload start. A reserved quota unit is given back on every failure.
 import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
-import http2, { type Http2ServerRequest } from "node:http2";
 import Router from "@koa/router";
-import type { Next, ParameterizedContext } from "koa";
+import type { ParameterizedContext } from "koa";
 import { authenticateApiKey } from "../../auth/authenticate.ts";
 import { usageBody, usageSummary } from "../../auth/usage.ts";
 import { HttpError } from "../../errors.ts";
@@ -39,34 +38,7 @@ import {
 } from "./jobs-and-uploads.ts";
 import { idempotent } from "./idempotency.ts";
 import { buildCompressOpenApi } from "./openapi.ts";
-
-/**
- * A client that sent the body without waiting for 100 Continue must still receive our early
- * answer: keep reading (and discarding) what it sends, within reason, instead of closing on it.
- */
-async function readNoMoreThanNeeded(ctx: ParameterizedContext<AppState>, next: Next) {
-  try {
-    await next();
-  } finally {
-    const req = ctx.req;
-    if (req.httpVersionMajor >= 2) {
-      // HTTP/2 has a way to say it: once the answer is out, RST_STREAM with NO_ERROR tells the
-      // client to stop sending the body (RFC 9113, section 8.1) while the connection carries on.
-      const { stream } = req as unknown as Http2ServerRequest;
-      const stop = () => {
-        if (!req.complete && !stream.destroyed) setImmediate(() => stream.close(http2.constants.NGHTTP2_NO_ERROR));
-      };
-      if (ctx.res.writableFinished) stop();
-      else ctx.res.once("finish", stop);
-    } else if (!req.complete && !req.destroyed) {
-      const giveUp = setTimeout(() => req.destroy(), 60_000);
-      giveUp.unref();
-      req.once("end", () => clearTimeout(giveUp));
-      req.once("close", () => clearTimeout(giveUp));
-      req.resume();
-    }
-  }
-}
+import { isBodyOf } from "../../http/read-body.ts";
 
 /** GET (created on first use) or POST (rotated) the subscriber's webhook signing secret. */
 const answerWebhookSecret = (deps: CompressDeps, rotate: boolean) => async (ctx: KeyedContext) => {
@@ -94,7 +66,7 @@ const answerUsage = (deps: CompressDeps) => async (ctx: KeyedContext) => {
  */
 const compressRoute =
   (deps: CompressDeps, service: CompressService, kind: EngineJob["kind"]) => async (ctx: KeyedContext) => {
-    if (kind === "compress" && ctx.is("application/json")) return compressDirectUpload(deps, service, ctx);
+    if (kind === "compress" && isBodyOf(ctx.req, "application/json")) return compressDirectUpload(deps, service, ctx);
     const key = ctx.state.apiKey;
     const upload = { body: ctx.req, response: ctx.res };
     await withRequestInfo(ctx, deps.config.publicApiBaseUrl, async (request) => {
@@ -129,15 +101,16 @@ export function createCompressRouter(
   });
   // A retry with the same Idempotency-Key gets the first answer (idempotency.ts).
   const readCompressBody = (ctx: KeyedContext) =>
-    ctx.is("application/json") ? readJsonObject(ctx) : service.readForDigest({ body: ctx.req, response: ctx.res });
+    isBodyOf(ctx.req, "application/json")
+      ? readJsonObject(ctx)
+      : service.readForDigest({ body: ctx.req, response: ctx.res });
   router.post<KeyedState>(
     "/v1/compress",
-    readNoMoreThanNeeded,
     ...keyed,
     idempotent(prisma, readCompressBody),
     compressRoute(deps, service, "compress"),
   );
-  router.post<KeyedState>("/v1/unlock", readNoMoreThanNeeded, ...keyed, compressRoute(deps, service, "unlock"));
+  router.post<KeyedState>("/v1/unlock", ...keyed, compressRoute(deps, service, "unlock"));
   router.get<KeyedState>("/v1/jobs/:id", ...keyed, (ctx) => getJob(deps, ctx, ctx.params["id"] ?? ""));
   router.post<KeyedState>("/v1/uploads", ...keyed, idempotent(prisma, readOptionalJson), (ctx) =>
     createDirectUpload(deps, ctx),
@@ -168,7 +141,5 @@ function addLocalStorageRoutes(router: Router<AppState>, local: LocalStorage, pr
     ctx.body = createReadStream(verdict.file);
     ctx.length = size;
   });
-  router.put(`${LOCAL_UPLOAD_PREFIX}:name`, readNoMoreThanNeeded, (ctx) =>
-    receiveDirectUpload(local, prisma, ctx, ctx.params["name"] ?? ""),
-  );
+  router.put(`${LOCAL_UPLOAD_PREFIX}:name`, (ctx) => receiveDirectUpload(local, prisma, ctx, ctx.params["name"] ?? ""));
 }

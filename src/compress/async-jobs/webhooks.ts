@@ -22,6 +22,7 @@ import { HttpError } from "../../errors.ts";
 import { mayName, mayReach } from "./address-policy.ts";
 import type { JobResource } from "./resource.ts";
 import { webhookHeaders } from "./signature.ts";
+import { guarded } from "../../callbacks.ts";
 
 /** Calls of one delivery before it is given up. */
 export const MAX_ATTEMPTS = 8;
@@ -155,8 +156,14 @@ export function callWebhook(
         resolve({ status: response.statusCode ?? 0 });
       },
     );
-    request.on("timeout", () => request.destroy(new Error(`no answer within ${CALL_TIMEOUT_MS / 1000} s`)));
-    request.on("error", (error) => resolve({ error: error.message.slice(0, 500) }));
+    request.on(
+      "timeout",
+      guarded("webhooks", () => request.destroy(new Error(`no answer within ${CALL_TIMEOUT_MS / 1000} s`))),
+    );
+    request.on(
+      "error",
+      guarded("webhooks", (error: Error) => resolve({ error: error.message.slice(0, 500) })),
+    );
     request.end(message.body);
   });
 }

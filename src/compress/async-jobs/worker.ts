@@ -23,6 +23,7 @@ import { jobResource, WITH_REPORT } from "./resource.ts";
 import type { CompressionReportBody } from "../report.ts";
 import { produceFromStorage } from "../workflow/produce.ts";
 import { backoffMs, callWebhook, MAX_ATTEMPTS, webhookBody, webhookSecret } from "./webhooks.ts";
+import { guarded } from "../../callbacks.ts";
 
 export interface WorkerDeps {
   config: Config;
@@ -75,7 +76,10 @@ export function startJobWorker(deps: WorkerDeps, slots = deps.config.jobs.worker
     polling: false,
     sending: false,
   };
-  const timer = setInterval(() => poll(state), deps.pollMs ?? 1000);
+  const timer = setInterval(
+    guarded("async-jobs", () => poll(state)),
+    deps.pollMs ?? 1000,
+  );
   timer.unref();
   poll(state);
   return {
@@ -130,15 +134,18 @@ async function claimWhileFree(state: WorkerState): Promise<void> {
 /** Renews the job's lease every third of it; aborts `cancel` when the lease is lost. */
 function keepLease(state: WorkerState, job: ClaimedJob, cancel: AbortController): () => void {
   const { prisma, config, logger } = state.deps;
-  const timer = setInterval(() => {
-    if (state.abandon.signal.aborted) return clearInterval(timer);
-    queue.renewLease(prisma, job, config.jobs.leaseMs).then(
-      (held) => {
-        if (!held) cancel.abort(new LeaseLost());
-      },
-      (error: unknown) => logger.warn({ err: error, jobId: job.id }, "could not renew a job's lease"),
-    );
-  }, config.jobs.leaseMs / 3);
+  const timer: NodeJS.Timeout = setInterval(
+    guarded("async-jobs", () => {
+      if (state.abandon.signal.aborted) return clearInterval(timer);
+      queue.renewLease(prisma, job, config.jobs.leaseMs).then(
+        (held) => {
+          if (!held) cancel.abort(new LeaseLost());
+        },
+        (error: unknown) => logger.warn({ err: error, jobId: job.id }, "could not renew a job's lease"),
+      );
+    }),
+    config.jobs.leaseMs / 3,
+  );
   timer.unref();
   return () => clearInterval(timer);
 }

@@ -11,6 +11,7 @@ import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { compileChild } from "./stripped-copy.ts";
 import { isChildReady } from "./protocol.ts";
+import { guarded } from "../../callbacks.ts";
 
 const CHILD_MODULE = fileURLToPath(new URL("./child.ts", import.meta.url));
 
@@ -80,18 +81,21 @@ function forkEngine(options: PoolOptions, childModule: string, warm: boolean): E
   if (options.onStderr && child.stderr) {
     const onStderr = options.onStderr;
     child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (text: string) => onStderr(text));
+    child.stderr.on(
+      "data",
+      guarded("engine-pool", (text: string) => onStderr(text)),
+    );
   }
   let isReady = false;
   let markReady!: (ready: boolean) => void;
   const ready = new Promise<boolean>((resolve) => (markReady = resolve));
-  const onMessage = (message: unknown) => {
+  const onMessage = guarded("engine-pool", (message: unknown) => {
     if (!isChildReady(message)) return;
     isReady = true;
     child.off("message", onMessage);
     options.onEvent?.({ type: "ready", pid, startupMs: performance.now() - spawnedAt });
     markReady(true);
-  };
+  });
   child.on("message", onMessage);
   // "close", not "exit": it comes after the IPC channel closed, so a reply sent just before the
   // process exited has been received by whoever listens for it.
@@ -102,12 +106,15 @@ function forkEngine(options: PoolOptions, childModule: string, warm: boolean): E
     markReady(false);
     markClosed();
   };
-  child.once("close", onClose);
-  child.once("error", () => {
-    // Spawning failed (no pid: "close" will not follow), or the process could not be signalled.
-    if (pid === undefined) onClose();
-    else if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
-  });
+  child.once("close", guarded("engine-pool", onClose));
+  child.once(
+    "error",
+    guarded("engine-pool", () => {
+      // Spawning failed (no pid: "close" will not follow), or the process could not be signalled.
+      if (pid === undefined) onClose();
+      else if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    }),
+  );
   options.onEvent?.({ type: "spawned", pid, warm });
   return {
     child,
@@ -172,10 +179,13 @@ export function createProcessPool(options: PoolOptions): ProcessPool {
 
   function scheduleRefill(delayMs: number): void {
     if (backoff) return;
-    backoff = setTimeout(() => {
-      backoff = undefined;
-      refill();
-    }, delayMs);
+    backoff = setTimeout(
+      guarded("engine-pool", () => {
+        backoff = undefined;
+        refill();
+      }),
+      delayMs,
+    );
     // An idle pool waiting to be refilled must not keep a finished script alive.
     backoff.unref();
   }

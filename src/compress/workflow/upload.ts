@@ -14,6 +14,7 @@ import path from "node:path";
 import type { Readable } from "node:stream";
 import busboy from "busboy";
 import { HttpError } from "../../errors.ts";
+import { guarded } from "../../callbacks.ts";
 import { claimBodyTimeout } from "../../http/body-timeout.ts";
 import { expectsContinue } from "../../http/continue.ts";
 import { recordBodyDigest } from "./body-digest.ts";
@@ -81,8 +82,18 @@ export function receiveUpload(req: IncomingMessage, options: UploadOptions): Pro
     }
     const upload = startReceiving(req, parser, options, { resolve, reject });
     if (options.response && expectsContinue(req)) options.response.writeContinue();
-    parser.on("file", (name, stream, info) => onFilePart(upload, name, stream, info));
-    parser.on("field", (name, value, info) => onField(upload, name, value, info));
+    parser.on(
+      "file",
+      guarded("upload-stream", (name: string, stream: Readable, info: busboy.FileInfo) =>
+        onFilePart(upload, name, stream, info),
+      ),
+    );
+    parser.on(
+      "field",
+      guarded("upload-stream", (name: string, value: string, info: busboy.FieldInfo) =>
+        onField(upload, name, value, info),
+      ),
+    );
     parser.on("filesLimit", () =>
       fail(upload, new HttpError(400, "too_many_files", "Send exactly one file per request.")),
     );
@@ -100,7 +111,10 @@ export function receiveUpload(req: IncomingMessage, options: UploadOptions): Pro
       fail(upload, new HttpError(400, "unexpected_field", "Too many parts in the multipart body.")),
     );
     parser.on("error", (error: Error) => fail(upload, malformed(error.message)));
-    parser.on("close", () => void finish(upload));
+    parser.on(
+      "close",
+      guarded("upload-stream", () => finish(upload)),
+    );
     req.pipe(parser);
   });
 }
@@ -108,6 +122,9 @@ export function receiveUpload(req: IncomingMessage, options: UploadOptions): Pro
 function createParser(req: IncomingMessage, options: UploadOptions): busboy.Busboy {
   return busboy({
     headers: req.headers,
+    // Browsers and HTTP clients send a file name's UTF-8 bytes as they are (RFC 7578 section 4.2);
+    // busboy's default reads them as latin1 ("résumé" came back as "rÃ©sumÃ©"; issue 39).
+    defParamCharset: "utf8",
     limits: {
       files: 1,
       fields: options.fields.length,
@@ -168,7 +185,7 @@ function startReceiving(
     fileStream: null,
   };
   const idle = setTimeout(
-    () =>
+    guarded("upload-stream", () =>
       fail(
         upload,
         new HttpError(
@@ -177,6 +194,7 @@ function startReceiving(
           `No data arrived for ${options.idleTimeoutMs / 1000} s; the upload was cut off.`,
         ),
       ),
+    ),
     options.idleTimeoutMs,
   );
   const onData = () => idle.refresh();
@@ -260,11 +278,14 @@ function writeFile(upload: Receiving, stream: Readable): void {
   const sniffer = signatureSniffer(() =>
     fail(upload, new HttpError(422, "not_a_pdf", "The file is not a PDF: it does not start with a %PDF- header.")),
   );
-  stream.on("data", (chunk: Buffer) => {
-    upload.size += chunk.length;
-    upload.hash.update(chunk);
-    sniffer.push(chunk);
-  });
+  stream.on(
+    "data",
+    guarded("upload-stream", (chunk: Buffer) => {
+      upload.size += chunk.length;
+      upload.hash.update(chunk);
+      sniffer.push(chunk);
+    }),
+  );
   stream.on("limit", () => fail(upload, tooLarge(upload.options.maxBytes)));
   upload.fileDone = new Promise<void>((done, error) => {
     out.on("finish", done);
@@ -273,7 +294,10 @@ function writeFile(upload: Receiving, stream: Readable): void {
   upload.fileDone.catch(() => undefined);
   // A write that fails (a full disk) ends the upload at once, not when the client stops waiting.
   out.on("error", (error) => fail(upload, error));
-  stream.on("end", () => sniffer.end());
+  stream.on(
+    "end",
+    guarded("upload-stream", () => sniffer.end()),
+  );
   stream.pipe(out);
 }
 
