@@ -21,6 +21,62 @@ const aboveTheWorkflow = [
   },
 ];
 
+// src/pdf's floors. A relative import may not climb out of src/pdf; the rule knows the specifier,
+// not the file, so there is one block per folder and depth (and flat config replaces a rule's
+// options, so the blocks must not overlap).
+const PDF_PASSES = ["content", "fonts", "images", "security", "structure"];
+const PDF_GROUND = ["codecs", "shared", "streams"];
+const outOfTheEngine = (depth) => ({
+  regex: `^(\\.\\./){${depth + 1},}|^/|^src/`,
+  message:
+    "src/pdf is a library of its own: it imports only src/pdf, node: modules and npm packages, never the service (give it its own type, and map it in src/compress/isolation).",
+});
+const intoTheTop = (up) => ({
+  regex: `^${up}[^/]+\\.ts$`,
+  message:
+    "src/pdf's top floor holds the entry points (compress, target, unlock), the report and the API: nothing below imports it (what two floors share belongs on the ground floor, src/pdf/shared).",
+});
+const intoPasses = (up, passes, message) => ({ regex: `^${up}(${passes.join("|")})/`, message });
+
+function pdfImportRules() {
+  const blocks = [{ files: ["src/pdf/*.ts"], patterns: [outOfTheEngine(0)] }];
+  for (let depth = 1; depth <= 3; depth++) {
+    const up = "(\\.\\./)".repeat(depth);
+    const glob = "/*".repeat(depth - 1);
+    for (const pass of PDF_PASSES) {
+      const others = PDF_PASSES.filter((name) => name !== pass);
+      blocks.push({
+        files: [`src/pdf/${pass}${glob}/*.ts`],
+        patterns: [
+          outOfTheEngine(depth),
+          intoTheTop(up),
+          intoPasses(
+            up,
+            others,
+            "A pass of src/pdf imports its own folder and the ground floor (shared, codecs, streams), never another pass: move what both need to the ground floor.",
+          ),
+        ],
+      });
+    }
+    blocks.push({
+      files: PDF_GROUND.map((room) => `src/pdf/${room}${glob}/*.ts`),
+      patterns: [
+        outOfTheEngine(depth),
+        intoTheTop(up),
+        intoPasses(
+          up,
+          PDF_PASSES,
+          "src/pdf's ground floor (shared, codecs, streams) serves the passes and imports none of them.",
+        ),
+      ],
+    });
+  }
+  return blocks.map(({ files, patterns }) => ({
+    files,
+    rules: { "no-restricted-imports": ["error", { patterns }] },
+  }));
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -125,25 +181,11 @@ export default tseslint.config(
     },
   },
   // src/pdf, the PDF engine, is a library on the ground floor: it imports its own modules, node: and npm
-  // packages, never the service (errors, config, logger, compress, http…). A relative import may
-  // not climb out of src/pdf: one block per depth, as the rule knows the specifier, not the file.
-  ...["src/pdf/*.ts", "src/pdf/*/*.ts", "src/pdf/*/*/*.ts", "src/pdf/*/*/*/*.ts"].map((files, depth) => ({
-    files: [files],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            {
-              regex: `^(\\.\\./){${depth + 1},}|^/|^src/`,
-              message:
-                "src/pdf is a library of its own: it imports only src/pdf, node: modules and npm packages, never the service (give it its own type, and map it in src/compress/isolation).",
-            },
-          ],
-        },
-      ],
-    },
-  })),
+  // packages, never the service (errors, config, logger, compress, http…). Inside it, one way down
+  // (docs/engine.md, "The rooms"): the entry points and the API on top (src/pdf/*.ts), the passes
+  // below (one folder each, none importing another's), the shared rooms on the ground floor (they
+  // import no pass and no entry point). test/architecture/import-rules.test.ts checks for circles.
+  ...pdfImportRules(),
   {
     files: ["src/http/**/*.ts"],
     rules: {

@@ -3,101 +3,40 @@
 // unreferenced objects and duplicates out, fonts embedded whole subset to the glyphs drawn
 // (fonts/subset.ts, every profile), colours to gray (the grayscale option), images
 // (images/optimise.ts), lossless stream re-encoding (streams/recompress.ts), duplicates again, and
-// the writer (object streams, objects renumbered; linearized with the linearize option). The options (options.ts) change the settings;
+// the writer (object streams, objects renumbered; linearized with the linearize option). The options (shared/options.ts) change the settings;
 // a target size runs the passes again down a ladder of image settings (target.ts). A signed
 // document is refused (signed_document) unless its signatures are to be removed
 // (security/signatures.ts): any rewrite breaks them. The input comes back unchanged when the
 // output would not be smaller, except when active content was removed or the options change what
 // the pages or metadata say: a file is never handed back with its JavaScript for the sake of a
 // few bytes, and refused (unsupported_pdf) when the cleaned document cannot be written back.
-import { ParseSpeeds, PDFDocument } from "@cantoo/pdf-lib";
-import type { PDFContext } from "@cantoo/pdf-lib";
-import { activeContentRemoved, removeActiveContent } from "./security/active-content.ts";
+import { availableParallelism } from "node:os";
 import { compactContentStreams } from "./content/compact.ts";
-import type { ContentReport } from "./content/compact.ts";
-import { srgbAsDeviceRgb } from "./content/srgb.ts";
-import { PdfRejected } from "./errors.ts";
-import type { ActiveContentReport } from "./security/active-content.ts";
-import { catalogXmp, discardMetadata, discardPrivateData, pdfAPart, removeAllMetadata } from "./structure/cleanup.ts";
-import { mergeDuplicates } from "./structure/dedup.ts";
-import { subsetFonts } from "./fonts/subset.ts";
-import type { FontReport } from "./fonts/subset.ts";
-import { recodeBitonalImages } from "./images/bitonal-images.ts";
-import type { BitonalReport } from "./images/bitonal-images.ts";
 import { grayPageContent } from "./content/grayscale.ts";
+import { srgbAsDeviceRgb } from "./content/srgb.ts";
+import { subsetFonts } from "./fonts/subset.ts";
+import { recodeBitonalImages } from "./images/bitonal-images.ts";
 import { grayImages } from "./images/grayscale.ts";
 import { optimiseImages } from "./images/optimise.ts";
-import type { ImageReport } from "./images/optimise.ts";
-import { openPdf } from "./structure/load.ts";
-import { availableParallelism } from "node:os";
-import { defaultConcurrency } from "./bounded-jobs.ts";
-import { optionProblem, settingsFor } from "./options.ts";
-import type { EngineOptions, SignaturePolicy } from "./options.ts";
-import { isCompressionProfile } from "./profiles.ts";
-import type { CompressionProfile, ProfileSettings } from "./profiles.ts";
-import { compressToTarget } from "./target.ts";
-import type { TargetReport } from "./target.ts";
-import { removeUnreachableObjects } from "./structure/prune.ts";
-import { findSignatures, removeSignatures, removeUsageRights, signedDocumentMessage } from "./security/signatures.ts";
+import type { CompressionReport, EngineOutput } from "./report.ts";
+import { activeContentRemoved, removeActiveContent } from "./security/active-content.ts";
+import { handleSignatures, removeUsageRights } from "./security/signatures.ts";
+import { defaultConcurrency } from "./shared/bounded-jobs.ts";
+import { PdfRejected } from "./shared/errors.ts";
+import { optionProblem, settingsFor } from "./shared/options.ts";
+import type { EngineOptions } from "./shared/options.ts";
+import { isCompressionProfile } from "./shared/profiles.ts";
+import type { CompressionProfile, ProfileSettings } from "./shared/profiles.ts";
 import { recompressStreams } from "./streams/recompress.ts";
-import { renumberObjects, writeClassic, writeWithObjectStreams } from "./structure/writer.ts";
-import { LinearizeRefused, writeLinearized } from "./structure/linearize.ts";
-import { findCrossReferenceProblem } from "./structure/xref.ts";
-import type { StreamReport } from "./streams/recompress.ts";
+import { catalogXmp, discardMetadata, discardPrivateData, pdfAPart, removeAllMetadata } from "./structure/cleanup.ts";
+import { mergeDuplicates } from "./structure/dedup.ts";
+import { openPdf } from "./structure/load.ts";
+import { removeUnreachableObjects } from "./structure/prune.ts";
+import { readsBack, saveDocument, saveLinearized } from "./structure/save.ts";
+import { compressToTarget } from "./target.ts";
 
-export interface EngineOutput {
-  output: Uint8Array;
-  pages: number;
-}
-
-export type { EngineOptions, SignaturePolicy } from "./options.ts";
-
-export interface CompressionReport {
-  images?: ImageReport;
-  /** 1-bit images re-coded losslessly as G4 or JBIG2 (every profile). */
-  bitonal?: BitonalReport;
-  fonts: FontReport;
-  streams: StreamReport;
-  /** Page content rewritten in fewer bytes (balanced, extreme). */
-  content?: ContentReport;
-  /** ICCBased sRGB colour spaces written as DeviceRGB (balanced, extreme). */
-  srgbSpaces?: number;
-  activeContent: ActiveContentReport;
-  /** /PieceInfo, /Thumb and (extreme, or removeMetadata) metadata entries dropped. */
-  discardedEntries: number;
-  /** Objects nothing referred to, dropped. */
-  removedObjects: number;
-  /** Objects replaced by an identical copy. */
-  mergedObjects: number;
-  /** Signatures removed (signatures: "remove"); they would no longer have verified. */
-  signaturesRemoved: number;
-  /** Usage rights (/Perms /UR3) removed: a rewrite voids them (security/signatures.ts). */
-  usageRightsRemoved?: true;
-  /**
-   * Why the input came back unchanged, if it did. A file from which active content was removed
-   * is never given back unchanged for being no smaller: it comes back cleaned, and then
-   * `larger` says it grew.
-   */
-  unchanged?: "not_smaller" | "write_failed" | "output_invalid";
-  larger?: true;
-  /**
-   * What was rebuilt to read a damaged file, as readers rebuild it: "cross_reference",
-   * "stream_length", "trailer", "truncated" (absent for an intact file). Public in the
-   * compression report (src/compress/report.ts).
-   */
-  repaired?: string[];
-  /** With grayscale: the images and content streams made gray. */
-  grayscale?: { images: number; contentStreams: number };
-  /** With targetSize: the step of the ladder that reached it (target.ts). */
-  target?: TargetReport;
-  /**
-   * With linearize: whether the output is linearized; when it is not, why (the output is then
-   * written as without the option): `reason` a stable word, `message` a sentence.
-   */
-  linearization?: LinearizationReport;
-}
-
-export type LinearizationReport = { linearized: true } | { linearized: false; reason: string; message: string };
+export type { CompressionReport, EngineOutput } from "./report.ts";
+export type { EngineOptions, SignaturePolicy } from "./shared/options.ts";
 
 /** The input handed back as it came keeps its signatures, and they still verify. */
 const KEPT_AS_IT_WAS = { signaturesRemoved: 0 } as const;
@@ -109,56 +48,6 @@ const OPTIONS_STUCK =
   "The PDF could not be written back with the options asked (grayscale, remove_metadata, linearize).";
 
 const REPAIR_STUCK = "The PDF is damaged, and the document rebuilt from it could not be written back.";
-
-/** Writes the document, with object streams unless it is PDF/A-1 (which forbids them). */
-export async function saveDocument(doc: PDFDocument): Promise<Uint8Array> {
-  renumberObjects(doc.context);
-  return pdfAPart(catalogXmp(doc.context)) === 1 ? writeClassic(doc.context) : writeWithObjectStreams(doc.context);
-}
-
-/**
- * Writes the document linearized, checked as it will be read back; when it cannot be (a
- * structural reason, or output that does not read back), writes it as saveDocument does and says why.
- */
-async function saveLinearized(
-  doc: PDFDocument,
-  pages: number,
-): Promise<{ output: Uint8Array; linearization: LinearizationReport }> {
-  let refused: { reason: string; message: string };
-  try {
-    const output = writeLinearized(doc.context, pdfAPart(catalogXmp(doc.context)) !== 1);
-    if (await readsBack(output, pages)) return { output, linearization: { linearized: true } };
-    refused = { reason: "output_invalid", message: "the linearized output did not read back" };
-  } catch (error) {
-    if (!(error instanceof LinearizeRefused)) throw error;
-    refused = { reason: error.reason, message: error.message };
-  }
-  return { output: await saveDocument(doc), linearization: { linearized: false, ...refused } };
-}
-
-/**
- * Whether bytes we wrote read back, unencrypted, with the same number of pages, and with a
- * cross-reference that matches the objects (what a reader other than pdf-lib relies on).
- */
-export async function readsBack(output: Uint8Array, pages: number): Promise<boolean> {
-  try {
-    const doc = await PDFDocument.load(output, { updateMetadata: false, parseSpeed: ParseSpeeds.Fastest });
-    return doc.getPageCount() === pages && findCrossReferenceProblem(output, doc.context, 0) === undefined;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Refuses a signed document (PdfRejected signed_document), or removes its signatures when the
- * policy says so; answers how many were removed.
- */
-export function handleSignatures(context: PDFContext, policy: SignaturePolicy = "refuse"): number {
-  const signatures = findSignatures(context);
-  if (signatures.count === 0) return 0;
-  if (policy !== "remove") throw new PdfRejected("signed_document", signedDocumentMessage(signatures));
-  return removeSignatures(context);
-}
 
 /** The passes of a profile over the document; the output is undefined when writing failed. */
 async function rewrite(
@@ -243,7 +132,7 @@ async function rewrite(
 }
 
 /**
- * Compresses a PDF with a profile and options (options.ts). Resolves with the input itself when
+ * Compresses a PDF with a profile and options (shared/options.ts). Resolves with the input itself when
  * nothing smaller came out (unless active content had to be removed, or the options change what
  * the pages show); rejects with PdfRejected when the input is not a PDF, is encrypted, is damaged,
  * or is signed (unless `options.signatures` is "remove"), and with TargetUnreachable when

@@ -1,13 +1,13 @@
 // The compression engine: bytes in, bytes out. It knows nothing of HTTP, files or processes.
 export { compressPdf } from "./compress.ts";
-export type { CompressionReport, EngineOutput } from "./compress.ts";
-export { isPdfRejectedCode, PDF_REJECTED_CODES, PdfRejected, TargetUnreachable } from "./errors.ts";
-export { MAX_IMAGE_PPI, MIN_IMAGE_PPI, MIN_TARGET_SIZE, optionProblem } from "./options.ts";
-export type { EngineOptions, OptionProblem, SignaturePolicy } from "./options.ts";
+export type { CompressionReport, EngineOutput } from "./report.ts";
+export { isPdfRejectedCode, PDF_REJECTED_CODES, PdfRejected, TargetUnreachable } from "./shared/errors.ts";
+export { MAX_IMAGE_PPI, MIN_IMAGE_PPI, MIN_TARGET_SIZE, optionProblem } from "./shared/options.ts";
+export type { EngineOptions, OptionProblem, SignaturePolicy } from "./shared/options.ts";
 export { TARGET_FLOOR_SSIM } from "./target.ts";
-export type { PdfRejectedCode } from "./errors.ts";
-export { COMPRESSION_PROFILES, isCompressionProfile, PROFILE_SETTINGS } from "./profiles.ts";
-export type { CompressionProfile, ImageSettings, ProfileSettings } from "./profiles.ts";
+export type { PdfRejectedCode } from "./shared/errors.ts";
+export { COMPRESSION_PROFILES, isCompressionProfile, PROFILE_SETTINGS } from "./shared/profiles.ts";
+export type { CompressionProfile, ImageSettings, ProfileSettings } from "./shared/profiles.ts";
 export { MAX_IMAGE_PIXELS } from "./images/optimise.ts";
 export { activeContentRemoved } from "./security/active-content.ts";
-export { unlockPdf } from "./security/unlock.ts";
+export { unlockPdf } from "./unlock.ts";

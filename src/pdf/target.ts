@@ -9,10 +9,9 @@
 // floor's, and two or three between. When even the floor does not fit, TargetUnreachable carries
 // the smallest size reached. Steps never undo the profile: each is at most the profile's
 // resolution and quality, and the caller's maxImagePpi holds on every step.
-import type { EngineOutput } from "./compress.ts";
-import type { CompressionReport } from "./compress.ts";
-import { TargetUnreachable } from "./errors.ts";
-import type { ImageSettings, ProfileSettings } from "./profiles.ts";
+import type { CompressionReport, EngineOutput } from "./report.ts";
+import { TargetUnreachable } from "./shared/errors.ts";
+import type { ImageSettings, ProfileSettings } from "./shared/profiles.ts";
 
 /** The least SSIM any checked image keeps on its page, on every step. */
 export const TARGET_FLOOR_SSIM = 0.8;
@@ -33,14 +32,6 @@ const LADDER: readonly Step[] = [
   { ppi: 60, jpegQuality: 35, minSsim: 0.84, minImageSsim: 0.82 },
   { ppi: 50, jpegQuality: 30, minSsim: TARGET_FLOOR_SSIM, minImageSsim: TARGET_FLOOR_SSIM },
 ];
-
-/** How the target was met: the step (0: the profile as it is) and how many runs it took. */
-export interface TargetReport {
-  targetSize: number;
-  step: number;
-  steps: number;
-  runs: number;
-}
 
 /** The longest side of an image the pages were not seen to draw, in proportion to the resolution. */
 const SIDE_PER_PPI = 2000 / 150;

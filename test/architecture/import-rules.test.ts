@@ -1,6 +1,7 @@
 // The direction of dependencies is a lint error, not a paragraph: each forbidden direction of
 // docs/ARCHITECTURE.md, written into a real file of the layer, must fail eslint.config.js's
 // no-restricted-imports, an allowed import beside it must pass, and the tree has no violation.
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { ESLint } from "eslint";
 import tseslint from "typescript-eslint";
@@ -29,6 +30,17 @@ describe("layer rules", () => {
     ["src/pdf/fonts/subset.ts", "../../compress/isolation/protocol.ts"],
     ["src/pdf/structure/load.ts", "../../../package.json"],
     ["src/pdf/fonts/cff/read.ts", "../../../errors.ts"],
+    // Inside the engine: no pass imports an entry point or another pass; the ground floor no pass.
+    ["src/pdf/images/optimise.ts", "../compress.ts"],
+    ["src/pdf/security/active-content.ts", "../unlock.ts"],
+    ["src/pdf/structure/writer.ts", "../report.ts"],
+    ["src/pdf/content/grayscale.ts", "../images/grayscale.ts"],
+    ["src/pdf/fonts/type1.ts", "../structure/xref.ts"],
+    ["src/pdf/fonts/cff/read.ts", "../../content/compact.ts"],
+    ["src/pdf/streams/recompress.ts", "../images/codecs.ts"],
+    ["src/pdf/shared/placement.ts", "../content/compact.ts"],
+    ["src/pdf/shared/syntax.ts", "../index.ts"],
+    ["src/pdf/codecs/jpeg.ts", "../structure/load.ts"],
     ["src/compress/isolation/runner.ts", "../../http/server.ts"],
     ["src/compress/storage/local.ts", "../../http/origin.ts"],
     ["src/http/health.ts", "../auth/authenticate.ts"],
@@ -71,7 +83,13 @@ describe("layer rules", () => {
     ["src/compress/api/routes.ts", "../../http/errors.ts"],
     ["src/compress/isolation/child.ts", "../../pdf/index.ts"],
     ["src/pdf/compress.ts", "./structure/load.ts"],
+    ["src/pdf/unlock.ts", "./structure/save.ts"],
+    ["src/pdf/target.ts", "./report.ts"],
     ["src/pdf/images/optimise.ts", "../streams/filters.ts"],
+    ["src/pdf/images/recode.ts", "../streams/recompress.ts"],
+    ["src/pdf/content/compact.ts", "../shared/syntax.ts"],
+    ["src/pdf/streams/recompress.ts", "../codecs/jpeg.ts"],
+    ["src/pdf/shared/placement.ts", "../streams/filters.ts"],
     ["src/pdf/images/optimise.ts", "@cantoo/pdf-lib"],
     ["src/pdf/fonts/harfbuzz.ts", "node:fs/promises"],
     ["src/compress/api/routes.ts", "../workflow/service.ts"],
@@ -101,4 +119,69 @@ describe("layer rules", () => {
     );
     expect(violations).toEqual([]);
   }, 180_000);
+});
+
+// src/pdf's floors (eslint.config.js): every folder is a pass or a room of the ground floor, so
+// that every file has its rule; and no import circle, which a rule on one specifier cannot see.
+const PDF_FOLDERS = ["codecs", "content", "fonts", "images", "security", "shared", "streams", "structure"];
+const pdfRoot = path.join(root, "src/pdf");
+
+/** Every .ts file of src/pdf (tests and AssemblyScript aside), with the src/pdf files it imports. */
+function pdfImportGraph(): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  const files = readdirSync(pdfRoot, { recursive: true, encoding: "utf8" }).filter(
+    (file) => file.endsWith(".ts") && !file.endsWith(".test.ts") && !file.includes("assembly/"),
+  );
+  for (const file of files) {
+    const code = readFileSync(path.join(pdfRoot, file), "utf8");
+    const specifiers = [...code.matchAll(/(?:from|import\()\s*"(\.{1,2}\/[^"]+)"/g)].map((m) => m[1]!);
+    graph.set(
+      file,
+      specifiers.map((specifier) =>
+        path.relative(pdfRoot, path.resolve(path.dirname(path.join(pdfRoot, file)), specifier)),
+      ),
+    );
+  }
+  return graph;
+}
+
+/** The circles of the graph, each as the files around it. */
+function circles(graph: Map<string, string[]>): string[][] {
+  const found: string[][] = [];
+  const state = new Map<string, "open" | "done">();
+  const stack: string[] = [];
+  const visit = (file: string) => {
+    if (state.get(file) === "done") return;
+    if (state.get(file) === "open") {
+      found.push([...stack.slice(stack.indexOf(file)), file]);
+      return;
+    }
+    state.set(file, "open");
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) visit(next);
+    stack.pop();
+    state.set(file, "done");
+  };
+  for (const file of graph.keys()) visit(file);
+  return found;
+}
+
+describe("src/pdf's floors", () => {
+  it("has no folder outside them", () => {
+    const folders = readdirSync(pdfRoot, { withFileTypes: true }).filter((entry) => entry.isDirectory());
+    expect(folders.map((entry) => entry.name).sort()).toEqual(PDF_FOLDERS);
+  });
+
+  it("has no import circle", () => {
+    expect(circles(pdfImportGraph())).toEqual([]);
+  });
+
+  it("finds a circle where there is one", () => {
+    const graph = new Map([
+      ["compress.ts", ["target.ts", "images/optimise.ts"]],
+      ["target.ts", ["compress.ts"]],
+      ["images/optimise.ts", []],
+    ]);
+    expect(circles(graph)).toEqual([["compress.ts", "target.ts", "compress.ts"]]);
+  });
 });

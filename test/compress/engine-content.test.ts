@@ -17,7 +17,7 @@ import { compactContent, compactContentStreams, pageStartState } from "../../src
 import { isSrgbProfile, srgbAsDeviceRgb } from "../../src/pdf/content/srgb.ts";
 import { openPdf } from "../../src/pdf/structure/load.ts";
 import { decodeStreamData } from "../../src/pdf/streams/filters.ts";
-import { saveDocument } from "../../src/pdf/compress.ts";
+import { saveDocument } from "../../src/pdf/structure/save.ts";
 import { corpusDir } from "./fixtures.ts";
 import { hasPoppler, popplerScratch } from "./helpers/poppler.ts";
 

@@ -13,7 +13,7 @@ import { Encodings } from "@cantoo/pdf-lib/standard-fonts";
 import type { PDFFont, PDFRef, PDFNumber } from "@cantoo/pdf-lib";
 import { compressPdf, COMPRESSION_PROFILES } from "../../src/pdf/index.ts";
 import type { CompressionProfile, CompressionReport } from "../../src/pdf/index.ts";
-import { handleSignatures } from "../../src/pdf/compress.ts";
+import { handleSignatures } from "../../src/pdf/security/signatures.ts";
 import { decodeStreamData } from "../../src/pdf/streams/filters.ts";
 import { readCff, unwrapCff } from "../../src/pdf/fonts/cff.ts";
 import { flavourOf } from "../../src/pdf/fonts/flavour.ts";

@@ -10,12 +10,12 @@ import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
 import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFRef } from "@cantoo/pdf-lib";
-import { scanContent, Op } from "../../src/pdf/content/tokenizer.ts";
-import type { InlineImage } from "../../src/pdf/content/tokenizer.ts";
+import { scanContent, Op } from "../../src/pdf/shared/syntax.ts";
+import type { InlineImage } from "../../src/pdf/shared/syntax.ts";
 import { compressPdf, PROFILE_SETTINGS } from "../../src/pdf/index.ts";
 import type { CompressionProfile } from "../../src/pdf/index.ts";
 import { decodeStreamData } from "../../src/pdf/streams/filters.ts";
-import { findImagePlacements } from "../../src/pdf/content/placement.ts";
+import { findImagePlacements } from "../../src/pdf/shared/placement.ts";
 import { optimiseImages } from "../../src/pdf/images/optimise.ts";
 import {
   decodeJpeg,
@@ -26,7 +26,7 @@ import {
   release,
   resample,
 } from "../../src/pdf/images/codecs.ts";
-import { optimiseJpeg, optimisedJpegSizeAtLeast, withoutIccProfile } from "../../src/pdf/images/jpeg.ts";
+import { optimiseJpeg, optimisedJpegSizeAtLeast, withoutIccProfile } from "../../src/pdf/codecs/jpeg.ts";
 import {
   drawAt,
   drawLuminanceAt,

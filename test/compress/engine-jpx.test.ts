@@ -1,11 +1,11 @@
-// JPEG 2000 decoding (src/pdf/images/jpx.ts), on codestreams made here by OpenJPEG's encoder
+// JPEG 2000 decoding (src/pdf/codecs/jpx.ts), on codestreams made here by OpenJPEG's encoder
 // (the same package's full build), and what the engine does with such images.
 import { createRequire } from "node:module";
 import { PDFDocument } from "@cantoo/pdf-lib";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
 import { compressPdf } from "../../src/pdf/index.ts";
-import { decodeJpx, jpxFrame } from "../../src/pdf/images/jpx.ts";
+import { decodeJpx, jpxFrame } from "../../src/pdf/codecs/jpx.ts";
 import { imageStreams, photoPixels, place } from "./fixtures.ts";
 
 interface Encoder {

@@ -1,4 +1,4 @@
-// The engine's options beside the profile (src/pdf/options.ts): grayscale, maxImagePpi,
+// The engine's options beside the profile (src/pdf/shared/options.ts): grayscale, maxImagePpi,
 // removeMetadata and targetSize, on files made here (photographs, a scan, text) and, when the
 // shared corpus is present, on a real scan. Pages are rendered by pdftoppm (poppler-utils).
 import { execFileSync } from "node:child_process";

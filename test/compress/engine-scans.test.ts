@@ -12,8 +12,8 @@ import { PDFDocument, PDFName, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFRef } from "@cantoo/pdf-lib";
 import { compressPdf } from "../../src/pdf/index.ts";
 import { decodeCcitt, encodeG4, pack } from "../../src/pdf/images/bitonal.ts";
-import { decodeJbig2, encodeJbig2, rowBytesOf } from "../../src/pdf/images/jbig2.ts";
-import type { Bits } from "../../src/pdf/images/jbig2.ts";
+import { decodeJbig2, encodeJbig2, rowBytesOf } from "../../src/pdf/codecs/jbig2.ts";
+import type { Bits } from "../../src/pdf/codecs/jbig2.ts";
 import { ssim } from "../../src/pdf/images/quality.ts";
 import { jpegImage, photoPixels } from "./fixtures.ts";
 

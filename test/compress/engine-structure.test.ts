@@ -25,7 +25,7 @@ import { compressPdf, COMPRESSION_PROFILES } from "../../src/pdf/index.ts";
 import type { CompressionReport } from "../../src/pdf/index.ts";
 import { mergeDuplicates } from "../../src/pdf/structure/dedup.ts";
 import { decodeStreamData } from "../../src/pdf/streams/filters.ts";
-import { optimiseJpeg } from "../../src/pdf/images/jpeg.ts";
+import { optimiseJpeg } from "../../src/pdf/codecs/jpeg.ts";
 import { findCrossReferenceProblem } from "../../src/pdf/structure/xref.ts";
 import {
   flateImage,

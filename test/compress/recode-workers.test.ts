@@ -10,7 +10,7 @@ import { compileChild } from "../../src/compress/isolation/stripped-copy.ts";
 import { PDFDict, PDFDocument, PDFName, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFRef } from "@cantoo/pdf-lib";
 import { optimiseImages } from "../../src/pdf/images/optimise.ts";
-import type { DetachedRecode } from "../../src/pdf/images/optimise.ts";
+import type { DetachedRecode } from "../../src/pdf/images/recode-workers.ts";
 import { createRecodeWorkers, WorkerUnavailable } from "../../src/pdf/images/recode-workers.ts";
 import { PROFILE_SETTINGS } from "../../src/pdf/index.ts";
 import { flateImage, jpegImage, jpegOf, photoPixels, place } from "./fixtures.ts";

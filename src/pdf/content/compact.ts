@@ -20,9 +20,9 @@
 // stream that cannot be read in full, or whose rewrite does not deflate smaller, is left alone.
 import { PDFArray, PDFDict, PDFName } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFRawStream } from "@cantoo/pdf-lib";
-import { scanContent } from "./tokenizer.ts";
+import { isRegular, scanContent, WHITESPACE } from "../shared/syntax.ts";
 import { decodeStreamData, deflate, N, numberOf } from "../streams/filters.ts";
-import { contentStreamsOf, pagesOf } from "./placement.ts";
+import { contentStreamsOf, pagesOf } from "../shared/placement.ts";
 
 /**
  * Content streams larger than this (decoded) are left alone: one is held at a time, decoded and
@@ -69,12 +69,6 @@ const K = {
 
 // ---------------------------------------------------------------------------------------------
 // Tokens
-
-const WHITESPACE = new Uint8Array(256);
-for (const b of [0, 9, 10, 12, 13, 32]) WHITESPACE[b] = 1;
-const DELIMITER = new Uint8Array(256);
-for (const c of "()<>[]{}/%") DELIMITER[c.charCodeAt(0)] = 1;
-const isRegular = (b: number) => WHITESPACE[b] === 0 && DELIMITER[b] === 0;
 
 const T = {
   Number: 0,
@@ -182,7 +176,7 @@ function hexBytes(bytes: Uint8Array, from: number): { end: number; value: Uint8A
 /** Whether "BI" stands as a word somewhere (then inline images are found first, by the image pass's reader). */
 function mayHoldInlineImages(bytes: Uint8Array): boolean {
   for (let at = bytes.indexOf(0x42); at >= 0; at = bytes.indexOf(0x42, at + 1)) {
-    if (bytes[at + 1] === 0x49 && (at === 0 || !isRegular(bytes[at - 1]!)) && !isRegular(bytes[at + 2] ?? 0x20))
+    if (bytes[at + 1] === 0x49 && (at === 0 || !isRegular(bytes[at - 1])) && !isRegular(bytes[at + 2] ?? 0x20))
       return true;
   }
   return false;
@@ -292,14 +286,14 @@ export function tokenize(bytes: Uint8Array, emit: (token: Token) => void): boole
     }
     if (b === 0x2f) {
       let end = pos + 1;
-      while (end < n && isRegular(bytes[end]!)) end++;
+      while (end < n && isRegular(bytes[end])) end++;
       emit({ type: T.Other, raw: bytes.subarray(pos, end) });
       pos = end;
       continue;
     }
     if (!isRegular(b)) return false; // a stray ')' or '>'
     let end = pos;
-    while (end < n && isRegular(bytes[end]!)) end++;
+    while (end < n && isRegular(bytes[end])) end++;
     const start = pos;
     pos = end;
     if ((b >= 0x30 && b <= 0x39) || b === 0x2e || b === 0x2d || b === 0x2b) {
@@ -333,7 +327,7 @@ class Output {
 
   token(raw: Uint8Array): void {
     if (raw.length === 0) return;
-    if (isRegular(this.last) && isRegular(raw[0]!)) this.byte(0x20);
+    if (isRegular(this.last) && isRegular(raw[0])) this.byte(0x20);
     this.reserve(raw.length);
     this.buffer.set(raw, this.length);
     this.length += raw.length;

@@ -8,11 +8,10 @@
 // Separation, DeviceN, Lab, Indexed colour in content, and Type 3 glyphs.
 import { PDFArray, PDFDict, PDFName, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
-import { colourOf } from "../images/colour.ts";
-import { grayOf } from "../images/grayscale.ts";
+import { colourOf, grayOf } from "../shared/colour.ts";
 import { decodeStreamData, deflate, N } from "../streams/filters.ts";
-import { contentStreamsOf, pagesOf } from "./placement.ts";
-import { scanContent } from "./tokenizer.ts";
+import { contentStreamsOf, pagesOf } from "../shared/placement.ts";
+import { isRegular, scanContent, WHITESPACE } from "../shared/syntax.ts";
 
 type Kind = "rgb" | "cmyk";
 const ColorSpace = PDFName.of("ColorSpace");
@@ -47,11 +46,6 @@ interface State {
   stroke: Kind | undefined;
 }
 
-const WHITE = new Uint8Array(256);
-for (const b of [0, 9, 10, 12, 13, 32]) WHITE[b] = 1;
-const DELIM = new Uint8Array(256);
-for (const c of "()<>[]{}/%") DELIM[c.charCodeAt(0)] = 1;
-const regular = (b: number | undefined) => b !== undefined && !WHITE[b] && !DELIM[b];
 const latin1 = new TextDecoder("latin1");
 const format = (gray: number) => String(Math.round((gray / 255) * 1000) / 1000);
 
@@ -79,7 +73,7 @@ function stringEnd(bytes: Uint8Array, at: number): number {
 function nextToken(bytes: Uint8Array, at: number, skip: Map<number, number>): Token | undefined {
   let i = at;
   for (;;) {
-    while (i < bytes.length && WHITE[bytes[i]!]) i++;
+    while (i < bytes.length && WHITESPACE[bytes[i]!]) i++;
     if (i >= bytes.length) return undefined;
     const skipTo = skip.get(i);
     if (skipTo !== undefined) return { start: i, end: skipTo };
@@ -96,11 +90,11 @@ function nextToken(bytes: Uint8Array, at: number, skip: Map<number, number>): To
   if (b === 0x5b || b === 0x5d || b === 0x7b || b === 0x7d) return { start: i, end: i + 1 };
   if (b === 0x2f) {
     let j = i + 1;
-    while (regular(bytes[j])) j++;
+    while (isRegular(bytes[j])) j++;
     return { start: i, end: j, text: latin1.decode(bytes.subarray(i, j)) };
   }
   let j = i;
-  while (regular(bytes[j])) j++;
+  while (isRegular(bytes[j])) j++;
   if (j === i) return { start: i, end: i + 1 };
   const text = latin1.decode(bytes.subarray(i, j));
   const number = /^[+-]?(\d+\.?\d*|\.\d+)$/.test(text) ? Number(text) : undefined;

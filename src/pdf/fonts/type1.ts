@@ -5,7 +5,7 @@
 // renderer of the converted font needs is read; anything this reader does not understand (a
 // multiple-master font, a stroked one, a damaged one) reads as undefined and the font is left
 // as it is.
-import { isWhite } from "../structure/xref.ts";
+import { isWhite } from "../shared/syntax.ts";
 
 export interface Type1Program {
   fontName: string;

@@ -22,9 +22,9 @@ import {
   PDFString,
 } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
-import { Op, scanContent } from "../content/tokenizer.ts";
+import { Op, scanContent } from "../shared/syntax.ts";
 import { decodeStreamData, N } from "../streams/filters.ts";
-import { contentStreamsOf, pagesOf } from "../content/placement.ts";
+import { contentStreamsOf, pagesOf } from "../shared/placement.ts";
 
 export interface FontUsage {
   /** Codes drawn, by font dictionary: bytes for simple fonts, 2-byte codes for Identity-encoded Type 0 fonts. */

@@ -1,5 +1,5 @@
 // 1-bit images re-coded losslessly, in every profile: the samples are decoded (general filters,
-// CCITT fax through libtiff, JBIG2 generic regions through ./jbig2.ts) and written with the
+// CCITT fax through libtiff, JBIG2 generic regions through codecs/jbig2.ts) and written with the
 // smaller of CCITT G4 and JBIG2 generic coding (./bitonal.ts), kept when smaller than the stored
 // data. Every sample stays as it was, so the colour space, /Decode, a colour-key /Mask and the
 // image's use as a stencil (/ImageMask) keep their meaning. Left alone: JBIG2 with globals (symbol
@@ -7,13 +7,13 @@
 // not read, images with data elsewhere (/F).
 import { PDFBool, PDFName, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFDict } from "@cantoo/pdf-lib";
-import { forEachBounded } from "../bounded-jobs.ts";
-import type { JobBounds } from "../bounded-jobs.ts";
+import { forEachBounded } from "../shared/bounded-jobs.ts";
+import type { JobBounds } from "../shared/bounded-jobs.ts";
 import { decodeFilters, decodeParmsOf, filtersOf, isGeneralFilter, N, numberOf } from "../streams/filters.ts";
 import { decodeCcitt, decodeJbig2, encodeBitonal } from "./bitonal.ts";
-import { rowBytesOf } from "./jbig2.ts";
+import { rowBytesOf } from "../codecs/jbig2.ts";
 import type { BitonalEffort, Bits } from "./bitonal.ts";
-import { colourOf } from "./colour.ts";
+import { colourOf } from "../shared/colour.ts";
 
 export interface BitonalReport {
   images: number;

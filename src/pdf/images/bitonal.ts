@@ -1,5 +1,5 @@
 // Bi-tonal images: CCITT Group 4 through libvips (libtiff writes it: a one-strip TIFF whose strip
-// is the /CCITTFaxDecode stream) and JBIG2 generic region coding (./jbig2.ts), the smaller kept.
+// is the /CCITTFaxDecode stream) and JBIG2 generic region coding (codecs/jbig2.ts), the smaller kept.
 // Both are lossless: the samples a reader decodes are the ones given, bit for bit.
 //
 // Why both: on text at 300 dpi JBIG2's generic region (an adaptive arithmetic coder over sixteen
@@ -10,8 +10,8 @@
 // every matched glyph is exact, and a great deal more code.
 import sharp from "sharp";
 import { release } from "./codecs.ts";
-import { decodeJbig2, encodeJbig2, rowBytesOf } from "./jbig2.ts";
-import type { Bits } from "./jbig2.ts";
+import { decodeJbig2, encodeJbig2, rowBytesOf } from "../codecs/jbig2.ts";
+import type { Bits } from "../codecs/jbig2.ts";
 
 export type { Bits };
 

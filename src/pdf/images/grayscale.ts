@@ -12,8 +12,8 @@ import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
 import { decodeFilters, decodeParmsOf, deflate, filtersOf, N } from "../streams/filters.ts";
 import { decodeJpeg, encodeJpeg, readJpegHeader, release } from "./codecs.ts";
 import type { Pixels } from "./codecs.ts";
-import { colourOf } from "./colour.ts";
-import type { DirectColour } from "./colour.ts";
+import { colourOf, grayOf } from "../shared/colour.ts";
+import type { DirectColour } from "../shared/colour.ts";
 import { luminance } from "./quality.ts";
 
 const ImageMask = PDFName.of("ImageMask");
@@ -33,17 +33,6 @@ function kindOf(colour: DirectColour): "rgb" | "cmyk" | undefined {
 
 const isFamily = (object: PDFObject, family: string) =>
   object instanceof PDFArray && object.get(0) === PDFName.of(family);
-
-/** The gray (0-255) of one colour of `kind`, from samples 0-255. */
-export function grayOf(kind: "rgb" | "cmyk", samples: ArrayLike<number>, at = 0): number {
-  const pixels: Pixels = {
-    data: Uint8Array.from({ length: kind === "rgb" ? 3 : 4 }, (_, i) => samples[at + i]!),
-    width: 1,
-    height: 1,
-    components: kind === "rgb" ? 3 : 4,
-  };
-  return luminance(pixels)[0]!;
-}
 
 /** An Indexed palette over RGB or CMYK, made gray; false when the palette is over another space. */
 function grayPalette(stream: PDFRawStream, context: PDFContext): boolean {

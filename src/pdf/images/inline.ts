@@ -3,9 +3,9 @@
 // there the XObject would cost more than it saves.
 import { PDFArray, PDFBool, PDFDict, PDFHexString, PDFName, PDFNull, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
-import type { InlineImage, InlineValue } from "../content/tokenizer.ts";
+import type { InlineImage, InlineValue } from "../shared/syntax.ts";
 import { deflate, N } from "../streams/filters.ts";
-import type { InlineImages, Placements } from "../content/placement.ts";
+import type { InlineImages, Placements } from "../shared/placement.ts";
 
 /** Inline image data below this stays inline: as an XObject it would cost more than it saves. */
 export const MIN_INLINE_BYTES = 4096;

@@ -19,11 +19,11 @@ import { encodeJpeg, release } from "./codecs.ts";
 import type { JpegEffort, Pixels } from "./codecs.ts";
 import { encodeBitonal } from "./bitonal.ts";
 import type { BitonalEffort, BitonalEncoding } from "./bitonal.ts";
-import { rowBytesOf } from "./jbig2.ts";
+import { rowBytesOf } from "../codecs/jbig2.ts";
 import { kernels, scratch } from "./kernels.ts";
 import { luminance } from "./quality.ts";
 import type { RowSource } from "./quality.ts";
-import type { Bits } from "./jbig2.ts";
+import type { Bits } from "../codecs/jbig2.ts";
 
 /** Source rows are copied to the kernels' memory this many bytes at a time, at most (whole rows). */
 const SOURCE_BLOCK_BYTES = 256 * 1024;

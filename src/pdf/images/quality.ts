@@ -9,9 +9,10 @@
 // enlarging; it matches pdftoppm's output to an SSIM of 0.999 for gray images. The device size of
 // an image depends on where it sits on the grid (it can be a pixel wider or narrower), so both
 // sizes are drawn and the worse counts.
+import { grayOfCmyk, grayOfRgb } from "../shared/colour.ts";
 import type { Pixels } from "./codecs.ts";
 import { addRow, emitRow, luminanceRow, scratch, ssimOfDrawings } from "./kernels.ts";
-import type { Placement } from "../content/placement.ts";
+import type { Placement } from "../shared/placement.ts";
 
 /** The screen resolution the check draws at, in dpi. */
 const DPI = 100;
@@ -86,13 +87,9 @@ function rowLuminance(pixels: Pixels, y: number, out: Uint8Array): Uint8Array {
   let i = y * width * components;
   if (components === 1) return data.subarray(i, i + width);
   if (components === 3) {
-    for (let x = 0; x < width; x++, i += 3)
-      out[x] = (77 * data[i]! + 151 * data[i + 1]! + 28 * data[i + 2]! + 128) >> 8;
+    for (let x = 0; x < width; x++, i += 3) out[x] = grayOfRgb(data[i]!, data[i + 1]!, data[i + 2]!);
   } else {
-    for (let x = 0; x < width; x++, i += 4) {
-      const ink = (77 * data[i]! + 151 * data[i + 1]! + 28 * data[i + 2]! + 128) / 256 + data[i + 3]!;
-      out[x] = ink >= 255 ? 0 : 255 - Math.round(ink);
-    }
+    for (let x = 0; x < width; x++, i += 4) out[x] = grayOfCmyk(data[i]!, data[i + 1]!, data[i + 2]!, data[i + 3]!);
   }
   return out;
 }

@@ -1,8 +1,8 @@
 // One of the image worker threads (./recode-workers.ts): recodes the JPEG images it is sent,
 // one at a time, and answers with their replacements, whose bytes it moves back.
 import { parentPort } from "node:worker_threads";
-import { recodeDetached } from "./optimise.ts";
-import type { DetachedRecode, DetachedReplacement } from "./optimise.ts";
+import { recodeDetached } from "./off-thread.ts";
+import type { DetachedRecode, DetachedReplacement } from "./recode-workers.ts";
 
 /**
  * The replacement's bytes, each copied into an ArrayBuffer of its own so that it can be moved

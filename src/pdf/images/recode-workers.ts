@@ -5,7 +5,33 @@
 // was, as on the main thread); a thread that cannot start or dies fails its requests with
 // WorkerUnavailable, and the caller recodes those images itself.
 import { Worker } from "node:worker_threads";
-import type { DetachedRecode, DetachedReplacement } from "./optimise.ts";
+import type { JpegEffort, JpegHeader } from "./codecs.ts";
+import type { DirectColour } from "../shared/colour.ts";
+import type { Placement } from "../shared/placement.ts";
+import type { ImageSettings } from "../shared/profiles.ts";
+import type { ImageInfo } from "./samples.ts";
+import type { Replacement } from "./candidates.ts";
+
+/** A JPEG image's recoding as a worker gets it: plain data (./recode-worker.ts). */
+export interface DetachedRecode {
+  /** The stream's stored bytes. */
+  contents: Uint8Array;
+  /** The JPEG inside them, when other filters wrap it. */
+  jpeg: Uint8Array | undefined;
+  header: JpegHeader;
+  /** The stream's /Filter and /DecodeParms, as a dictionary in PDF syntax. */
+  dict: string;
+  info: Omit<ImageInfo, "colour"> & { colour: Omit<DirectColour, "object"> };
+  mask: boolean;
+  masked: boolean;
+  placement: Placement | undefined;
+  fixedSize: boolean;
+  settings: ImageSettings;
+  effort: JpegEffort;
+}
+
+/** A worker's replacement: that of a JPEG, whose colour space stays (its filter by name). */
+export type DetachedReplacement = Omit<Replacement, "filter" | "colour" | "indexed"> & { filter: string };
 
 /** The request was not recoded: no thread was running, or its thread died. */
 export class WorkerUnavailable extends Error {}

@@ -16,6 +16,8 @@
 // removed and the report says so (removed: usage_rights); the document is not refused for them.
 import { PDFArray, PDFDict, PDFHexString, PDFName, PDFNumber, PDFString } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
+import { PdfRejected } from "../shared/errors.ts";
+import type { SignaturePolicy } from "../shared/options.ts";
 
 const S = {
   AcroForm: PDFName.of("AcroForm"),
@@ -152,4 +154,15 @@ export function signedDocumentMessage({ count, certified }: SignatureSummary): s
     "would no longer verify: the file was not compressed. To compress it anyway without its " +
     "signatures, send the field signatures=remove."
   );
+}
+
+/**
+ * Refuses a signed document (PdfRejected signed_document), or removes its signatures when the
+ * policy says so; answers how many were removed.
+ */
+export function handleSignatures(context: PDFContext, policy: SignaturePolicy = "refuse"): number {
+  const signatures = findSignatures(context);
+  if (signatures.count === 0) return 0;
+  if (policy !== "remove") throw new PdfRejected("signed_document", signedDocumentMessage(signatures));
+  return removeSignatures(context);
 }

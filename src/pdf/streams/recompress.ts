@@ -7,7 +7,7 @@
 // - the samples of 8- and 16-bit images behind general filters are also tried with a PNG
 //   predictor chosen row by row (as PNG encoders do): photographs, scans and gradients stored
 //   as plain Flate often shrink by a quarter. The samples, and so the pixels, stay the same.
-// - JPEGs (DCTDecode, possibly behind general filters) get Huffman tables made for them (images/jpeg.ts):
+// - JPEGs (DCTDecode, possibly behind general filters) get Huffman tables made for them (codecs/jpeg.ts):
 //   the same coefficients, so the same pixels, in 5 to 20 % fewer bytes. The ICC profile a JPEG
 //   embeds is dropped when the image's colour space is ICCBased (readers use that one).
 // A result replaces the stream only when it is smaller. Streams we cannot decode in full (damaged
@@ -28,7 +28,7 @@ import {
   numberOf,
   unpredict,
 } from "./filters.ts";
-import { optimiseJpeg, optimisedJpegSizeAtLeast, withoutIccProfile } from "../images/jpeg.ts";
+import { optimiseJpeg, optimisedJpegSizeAtLeast, withoutIccProfile } from "../codecs/jpeg.ts";
 
 /** Default ceiling on what one stream may decode to (the caller sets one from the input's size). */
 const MAX_DECODED = 128 * 1024 * 1024;

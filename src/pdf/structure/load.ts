@@ -4,7 +4,7 @@
 // even that finds no pages, or finds them cut off.
 import { ParseSpeeds, PDFArray, PDFContext, PDFDict, PDFDocument, PDFName, PDFRawStream } from "@cantoo/pdf-lib";
 import type { LoadOptions, PDFObject } from "@cantoo/pdf-lib";
-import { PdfRejected } from "../errors.ts";
+import { PdfRejected } from "../shared/errors.ts";
 import { filtersOf, N, numberOf } from "../streams/filters.ts";
 import { endsEarly, firstIncompletePage, reconstruct } from "./reconstruct.ts";
 import type { Repair } from "./reconstruct.ts";

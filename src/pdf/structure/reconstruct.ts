@@ -14,9 +14,9 @@
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFObjectParser, PDFRawStream, PDFRef } from "@cantoo/pdf-lib";
 import { PDFContext } from "@cantoo/pdf-lib";
 import type { PDFObject } from "@cantoo/pdf-lib";
-import { PdfRejected } from "../errors.ts";
+import { PdfRejected } from "../shared/errors.ts";
 import { decodeStreamData, N, numberOf } from "../streams/filters.ts";
-import { isWhite } from "./xref.ts";
+import { isDelimiter, isWhite } from "../shared/syntax.ts";
 
 /** What a reconstruction repaired, as the compression report names it. */
 export type Repair = "cross_reference" | "stream_length" | "trailer" | "truncated";
@@ -67,8 +67,7 @@ const EOF_MARKER = ascii("%%EOF");
 
 const isDigit = (b: number | undefined) => b !== undefined && b >= 0x30 && b <= 0x39;
 /** PDF delimiters (7.2.2) and white-space: what may follow a keyword. */
-const isDelimiterOrWhite = (b: number | undefined) =>
-  b === undefined || isWhite(b) || "()<>[]{}/%".includes(String.fromCharCode(b));
+const isDelimiterOrWhite = (b: number | undefined) => b === undefined || isWhite(b) || isDelimiter(b);
 
 interface Header {
   num: number;

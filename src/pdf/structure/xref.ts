@@ -6,6 +6,7 @@
 // object it names.
 import { PDFArray, PDFDict, PDFName, PDFObjectParser, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFContext } from "@cantoo/pdf-lib";
+import { isWhite } from "../shared/syntax.ts";
 import { decodeStreamData, N, numberOf } from "../streams/filters.ts";
 
 const TAIL = 1024; // like Acrobat: the end-of-file marker must be in the last 1 KB
@@ -13,9 +14,6 @@ const MAX_SECTIONS = 1000;
 const MAX_XREF_STREAM_BYTES = 64 * 1024 * 1024;
 const latin1 = new TextDecoder("latin1");
 
-/** PDF white-space (7.2.3), which PostScript (Type 1 programs) shares. */
-export const isWhite = (b: number | undefined) =>
-  b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09 || b === 0x0c || b === 0;
 const isDigit = (b: number | undefined) => b !== undefined && b >= 0x30 && b <= 0x39;
 
 class Scanner {

@@ -10,13 +10,14 @@ import {
   PDFString,
 } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
-import { handleSignatures, readsBack, saveDocument } from "../compress.ts";
-import type { EngineOutput } from "../compress.ts";
-import type { EngineOptions } from "../options.ts";
-import { PdfRejected } from "../errors.ts";
-import { decodeStreamData, N, numberOf } from "../streams/filters.ts";
-import { openEncryptedPdf } from "../structure/load.ts";
-import { removeUnreachableObjects } from "../structure/prune.ts";
+import type { EngineOutput } from "./report.ts";
+import { handleSignatures } from "./security/signatures.ts";
+import { PdfRejected } from "./shared/errors.ts";
+import type { EngineOptions } from "./shared/options.ts";
+import { decodeStreamData, N, numberOf } from "./streams/filters.ts";
+import { openEncryptedPdf } from "./structure/load.ts";
+import { removeUnreachableObjects } from "./structure/prune.ts";
+import { readsBack, saveDocument } from "./structure/save.ts";
 
 const latin1 = new TextDecoder("latin1");
 

@@ -105,3 +105,19 @@ export function colourOf(object: PDFObject | undefined, context: PDFContext): Co
   }
   return direct(object, context);
 }
+
+/** The gray (0-255) of an RGB colour (samples 0-255): ITU-R BT.601's weights in 8-bit fixed point. */
+export const grayOfRgb = (r: number, g: number, b: number): number => (77 * r + 151 * g + 28 * b + 128) >> 8;
+
+/** The gray of a CMYK colour: white less its inks (weighted as RGB's) and its black. */
+export function grayOfCmyk(c: number, m: number, y: number, k: number): number {
+  const ink = (77 * c + 151 * m + 28 * y + 128) / 256 + k;
+  return ink >= 255 ? 0 : 255 - Math.round(ink);
+}
+
+/** The gray (0-255) of one colour of `kind`, from samples 0-255. */
+export function grayOf(kind: "rgb" | "cmyk", samples: ArrayLike<number>, at = 0): number {
+  return kind === "rgb"
+    ? grayOfRgb(samples[at]!, samples[at + 1]!, samples[at + 2]!)
+    : grayOfCmyk(samples[at]!, samples[at + 1]!, samples[at + 2]!, samples[at + 3]!);
+}

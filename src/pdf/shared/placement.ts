@@ -5,8 +5,8 @@
 // divided by that.
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream, PDFRef } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
-import { Op, scanContent } from "./tokenizer.ts";
-import type { InlineImage } from "./tokenizer.ts";
+import { Op, scanContent } from "../shared/syntax.ts";
+import type { InlineImage } from "../shared/syntax.ts";
 import { decodeStreamData, N } from "../streams/filters.ts";
 
 /** [a b c d e f]: x' = a x + c y + e, y' = b x + d y + f. */

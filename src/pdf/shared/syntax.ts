@@ -45,11 +45,17 @@ function code(op: string): number {
   return value;
 }
 
-const WHITESPACE = new Uint8Array(256);
+/** PDF white-space (ISO 32000-2, 7.2.3), which PostScript (Type 1 programs) shares: 1 for each byte. */
+export const WHITESPACE = new Uint8Array(256);
 for (const b of [0, 9, 10, 12, 13, 32]) WHITESPACE[b] = 1;
-const DELIMITER = new Uint8Array(256);
+/** PDF delimiters (7.2.3): 1 for each byte. */
+export const DELIMITER = new Uint8Array(256);
 for (const c of "()<>[]{}/%") DELIMITER[c.charCodeAt(0)] = 1;
-const isRegular = (b: number) => WHITESPACE[b] === 0 && DELIMITER[b] === 0;
+export const isWhite = (b: number | undefined): boolean => b !== undefined && WHITESPACE[b] === 1;
+export const isDelimiter = (b: number | undefined): boolean => b !== undefined && DELIMITER[b] === 1;
+/** A byte of a name, number or keyword: neither white-space nor a delimiter (false past the end). */
+export const isRegular = (b: number | undefined): boolean =>
+  b !== undefined && WHITESPACE[b] === 0 && DELIMITER[b] === 0;
 
 const latin1 = new TextDecoder("latin1");
 
@@ -89,7 +95,7 @@ class Reader {
   /** Position after the regular characters starting at `from`. */
   regularEnd(from: number): number {
     let j = from;
-    while (j < this.bytes.length && isRegular(this.bytes[j]!)) j++;
+    while (j < this.bytes.length && isRegular(this.bytes[j])) j++;
     return j;
   }
 
@@ -302,7 +308,7 @@ function inlineDataLength(dict: Map<string, InlineValue>): number | undefined {
 function isEndMarker(bytes: Uint8Array, at: number): boolean {
   if (bytes[at] !== 0x45 || bytes[at + 1] !== 0x49) return false;
   const after = at + 2;
-  if (after < bytes.length && isRegular(bytes[after]!)) return false;
+  if (after < bytes.length && isRegular(bytes[after])) return false;
   // What follows must look like content-stream text, not more binary data (up to the next
   // inline image's ID, whose data may follow closely).
   const end = Math.min(bytes.length, after + 48);

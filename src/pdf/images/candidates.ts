@@ -1,0 +1,303 @@
+// The encodings an image is tried as (recode.ts tries them): JPEG for photographs, lossless
+// (PNG-predicted Flate) for line art, flat colour and masks, a palette beside it for graphics; and
+// the working pixels they start from.
+import type { PDFName, PDFRawStream } from "@cantoo/pdf-lib";
+import { adobeInverts, decodeJpeg, encodeJpeg, encodeLossless, encodePalette, release, resample } from "./codecs.ts";
+import type { Components, JpegEffort, JpegHeader, Pixels, Size } from "./codecs.ts";
+import type { DirectColour } from "../shared/colour.ts";
+import { deflate, N } from "../streams/filters.ts";
+import type { Placement } from "../shared/placement.ts";
+import type { ImageSettings } from "../shared/profiles.ts";
+import type { LayeredEncoding } from "./layers.ts";
+import { MIN_PIXELS, MAX_DECODED_BYTES, pixelComponents, reduceWhileInflating, pixelsOf } from "./samples.ts";
+import type { ImageInfo, Source } from "./samples.ts";
+
+/** zlib level of lossless candidates (9 is much slower on photographs for little gain). */
+export const LOSSLESS_LEVEL = 6;
+
+/** Images larger than four times this are told photograph or line art on a copy of this size. */
+const PROBE_PIXELS = 1_000_000;
+
+/** When an image fails the quality check at one size, the next size tried is this much larger. */
+export const SIZE_STEP = 1.25;
+
+/** An RGB image whose channels differ by at most this is stored as gray. */
+const GRAY_TOLERANCE = 2;
+
+export type Replacement = {
+  data: Uint8Array;
+  filter: PDFName;
+  size: Size;
+  /** Columns and colours of PNG predictors on the data, when it has them. */
+  predictor?: { colors: number; columns: number };
+  /** The colour space to write (an Indexed image expanded to its base space). */
+  colour?: DirectColour;
+  /** The /Decode to write; null removes it. */
+  decode?: number[] | null;
+  /** The data are indices into these colours of `base` (an Indexed colour space), of `bits` bits. */
+  indexed?: { base: DirectColour; palette: Uint8Array; bits: number };
+  /** The image becomes a form of layers instead (layers.ts); the other fields describe nothing. */
+  layered?: LayeredEncoding;
+};
+
+/** What a Decode array reads as when samples are stored inverted (255 - v). */
+const flipped = (decode: number[]) => decode.flatMap((_, i) => (i % 2 === 0 ? [decode[i + 1]!, decode[i]!] : []));
+
+export interface Job {
+  stream: PDFRawStream;
+  info: ImageInfo;
+  /** A soft mask: lossless unless it already was a JPEG. */
+  mask: boolean;
+  /** The image has a mask of its own (/SMask or /Mask): it is not split into layers. */
+  masked: boolean;
+  /** Where the pages draw it largest, when known. */
+  placement: Placement | undefined;
+  /** The size to downsample to, when it is to be downsampled. */
+  target: Size | undefined;
+  settings: ImageSettings;
+  /** How hard the JPEG encoder works on this document's images (see `effortFor`). */
+  effort: JpegEffort;
+}
+
+export const scaled = (size: Size, factor: number): Size => ({
+  width: Math.round(size.width * factor),
+  height: Math.round(size.height * factor),
+});
+
+/** `size` scaled to about `pixels` pixels. */
+function scaledTo(size: Size, pixels: number): Size {
+  const scale = Math.sqrt(pixels / (size.width * size.height));
+  return { width: Math.max(1, Math.round(size.width * scale)), height: Math.max(1, Math.round(size.height * scale)) };
+}
+
+const DEVICE_GRAY: DirectColour = {
+  kind: "direct",
+  components: 1,
+  ranges: [0, 1],
+  object: N.DeviceGray,
+  rgbLike: true,
+};
+
+/** One channel of an RGB image whose three channels differ nowhere by more than `tolerance`. */
+function grayOf(pixels: Pixels, tolerance: number): Pixels | undefined {
+  if (pixels.components !== 3) return undefined;
+  const { data } = pixels;
+  const count = pixels.width * pixels.height;
+  for (let i = 0; i < data.length; i += 3) {
+    const g = data[i + 1]!;
+    if (Math.abs(data[i]! - g) > tolerance || Math.abs(data[i + 2]! - g) > tolerance) return undefined;
+  }
+  const gray = new Uint8Array(count);
+  for (let p = 0, i = 0; p < count; p++, i += 3) gray[p] = Math.round((data[i]! + data[i + 1]! + data[i + 2]!) / 3);
+  return { data: gray, width: pixels.width, height: pixels.height, components: 1 };
+}
+
+/** The pixels the recoding starts from: the image's own, or a reduced copy of a very large one. */
+export interface Working {
+  pixels: Pixels;
+  /** The pixels are a reduced copy (any output from them is a downsampling). */
+  reduced: boolean;
+  /** The colour space and /Decode to write when they change (Indexed expanded, RGB of grays). */
+  recoloured: Pick<Replacement, "colour" | "decode">;
+  /** The source was a JPEG (its recodings stay JPEG). */
+  jpeg: JpegHeader | undefined;
+  /** What the stored data costs as a lossless encoding of these pixels, when it is one. */
+  storedLossless: number | undefined;
+  /** The pixels' buffer was made for this image (not a view of the document's data): release it after. */
+  owned: boolean;
+}
+
+/** Decodes the image, reducing very large ones on the way. */
+export async function workingPixels(job: Job, source: Source): Promise<Working | undefined> {
+  const { info, target, stream } = job;
+  const n = pixelComponents(info.colour) as Components;
+  const large = info.width * info.height * n > MAX_DECODED_BYTES;
+  let reduceTo: Size | undefined;
+  if (large) {
+    // Reduced by a whole factor (at least halved), to no less than a step above the target.
+    if (!target) return undefined;
+    const ratio = Math.min(info.width / target.width, info.height / target.height);
+    const factor = Math.max(2, Math.floor(ratio / SIZE_STEP));
+    reduceTo = { width: Math.ceil(info.width / factor), height: Math.ceil(info.height / factor) };
+    if (reduceTo.width * reduceTo.height * n > 2 * MAX_DECODED_BYTES) return undefined;
+  }
+  if (source.kind === "jpeg") {
+    // A JPEG is decoded once, whole: every size tried is resampled from it, and the quality check
+    // draws it. (libvips's shrink-on-load does not apply below a 3x reduction, and decoding twice,
+    // reduced for the candidates and whole for the check, cost more than decoding once.) A very
+    // large one is decoded reduced, and checked against that.
+    const pixels = await decodeJpeg(source.data, n, reduceTo);
+    return {
+      pixels,
+      reduced: reduceTo !== undefined,
+      recoloured: {},
+      jpeg: source.header,
+      storedLossless: undefined,
+      owned: true,
+    };
+  }
+  let pixels: Pixels | undefined;
+  if (source.kind === "large-flate") {
+    if (!reduceTo) return undefined;
+    const factor = Math.floor(Math.min(info.width / reduceTo.width, info.height / reduceTo.height));
+    if (factor < 2) return undefined;
+    pixels = await reduceWhileInflating(stream.contents, source.parms, info.width, info.height, n, factor);
+  } else {
+    pixels = pixelsOf(source.data, info);
+  }
+  if (!pixels) return undefined;
+  const indexed = info.colour.kind === "indexed";
+  // Samples used as decoded are a view of the filters' output, which may be the stream's own data.
+  let owned = source.kind === "large-flate" || indexed || info.bpc === 16;
+  const base = info.colour.kind === "indexed" ? info.colour.base : info.colour;
+  let recoloured: Working["recoloured"] = indexed ? { colour: base, decode: null } : {};
+  if (base.rgbLike && base.components === 3 && !info.decode) {
+    const gray = grayOf(pixels, GRAY_TOLERANCE);
+    if (gray) {
+      if (owned) release(pixels.data);
+      pixels = gray;
+      owned = true;
+      recoloured = { colour: DEVICE_GRAY, decode: null };
+    }
+  }
+  let storedLossless: number | undefined;
+  if (source.kind === "samples") {
+    storedLossless = source.flate ? stream.contents.length : deflate(source.data, LOSSLESS_LEVEL).length;
+  }
+  return { pixels, reduced: source.kind === "large-flate", recoloured, jpeg: undefined, storedLossless, owned };
+}
+
+/** A candidate encoding, with the pixels a reader will decode from it. */
+export interface Candidate {
+  replacement: Replacement;
+  decoded: Pixels;
+  /** The decoded pixels are exactly the image's (lossless, not resampled). */
+  exact: boolean;
+}
+
+/** A JPEG of `output`, or of `output` resampled to `size` (in the same pass) when given. */
+export async function jpegCandidate(job: Job, working: Working, output: Pixels, size?: Size): Promise<Candidate> {
+  const { info, settings } = job;
+  const quality = job.mask ? Math.max(settings.jpegQuality, 85) : settings.jpegQuality;
+  const data = await encodeJpeg(output, { quality, effort: job.effort, ...(size ? { size } : {}) });
+  const n = output.components;
+  // libvips writes 4-component JPEGs Adobe-inverted; so does the stored JPEG when it has the marker.
+  const inverted = n === 4 && adobeInverts(working.jpeg?.adobe ?? false);
+  const ranges = working.recoloured.colour?.ranges ?? (info.colour as DirectColour).ranges;
+  const decode = inverted ? flipped(working.recoloured.decode === null ? ranges : (info.decode ?? ranges)) : undefined;
+  return {
+    replacement: {
+      data,
+      filter: N.DCTDecode,
+      size: size ?? { width: output.width, height: output.height },
+      ...working.recoloured,
+      ...(decode ? { decode } : {}),
+    },
+    decoded: await decodeJpeg(data, n),
+    exact: false,
+  };
+}
+
+async function losslessCandidate(working: Working, output: Pixels, exact: boolean): Promise<Candidate> {
+  const lossless = await encodeLossless(output, LOSSLESS_LEVEL);
+  return {
+    replacement: {
+      data: lossless.data,
+      filter: N.FlateDecode,
+      size: { width: output.width, height: output.height },
+      ...(lossless.predicted ? { predictor: { colors: output.components, columns: output.width } } : {}),
+      ...working.recoloured,
+    },
+    decoded: output,
+    exact,
+  };
+}
+
+/**
+ * The colour space a palette of `working`'s pixels would index: an RGB-like one of three
+ * components whose samples are the pixels as they are (no /Decode to carry over).
+ */
+function paletteBase(job: Job, working: Working): DirectColour | undefined {
+  const colour = working.recoloured.colour ?? job.info.colour;
+  if (colour.kind !== "direct" || colour.components !== 3 || !colour.rgbLike) return undefined;
+  if (job.info.decode && working.recoloured.decode !== null) return undefined;
+  return colour;
+}
+
+/**
+ * `output` quantised to a palette of at most 256 colours (libimagequant, through sharp), written
+ * as Indexed over the image's own colour space: a graphic of few colours in a fraction of its
+ * lossless size. Lossy (unless it had 256 colours or fewer), so only where the quality check can
+ * judge it; never for photographs (JPEG's), masks or JPEG sources.
+ */
+async function paletteCandidate(job: Job, working: Working, output: Pixels): Promise<Candidate | undefined> {
+  const base = paletteBase(job, working);
+  if (!base || job.settings.paletteQuality === undefined) return undefined;
+  const encoded = await encodePalette(output, job.settings.paletteQuality);
+  if (!encoded) return undefined;
+  return {
+    replacement: {
+      data: encoded.data,
+      filter: N.FlateDecode,
+      size: { width: output.width, height: output.height },
+      predictor: { colors: 1, columns: output.width },
+      decode: null,
+      indexed: { base, palette: encoded.palette, bits: encoded.bitsPerComponent },
+    },
+    decoded: encoded.decoded,
+    exact: false,
+  };
+}
+
+/** Lossless, and beside it a palette when the check can judge one: smallest first. */
+async function graphicCandidates(
+  job: Job,
+  working: Working,
+  output: Pixels,
+  lossless: Candidate,
+  checked: boolean,
+): Promise<Candidate[]> {
+  const palette = checked && !job.mask ? await paletteCandidate(job, working, output) : undefined;
+  const candidates = palette ? [palette, lossless] : [lossless];
+  return candidates.sort((a, b) => a.replacement.data.length - b.replacement.data.length);
+}
+
+/**
+ * The encodings of `output` (the working pixels at one size) that the profile wants, smallest
+ * first: JPEG for photographs; lossless for line art, flat colour and masks, and a palette beside
+ * it for graphics the quality check can judge. Photographs are told apart by how JPEG compares
+ * with a lossless encoding of the same pixels (on a smaller copy of very large ones), once per
+ * image: `kind` remembers the answer for the other sizes.
+ */
+export async function candidatesAt(
+  job: Job,
+  working: Working,
+  output: Pixels,
+  atOwnSize: boolean,
+  kind: { photo?: boolean },
+  checked: boolean,
+): Promise<Candidate[]> {
+  const { settings, info } = job;
+  const exact = atOwnSize && !working.reduced;
+  if (working.jpeg) return [await jpegCandidate(job, working, output)];
+  // Indexed images keep their indices (already lossless) unless they are downsampled.
+  const indexedKept = info.colour.kind === "indexed" && exact;
+  if (job.mask || output.width * output.height < MIN_PIXELS) kind.photo = false;
+  if (kind.photo === false) {
+    if (indexedKept) return [];
+    return graphicCandidates(job, working, output, await losslessCandidate(working, output, exact), checked);
+  }
+  if (kind.photo === true) return [await jpegCandidate(job, working, output)];
+  const large = output.width * output.height > PROBE_PIXELS * 4;
+  const probe = large ? await resample(output, scaledTo(output, PROBE_PIXELS)) : output;
+  const probeJpeg = await encodeJpeg(probe, { quality: settings.jpegQuality, effort: job.effort });
+  const probeLossless = await losslessCandidate(working, probe, exact && !large);
+  if (large) release(probe.data);
+  let reference = probeLossless.replacement.data.length;
+  if (exact && !large && working.storedLossless !== undefined) reference = Math.min(reference, working.storedLossless);
+  kind.photo = probeJpeg.length <= reference * settings.losslessToJpegRatio;
+  if (kind.photo) return [await jpegCandidate(job, working, output)];
+  if (indexedKept) return [];
+  const lossless = large ? await losslessCandidate(working, output, exact) : probeLossless;
+  return graphicCandidates(job, working, output, lossless, checked);
+}

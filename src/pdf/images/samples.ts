@@ -1,0 +1,293 @@
+// Reading an image XObject for the image pass (optimise.ts): whether we may recode it (describe),
+// and its data as a JPEG or as 8-bit samples, filters, predictors, palettes and 16 bits undone
+// (sourceOf, pixelsOf); very large Flate images reduced as they inflate.
+import { Readable } from "node:stream";
+import { createInflate } from "node:zlib";
+import { PDFArray, PDFBool, PDFName, PDFNumber } from "@cantoo/pdf-lib";
+import type { PDFObject, PDFContext, PDFDict, PDFRawStream } from "@cantoo/pdf-lib";
+import { MAX_IMAGE_PIXELS, readJpegHeader } from "./codecs.ts";
+import type { Components, JpegHeader, Pixels } from "./codecs.ts";
+import { colourOf } from "../shared/colour.ts";
+import type { Colour } from "../shared/colour.ts";
+import {
+  decodeFilters,
+  decodeParmsOf,
+  filtersOf,
+  isGeneralFilter,
+  N,
+  numberOf,
+  readPredictorParms,
+  unpngRow,
+  untiffRow,
+} from "../streams/filters.ts";
+import { decodeJpx } from "../codecs/jpx.ts";
+
+const ColorTransform = PDFName.of("ColorTransform");
+
+/** Below this, an image is not worth the work. */
+export const MIN_PIXELS = 32 * 32;
+
+/** Decoded samples held in memory at once, at most; larger Flate images are reduced as they inflate. */
+export const MAX_DECODED_BYTES = 48 * 1024 * 1024;
+
+export interface ImageInfo {
+  width: number;
+  height: number;
+  bpc: number;
+  colour: Colour;
+  /** The /Decode array, when there is one. */
+  decode: number[] | undefined;
+}
+
+const numbersIn = (object: PDFObject | undefined): number[] | undefined => {
+  if (!(object instanceof PDFArray)) return undefined;
+  const values: number[] = [];
+  for (let i = 0; i < object.size(); i++) {
+    const item = object.lookup(i);
+    if (!(item instanceof PDFNumber)) return undefined;
+    values.push(item.asNumber());
+  }
+  return values;
+};
+
+export const componentsOf = (colour: Colour): number => (colour.kind === "indexed" ? 1 : colour.components);
+
+export const pixelComponents = (colour: Colour): number =>
+  colour.kind === "indexed" ? colour.base.components : colour.components;
+
+const isSupported = (n: number): n is Components => n === 1 || n === 3 || n === 4;
+
+/** The image's geometry and colour when we may recode it, else undefined. */
+export function describe(dict: PDFDict, context: PDFContext): ImageInfo | undefined {
+  if (dict.lookup(N.ImageMask) === PDFBool.True) return undefined;
+  if (dict.lookup(N.Mask) instanceof PDFArray || dict.has(N.SMaskInData)) return undefined;
+  const width = numberOf(dict.lookup(N.Width));
+  const height = numberOf(dict.lookup(N.Height));
+  const bpc = numberOf(dict.lookup(N.BitsPerComponent));
+  if (!width || !height || !Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
+    return undefined;
+  }
+  if (width * height < MIN_PIXELS || width * height > MAX_IMAGE_PIXELS) return undefined;
+  const colour = colourOf(dict.get(N.ColorSpace), context);
+  if (!colour || !isSupported(pixelComponents(colour))) return undefined;
+  if (colour.kind === "indexed" ? ![1, 2, 4, 8].includes(bpc ?? 0) : bpc !== 8 && bpc !== 16) return undefined;
+  const decode = dict.has(N.Decode) ? numbersIn(dict.lookup(N.Decode)) : undefined;
+  if (dict.has(N.Decode) && decode?.length !== 2 * componentsOf(colour)) return undefined;
+  return { width, height, bpc: bpc!, colour, decode };
+}
+
+/** Unpacks 1-, 2-, 4- or 8-bit indices, maps them through /Decode, and looks them up in the palette. */
+function expandIndexed(samples: Uint8Array, info: ImageInfo): Pixels | undefined {
+  const colour = info.colour;
+  if (colour.kind !== "indexed") return undefined;
+  const n = colour.base.components as Components;
+  const { width, height, bpc } = info;
+  const rowBytes = Math.ceil((width * bpc) / 8);
+  if (samples.length < rowBytes * height) return undefined;
+  const max = (1 << bpc) - 1;
+  const table = new Uint8Array(256);
+  for (let v = 0; v <= max; v++) {
+    const mapped = info.decode ? info.decode[0]! + (v * (info.decode[1]! - info.decode[0]!)) / max : v;
+    table[v] = Math.min(colour.hival, Math.max(0, Math.round(mapped)));
+  }
+  const out = new Uint8Array(width * height * n);
+  const palette = colour.palette;
+  const perByte = 8 / bpc;
+  for (let y = 0; y < height; y++) {
+    const row = y * rowBytes;
+    for (let x = 0; x < width; x++) {
+      let index: number;
+      if (bpc === 8) index = samples[row + x]!;
+      else {
+        const byte = samples[row + Math.floor(x / perByte)]!;
+        index = (byte >> (8 - bpc * ((x % perByte) + 1))) & max;
+      }
+      const entry = table[index]! * n;
+      const at = (y * width + x) * n;
+      for (let c = 0; c < n; c++) out[at + c] = palette[entry + c]!;
+    }
+  }
+  return { data: out, width, height, components: n };
+}
+
+/** 16-bit samples to 8 (their high bytes); /Decode keeps its meaning. */
+function to8Bit(samples: Uint8Array, count: number): Uint8Array {
+  const out = new Uint8Array(count);
+  for (let i = 0; i < count; i++) out[i] = samples[2 * i]!;
+  return out;
+}
+
+/** Adds a row's samples into the sums of their column blocks (`blockOf`: a sample's sum). */
+function accumulate(row: Uint8Array, sums: Uint32Array, blockOf: Int32Array): void {
+  for (let i = 0; i < blockOf.length; i++) {
+    const b = blockOf[i]!;
+    sums[b] = sums[b]! + row[i]!;
+  }
+}
+
+/**
+ * Inflates a large 8-bit Flate image row by row and averages `factor` x `factor` blocks as it
+ * goes, so that only the reduced image is ever held. Undefined when the data is short or damaged.
+ */
+export async function reduceWhileInflating(
+  contents: Uint8Array,
+  parms: PDFDict | undefined,
+  width: number,
+  height: number,
+  n: Components,
+  factor: number,
+): Promise<Pixels | undefined> {
+  const p = readPredictorParms(parms);
+  const png = p.predictor >= 10;
+  if (png || p.predictor === 2) {
+    if (p.colors !== n || p.columns !== width || p.bpc !== 8) return undefined;
+  } else if (p.predictor !== 1) return undefined;
+  const rowBytes = width * n;
+  const stride = rowBytes + (png ? 1 : 0);
+  const outWidth = Math.ceil(width / factor);
+  const outHeight = Math.ceil(height / factor);
+  const out = new Uint8Array(outWidth * outHeight * n);
+  const sums = new Uint32Array(outWidth * n);
+  const pending = new Uint8Array(stride);
+  let previous = new Uint8Array(rowBytes);
+  let current = new Uint8Array(rowBytes);
+  let filled = 0;
+  let y = 0;
+  let rowsInBlock = 0;
+
+  /** Undoes the row's predictor into `current`; a row without one is used as it is. */
+  const unfilter = (row: Uint8Array): Uint8Array | undefined => {
+    if (!png) {
+      if (p.predictor !== 2) return row;
+      current.set(row.subarray(0, rowBytes));
+      untiffRow(current, n);
+      return current;
+    }
+    return unpngRow(row[0]!, row, 1, previous, current, n) ? current : undefined;
+  };
+  const blockOf = new Int32Array(rowBytes);
+  for (let i = 0; i < rowBytes; i++) blockOf[i] = Math.floor(i / n / factor) * n + (i % n);
+  const flush = () => {
+    const at = Math.floor((y - 1) / factor) * outWidth * n;
+    const full = 1 / (factor * rowsInBlock);
+    const lastColumns = width - (outWidth - 1) * factor;
+    for (let i = 0, end = outWidth * n; i < end; i++) {
+      const scale = i < end - n ? full : 1 / (lastColumns * rowsInBlock);
+      out[at + i] = Math.round(sums[i]! * scale);
+    }
+    sums.fill(0);
+    rowsInBlock = 0;
+  };
+
+  const inflater = Readable.from([contents]).pipe(
+    createInflate({
+      finishFlush: 2 /* Z_SYNC_FLUSH */,
+      chunkSize: Math.min(4 * 1024 * 1024, Math.max(64 * 1024, stride * 16)),
+    }),
+  );
+  try {
+    for await (const chunk of inflater as AsyncIterable<Buffer>) {
+      let offset = 0;
+      while (offset < chunk.length && y < height) {
+        let row: Uint8Array;
+        if (filled === 0 && chunk.length - offset >= stride) {
+          row = chunk.subarray(offset, offset + stride);
+          offset += stride;
+        } else {
+          const take = Math.min(stride - filled, chunk.length - offset);
+          pending.set(chunk.subarray(offset, offset + take), filled);
+          filled += take;
+          offset += take;
+          if (filled < stride) break;
+          filled = 0;
+          row = pending;
+        }
+        const samples = unfilter(row);
+        if (!samples) return undefined;
+        accumulate(samples, sums, blockOf);
+        if (samples === current) [previous, current] = [current, previous];
+        y++;
+        rowsInBlock++;
+        if (rowsInBlock === factor || y === height) flush();
+      }
+      if (y >= height) break;
+    }
+  } catch {
+    return undefined;
+  } finally {
+    inflater.destroy();
+  }
+  return y >= height ? { data: out, width: outWidth, height: outHeight, components: n } : undefined;
+}
+
+export type Source =
+  | { kind: "jpeg"; data: Uint8Array; header: JpegHeader }
+  // flate: the stored stream is itself the size a lossless candidate must beat (a Flate image, or
+  // a JPX, which the stream pass leaves as it is); otherwise the samples are deflated to find it.
+  | { kind: "samples"; data: Uint8Array; flate: boolean }
+  | { kind: "large-flate"; parms: PDFDict | undefined };
+
+/** The image's data as a JPEG or as samples (filters and predictors undone), when we can get at it. */
+export function sourceOf(stream: PDFRawStream, info: ImageInfo): Source | undefined {
+  const filters = filtersOf(stream.dict);
+  const parms = filters && decodeParmsOf(stream.dict, filters.length);
+  if (!filters || !parms || stream.dict.has(N.F)) return undefined;
+  const n = pixelComponents(info.colour);
+  if (filters.at(-1) === "DCTDecode") {
+    const outer = filters.slice(0, -1);
+    if (info.colour.kind === "indexed" || info.bpc !== 8) return undefined;
+    if (outer.some((name) => !isGeneralFilter(name))) return undefined;
+    const limit = info.width * info.height * n + 1024 * 1024;
+    const data = decodeFilters(stream.contents, outer, parms.slice(0, -1), stream.dict, limit, { predictors: true });
+    const header = data && readJpegHeader(data);
+    if (!header || header.precision !== 8 || header.components !== n) return undefined;
+    // /ColorTransform overrides the JPEG's own choice, unless an Adobe marker makes it (then the
+    // marker rules, for readers and for libjpeg alike); we would have to reproduce it.
+    const dct = parms.at(-1);
+    if (dct?.has(ColorTransform) && !header.adobe && n !== 1) return undefined;
+    if (header.width !== info.width || header.height !== info.height) return undefined;
+    return { kind: "jpeg", data, header };
+  }
+  if (filters.some((name) => !isGeneralFilter(name))) return undefined;
+  const expected = Math.ceil((info.width * componentsOf(info.colour) * info.bpc) / 8) * info.height;
+  if (expected > MAX_DECODED_BYTES) {
+    const single = filters.length === 1 && filters[0] === "FlateDecode";
+    return single && info.bpc === 8 && info.colour.kind === "direct"
+      ? { kind: "large-flate", parms: parms[0] }
+      : undefined;
+  }
+  const data = decodeFilters(stream.contents, filters, parms, stream.dict, expected + 4096, {
+    predictors: true,
+    tolerant: true,
+  });
+  if (!data || data.length < expected) return undefined;
+  return {
+    kind: "samples",
+    data: data.subarray(0, expected),
+    flate: filters.length === 1 && filters[0] === "FlateDecode",
+  };
+}
+
+/**
+ * A JPEG 2000 image's samples (codecs/jpx.ts), taken as a lossless filter's would be: recoded when that
+ * is smaller at the profile's floor, else the JPX stays (its stored size is the lossless bar, as a
+ * Flate image's is). Only when the dictionary states the colour space and 8 bits and the codestream
+ * agrees; a JPX's own colour space, a Decode array or a mask in the data keep it as it is.
+ */
+export async function jpxSourceOf(stream: PDFRawStream, info: ImageInfo): Promise<Source | undefined> {
+  const filters = filtersOf(stream.dict);
+  if (filters?.length !== 1 || filters[0] !== "JPXDecode" || stream.dict.has(N.F)) return undefined;
+  if (info.colour.kind !== "direct" || info.bpc !== 8 || info.decode) return undefined;
+  const expected = { width: info.width, height: info.height, components: info.colour.components };
+  const data = await decodeJpx(stream.contents, expected, MAX_DECODED_BYTES);
+  return data && { kind: "samples", data, flate: true };
+}
+
+/** The image's pixels, 8-bit, in its own (or, for Indexed, its base) colour space. */
+export function pixelsOf(samples: Uint8Array, info: ImageInfo): Pixels | undefined {
+  if (info.colour.kind === "indexed") return expandIndexed(samples, info);
+  const n = info.colour.components as Components;
+  const count = info.width * info.height * n;
+  const data = info.bpc === 16 ? to8Bit(samples, count) : samples.subarray(0, count);
+  return { data, width: info.width, height: info.height, components: n };
+}
