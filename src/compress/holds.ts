@@ -54,14 +54,14 @@ export async function renewHolds(prisma: PrismaClient): Promise<number> {
 
 /** Renews the holds every RENEW_EVERY_MS until stopped. */
 export function startHoldRenewal(prisma: PrismaClient, logger: Logger, everyMs = RENEW_EVERY_MS): { stop(): void } {
-  const timer = setInterval(
-    guarded("holds", () =>
-      renewHolds(prisma).catch((error: unknown) =>
-        logger.warn({ err: error, inFlight: inFlight.size }, "could not renew the holds of compressions in flight"),
-      ),
+  const renew = guarded("holds", () =>
+    renewHolds(prisma).catch((error: unknown) =>
+      logger.warn({ err: error, inFlight: inFlight.size }, "could not renew the holds of compressions in flight"),
     ),
-    everyMs,
   );
+  // Once at the start too (nothing is held yet: no statement), then every period.
+  renew();
+  const timer = setInterval(renew, everyMs);
   timer.unref();
   return { stop: () => clearInterval(timer) };
 }

@@ -112,8 +112,8 @@ export function startHousekeeping(options: {
       options.logger.warn({ err: error }, "could not look for interrupted compressions; retrying at the next run");
     }
   };
-  void run();
-  void reconcile();
+  guarded("housekeeping", run)();
+  guarded("housekeeping", reconcile)();
   const timers = [
     setInterval(guarded("housekeeping", run), options.everyMs ?? 15 * 60_000),
     setInterval(guarded("housekeeping", reconcile), options.reconcileEveryMs ?? 60_000),

@@ -34,7 +34,7 @@ export function startJobFeedHousekeeping(options: { sql: SqlRunner; logger: Logg
       options.logger.warn({ err: error }, "job feed housekeeping failed; retrying at the next run");
     }
   };
-  void run();
+  guarded("job-feed", run)();
   const timer = setInterval(guarded("job-feed", run), SWEEP_EVERY_MS);
   timer.unref();
   return { stop: () => clearInterval(timer) };
