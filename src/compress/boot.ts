@@ -1,7 +1,7 @@
 // What a process that died left behind, cleared at the next start on the same machine. Every
 // process writes a marker in the temporary root, `.boot-<boot id>`, holding its pid; its
-// reservations, job leases (async-jobs/worker.ts), request directories (`req-<boot id>-…`) and partial
-// direct uploads carry the same boot id. At start, a marker whose pid no longer runs names a dead
+// reservations, Idempotency-Key claims, job leases (async-jobs/worker.ts), request directories
+// (`req-<boot id>-…`) and partial direct uploads carry the same boot id. At start, a marker whose pid no longer runs names a dead
 // process: its running compressions are failed and their units released, its jobs' leases end
 // now (the next claim takes them over), and its files are removed. A marker whose process still
 // runs (two instances sharing a temporary directory) is left alone. Cloud Run starts an instance
@@ -11,6 +11,7 @@ import path from "node:path";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { processAlive } from "../process-lock.ts";
 import { BOOT_ID } from "./holds.ts";
+import { releaseClaimsOf } from "./idempotency.ts";
 import { removeWorkspacesOf } from "./workflow/workspace.ts";
 import { reconcileInterrupted } from "./maintenance.ts";
 import type { ObjectStorage } from "./storage/storage.ts";
@@ -26,6 +27,8 @@ export interface Recovery {
   released: number;
   /** Job leases ended, for the jobs to be taken over now. */
   jobs: number;
+  /** Idempotency-Key claims let go (their requests died with their process). */
+  claims: number;
   /** Request directories and partial direct uploads removed. */
   files: number;
 }
@@ -52,8 +55,10 @@ export async function recoverDeadBoots(prisma: PrismaClient, root: string, stora
   let released = 0;
   let jobs = 0;
   let files = 0;
+  let claims = 0;
   if (dead.length > 0) {
     released = await reconcileInterrupted(prisma, new Date(0), { bootId: { in: dead } });
+    claims = await releaseClaimsOf(prisma, dead);
     const freed = await prisma.compressionJob.updateMany({
       where: { status: "running", OR: dead.map((bootId) => ({ lockedBy: { startsWith: `${bootId}:` } })) },
       data: { lockedUntil: new Date() },
@@ -65,7 +70,7 @@ export async function recoverDeadBoots(prisma: PrismaClient, root: string, stora
   }
   await mkdir(root, { recursive: true });
   await writeFile(path.join(root, markerOf(BOOT_ID)), `${process.pid}\n`, { mode: 0o600 });
-  return { deadBoots: dead, released, jobs, files };
+  return { deadBoots: dead, released, jobs, claims, files };
 }
 
 /** Removes this process's marker (a clean stop: nothing of it is left to recover). */

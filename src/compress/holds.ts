@@ -52,10 +52,18 @@ export async function renewHolds(prisma: PrismaClient): Promise<number> {
   return still.size;
 }
 
-/** Renews the holds every RENEW_EVERY_MS until stopped. */
-export function startHoldRenewal(prisma: PrismaClient, logger: Logger, everyMs = RENEW_EVERY_MS): { stop(): void } {
+/**
+ * Renews the holds every RENEW_EVERY_MS until stopped, and whatever else is held the same way
+ * (`alsoHeld`: the Idempotency-Key claims, ./idempotency.ts).
+ */
+export function startHoldRenewal(
+  prisma: PrismaClient,
+  logger: Logger,
+  everyMs = RENEW_EVERY_MS,
+  alsoHeld: ((prisma: PrismaClient) => Promise<unknown>)[] = [],
+): { stop(): void } {
   const renew = guarded("holds", () =>
-    renewHolds(prisma).catch((error: unknown) =>
+    Promise.all([renewHolds(prisma), ...alsoHeld.map((renewal) => renewal(prisma))]).catch((error: unknown) =>
       logger.warn({ err: error, inFlight: inFlight.size }, "could not renew the holds of compressions in flight"),
     ),
   );

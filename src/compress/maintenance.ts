@@ -6,8 +6,8 @@
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
 import { fail } from "./compression.ts";
-import { startHoldRenewal } from "./holds.ts";
-import { expireIdempotencyKeys } from "./idempotency.ts";
+import { RENEW_EVERY_MS, startHoldRenewal } from "./holds.ts";
+import { expireIdempotencyKeys, renewIdempotencyClaims } from "./idempotency.ts";
 import type { ObjectStorage } from "./storage/storage.ts";
 import { sweepWorkspaces } from "./workflow/workspace.ts";
 import { guarded } from "../callbacks.ts";
@@ -119,7 +119,7 @@ export function startHousekeeping(options: {
     setInterval(guarded("housekeeping", reconcile), options.reconcileEveryMs ?? 60_000),
   ];
   for (const timer of timers) timer.unref();
-  const holds = startHoldRenewal(options.prisma, options.logger);
+  const holds = startHoldRenewal(options.prisma, options.logger, RENEW_EVERY_MS, [renewIdempotencyClaims]);
   return {
     stop: () => {
       for (const timer of timers) clearInterval(timer);

@@ -143,6 +143,16 @@ describe("a restart after a kill", () => {
       await mkdir(path.join(root, `req-${owner.bootId}-abc123`));
       await writeFile(path.join(work, "objects", "inputs", `holdsinput00000001.pdf.${owner.bootId}.0a0b.part`), "%PDF");
       records.push(await db.prisma.compression.create({ data: { ...base, bootId: owner.bootId, heldUntil: later } }));
+      // An Idempotency-Key claimed by a request in flight in that process.
+      await db.prisma.idempotencyKey.create({
+        data: {
+          apiKeyId: key.id,
+          key: `claimed-by-${owner.bootId}`,
+          bootId: owner.bootId,
+          lockedUntil: later,
+          expiresAt: later,
+        },
+      });
     }
     await db.prisma.quotaUsage.create({ data: { subscriberId: subscriber.id, month, used: 2 } });
     const jobRecord = await db.prisma.compression.create({ data: { ...base, bootId: dead.bootId, heldUntil: later } });
@@ -150,7 +160,9 @@ describe("a restart after a kill", () => {
 
     expect(await deadBoots(root)).toEqual([dead.bootId]);
     const recovery = await recoverDeadBoots(db.prisma, root, storage);
-    expect(recovery).toEqual({ deadBoots: [dead.bootId], released: 1, jobs: 1, files: 2 });
+    expect(recovery).toEqual({ deadBoots: [dead.bootId], released: 1, jobs: 1, claims: 1, files: 2 });
+    const claims = await db.prisma.idempotencyKey.findMany({ where: { apiKeyId: key.id }, select: { bootId: true } });
+    expect(claims).toEqual([{ bootId: live.bootId }]);
     expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(1);
     const [killed, alive] = records;
     expect((await db.prisma.compression.findUniqueOrThrow({ where: { id: killed!.id } })).status).toBe("failed");

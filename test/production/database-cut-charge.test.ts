@@ -3,7 +3,8 @@
 // cuts once the unit is reserved and while the upload is still on its way. The compression can
 // then not be recorded: the request answers 503 database_unavailable with Retry-After, and once the
 // database is back the unit is released (the release retried in the background) without waiting
-// for the housekeeping: nothing is charged, and no temporary file is left. PostgreSQL pass only:
+// for the housekeeping: nothing is charged, and no temporary file is left. Its Idempotency-Key was let
+// go too (issue 39: it stayed claimed for an hour, and the retry got 409). PostgreSQL pass only:
 // on the PGlite pass the database is the service's own, in its process, and cannot be cut.
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import http from "node:http";
@@ -107,6 +108,7 @@ describe("the database cut during a synchronous compression", () => {
       authorization: `Bearer ${token}`,
       "content-type": upload.contentType,
       "content-length": String(upload.body.length),
+      "idempotency-key": "cut-and-retried",
     };
     const answer = await postInTwo(`${service!.url}/v1/compress`, headers, upload.body, async () => {
       await until("the reservation", usage, (used) => used === 1);
@@ -119,12 +121,21 @@ describe("the database cut during a synchronous compression", () => {
     await proxy!.restore();
     // Released by the request's own release, retried in the background: not an hour later.
     expect(await until("the unit after the outage", usage, (used) => used === 0)).toBe(0);
+    // The retry the typed client makes after a 503: it runs (the key was let go), not 409.
+    const retry = await fetch(`${service!.url}/v1/compress`, {
+      method: "POST",
+      headers,
+      body: new Uint8Array(upload.body),
+    });
+    expect(retry.status, await retry.clone().text()).toBe(200);
+    expect(retry.headers.get("idempotent-replayed")).toBeNull();
+    expect(await usage()).toBe(1);
     const left = await readdir(path.join(work, "uploads"));
     expect(left.filter((name) => name.startsWith("req-"))).toEqual([]);
     const db = await database.open();
     try {
       const records = await db.prisma.compression.findMany({ select: { status: true } });
-      expect(records).toEqual([{ status: "failed" }]);
+      expect(records.map((record) => record.status).sort()).toEqual(["failed", "succeeded"]);
     } finally {
       await db.close();
     }

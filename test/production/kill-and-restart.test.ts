@@ -4,7 +4,8 @@
 // directory and temporary directories. After the restart: the cut-off compression is not charged
 // (released at start, keyed by the dead process's boot id), the job is taken over at once (not
 // after its lease) and charged once when it delivers, and nothing of the killed process is left
-// (request directories, partial uploads, the engine's module copies). A second service started on
+// (request directories, partial uploads, the engine's module copies), and the cut-off request's
+// Idempotency-Key is free for its retry (issue 39: 409 for an hour). A second service started on
 // the same embedded data directory exits with a clear message and leaves the running one untouched.
 // Runs on both databases (PGlite: the service's own; PostgreSQL: DATABASE_URL).
 import { existsSync } from "node:fs";
@@ -34,6 +35,8 @@ let restarted: ServiceProcess;
 let leftByKill: { requestDirs: string[]; partials: string[]; engineCopies: string[] };
 let jobId: string;
 let slowFile: Buffer;
+/** The Idempotency-Key of the synchronous compression that is cut off by the kill. */
+const KILLED_KEY = "cut-off-by-a-kill";
 
 const dirs = () => ({
   uploads: path.join(work, "uploads"),
@@ -129,6 +132,7 @@ async function killWithWorkInFlight(service: ServiceProcess) {
     ...auth,
     "content-type": upload.contentType,
     "content-length": String(upload.body.length),
+    "idempotency-key": KILLED_KEY,
   });
   post.req.write(upload.body.subarray(0, 50_000));
   await until(
@@ -229,6 +233,24 @@ describe("a service killed with work in flight, then started again", () => {
     expect(now.engineCopies.every((name) => name.startsWith(`compress-engine-${restarted.pid}-`))).toBe(true);
     const idle = await until("the job's own directory", leftovers, (left) => left.requestDirs.length === 0);
     expect(idle.requestDirs).toEqual([]);
+  });
+
+  it("lets the cut-off request's Idempotency-Key go at the restart: its retry runs (not 409)", async () => {
+    const pdf = await PDFDocument.create();
+    pdf.addPage([200, 200]);
+    const upload = multipart([{ name: "file", value: Buffer.from(await pdf.save()), filename: "a.pdf" }]);
+    const retry = await fetch(`${restarted.url}/v1/compress`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": upload.contentType, "idempotency-key": KILLED_KEY },
+      body: new Uint8Array(upload.body),
+    });
+    expect(retry.status, await retry.clone().text()).toBe(200);
+    expect(retry.headers.get("idempotent-replayed")).toBeNull();
+  });
+
+  it("is the same process at the end, and logged nothing at CRITICAL", async () => {
+    expect((await fetch(`${restarted.url}/healthz`)).status).toBe(200);
+    expect(restarted.records().filter((record) => record["severity"] === "CRITICAL")).toEqual([]);
   });
 });
 

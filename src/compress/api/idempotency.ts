@@ -112,6 +112,7 @@ export function idempotent(prisma: PrismaClient, readBody: (ctx: KeyedContext) =
       failure = error ?? new Error("unknown failure");
       throw error;
     } finally {
+      // Neither throws: a database that is away now gets the release later (../idempotency.ts).
       const fingerprint = fingerprintOf(ctx);
       const answer = fingerprint === undefined ? null : answerOf(ctx, failure);
       if (answer && fingerprint) await storeIdempotentAnswer(prisma, claim.id, { ...answer, fingerprint });

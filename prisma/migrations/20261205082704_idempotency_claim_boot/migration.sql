@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "idempotency_keys" ADD COLUMN     "boot_id" UUID;
