@@ -6,6 +6,7 @@ import { temporaryRoot } from "./compress/workflow/workspace.ts";
 import { createRunner, serviceRunnerOptions, TARGET_MAX_RUNS } from "./compress/isolation/runner.ts";
 import { removeOrphanedCopies } from "./compress/isolation/stripped-copy.ts";
 import { startJobWorker } from "./compress/async-jobs/worker.ts";
+import { webhookPolicyNotice } from "./compress/async-jobs/webhooks.ts";
 import { recoverDeadBoots, removeBootMarker } from "./compress/boot.ts";
 import { startHousekeeping } from "./compress/maintenance.ts";
 import { createStorage } from "./compress/storage/index.ts";
@@ -130,6 +131,8 @@ async function start() {
   // Asynchronous jobs and their webhooks: every instance with COMPRESS_JOB_WORKERS > 0 takes due
   // jobs from the database (a web-only instance sends webhooks but runs no job: slots 0).
   const jobWorker = startJobWorker({ config, prisma: db.prisma, storage, runner, logger });
+  const webhookNotice = webhookPolicyNotice(config.webhookTargets);
+  if (webhookNotice) logger.info({ webhookTargets: config.webhookTargets }, webhookNotice);
   const lifecycle = createLifecycle();
   const app = createApp({ config, db, logger, redis, compress: { storage, runner }, lifecycle });
   const server = createServiceServer(app, config.httpProtocol, config.httpLimits);

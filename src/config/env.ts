@@ -149,8 +149,13 @@ export const envSchema = z.object({
   // Direct uploads (POST /v1/uploads): how long the signed upload URL works.
   UPLOAD_URL_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
   // Webhooks may call private and loopback addresses and plain http:// URLs (for tests and local
-  // receivers). Never link-local or a cloud metadata address (docs/webhooks-and-sign-in.md).
-  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  // receivers). Never link-local or a cloud metadata address (docs/webhooks-and-sign-in.md). Unset:
+  // this machine only (loopback) with NODE_ENV=development off Cloud Run, so a receiver on the
+  // developer's laptop works with `npm start`; public hosts only anywhere else.
+  WEBHOOK_ALLOW_PRIVATE: bool.optional(),
+  // After a rotation the replaced webhook secret signs calls beside the new one this long, so
+  // receivers can switch without refusing a call (Standard Webhooks' rotation; 0: at once).
+  WEBHOOK_ROTATION_OVERLAP_HOURS: z.coerce.number().min(0).max(168).default(24),
 
   // The subscriber dashboard (/dashboard): sign-in links go out over SMTP when SMTP_URL is set
   // (smtp://user:pass@host:587, smtps://… for TLS from the start), else to the log and a local outbox.
@@ -267,7 +272,9 @@ export interface Config {
   resultRetentionHours: number;
   jobs: { workers: number; maxAttempts: number; leaseMs: number; uploadUrlTtlSeconds: number };
   /** Webhook targets may be http:// and private or loopback addresses (never link-local or metadata). */
-  webhookAllowPrivate: boolean;
+  /** What webhooks may reach beside public hosts (address-policy.ts). */
+  webhookTargets: "public" | "loopback" | "private";
+  webhookRotationOverlapMs: number;
   /** Secret for hashing API keys; null hashes with plain SHA-256. */
   apiKeyPepper: string | null;
   dashboard: {
@@ -435,6 +442,12 @@ function compressOf(e: Env): Config["compress"] {
   };
 }
 
+/** Set: as set. Unset: this machine in development (never on Cloud Run), public hosts elsewhere. */
+function webhookTargetsOf(e: Env): Config["webhookTargets"] {
+  if (e.WEBHOOK_ALLOW_PRIVATE !== undefined) return e.WEBHOOK_ALLOW_PRIVATE ? "private" : "public";
+  return e.NODE_ENV === "development" && e.K_SERVICE === undefined ? "loopback" : "public";
+}
+
 const LOOPBACK_HOSTS = ["localhost", "127.0.0.1", "[::1]"];
 
 function mcpOf(e: Env): Config["mcp"] {
@@ -505,7 +518,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       leaseMs: e.COMPRESS_JOB_LEASE_SECONDS * 1000,
       uploadUrlTtlSeconds: e.UPLOAD_URL_TTL_SECONDS,
     },
-    webhookAllowPrivate: e.WEBHOOK_ALLOW_PRIVATE,
+    webhookTargets: webhookTargetsOf(e),
+    webhookRotationOverlapMs: Math.round(e.WEBHOOK_ROTATION_OVERLAP_HOURS * 3_600_000),
     redis: e.REDIS_URL ? { url: e.REDIS_URL, ...(e.REDIS_KEY_PREFIX ? { keyPrefix: e.REDIS_KEY_PREFIX } : {}) } : null,
     rateLimit: { requests: e.RATE_LIMIT_REQUESTS, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS },
     trustProxy: e.TRUST_PROXY ?? e.K_SERVICE !== undefined,

@@ -107,7 +107,8 @@ export interface WebhooksPageOptions {
   /** The secret's first characters and when it was made; null before it was ever made. */
   secret: { masked: string; createdAt: Date } | null;
   /** The whole secret, on the answer to "Show" or to a rotation only. */
-  shown?: { secret: string; rotated: boolean };
+  /** The whole secret; after a rotation, until when the replaced one still signs calls. */
+  shown?: { secret: string; rotated: boolean; previousUntil: Date | null };
   deliveries: DeliveryRow[];
 }
 
@@ -144,10 +145,19 @@ function shownSecret(shown: NonNullable<WebhooksPageOptions["shown"]>): Html {
     html`<h2>${shown.rotated ? "Your new webhook secret" : "Your webhook secret"}</h2>
       ${
         shown.rotated
-          ? html`<p>
-              <strong>Webhooks are signed with it from now on.</strong> Give it to your receivers: one still checking
-              with the old secret refuses the calls.
-            </p>`
+          ? shown.previousUntil
+            ? html`<p>
+                <strong
+                  >Webhooks are signed with it from now on, and with the old secret too until
+                  ${when(shown.previousUntil)}.</strong
+                >
+                Give it to your receivers before then: each call carries both signatures, so a receiver with either
+                secret accepts it.
+              </p>`
+            : html`<p>
+                <strong>Webhooks are signed with it from now on.</strong> Give it to your receivers: one still checking
+                with the old secret refuses the calls.
+              </p>`
           : html`<p>Keep it secret: whoever has it can sign calls your receivers accept.</p>`
       }
       ${secretField("webhook-secret", "Webhook secret", shown.secret)}`,
@@ -233,16 +243,26 @@ function deliveryRow(row: DeliveryRow): Html {
 }
 
 /** The confirmation a rotation asks for (GET /webhooks/rotate): what it does, and the way back. */
-export function rotateConfirmPage(viewer: Viewer): string {
+export function rotateConfirmPage(viewer: Viewer, overlapMs: number): string {
+  const hours = Math.round((overlapMs / 3_600_000) * 10) / 10;
   return layout(
     "Rotate the webhook secret?",
     html`<section class="card narrow stack" aria-labelledby="title">
       <h1 id="title">Rotate the webhook secret?</h1>
-      <p>
-        A new secret replaces the current one at once: every webhook from then on, retries of earlier ones included, is
-        signed with the new secret, and a receiver still checking with the old one refuses the calls until it is given
-        the new one. The new secret is shown on the next page.
-      </p>
+      ${
+        overlapMs > 0
+          ? html`<p>
+              A new secret signs every webhook from then on, retries of earlier ones included. For ${hours} hours the
+              current secret signs them too (each call carries both signatures), so your receivers keep accepting calls
+              while you give them the new one; after that only the new secret works. The new secret is shown on the next
+              page.
+            </p>`
+          : html`<p>
+              A new secret replaces the current one at once: every webhook from then on, retries of earlier ones
+              included, is signed with the new secret, and a receiver still checking with the old one refuses the calls
+              until it is given the new one. The new secret is shown on the next page.
+            </p>`
+      }
       <form method="post" action="${DASHBOARD}/webhooks/rotate">
         ${csrfField(viewer)}
         <button type="submit" class="danger">Yes, rotate the secret</button>

@@ -24,7 +24,13 @@ import { publicOrigin } from "../http/origin.ts";
 import { withRequestInfo } from "../http/request-info.ts";
 import type { AppState } from "../http/state.ts";
 import type { Logger } from "../logger.ts";
-import { historyPage, rotateConfirmPage, webhooksPage, type ResultLink } from "./activity-pages.ts";
+import {
+  historyPage,
+  rotateConfirmPage,
+  webhooksPage,
+  type ResultLink,
+  type WebhooksPageOptions,
+} from "./activity-pages.ts";
 import type { Mailer } from "./mailer.ts";
 import {
   checkEmailPage,
@@ -116,7 +122,7 @@ export function createDashboardRouter(deps: DashboardDeps): Router<DashboardStat
   registerKeys(router, { logger, admin, signedIn });
   registerUsage(router, { prisma, signedIn });
   registerHistory(router, { config, prisma, storage: deps.storage, signedIn });
-  registerWebhooks(router, { prisma, logger, signedIn });
+  registerWebhooks(router, { config, prisma, logger, signedIn });
   registerTryIt(router, { config, prisma, logger, compress: deps.compress, admin, signedIn });
 
   // Any other page under /dashboard: a page saying so, not the API's JSON.
@@ -434,18 +440,14 @@ async function resultLinks(deps: HistoryDeps, rows: HistoryRow[], origin: string
 // ---- Webhooks ----
 
 interface WebhookDeps {
+  config: Config;
   prisma: PrismaClient;
   logger: Logger;
   signedIn: SignedInGate;
 }
 
 /** The page, with the whole secret when it was just asked for or made. */
-async function showWebhooks(
-  ctx: Context,
-  deps: WebhookDeps,
-  viewer: Viewer,
-  shown?: { secret: string; rotated: boolean },
-) {
+async function showWebhooks(ctx: Context, deps: WebhookDeps, viewer: Viewer, shown?: WebhooksPageOptions["shown"]) {
   const subscriberId = viewer.session.subscriberId;
   const [row, deliveries] = await Promise.all([
     deps.prisma.webhookSecret.findUnique({ where: { subscriberId } }),
@@ -471,21 +473,25 @@ function registerWebhooks(router: Router<DashboardState>, deps: WebhookDeps) {
     const viewer = changing(ctx, await readForm(ctx));
     assertEligible(viewer);
     const secret = await webhookSecret(prisma, viewer.session.subscriberId);
-    await showWebhooks(ctx, deps, viewer, { secret, rotated: false });
+    await showWebhooks(ctx, deps, viewer, { secret, rotated: false, previousUntil: null });
   });
 
   // A rotation is asked for first, like a key's revocation.
   router.get<SignedInState>("/webhooks/rotate", signedIn, (ctx) => {
     assertEligible(ctx.state.dashboard);
-    page(ctx, rotateConfirmPage(ctx.state.dashboard));
+    page(ctx, rotateConfirmPage(ctx.state.dashboard, deps.config.webhookRotationOverlapMs));
   });
 
   router.post<SignedInState>("/webhooks/rotate", sameOrigin, signedIn, async (ctx) => {
     const viewer = changing(ctx, await readForm(ctx));
     assertEligible(viewer);
-    const secret = await rotateWebhookSecret(prisma, viewer.session.subscriberId);
+    const rotated = await rotateWebhookSecret(
+      prisma,
+      viewer.session.subscriberId,
+      deps.config.webhookRotationOverlapMs,
+    );
     logger.info({ subscriberId: viewer.session.subscriberId }, "webhook secret rotated in the dashboard");
-    await showWebhooks(ctx, deps, viewer, { secret, rotated: true });
+    await showWebhooks(ctx, deps, viewer, { ...rotated, rotated: true });
   });
 }
 

@@ -204,7 +204,7 @@ describe("asynchronous jobs", () => {
     "http://[::ffff:0:7f00:1]/hook",
     "http://[fec0::1]/hook",
   ])("refuses callback_url %s even where private receivers are allowed (400, nothing reserved)", async (url) => {
-    expect(server.config.webhookAllowPrivate).toBe(true);
+    expect(server.config.webhookTargets).toBe("private");
     const { subscriber, token } = await subscriberWithKey(db.prisma, { quota: 10 });
     const response = await submit(token, photo, { callback_url: url });
     expect(response.status).toBe(400);
@@ -219,7 +219,7 @@ describe("asynchronous jobs", () => {
       { compress: { storage, runner } },
     );
     try {
-      expect(strict.config.webhookAllowPrivate).toBe(false);
+      expect(strict.config.webhookTargets).toBe("public");
       const { token } = await subscriberWithKey(db.prisma, { quota: 10 });
       for (const url of [
         "http://127.0.0.1:8080/hook",

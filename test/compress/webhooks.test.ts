@@ -7,18 +7,37 @@ import { createServer } from "node:http";
 import { BlockList, type AddressInfo } from "node:net";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { classifyAddress, ipv6Bytes, mayReach } from "../../src/compress/async-jobs/address-policy.ts";
+import {
+  classifyAddress,
+  ipv6Bytes,
+  mayReach,
+  type WebhookTargets,
+} from "../../src/compress/async-jobs/address-policy.ts";
 import { signWebhook, verifyWebhook, webhookHeaders } from "../../src/compress/async-jobs/signature.ts";
 import { backoffMs, callWebhook, checkCallbackUrl, type Resolver } from "../../src/compress/async-jobs/webhooks.ts";
 import { loadConfig } from "../../src/config/env.ts";
 import { HttpError } from "../../src/errors.ts";
 
 describe("callback_url by default (no private targets)", () => {
-  it("is the default everywhere: WEBHOOK_ALLOW_PRIVATE is false unless set", () => {
-    for (const NODE_ENV of ["development", "test", "production"]) {
-      expect(loadConfig({ NODE_ENV, PGLITE_DATA_DIR: "memory://" }).webhookAllowPrivate, NODE_ENV).toBe(false);
+  it("is the default outside development: public hosts only unless WEBHOOK_ALLOW_PRIVATE is set", () => {
+    for (const NODE_ENV of ["test", "production"]) {
+      expect(loadConfig({ NODE_ENV, PGLITE_DATA_DIR: "memory://" }).webhookTargets, NODE_ENV).toBe("public");
     }
-    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: "true" }).webhookAllowPrivate).toBe(true);
+    expect(loadConfig({ NODE_ENV: "development" }).webhookTargets).toBe("loopback");
+    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE: "true" }).webhookTargets).toBe("private");
+  });
+
+  it("in development takes this machine alone: loopback by address or localhost, http:// to it too", () => {
+    for (const url of ["http://127.0.0.1:4101/hooks", "http://localhost:4101/hooks", "http://[::1]:4101/hooks"]) {
+      expect(checkCallbackUrl(url, "loopback")).toBe(url);
+    }
+    for (const url of ["http://10.0.0.1/hook", "https://192.168.1.2/hook", "http://hooks.example.com/pdf"]) {
+      expect(refusal(url, "loopback"), url).toBe("invalid_callback_url");
+    }
+    expect(mayReach("127.0.0.1", "loopback")).toBe(true);
+    expect(mayReach("::ffff:127.0.0.1", "loopback")).toBe(true);
+    expect(mayReach("10.0.0.1", "loopback")).toBe(false);
+    expect(mayReach("169.254.169.254", "loopback")).toBe(false);
   });
 
   it.each([
@@ -44,15 +63,15 @@ describe("callback_url by default (no private targets)", () => {
     "ftp://example.com/hook",
     "not a url",
   ])("refuses %s with 400 invalid_callback_url", (url) => {
-    expect(refusal(url, false)).toBe("invalid_callback_url");
+    expect(refusal(url, "public")).toBe("invalid_callback_url");
   });
 
   it("accepts an https URL of a public host, and loopback http only where allowed", () => {
-    expect(checkCallbackUrl("https://hooks.example.com/pdf?x=1", false)).toBe("https://hooks.example.com/pdf?x=1");
-    expect(checkCallbackUrl("https://93.184.216.34/pdf", false)).toBe("https://93.184.216.34/pdf");
-    expect(checkCallbackUrl("https://[2606:4700:4700::1111]/pdf", false)).toBe("https://[2606:4700:4700::1111]/pdf");
-    expect(checkCallbackUrl("http://127.0.0.1:8080/hook", true)).toBe("http://127.0.0.1:8080/hook");
-    expect(checkCallbackUrl("http://receiver:8080/hook", true)).toBe("http://receiver:8080/hook");
+    expect(checkCallbackUrl("https://hooks.example.com/pdf?x=1", "public")).toBe("https://hooks.example.com/pdf?x=1");
+    expect(checkCallbackUrl("https://93.184.216.34/pdf", "public")).toBe("https://93.184.216.34/pdf");
+    expect(checkCallbackUrl("https://[2606:4700:4700::1111]/pdf", "public")).toBe("https://[2606:4700:4700::1111]/pdf");
+    expect(checkCallbackUrl("http://127.0.0.1:8080/hook", "private")).toBe("http://127.0.0.1:8080/hook");
+    expect(checkCallbackUrl("http://receiver:8080/hook", "private")).toBe("http://receiver:8080/hook");
   });
 
   it.each([
@@ -67,7 +86,7 @@ describe("callback_url by default (no private targets)", () => {
     "http://[::127.0.0.1]/hook",
     "http://[fec0::1]/hook",
   ])("refuses %s even where private targets are allowed", (url) => {
-    expect(refusal(url, true)).toBe("invalid_callback_url");
+    expect(refusal(url, "private")).toBe("invalid_callback_url");
   });
 
   it.each([
@@ -108,9 +127,11 @@ describe("callback_url by default (no private targets)", () => {
   });
 });
 
-function refusal(url: string, allowPrivate: boolean): string | undefined {
+const TARGETS: readonly WebhookTargets[] = ["public", "loopback", "private"];
+
+function refusal(url: string, targets: WebhookTargets): string | undefined {
   try {
-    checkCallbackUrl(url, allowPrivate);
+    checkCallbackUrl(url, targets);
     return undefined;
   } catch (error) {
     expect(error).toBeInstanceOf(HttpError);
@@ -192,13 +213,13 @@ describe("the address classifier (property-based)", () => {
 
   it("never lets a non-public IPv4 address through any IPv6 form, obsolete ones included", () => {
     fc.assert(
-      fc.property(nonPublicV4, fc.nat(), fc.boolean(), (n, suffix, allowPrivate) => {
+      fc.property(nonPublicV4, fc.nat(), fc.constantFrom(...TARGETS), (n, suffix, targets) => {
         // ::0.0.0.1 is ::1, the IPv6 loopback itself (private), not an obsolete spelling of an IPv4 address.
         const compatible = n === 1 ? [] : [`::${dotted(n)}`, `::${hexPair(n)}`];
         const obsolete = [...compatible, `::ffff:0:${dotted(n)}`, `::ffff:0:${hexPair(n)}`];
         for (const form of [...carriers(n, suffix), ...obsolete]) {
-          expect(mayReach(form, false), form).toBe(false);
-          if (classifyAddress(dotted(n)) === "never") expect(mayReach(form, allowPrivate), form).toBe(false);
+          expect(mayReach(form, "public"), form).toBe(false);
+          if (classifyAddress(dotted(n)) === "never") expect(mayReach(form, targets), form).toBe(false);
         }
         for (const form of obsolete) expect(classifyAddress(form), form).toBe("never");
       }),
@@ -269,11 +290,11 @@ function scriptedResolver(answers: string[][]) {
 describe("calls at delivery time", () => {
   it("refuses localhost and metadata names at the call, before any lookup", async () => {
     const resolver = scriptedResolver([["127.0.0.1"]]);
-    for (const [url, allowPrivate] of [
-      ["http://localhost:9/hook", false],
-      ["http://metadata.google.internal/computeMetadata/v1/", true],
+    for (const [url, targets] of [
+      ["http://localhost:9/hook", "public"],
+      ["http://metadata.google.internal/computeMetadata/v1/", "private"],
     ] as const) {
-      const outcome = await callWebhook(url, { id: "msg_1", body: "{}" }, "whsec_x", allowPrivate, resolver.resolve);
+      const outcome = await callWebhook(url, { id: "msg_1", body: "{}" }, "whsec_x", targets, resolver.resolve);
       expect(outcome, url).toMatchObject({ error: expect.stringContaining("not an allowed webhook target") as string });
     }
     expect(resolver.lookups).toEqual([]);
@@ -284,11 +305,11 @@ describe("calls at delivery time", () => {
     try {
       const url = `http://receiver.test:${hook.port}/hook`;
       const loopback = scriptedResolver([["127.0.0.1"]]);
-      expect(await callWebhook(url, { id: "msg_1", body: "{}" }, "whsec_x", true, loopback.resolve)).toEqual({
+      expect(await callWebhook(url, { id: "msg_1", body: "{}" }, "whsec_x", "private", loopback.resolve)).toEqual({
         status: 200,
       });
       expect(hook.calls).toEqual([`receiver.test:${hook.port}`]);
-      expect(await callWebhook(url, { id: "msg_1", body: "{}" }, "whsec_x", false, loopback.resolve)).toMatchObject({
+      expect(await callWebhook(url, { id: "msg_1", body: "{}" }, "whsec_x", "public", loopback.resolve)).toMatchObject({
         error: expect.stringContaining("non-public address (127.0.0.1)") as string,
       });
       for (const answer of [["127.0.0.1", "169.254.169.254"], ["::ffff:a9fe:a9fe"], ["fe80::1"], ["::127.0.0.1"]]) {
@@ -296,7 +317,7 @@ describe("calls at delivery time", () => {
           url,
           { id: "msg_1", body: "{}" },
           "whsec_x",
-          true,
+          "private",
           scriptedResolver([answer]).resolve,
         );
         expect(outcome, answer.join()).toMatchObject({
@@ -305,8 +326,8 @@ describe("calls at delivery time", () => {
       }
       // A name that rebinds between lookups: one lookup per call, and the call goes where it checked.
       const rebinding = scriptedResolver([["127.0.0.1"], ["169.254.169.254"]]);
-      const first = await callWebhook(url, { id: "msg_1", body: "{}" }, "whsec_x", true, rebinding.resolve);
-      const second = await callWebhook(url, { id: "msg_1", body: "{}" }, "whsec_x", true, rebinding.resolve);
+      const first = await callWebhook(url, { id: "msg_1", body: "{}" }, "whsec_x", "private", rebinding.resolve);
+      const second = await callWebhook(url, { id: "msg_1", body: "{}" }, "whsec_x", "private", rebinding.resolve);
       expect([first, second]).toMatchObject([{ status: 200 }, { error: expect.any(String) as string }]);
       expect(rebinding.lookups).toHaveLength(2);
       expect(hook.calls).toHaveLength(2);
@@ -322,7 +343,7 @@ describe("calls at delivery time", () => {
         `http://127.0.0.1:${hook.port}/hook`,
         { id: "msg_1", body: "{}" },
         "whsec_x",
-        false,
+        "public",
       );
       expect(outcome).toMatchObject({ error: expect.stringContaining("not an allowed webhook target") as string });
       expect(hook.calls).toEqual([]);
@@ -370,7 +391,7 @@ describe("calls and signatures", () => {
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
       const body = JSON.stringify({ id: "j", status: "succeeded" });
-      expect(await callWebhook(url, { id: "msg_1", body }, "whsec_test", true)).toEqual({ status: 200 });
+      expect(await callWebhook(url, { id: "msg_1", body }, "whsec_test", "private")).toEqual({ status: 200 });
       expect(verifyWebhook(received!.body, received!.signature, "whsec_test")).toBe(true);
       expect(verifyWebhook(received!.body.replace("succeeded", "failed"), received!.signature, "whsec_test")).toBe(
         false,

@@ -2,6 +2,7 @@
 // merged into /v1/openapi.json by openapi.ts.
 import { outputOptionFields } from "./openapi-options.ts";
 import { reportProperty } from "./openapi-report.ts";
+import { webhookSecretAnswer } from "./openapi-webhooks.ts";
 
 type Json = Record<string, unknown>;
 
@@ -143,35 +144,19 @@ export function jobPaths(shared: Shared): Json {
       get: {
         operationId: "getWebhookSecret",
         tags: ["Webhooks"],
-        summary: "The secret webhooks are signed with (created on first use)",
+        summary: "The secret webhooks are signed with (created on first use), and the headers they carry",
         responses: { "200": webhookSecretAnswer, ...keyed },
       },
       post: {
         operationId: "rotateWebhookSecret",
         tags: ["Webhooks"],
-        summary: "Replace the webhook secret; calls from now on are signed with the new one",
+        summary:
+          "Rotate the webhook secret: the new one signs from now on, the old one beside it for the overlap window",
         responses: { "200": webhookSecretAnswer, ...keyed },
       },
     },
   };
 }
-
-const webhookSecretAnswer = {
-  description: "The subscriber's webhook secret.",
-  content: {
-    "application/json": {
-      schema: {
-        type: "object",
-        required: ["secret", "algorithm", "header"],
-        properties: {
-          secret: { type: "string" },
-          algorithm: { type: "string", const: "HMAC-SHA256" },
-          header: { type: "string", const: "Marketplace-Signature" },
-        },
-      },
-    },
-  },
-};
 
 export const jobSchemas = {
   Job: {

@@ -6,6 +6,7 @@ import { COMPRESSION_PROFILES } from "../../pdf/index.ts";
 import { compressExtras, directUploadBody, jobPaths, jobSchemas } from "./openapi-jobs.ts";
 import { outputOptionFields } from "./openapi-options.ts";
 import { reportProperty, reportSchemas } from "./openapi-report.ts";
+import { webhooks } from "./openapi-webhooks.ts";
 
 type Json = Record<string, unknown>;
 
@@ -179,7 +180,11 @@ const tags = [
     name: "Direct uploads",
     description: "Upload a large file straight to storage, then compress it by its upload_id.",
   },
-  { name: "Webhooks", description: "The secret webhook calls are signed with." },
+  {
+    name: "Webhooks",
+    description:
+      "Calls to a job's callback_url when it ends (the webhooks section: headers, body, how to verify), and the secret they are signed with.",
+  },
   { name: "Usage", description: "The plan and this month's quota." },
 ];
 
@@ -263,6 +268,7 @@ export function buildCompressOpenApi(serverUrl: string): Json {
         },
       },
     },
+    webhooks,
     components: {
       securitySchemes: { bearer },
       schemas: { ...schemas, ...jobSchemas, ...reportSchemas },

@@ -15,8 +15,8 @@ import { rateLimitBy } from "../../http/rate-limit.ts";
 import { withRequestInfo } from "../../http/request-info.ts";
 import type { AppState } from "../../http/state.ts";
 import { addSwaggerUiRoutes } from "../../http/swagger-ui.ts";
-import { SIGNATURE_HEADER } from "../async-jobs/signature.ts";
-import { rotateWebhookSecret, webhookSecret } from "../async-jobs/webhooks.ts";
+import { SIGNATURE_HEADER, STANDARD_HEADERS } from "../async-jobs/signature.ts";
+import { rotateWebhookSecret, webhookSecretState } from "../async-jobs/webhooks.ts";
 import { quotaHeaders } from "../compression.ts";
 import type { EngineJob } from "../isolation/protocol.ts";
 import type { LocalStorage } from "../storage/local.ts";
@@ -40,11 +40,25 @@ import { idempotent } from "./idempotency.ts";
 import { buildCompressOpenApi } from "./openapi.ts";
 import { isBodyOf } from "../../http/read-body.ts";
 
-/** GET (created on first use) or POST (rotated) the subscriber's webhook signing secret. */
+/**
+ * GET (created on first use) or POST (rotated) the subscriber's webhook signing secret, with the
+ * headers calls carry and how long a rotated-out secret still signs them.
+ */
 const answerWebhookSecret = (deps: CompressDeps, rotate: boolean) => async (ctx: KeyedContext) => {
-  const secret = await (rotate ? rotateWebhookSecret : webhookSecret)(deps.prisma, ctx.state.apiKey.subscriberId);
+  const subscriberId = ctx.state.apiKey.subscriberId;
+  const state = rotate
+    ? await rotateWebhookSecret(deps.prisma, subscriberId, deps.config.webhookRotationOverlapMs)
+    : await webhookSecretState(deps.prisma, subscriberId);
   ctx.set("Cache-Control", "no-store");
-  ctx.body = { secret, algorithm: "HMAC-SHA256", header: SIGNATURE_HEADER };
+  ctx.body = {
+    secret: state.secret,
+    algorithm: "HMAC-SHA256",
+    scheme: "standard-webhooks",
+    headers: STANDARD_HEADERS,
+    signed_content: "{webhook-id}.{webhook-timestamp}.{raw body}",
+    previous_secret_valid_until: state.previousUntil?.toISOString() ?? null,
+    header: SIGNATURE_HEADER,
+  };
 };
 
 /** GET /v1/usage: the key's subscriber's month, the same numbers as the dashboard's Usage page; never charged. */

@@ -2,7 +2,9 @@
 // policy"). Every address falls in one of three classes:
 // - public: globally reachable unicast; always allowed.
 // - private: this host and private networks (loopback, RFC 1918, carrier-grade NAT, unique local
-//   IPv6); allowed only with WEBHOOK_ALLOW_PRIVATE, for tests and local receivers.
+//   IPv6); allowed only with WEBHOOK_ALLOW_PRIVATE, for tests and local receivers. Loopback alone
+//   (this machine) is allowed by default in development, so a receiver on a developer's laptop works
+//   with `npm start` (WebhookTargets "loopback").
 // - never: link-local (169.254.169.254 and fe80:: are cloud metadata servers), the cloud metadata
 //   addresses by name and number, and everything the IANA special-purpose registries mark as not
 //   globally reachable (unspecified, documentation, benchmarking, multicast, reserved), plus the
@@ -114,10 +116,36 @@ export function classifyAddress(address: string): AddressClass {
   return "never";
 }
 
+/**
+ * What webhooks may reach beside public addresses: nothing (`public`), this machine (`loopback`: the
+ * development default), or private networks too (`private`: WEBHOOK_ALLOW_PRIVATE=true).
+ */
+export type WebhookTargets = "public" | "loopback" | "private";
+
+/** 127/8, ::1 and ::ffff:127.0.0.0/104: this machine. */
+export function isLoopback(address: string): boolean {
+  const family = isIP(address.replace(/%.*$/, ""));
+  if (family === 4) return address.startsWith("127.");
+  if (family !== 6) return false;
+  const bytes = ipv6Bytes(address);
+  if (hasPrefix(bytes, [...zeros(15), 1], 128)) return true;
+  return hasPrefix(bytes, [...zeros(10), 0xff, 0xff, 127], 104);
+}
+
 /** Whether a webhook may connect to this address under the policy. */
-export function mayReach(address: string, allowPrivate: boolean): boolean {
+export function mayReach(address: string, targets: WebhookTargets): boolean {
   const cls = classifyAddress(address);
-  return cls === "public" || (cls === "private" && allowPrivate);
+  if (cls !== "private") return cls === "public";
+  return targets === "private" || (targets === "loopback" && isLoopback(address));
+}
+
+/** `localhost` and `*.localhost` (RFC 6761: they resolve to this machine). */
+const isLocalhostName = (name: string) => name === "localhost" || name.endsWith(".localhost");
+
+/** Whether a host (a name, or an address without brackets) is this machine by its spelling. */
+export function namesLoopback(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, "");
+  return isIP(name) ? isLoopback(name) : isLocalhostName(name);
 }
 
 // Names of metadata servers: they resolve to link-local addresses (refused when resolved), and are
@@ -125,10 +153,11 @@ export function mayReach(address: string, allowPrivate: boolean): boolean {
 const METADATA_NAMES = new Set(["metadata", "metadata.google.internal", "metadata.goog", "instance-data"]);
 
 /** Whether a callback URL may name this host (a name, or an address without brackets). */
-export function mayName(host: string, allowPrivate: boolean): boolean {
+export function mayName(host: string, targets: WebhookTargets): boolean {
   const name = host.toLowerCase().replace(/\.$/, "");
-  if (isIP(name)) return mayReach(name, allowPrivate);
+  if (isIP(name)) return mayReach(name, targets);
   if (METADATA_NAMES.has(name) || name.startsWith("instance-data.")) return false;
-  if (allowPrivate) return true;
-  return name.includes(".") && name !== "localhost" && !name.endsWith(".localhost") && !name.endsWith(".internal");
+  if (targets === "private") return true;
+  if (targets === "loopback" && isLocalhostName(name)) return true;
+  return name.includes(".") && !isLocalhostName(name) && !name.endsWith(".internal");
 }

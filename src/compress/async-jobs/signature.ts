@@ -13,20 +13,33 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 
 export const SIGNATURE_HEADER = "Marketplace-Signature";
 
-/** The headers of a webhook call: Standard Webhooks' three and our own signature, one timestamp for all. */
+/** The headers Standard Webhooks names, in the order GET /v1/webhook-secret lists them. */
+export const STANDARD_HEADERS = { id: "webhook-id", timestamp: "webhook-timestamp", signature: "webhook-signature" };
+
+/**
+ * The headers of a webhook call: Standard Webhooks' three and our own signature, one timestamp for
+ * all. With several secrets (the new one and, in a rotation's overlap window, the one it replaced)
+ * each header carries one signature per secret, as both schemes allow: `webhook-signature` space-
+ * separated `v1,<sig>` entries, `Marketplace-Signature` several `v1=` parts; a receiver with either
+ * secret accepts the call.
+ */
 export function webhookHeaders(
-  secret: string,
+  secrets: string | readonly string[],
   message: { id: string; body: string },
   timestamp = Math.floor(Date.now() / 1000),
 ): Record<string, string> {
-  // Buffer's base64 decoder reads both alphabets: secrets made before Standard Webhooks were base64url.
-  const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
-  const standard = createHmac("sha256", key).update(`${message.id}.${timestamp}.${message.body}`).digest("base64");
+  const all = typeof secrets === "string" ? [secrets] : secrets;
+  const standard = all.map((secret) => {
+    // Buffer's base64 decoder reads both alphabets: secrets made before Standard Webhooks were base64url.
+    const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
+    return `v1,${createHmac("sha256", key).update(`${message.id}.${timestamp}.${message.body}`).digest("base64")}`;
+  });
+  const ours = all.map((secret) => createHmac("sha256", secret).update(`${timestamp}.${message.body}`).digest("hex"));
   return {
-    "webhook-id": message.id,
-    "webhook-timestamp": String(timestamp),
-    "webhook-signature": `v1,${standard}`,
-    [SIGNATURE_HEADER]: signWebhook(secret, message.body, timestamp),
+    [STANDARD_HEADERS.id]: message.id,
+    [STANDARD_HEADERS.timestamp]: String(timestamp),
+    [STANDARD_HEADERS.signature]: standard.join(" "),
+    [SIGNATURE_HEADER]: [`t=${timestamp}`, ...ours.map((v1) => `v1=${v1}`)].join(","),
   };
 }
 

@@ -8,9 +8,9 @@
 // accepted (https only, no credentials, no host the policy refuses), again at each call, and every
 // address its name resolves to is checked when the call connects (the check is the connection's
 // own DNS lookup, so a name that resolves to a public address at acceptance and to 10.0.0.1 later
-// is refused: no rebinding). Redirects are not followed. WEBHOOK_ALLOW_PRIVATE (default false)
-// lets tests and local receivers use http:// and loopback or private addresses, never link-local
-// or metadata ones.
+// is refused: no rebinding). Redirects are not followed. WEBHOOK_ALLOW_PRIVATE=true lets tests and
+// local receivers use http:// and loopback or private addresses, never link-local or metadata ones;
+// unset, development allows this machine alone (loopback, http:// to it too), and production nothing.
 import { randomBytes } from "node:crypto";
 import { lookup as dnsLookup } from "node:dns";
 import http from "node:http";
@@ -19,7 +19,7 @@ import type { LookupAddress, LookupAllOptions } from "node:dns";
 import type { LookupFunction } from "node:net";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { HttpError } from "../../errors.ts";
-import { mayName, mayReach } from "./address-policy.ts";
+import { mayName, mayReach, namesLoopback, type WebhookTargets } from "./address-policy.ts";
 import type { JobResource } from "./resource.ts";
 import { webhookHeaders } from "./signature.ts";
 import { guarded } from "../../callbacks.ts";
@@ -41,15 +41,49 @@ export async function webhookSecret(prisma: PrismaClient, subscriberId: string):
   return row.secret;
 }
 
-/** Replaces the subscriber's secret; calls from then on are signed with the new one. */
-export async function rotateWebhookSecret(prisma: PrismaClient, subscriberId: string): Promise<string> {
+/** The secret, and the one a rotation replaced while it still signs (null after its window). */
+export interface SecretState {
+  secret: string;
+  previousUntil: Date | null;
+}
+
+/** The secret with its rotation's state (created on first use). */
+export async function webhookSecretState(
+  prisma: PrismaClient,
+  subscriberId: string,
+  now = new Date(),
+): Promise<SecretState & { secrets: string[] }> {
+  await webhookSecret(prisma, subscriberId);
+  const row = await prisma.webhookSecret.findUniqueOrThrow({ where: { subscriberId } });
+  const overlapping = row.previousSecret !== null && row.previousUntil !== null && row.previousUntil > now;
+  return {
+    secret: row.secret,
+    previousUntil: overlapping ? row.previousUntil : null,
+    // What a call is signed with: the secret, then the one it replaced while its window lasts.
+    secrets: overlapping ? [row.secret, row.previousSecret!] : [row.secret],
+  };
+}
+
+/**
+ * Replaces the subscriber's secret. The one it replaces keeps signing calls beside it for `overlapMs`
+ * (Standard Webhooks' rotation: a receiver still on the old secret accepts every call until it is
+ * updated). One statement, so two rotations at once each keep what the other replaced; a rotation
+ * within the window drops the oldest secret (two at most sign a call).
+ */
+export async function rotateWebhookSecret(
+  prisma: PrismaClient,
+  subscriberId: string,
+  overlapMs: number,
+): Promise<SecretState> {
+  await webhookSecret(prisma, subscriberId);
   const secret = newSecret();
-  await prisma.webhookSecret.upsert({
-    where: { subscriberId },
-    create: { subscriberId, secret },
-    update: { secret, createdAt: new Date() },
-  });
-  return secret;
+  const rows = await prisma.$queryRaw<{ previous_until: Date | null }[]>`
+    UPDATE webhook_secrets
+       SET previous_secret = secret, previous_until = now() + make_interval(secs => ${overlapMs / 1000}),
+           secret = ${secret}, created_at = now()
+     WHERE subscriber_id = ${subscriberId}::uuid
+ RETURNING previous_until`;
+  return { secret, previousUntil: overlapMs > 0 ? (rows[0]?.previous_until ?? null) : null };
 }
 
 // Standard Webhooks' form: whsec_ and the key's bytes in base64 (its libraries decode them so).
@@ -70,8 +104,24 @@ export const webhookBody = (job: JobResource): string =>
 
 const invalidCallback = (why: string) => new HttpError(400, "invalid_callback_url", `callback_url ${why}.`);
 
+/** The startup log's line when webhooks may call more than public hosts; null when they may not. */
+export function webhookPolicyNotice(targets: WebhookTargets): string | null {
+  if (targets === "loopback") {
+    return "webhooks may call this machine (loopback: http://127.0.0.1, http://localhost) because NODE_ENV=development; set WEBHOOK_ALLOW_PRIVATE=false to refuse, or true to allow private networks too; never by default in production";
+  }
+  if (targets === "private") {
+    return "webhooks may call loopback and private-network addresses (WEBHOOK_ALLOW_PRIVATE=true); never link-local or metadata ones";
+  }
+  return null;
+}
+
+// A developer's first webhook is a receiver on their own machine: the refusal names the setting.
+const LOCAL_RECEIVERS =
+  "; a receiver on this machine or a private network needs the service's WEBHOOK_ALLOW_PRIVATE=true " +
+  "(loopback is allowed by default with NODE_ENV=development), never in production";
+
 /** Checks a callback_url at acceptance; answers it normalised, or throws 400 invalid_callback_url. */
-export function checkCallbackUrl(raw: string, allowPrivate: boolean): string {
+export function checkCallbackUrl(raw: string, targets: WebhookTargets): string {
   if (raw.length > MAX_URL_LENGTH) throw invalidCallback(`must be at most ${MAX_URL_LENGTH} characters`);
   let url: URL;
   try {
@@ -79,11 +129,18 @@ export function checkCallbackUrl(raw: string, allowPrivate: boolean): string {
   } catch {
     throw invalidCallback("is not an absolute URL");
   }
-  const allowed = allowPrivate ? ["https:", "http:"] : ["https:"];
-  if (!allowed.includes(url.protocol)) throw invalidCallback(`must be an ${allowed.join(" or ")} URL`);
+  const host = hostOf(url);
+  // http:// where the network is not the internet: private networks when allowed, this machine in development.
+  const plainHttp = targets === "private" || (targets === "loopback" && namesLoopback(host));
+  const hint = targets === "private" ? "" : LOCAL_RECEIVERS;
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && plainHttp)) {
+    throw invalidCallback(`must be an https: URL${url.protocol === "http:" ? hint : ""}`);
+  }
   if (url.username || url.password) throw invalidCallback("must not carry credentials");
-  if (!mayName(hostOf(url), allowPrivate)) {
-    throw invalidCallback(allowPrivate ? "must not name a link-local or metadata host" : "must name a public host");
+  if (!mayName(host, targets)) {
+    throw invalidCallback(
+      targets === "private" ? "must not name a link-local or metadata host" : `must name a public host${hint}`,
+    );
   }
   return url.toString();
 }
@@ -106,13 +163,13 @@ const refused = (message: string) => Object.assign(new Error(message), { code: "
  * checked and to 10.0.0.1 when it is connected: there is one lookup, and it is the check). A name
  * with any refused address is refused whole.
  */
-function checkedLookup(allowPrivate: boolean, resolve: Resolver): LookupFunction {
+function checkedLookup(targets: WebhookTargets, resolve: Resolver): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, "", 0);
-      const bad = addresses.find((entry) => !mayReach(entry.address, allowPrivate));
+      const bad = addresses.find((entry) => !mayReach(entry.address, targets));
       if (bad || addresses.length === 0) {
-        const what = allowPrivate ? "a link-local or metadata" : "a non-public";
+        const what = targets === "private" ? "a link-local or metadata" : "a non-public";
         return callback(refused(`${hostname} resolves to ${what} address (${bad?.address ?? "none"})`), "", 0);
       }
       if (options.all) return callback(null, addresses, 0);
@@ -125,8 +182,8 @@ function checkedLookup(allowPrivate: boolean, resolve: Resolver): LookupFunction
 export function callWebhook(
   url: string,
   message: WebhookMessage,
-  secret: string,
-  allowPrivate: boolean,
+  secret: string | readonly string[],
+  targets: WebhookTargets,
   resolver: Resolver = dnsLookup,
 ): Promise<{ status: number } | { error: string }> {
   const target = new URL(url);
@@ -134,7 +191,7 @@ export function callWebhook(
   // Checked again at each call: the URL was accepted under the policy of its day, and an address
   // literal is connected to without a lookup.
   const host = hostOf(target);
-  if (!mayName(host, allowPrivate)) return Promise.resolve({ error: `${host} is not an allowed webhook target` });
+  if (!mayName(host, targets)) return Promise.resolve({ error: `${host} is not an allowed webhook target` });
   return new Promise((resolve) => {
     const request = client.request(
       target,
@@ -149,7 +206,7 @@ export function callWebhook(
           "User-Agent": "marketplace-webhooks/1",
           ...webhookHeaders(secret, message),
         },
-        lookup: checkedLookup(allowPrivate, resolver),
+        lookup: checkedLookup(targets, resolver),
       },
       (response) => {
         response.resume(); // the answer's body is not read

@@ -22,7 +22,7 @@ import type { ClaimedJob } from "./queue.ts";
 import { jobResource, WITH_REPORT } from "./resource.ts";
 import type { CompressionReportBody } from "../report.ts";
 import { produceFromStorage } from "../workflow/produce.ts";
-import { backoffMs, callWebhook, MAX_ATTEMPTS, webhookBody, webhookSecret } from "./webhooks.ts";
+import { backoffMs, callWebhook, MAX_ATTEMPTS, webhookBody, webhookSecretState } from "./webhooks.ts";
 import { guarded } from "../../callbacks.ts";
 
 export interface WorkerDeps {
@@ -298,9 +298,10 @@ async function deliver(state: WorkerState, due: { id: string; job_id: string; ur
   const { prisma, storage, config, logger } = state.deps;
   const job = await prisma.compressionJob.findUniqueOrThrow({ where: { id: due.job_id }, include: WITH_REPORT });
   const body = webhookBody(await jobResource(job, storage, { ttlSeconds: config.downloadUrlTtlSeconds }));
-  const secret = await webhookSecret(prisma, job.subscriberId);
+  // The secret, and in a rotation's overlap window the one it replaced: both sign the call.
+  const { secrets } = await webhookSecretState(prisma, job.subscriberId);
   // The delivery's id is the message's: every retry of it carries the same webhook-id.
-  const outcome = await callWebhook(due.url, { id: due.id, body }, secret, config.webhookAllowPrivate);
+  const outcome = await callWebhook(due.url, { id: due.id, body }, secrets, config.webhookTargets);
   const ok = "status" in outcome && outcome.status >= 200 && outcome.status < 300;
   const last = "status" in outcome ? { lastStatus: outcome.status, lastError: null } : { lastError: outcome.error };
   if (ok) {

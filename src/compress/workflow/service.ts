@@ -353,16 +353,14 @@ async function admit(deps: CompressDeps, perKey: RateLimiter, key: Authenticated
 
 /** A job's options from its fields: the compression's, and its callback_url (checked). */
 export function parseJobOptions(
-  config: Pick<Config, "webhookAllowPrivate">,
+  config: Pick<Config, "webhookTargets">,
   fields: Readonly<Partial<Record<string, string>>>,
 ): CompressionOptions & { callbackUrl: string | null } {
   const callbackUrl = fields["callback_url"];
   return {
     ...parseOptions(fields),
     callbackUrl:
-      callbackUrl === undefined || callbackUrl === ""
-        ? null
-        : checkCallbackUrl(callbackUrl, config.webhookAllowPrivate),
+      callbackUrl === undefined || callbackUrl === "" ? null : checkCallbackUrl(callbackUrl, config.webhookTargets),
   };
 }
 

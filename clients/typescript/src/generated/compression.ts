@@ -72,10 +72,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The secret webhooks are signed with (created on first use) */
+    /** The secret webhooks are signed with (created on first use), and the headers they carry */
     get: operations["getWebhookSecret"];
     put?: never;
-    /** Replace the webhook secret; calls from now on are signed with the new one */
+    /** Rotate the webhook secret: the new one signs from now on, the old one beside it for the overlap window */
     post: operations["rotateWebhookSecret"];
     delete?: never;
     options?: never;
@@ -121,7 +121,37 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  compressionJobEnded: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * A job with a callback_url ended: POSTed to that URL
+     * @description Every call is signed as [Standard Webhooks](https://www.standardwebhooks.com/) specifies, so its libraries (`new Webhook(secret).verify(body, headers)`) and the typed client's `verifyWebhook` accept it as it is. By hand:
+     *
+     *     1. Read the **raw body**, before any JSON parsing.
+     *     2. Build the signed content: `${webhook-id}.${webhook-timestamp}.${raw body}`.
+     *     3. Key: the secret (GET /v1/webhook-secret) after `whsec_`, base64-decoded.
+     *     4. Compute base64(HMAC-SHA256(key, signed content)) and compare it, in constant time, with each space-separated `v1,<signature>` of `webhook-signature`: one matching is enough (after a rotation, calls carry a signature per secret until `previous_secret_valid_until`).
+     *     5. Refuse a `webhook-timestamp` more than 5 minutes from your clock (replays).
+     *     6. Answer any 2xx within 10 s; handle each `webhook-id` once (a retry keeps it).
+     *
+     *     `Marketplace-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of '<t>.<raw body>' under the whole secret>` is also sent, for receivers written before Standard Webhooks.
+     */
+    post: operations["compressionJobEnded"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
     CompressionResult: {
@@ -777,17 +807,55 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The subscriber's webhook secret. */
+      /** @description The subscriber's webhook secret and how calls are signed with it. */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+           *       "algorithm": "HMAC-SHA256",
+           *       "scheme": "standard-webhooks",
+           *       "headers": {
+           *         "id": "webhook-id",
+           *         "timestamp": "webhook-timestamp",
+           *         "signature": "webhook-signature"
+           *       },
+           *       "signed_content": "{webhook-id}.{webhook-timestamp}.{raw body}",
+           *       "previous_secret_valid_until": null,
+           *       "header": "Marketplace-Signature"
+           *     }
+           */
           "application/json": {
+            /** @description whsec_ and the key's bytes in base64 (Standard Webhooks' form). */
             secret: string;
             /** @constant */
             algorithm: "HMAC-SHA256";
             /** @constant */
+            scheme: "standard-webhooks";
+            /** @description The headers each call carries, as Standard Webhooks names them. */
+            headers: {
+              /** @constant */
+              id: "webhook-id";
+              /** @constant */
+              timestamp: "webhook-timestamp";
+              /** @constant */
+              signature: "webhook-signature";
+            };
+            /** @constant */
+            signed_content: "{webhook-id}.{webhook-timestamp}.{raw body}";
+            /**
+             * Format: date-time
+             * @description After a rotation: until when the replaced secret still signs calls beside this one (WEBHOOK_ROTATION_OVERLAP_HOURS, 24 by default); null when only this secret signs.
+             */
+            previous_secret_valid_until: string | null;
+            /**
+             * @deprecated
+             * @description The older signature header, also sent; prefer the headers above.
+             * @constant
+             */
             header: "Marketplace-Signature";
           };
         };
@@ -845,17 +913,55 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The subscriber's webhook secret. */
+      /** @description The subscriber's webhook secret and how calls are signed with it. */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+           *       "algorithm": "HMAC-SHA256",
+           *       "scheme": "standard-webhooks",
+           *       "headers": {
+           *         "id": "webhook-id",
+           *         "timestamp": "webhook-timestamp",
+           *         "signature": "webhook-signature"
+           *       },
+           *       "signed_content": "{webhook-id}.{webhook-timestamp}.{raw body}",
+           *       "previous_secret_valid_until": null,
+           *       "header": "Marketplace-Signature"
+           *     }
+           */
           "application/json": {
+            /** @description whsec_ and the key's bytes in base64 (Standard Webhooks' form). */
             secret: string;
             /** @constant */
             algorithm: "HMAC-SHA256";
             /** @constant */
+            scheme: "standard-webhooks";
+            /** @description The headers each call carries, as Standard Webhooks names them. */
+            headers: {
+              /** @constant */
+              id: "webhook-id";
+              /** @constant */
+              timestamp: "webhook-timestamp";
+              /** @constant */
+              signature: "webhook-signature";
+            };
+            /** @constant */
+            signed_content: "{webhook-id}.{webhook-timestamp}.{raw body}";
+            /**
+             * Format: date-time
+             * @description After a rotation: until when the replaced secret still signs calls beside this one (WEBHOOK_ROTATION_OVERLAP_HOURS, 24 by default); null when only this secret signs.
+             */
+            previous_secret_valid_until: string | null;
+            /**
+             * @deprecated
+             * @description The older signature header, also sent; prefer the headers above.
+             * @constant
+             */
             header: "Marketplace-Signature";
           };
         };
@@ -1166,6 +1272,60 @@ export interface operations {
         content: {
           "application/json": components["schemas"]["Error"];
         };
+      };
+    };
+  };
+  compressionJobEnded: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description The delivery's id, the same on every retry of it.
+         * @example 0f5c2b8e-7d0a-4d51-9a55-3f1f6a9e2c11
+         */
+        "webhook-id": string;
+        /**
+         * @description When this call was signed, in unix seconds.
+         * @example 1764921600
+         */
+        "webhook-timestamp": string;
+        /**
+         * @description Space-separated `v1,<base64 signature>`, one per secret that signs (two during a rotation's overlap).
+         * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
+         */
+        "webhook-signature": string;
+        /**
+         * @description The older scheme: t=<unix seconds>,v1=<hex> (one v1 per secret).
+         * @example t=1764921600,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd
+         */
+        "Marketplace-Signature": string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The job resource (as GET /v1/jobs/{id} answers it) with the event's type first. */
+    requestBody: {
+      content: {
+        "application/json": components["schemas"]["Job"] & {
+          /** @enum {string} */
+          type: "compression_job.succeeded" | "compression_job.failed";
+        };
+      };
+    };
+    responses: {
+      /** @description Received: the delivery ends. */
+      "2XX": {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Any other answer, or none within 10 s: the call is made again with the same webhook-id, 8 calls at most over about a day (10 s, 40 s, 160 s, … at most 6 h apart). */
+      default: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
       };
     };
   };
