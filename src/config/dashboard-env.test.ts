@@ -5,7 +5,7 @@ import { ConfigError, loadConfig } from "./env.ts";
 
 describe("dashboard settings", () => {
   it("default to the outbox, 15-minute links, 12-hour sessions and hourly sign-in limits", () => {
-    expect(loadConfig({}).dashboard).toEqual({
+    expect(loadConfig({ NODE_ENV: "test" }).dashboard).toEqual({
       smtpUrl: null,
       mailFrom: "Marketplace <no-reply@marketplace.example.com>",
       outboxDir: ".data/outbox",
@@ -15,7 +15,21 @@ describe("dashboard settings", () => {
       signInPerIp: 30,
       signInMailsPerAddress: 10,
       linkOrigin: "http://localhost:3000",
+      linkOriginFromLoopbackRequest: false,
     });
+  });
+
+  it("relax the sign-in limits in development (npm start), unless they are set", () => {
+    expect(loadConfig({}).dashboard).toMatchObject({
+      signInPerAddress: 50,
+      signInPerIp: 300,
+      signInMailsPerAddress: 100,
+      linkOriginFromLoopbackRequest: true,
+    });
+    expect(loadConfig({ SIGN_IN_LIMIT_PER_ADDRESS: "2" }).dashboard.signInPerAddress).toBe(2);
+    expect(loadConfig({ PUBLIC_API_BASE_URL: "https://api.example.com" }).dashboard.linkOriginFromLoopbackRequest).toBe(
+      false,
+    );
   });
 
   it("point sign-in links at PUBLIC_API_BASE_URL, else at localhost on the service's port", () => {

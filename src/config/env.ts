@@ -171,9 +171,11 @@ export const envSchema = z.object({
   // Sign-in requests per hour for one address from one client IP, and from one client IP (a 429
   // past either). Sign-in mails per hour to one address before they are rationed to one per few
   // minutes, quietly (docs/webhooks-and-sign-in.md: no one can lock an owner out).
-  SIGN_IN_LIMIT_PER_ADDRESS: z.coerce.number().int().min(1).default(5),
-  SIGN_IN_LIMIT_PER_IP: z.coerce.number().int().min(1).default(30),
-  SIGN_IN_MAILS_PER_ADDRESS: z.coerce.number().int().min(1).default(10),
+  // Unset with NODE_ENV=development: ten times these (SIGN_IN_DEVELOPMENT_DEFAULTS), so signing in
+  // over and over while building something is never refused.
+  SIGN_IN_LIMIT_PER_ADDRESS: z.coerce.number().int().min(1).optional(),
+  SIGN_IN_LIMIT_PER_IP: z.coerce.number().int().min(1).optional(),
+  SIGN_IN_MAILS_PER_ADDRESS: z.coerce.number().int().min(1).optional(),
 
   // Rate limiting per client IP: in memory per instance, or shared by every instance through Redis.
   REDIS_URL: z
@@ -290,7 +292,14 @@ export interface Config {
     /** Sign-in mails per hour to one address before they are rationed. */
     signInMailsPerAddress: number;
     /** The origin sign-in links point to: PUBLIC_API_BASE_URL, else http://localhost:PORT; never a request's Host. */
+    /** Where sign-in links point: PUBLIC_API_BASE_URL, else http://localhost:PORT. */
     linkOrigin: string;
+    /**
+     * Development without PUBLIC_API_BASE_URL: a link asked for at a loopback origin
+     * (http://127.0.0.1:3000, http://localhost:3000) points back at that origin, so the dashboard
+     * opened at either lands signed in. Never another host: whoever asks must not choose where the code goes.
+     */
+    linkOriginFromLoopbackRequest: boolean;
   };
   /** The shared store of rate limits; null keeps them in each instance's memory. */
   redis: { url: string; keyPrefix?: string } | null;
@@ -442,6 +451,19 @@ function compressOf(e: Env): Config["compress"] {
   };
 }
 
+/** Hourly sign-in limits where none is set: production's, and ten times as many in development. */
+export const SIGN_IN_DEFAULTS = { perAddress: 5, perIp: 30, mailsPerAddress: 10 } as const;
+export const SIGN_IN_DEVELOPMENT_DEFAULTS = { perAddress: 50, perIp: 300, mailsPerAddress: 100 } as const;
+
+function signInLimitsOf(e: Env) {
+  const defaults = e.NODE_ENV === "development" ? SIGN_IN_DEVELOPMENT_DEFAULTS : SIGN_IN_DEFAULTS;
+  return {
+    signInPerAddress: e.SIGN_IN_LIMIT_PER_ADDRESS ?? defaults.perAddress,
+    signInPerIp: e.SIGN_IN_LIMIT_PER_IP ?? defaults.perIp,
+    signInMailsPerAddress: e.SIGN_IN_MAILS_PER_ADDRESS ?? defaults.mailsPerAddress,
+  };
+}
+
 /** Set: as set. Unset: this machine in development (never on Cloud Run), public hosts elsewhere. */
 function webhookTargetsOf(e: Env): Config["webhookTargets"] {
   if (e.WEBHOOK_ALLOW_PRIVATE !== undefined) return e.WEBHOOK_ALLOW_PRIVATE ? "private" : "public";
@@ -496,10 +518,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       outboxDir: e.MAIL_OUTBOX_DIR,
       signInLinkTtlMs: e.SIGN_IN_LINK_MINUTES * 60_000,
       sessionTtlMs: e.SESSION_HOURS * 3_600_000,
-      signInPerAddress: e.SIGN_IN_LIMIT_PER_ADDRESS,
-      signInPerIp: e.SIGN_IN_LIMIT_PER_IP,
-      signInMailsPerAddress: e.SIGN_IN_MAILS_PER_ADDRESS,
+      ...signInLimitsOf(e),
       linkOrigin: e.PUBLIC_API_BASE_URL?.replace(/\/+$/, "") ?? `http://localhost:${e.PORT}`,
+      linkOriginFromLoopbackRequest: e.PUBLIC_API_BASE_URL === undefined && e.NODE_ENV === "development",
     },
     compress: compressOf(e),
     storage: e.GCS_BUCKET

@@ -225,6 +225,7 @@ interface SignInDeps {
 
 /** What requesting a link needs: the sender, and where the outbox is (named on the sign-in page). */
 interface LinkRequest {
+  settings: Config["dashboard"];
   logger: Logger;
   sender: LinkSender;
   outboxDir: string | null;
@@ -236,6 +237,7 @@ function registerSignIn(router: Router<DashboardState>, deps: SignInDeps) {
   const linkMinutes = Math.round(settings.signInLinkTtlMs / 60_000);
   const outboxDir = deps.mailer.kind === "outbox" ? settings.outboxDir : null;
   const linkRequest: LinkRequest = {
+    settings,
     logger,
     outboxDir,
     sender: {
@@ -284,6 +286,18 @@ function registerSignIn(router: Router<DashboardState>, deps: SignInDeps) {
   });
 }
 
+const LOOPBACK_HOSTNAMES = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
+
+/**
+ * Where a sign-in link points: the configured origin; in development without one, the request's own
+ * origin when it is this machine (127.0.0.1 or localhost, the Host a browser on it sends), so the
+ * session cookie is set on the origin the dashboard was opened at. Any other Host gets the default.
+ */
+function linkOriginOf(ctx: DashboardContext, settings: Config["dashboard"]): string {
+  if (!settings.linkOriginFromLoopbackRequest || !LOOPBACK_HOSTNAMES.has(ctx.hostname)) return settings.linkOrigin;
+  return `${ctx.protocol}://${ctx.host}`;
+}
+
 /**
  * POST /sign-in: "check your e-mail" for any well-formed address once its link is mailed (or
  * quietly not: sign-in-links.ts); 429 to the one who asks too often; 503 when no link could be made
@@ -295,7 +309,8 @@ async function requestLink(ctx: DashboardContext, deps: LinkRequest) {
   const email = (form.get("email") ?? "").trim().toLowerCase();
   const again = (error: string, status: number) => page(ctx, signInPage({ email, error, outboxDir }), status);
   if (!EMAIL.test(email) || email.length > 254) return again("Enter the e-mail address of your subscription.", 400);
-  const outcome = await requestSignInLink(deps.sender, email, ctx.ip || "unknown");
+  const sender = { ...deps.sender, origin: linkOriginOf(ctx, deps.settings) };
+  const outcome = await requestSignInLink(sender, email, ctx.ip || "unknown");
   for (const { limiter, result } of outcome.checks) setRateLimitHeaders(ctx, limiter, result);
   if (outcome.kind === "limited") {
     const minutes = Math.max(1, Math.ceil(outcome.resetSeconds / 60));

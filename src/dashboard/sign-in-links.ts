@@ -56,7 +56,7 @@ export interface LinkSender {
   mailer: Mailer;
   limits: SignInLimits;
   logger: Logger;
-  /** Where links point (Config.dashboard.linkOrigin): never a request's Host. */
+  /** Where links point (Config.dashboard.linkOrigin; in development a loopback request's own origin: routes.ts linkOriginOf). */
   origin: string;
   linkMinutes: number;
 }
