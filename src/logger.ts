@@ -35,6 +35,15 @@ export function withLogFields<T>(fields: () => Record<string, unknown>, fn: () =
   return context.run(fields, fn);
 }
 
+/**
+ * Runs fn with no request's fields: for events of something a request only happened to start (a
+ * warm process forked while a request was handled carries that request's context in its events,
+ * so its exit minutes later was logged with an old request's id and key).
+ */
+export function outsideRequest<T>(fn: () => T): T {
+  return context.exit(fn);
+}
+
 // Query parameters that carry credentials: API keys and tokens, passwords, and the signatures and
 // credentials of signed URLs (this service's local downloads, Cloud Storage V4, S3).
 const SECRET_PARAMETER =

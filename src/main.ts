@@ -7,6 +7,7 @@ import { createRunner, serviceRunnerOptions, TARGET_MAX_RUNS } from "./compress/
 import { removeOrphanedCopies } from "./compress/isolation/stripped-copy.ts";
 import { startJobWorker } from "./compress/async-jobs/worker.ts";
 import { webhookPolicyNotice } from "./compress/async-jobs/webhooks.ts";
+import { logRunnerEvents } from "./compress/runner-events.ts";
 import { recoverDeadBoots, removeBootMarker } from "./compress/boot.ts";
 import { startHousekeeping } from "./compress/maintenance.ts";
 import { createStorage } from "./compress/storage/index.ts";
@@ -112,11 +113,7 @@ async function start() {
   if (recovered.deadBoots.length || copies) logger.info({ ...recovered, copies }, "cleared what killed processes left");
   const runner = createRunner({
     ...serviceRunnerOptions(config.compress),
-    onChildStderr: (text) => logger.warn({ stderr: text.slice(0, 2000) }, "compression process wrote to stderr"),
-    onEvent: (event) => {
-      // A warm process that dies while idle was killed from outside or failed to start.
-      if (event.type === "exited") logger.warn(event, "a warm compression process ended while idle");
-    },
+    ...logRunnerEvents(logger, () => stopping),
   });
   const feedHousekeeping = startJobFeedHousekeeping({ sql: db.sql, logger });
   const housekeeping = startHousekeeping({
@@ -158,6 +155,8 @@ async function start() {
   };
 }
 
+// Set when shutdown begins; the runner's events read it from the start.
+let stopping = false;
 let service: Awaited<ReturnType<typeof start>>;
 try {
   service = await start();
@@ -169,7 +168,6 @@ try {
 const { redis, db, accountsSocket, runner, jobWorker, housekeeping, feedHousekeeping, lifecycle, server, tmpRoot } =
   service;
 
-let stopping = false;
 let exitCode = 0;
 async function stop(signal: NodeJS.Signals | "uncaughtException") {
   if (stopping) {

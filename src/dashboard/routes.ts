@@ -15,6 +15,7 @@ import { rotateWebhookSecret, webhookSecret } from "../compress/async-jobs/webho
 import { signUrl } from "../compress/compression.ts";
 import type { ObjectStorage } from "../compress/storage/storage.ts";
 import type { CompressService } from "../compress/workflow/service.ts";
+import { UploadAborted } from "../compress/workflow/failure.ts";
 import type { Config } from "../config/env.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
@@ -150,6 +151,12 @@ function errorsAsPages(logger: Logger) {
       if (error instanceof HttpError) {
         ctx.set(error.headers);
         return page(ctx, errorPage(titleOf(error.status), error.message, viewer), error.status);
+      }
+      // A client that went away (Cancel during an upload) is no fault of the service: the request
+      // log's line records it, at info; no stack, no error.
+      if (error instanceof UploadAborted || !ctx.writable || ctx.req.aborted) {
+        logger.debug({ requestId: ctx.state.requestId }, "dashboard request ended by the client");
+        return;
       }
       logger.error({ err: error, requestId: ctx.state.requestId }, "dashboard request failed");
       page(ctx, errorPage("Something went wrong", "The page could not be shown; try again shortly.", viewer), 500);

@@ -145,8 +145,18 @@ export function requestLog(logger: Logger, config: Pick<Config, "logging">): Mid
       const res = ctx.res;
       const aborted = !finished;
       const status = aborted && !res.headersSent ? CLIENT_CLOSED : res.statusCode;
+      // A client that closed the connection before its answer (a cancelled upload) is an event of the
+      // client's, not a fault: info, as any answered request.
       const level =
-        status >= 500 ? "error" : status >= 400 ? "warn" : PROBES.has(ctx.path) && !aborted ? "debug" : "info";
+        status === CLIENT_CLOSED
+          ? "info"
+          : status >= 500
+            ? "error"
+            : status >= 400
+              ? "warn"
+              : PROBES.has(ctx.path) && !aborted
+                ? "debug"
+                : "info";
       // A line the logger would drop is not built (LOG_LEVEL=warn, or silent in benchmarks).
       if (!logger.isLevelEnabled(level)) return;
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
