@@ -18,15 +18,73 @@ export const SURFACES = {
   health: "/healthz",
 } as const;
 
+/** What each surface is, for the page a browser gets (the same links as the JSON). */
+const DESCRIPTIONS: Record<keyof typeof SURFACES, string> = {
+  catalog_docs: "Catalog REST API: jobs, talents, AI agents, companies — try any call",
+  catalog_openapi: "Catalog REST API: OpenAPI 3.1 document",
+  graphql: "GraphQL read model and its explorer",
+  mcp: "MCP endpoint for AI agents (Streamable HTTP)",
+  llms_txt: "llms.txt: the API described for language models",
+  compression_docs: "PDF compression API — try any call with a key",
+  compression_openapi: "PDF compression API: OpenAPI 3.1 document",
+  dashboard: "Subscribers' dashboard: API keys, usage, history, webhooks, Try it",
+  health: "Health check",
+};
+
+// No script, no inline style: one small page under a CSP that allows nothing else.
+const CSP =
+  "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** Escapes text for HTML (the base comes from configuration or the request's Host). */
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+function rootPage(links: Record<string, string>): string {
+  const items = Object.entries(DESCRIPTIONS)
+    .map(([name, what]) => {
+      const href = escapeHtml(links[name] ?? "");
+      return `<li><a href="${href}">${escapeHtml(what)}</a> <code>${href}</code></li>`;
+    })
+    .join("\n      ");
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>Job marketplace API</title>
+    <style>
+      body { font: 16px/1.5 system-ui, sans-serif; max-width: 44rem; margin: 2rem auto; padding: 0 1rem; color: #1a1a1a; }
+      li { margin: 0.5rem 0; }
+      code { display: block; color: #555; font-size: 0.85rem; overflow-wrap: anywhere; }
+    </style>
+  </head>
+  <body>
+    <main>
+      <h1>Job marketplace API</h1>
+      <p>Where to go from here (a client asking for JSON gets these links as JSON):</p>
+      <ul>
+      ${items}
+      </ul>
+    </main>
+  </body>
+</html>
+`;
+}
+
 export function createRootRouter(publicBaseUrl: string | null): Router<AppState> {
   const router = new Router<AppState>();
   router.get("/", (ctx) => {
     const base = publicOrigin(ctx, publicBaseUrl);
+    const links = Object.fromEntries(Object.entries(SURFACES).map(([name, path]) => [name, `${base}${path}`]));
     ctx.set("Cache-Control", "public, max-age=300");
-    ctx.body = {
-      name: "Job marketplace API",
-      links: Object.fromEntries(Object.entries(SURFACES).map(([name, path]) => [name, `${base}${path}`])),
-    };
+    ctx.vary("Accept");
+    // A browser (text/html first) gets a page of the links; anything else, curl's */* included, JSON.
+    if (ctx.accepts("json", "html") === "html") {
+      ctx.set("Content-Security-Policy", CSP);
+      ctx.type = "html";
+      ctx.body = rootPage(links);
+      return;
+    }
+    ctx.body = { name: "Job marketplace API", links };
   });
   return router;
 }
