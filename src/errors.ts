@@ -65,6 +65,11 @@ export const ERROR_CODES = {
     status: everywhere(503),
     meaning: "the database cannot be reached; retry after Retry-After seconds.",
   },
+  storage_unavailable: {
+    status: everywhere(503),
+    meaning:
+      "the service's disk or file storage is full or cannot take files now; nothing was kept or charged; retry after Retry-After seconds.",
+  },
   rate_limit_unavailable: {
     status: everywhere(503),
     meaning: "the shared rate-limit store cannot be reached; retry after Retry-After seconds.",
@@ -316,6 +321,28 @@ export const DEPENDENCY_RETRY_SECONDS = 5;
 
 export const databaseUnavailable = (message = "The database is not reachable; retry shortly.") =>
   new HttpError(503, "database_unavailable", message, retryAfter(DEPENDENCY_RETRY_SECONDS));
+
+// Errors of the file system that say "not now" rather than "never": a full disk or quota, too many
+// open files, memory short. On Cloud Run the disk is memory, so a full one frees as requests end.
+const STORAGE_UNAVAILABLE_CODES = new Set(["ENOSPC", "EDQUOT", "EMFILE", "ENFILE", "ENOMEM"]);
+
+/** Whether `error` (or its cause) is a storage fault a client may retry: answered as storageUnavailable(). */
+export function isStorageUnavailable(error: unknown): boolean {
+  for (let depth = 0; error instanceof Error && depth < 4; depth++) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === "string" && STORAGE_UNAVAILABLE_CODES.has(code)) return true;
+    error = error.cause;
+  }
+  return false;
+}
+
+export const storageUnavailable = () =>
+  new HttpError(
+    503,
+    "storage_unavailable",
+    "The service cannot store files right now (its disk is full); nothing was kept or charged. Retry shortly.",
+    retryAfter(DEPENDENCY_RETRY_SECONDS),
+  );
 
 export const rateLimitUnavailable = () =>
   new HttpError(

@@ -19,7 +19,14 @@ import { UploadAborted } from "../compress/workflow/failure.ts";
 import type { Config } from "../config/env.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
-import { databaseUnavailable, DEPENDENCY_RETRY_SECONDS, HttpError, retryAfter } from "../errors.ts";
+import {
+  databaseUnavailable,
+  DEPENDENCY_RETRY_SECONDS,
+  HttpError,
+  isStorageUnavailable,
+  retryAfter,
+  storageUnavailable,
+} from "../errors.ts";
 import { setHeaders, setRateLimitHeaders } from "../http/rate-limit.ts";
 import { publicOrigin } from "../http/origin.ts";
 import { withRequestInfo } from "../http/request-info.ts";
@@ -134,9 +141,16 @@ export function createDashboardRouter(deps: DashboardDeps): Router<DashboardStat
   return router;
 }
 
+/** A fault the client may retry as its 503 (src/db/errors.ts, src/errors.ts); anything else as it is. */
+function retryableFault(error: unknown): unknown {
+  if (isDatabaseUnavailable(error)) return databaseUnavailable();
+  if (isStorageUnavailable(error)) return storageUnavailable();
+  return error;
+}
+
 /**
  * Errors become pages here, with the status they carry; anything unexpected is logged. A database
- * that cannot be reached is the API's 503 database_unavailable with Retry-After, not a 500. A client
+ * that cannot be reached, or a full disk, is the API's 503 with Retry-After, not a 500. A client
  * that asks for JSON (Accept prefers application/json) gets the service's JSON error shape instead
  * of a page: the app's error middleware answers it.
  */
@@ -145,7 +159,7 @@ function errorsAsPages(logger: Logger) {
     try {
       await next();
     } catch (caught) {
-      const error = !(caught instanceof HttpError) && isDatabaseUnavailable(caught) ? databaseUnavailable() : caught;
+      const error = caught instanceof HttpError ? caught : retryableFault(caught);
       if (ctx.accepts("html", "json") === "json") throw error;
       const viewer = ctx.state.dashboard ?? null;
       if (error instanceof HttpError) {

@@ -17,10 +17,14 @@ const UNAVAILABLE_ADAPTER_KINDS = new Set([
   "TransactionAlreadyClosed",
 ]);
 
-// SQLSTATEs the server answers when it cannot serve now: a statement over statement_timeout
-// (57014, an overloaded or stuck server), shutting down or starting up (57P01-57P03), too many
-// connections (53300), and connection exceptions (class 08).
-const UNAVAILABLE_SQLSTATES = /^(57014|57P0[123]|53300|08\w{3})$/;
+// SQLSTATEs the server answers when it cannot serve now, which a client may retry: a statement over
+// statement_timeout (57014, an overloaded or stuck server); shutting down, starting up, a crash
+// recovery, a dropped or idle-ended session (57P01-57P05); a database not accepting connections
+// (55000: ALLOW_CONNECTIONS false, as during a failover or maintenance; issue 39); a read-only
+// server, e.g. a primary demoted by a failover (25006); insufficient resources (class 53: a full
+// disk, out of memory, too many connections); a serialization failure or deadlock (40001, 40P01);
+// and connection exceptions (class 08).
+const UNAVAILABLE_SQLSTATES = /^(57014|57P0[1-5]|55000|25006|53\w{3}|40001|40P01|08\w{3})$/;
 
 // What node-postgres itself throws (these reach us unwrapped through the driver adapter): the
 // client's statement limit (./query-deadline.ts ends the connection: "Connection terminated"; node-postgres'

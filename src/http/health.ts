@@ -12,7 +12,14 @@ import type { Database } from "../db/database.ts";
 import { isDatabaseUnavailable } from "../db/errors.ts";
 import type { Lifecycle } from "./drain.ts";
 import type { AppState } from "./state.ts";
-import { databaseUnavailable, HttpError, rateLimitUnavailable, shuttingDown } from "../errors.ts";
+import {
+  databaseUnavailable,
+  HttpError,
+  isStorageUnavailable,
+  rateLimitUnavailable,
+  shuttingDown,
+  storageUnavailable,
+} from "../errors.ts";
 import { withTimeout } from "../with-timeout.ts";
 
 /** A readiness check that takes longer than this counts as failed. */
@@ -61,7 +68,10 @@ export function dependencyFaults() {
     try {
       await next();
     } catch (error) {
-      if (!(error instanceof HttpError) && isDatabaseUnavailable(error)) throw databaseUnavailable();
+      // What a client can retry is a 503 with Retry-After (src/db/errors.ts, src/errors.ts); the rest stays as it is.
+      if (error instanceof HttpError) throw error;
+      if (isDatabaseUnavailable(error)) throw databaseUnavailable();
+      if (isStorageUnavailable(error)) throw storageUnavailable();
       throw error;
     }
   };

@@ -10,6 +10,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Redis } from "ioredis";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
 import { accounts } from "../../src/auth/accounts.ts";
 import { makePdf, multipart } from "../helpers/compress.ts";
@@ -223,6 +224,27 @@ describe("dependency faults", () => {
       console.info(`database ${mode}: slowest 503 in ${slowest} ms; all 200 again ${recovered} ms after the restore`);
     }, 40_000);
   });
+
+  // A failover, or a database closed to new connections: the server answers every new connection
+  // with SQLSTATE 55000 (issue 39: every request answered 500 for 12 s).
+  it("the database not accepting connections (ALLOW_CONNECTIONS false): 503 everywhere, then recovers", async (ctx: TestContext) => {
+    if (!dbProxy) ctx.skip(pgliteOnly);
+    const name = new URL(database.env["DATABASE_URL"]!).pathname.slice(1);
+    const admin = new pg.Client({ connectionString: process.env["DATABASE_URL"] });
+    await admin.connect();
+    try {
+      await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS false`);
+      await admin.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1", [name]);
+      try {
+        await expectAllUnavailable(DB_DOWN);
+      } finally {
+        await admin.query(`ALTER DATABASE "${name}" ALLOW_CONNECTIONS true`);
+      }
+    } finally {
+      await admin.end();
+    }
+    await expectRecovery();
+  }, 40_000);
 
   describe.each(["refused", "black-holed"] as const)("Redis %s", (mode) => {
     it("gives 503 with Retry-After within 2 s everywhere, stays alive, and recovers by itself", async (ctx: TestContext) => {

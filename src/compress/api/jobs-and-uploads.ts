@@ -17,7 +17,7 @@ import type { ParameterizedContext } from "koa";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import type { AuthenticatedKey } from "../../auth/authenticate.ts";
 import { usedThisMonth } from "../../auth/quota.ts";
-import { HttpError } from "../../errors.ts";
+import { HttpError, isStorageUnavailable, storageUnavailable } from "../../errors.ts";
 import { expectsContinue } from "../../http/continue.ts";
 import { publicOrigin } from "../../http/origin.ts";
 import { withRequestInfo } from "../../http/request-info.ts";
@@ -312,7 +312,8 @@ export async function receiveDirectUpload(
     await rename(part, verdict.file);
   } catch (error) {
     await rm(part, { force: true });
-    throw error instanceof HttpError ? error : new UploadAborted();
+    if (error instanceof HttpError) throw error;
+    throw isStorageUnavailable(error) ? storageUnavailable() : new UploadAborted();
   }
   ctx.status = 200;
   ctx.set("Cache-Control", "no-store");
