@@ -1,4 +1,6 @@
+import path from "node:path";
 import js from "@eslint/js";
+import { builtinRules } from "eslint/use-at-your-own-risk";
 import tseslint from "typescript-eslint";
 
 // Layers below the HTTP plumbing: they never import src/http.
@@ -76,6 +78,39 @@ function pdfImportRules() {
     rules: { "no-restricted-imports": ["error", { patterns }] },
   }));
 }
+
+// The engine's functions longer than the cap (80 lines) when the cap came to src/pdf (issue 41),
+// "file: name" as max-lines-per-function names them. The list only shrinks: a function shortened
+// below the cap is taken off (test/architecture/function-length.test.ts fails on a name that is no
+// longer too long), and no function joins it.
+export const PDF_LONG_FUNCTIONS = [
+  "src/pdf/codecs/jbig2.ts: encodeGenericRegion",
+  "src/pdf/codecs/jpeg.ts: parse",
+  "src/pdf/content/compact.ts: operator",
+  "src/pdf/images/layers.ts: segment",
+  "src/pdf/images/optimise.ts: optimiseImages",
+  "src/pdf/images/samples.ts: reduceWhileInflating",
+  "src/pdf/shared/syntax.ts: scanContent",
+  "src/pdf/structure/dedup.ts: mergeDuplicates",
+];
+const FUNCTION_CAP = { max: 80, skipBlankLines: true, skipComments: true };
+
+/** max-lines-per-function, quiet about the functions of PDF_LONG_FUNCTIONS. */
+const functionLength = (() => {
+  const rule = builtinRules.get("max-lines-per-function");
+  const excepted = new Set(PDF_LONG_FUNCTIONS);
+  return {
+    meta: rule.meta,
+    create(context) {
+      const file = path.relative(import.meta.dirname, context.filename);
+      const report = (descriptor) => {
+        const name = /'([^']+)'/.exec(descriptor.data?.name ?? "")?.[1];
+        if (!excepted.has(`${file}: ${name}`)) context.report(descriptor);
+      };
+      return rule.create({ options: context.options, sourceCode: context.sourceCode, report });
+    },
+  };
+})();
 
 export default tseslint.config(
   {
@@ -236,11 +271,18 @@ export default tseslint.config(
     },
   },
   {
-    // Small functions outside the compression engine (whose passes walk PDF structures in long,
-    // commented sequences): a longer one is split into named steps with explicit inputs.
+    // Small functions: a longer one is split into named steps with explicit inputs. The engine's
+    // functions that were longer when the cap came to it are named in PDF_LONG_FUNCTIONS.
     files: ["src/**/*.ts"],
-    ignores: ["src/pdf/**", "**/*.test.ts"],
-    rules: { "max-lines-per-function": ["error", { max: 80, skipBlankLines: true, skipComments: true }] },
+    ignores: ["**/*.test.ts"],
+    plugins: { local: { rules: { "function-length": functionLength } } },
+    rules: { "local/function-length": ["error", FUNCTION_CAP] },
+  },
+  {
+    // Rooms of one job: no engine file over 800 lines (a larger one is split by what it does).
+    files: ["src/pdf/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: { "max-lines": ["error", { max: 800 }] },
   },
   {
     files: ["test/**/*.ts", "**/*.test.ts"],

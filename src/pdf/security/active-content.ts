@@ -123,6 +123,43 @@ function isDangerous(context: PDFContext, action: PDFDict): boolean {
 export const activeContentRemoved = (report: ActiveContentReport) =>
   report.actions + report.annotations + report.xfaScripts;
 
+/**
+ * Calls `visit` on every dictionary of the document, direct ones inside others included, before
+ * looking into it (what `visit` removes is not visited).
+ */
+function forEachDict(context: PDFContext, visit: (dict: PDFDict) => void): void {
+  const seen = new Set<PDFObject>();
+  for (const [, object] of context.enumerateIndirectObjects()) {
+    const stack: PDFObject[] = [object];
+    while (stack.length > 0) {
+      const value = stack.pop()!;
+      if (seen.has(value)) continue;
+      seen.add(value);
+      const dict = value instanceof PDFStream ? value.dict : value;
+      if (dict instanceof PDFDict) {
+        visit(dict);
+        for (const item of dict.values()) if (item instanceof PDFDict || item instanceof PDFArray) stack.push(item);
+      } else if (dict instanceof PDFArray) {
+        for (const item of dict.asArray()) if (item instanceof PDFDict || item instanceof PDFArray) stack.push(item);
+      }
+    }
+  }
+}
+
+/** Takes the RichMedia annotations off a page (or anything else with /Annots); answers how many. */
+function removeRichMedia(context: PDFContext, dict: PDFDict): number {
+  const annotations = dict.lookup(ANNOTS);
+  if (!(annotations instanceof PDFArray)) return 0;
+  let removed = 0;
+  for (let i = annotations.size() - 1; i >= 0; i--) {
+    const annotation = context.lookup(annotations.get(i));
+    if (!(annotation instanceof PDFDict) || annotation.get(SUBTYPE) !== RICH_MEDIA) continue;
+    annotations.remove(i);
+    removed++;
+  }
+  return removed;
+}
+
 /** Removes active content (see the header); returns what it removed. */
 export function removeActiveContent(context: PDFContext): ActiveContentReport {
   const report: ActiveContentReport = { actions: 0, annotations: 0, xfaScripts: 0 };
@@ -179,24 +216,8 @@ export function removeActiveContent(context: PDFContext): ActiveContentReport {
     else if (result !== value) dict.set(key, result);
   };
 
-  const isRichMedia = (value: PDFObject) => {
-    const annotation = value instanceof PDFRef ? context.lookup(value) : value;
-    return annotation instanceof PDFDict && annotation.get(SUBTYPE) === RICH_MEDIA;
-  };
-
-  /** Takes the RichMedia annotations off a page (or anything else with /Annots). */
-  const cleanAnnotations = (dict: PDFDict) => {
-    const annotations = dict.lookup(ANNOTS);
-    if (!(annotations instanceof PDFArray)) return;
-    for (let i = annotations.size() - 1; i >= 0; i--) {
-      if (!isRichMedia(annotations.get(i))) continue;
-      annotations.remove(i);
-      report.annotations++;
-    }
-  };
-
   const cleanDict = (dict: PDFDict) => {
-    if (dict.has(ANNOTS)) cleanAnnotations(dict);
+    if (dict.has(ANNOTS)) report.annotations += removeRichMedia(context, dict);
     if (dict.get(SUBTYPE) === RICH_MEDIA) for (const key of RICH_MEDIA_PARTS) dict.delete(key);
     if (dict.has(A)) cleanEntry(dict, A);
     const additional = dict.get(AA);
@@ -211,23 +232,7 @@ export function removeActiveContent(context: PDFContext): ActiveContentReport {
     }
   };
 
-  // Every dictionary of the document, direct ones inside others included.
-  const seen = new Set<PDFObject>();
-  for (const [, object] of context.enumerateIndirectObjects()) {
-    const stack: PDFObject[] = [object];
-    while (stack.length > 0) {
-      const value = stack.pop()!;
-      if (seen.has(value)) continue;
-      seen.add(value);
-      const dict = value instanceof PDFStream ? value.dict : value;
-      if (dict instanceof PDFDict) {
-        cleanDict(dict);
-        for (const item of dict.values()) if (item instanceof PDFDict || item instanceof PDFArray) stack.push(item);
-      } else if (dict instanceof PDFArray) {
-        for (const item of dict.asArray()) if (item instanceof PDFDict || item instanceof PDFArray) stack.push(item);
-      }
-    }
-  }
+  forEachDict(context, cleanDict);
 
   const catalog = context.lookup(context.trailerInfo.Root);
   if (catalog instanceof PDFDict) {

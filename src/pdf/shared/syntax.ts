@@ -1,9 +1,15 @@
-// A content-stream tokenizer for the image and font passes: linear time, never throws, and reports
-// only what those passes use: the operators with their number and name operands (q, Q, cm, gs, Do,
-// Tf, the text-showing ones), strings when asked for (the font pass), and inline images
-// (BI … ID … EI, found and skipped whole, their dictionary parsed).
+// PDF syntax, read in one place (ISO 32000-2, 7.2): the character classes (white-space and
+// delimiters: the only definition in the engine, used by the content rewriters, the Type 1 font
+// reader, xref reading and reconstruction), and two readers of content streams built on them:
 //
-// Everything else (paths, comments, arrays, dictionaries) is read and dropped.
+// - scanContent, for the image and font passes and the grayscale rewriter: linear time, never
+//   throws, and reports only what those passes use: the operators with their number and name
+//   operands (q, Q, cm, gs, Do, Tf, the text-showing ones), strings when asked for (the font
+//   pass), and inline images (BI … ID … EI, found and skipped whole, their dictionary parsed).
+//   Everything else (paths, comments, arrays, dictionaries) is read and dropped.
+// - tokenize, for the content compaction: every token in order with the bytes it was written as
+//   (its byte span in the stream, a subarray; a number also in its shortest form), strings with
+//   their escapes applied; inline images found by scanContent and handed over whole.
 
 /** An operand as the passes see it: a number, a name (without the slash), or anything else. */
 export type Operand = number | string | null;
@@ -441,4 +447,249 @@ export function scanContent(bytes: Uint8Array, handlers: ContentHandlers): boole
     operands.length = 0;
   }
   return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tokens, in order, with their bytes (the content compaction: content/compact.ts)
+
+export const T = {
+  Number: 0,
+  /** A string (literal or hex): raw bytes as written, and the bytes it stands for. */
+  String: 1,
+  /** Anything else an operand is made of: a name, [ ] << >> { }, true, false, null. */
+  Other: 2,
+  Operator: 3,
+  /** BI … EI, copied as written. */
+  Inline: 4,
+} as const;
+export type TokenType = (typeof T)[keyof typeof T];
+
+export interface Token {
+  type: TokenType;
+  /** The bytes as written (a number: its shortest form). */
+  raw: Uint8Array;
+  value?: number;
+  /** A string's bytes, escapes applied. */
+  bytes?: Uint8Array;
+  /** An operator's name. */
+  op?: string;
+  /** The whitespace byte after an operator, kept (producers' line structure deflates well as it is). */
+  after?: number;
+}
+
+const encoder = new TextEncoder();
+const ascii = (text: string) => encoder.encode(text);
+
+/** The shortest way to write a number token that reads back as the same value. */
+function shortNumber(text: string): string {
+  let sign = "";
+  let body = text;
+  while (body.startsWith("+") || body.startsWith("-")) {
+    if (body[0] === "-") sign = sign === "-" ? "" : "-";
+    body = body.slice(1);
+  }
+  let [int = "", frac] = body.split(".") as [string, string | undefined];
+  int = int.replace(/^0+/, "");
+  frac = frac?.replace(/0+$/, "");
+  const out = frac ? `${int}.${frac}` : int || "0";
+  return out === "0" ? "0" : sign + out;
+}
+
+/** A number written with at most `decimals` decimals, shortest form. */
+export function formatNumber(value: number, decimals: number): string {
+  return shortNumber(value.toFixed(decimals));
+}
+
+function literalBytes(bytes: Uint8Array, from: number): { end: number; value: Uint8Array } | undefined {
+  const out: number[] = [];
+  let depth = 1;
+  let pos = from + 1;
+  while (pos < bytes.length) {
+    const b = bytes[pos++]!;
+    if (b === 0x5c) {
+      if (pos >= bytes.length) return undefined;
+      const e = bytes[pos++]!;
+      const simple: Record<number, number> = { 0x6e: 10, 0x72: 13, 0x74: 9, 0x62: 8, 0x66: 12, 0x28: 40, 0x29: 41 };
+      if (simple[e] !== undefined) out.push(simple[e]);
+      else if (e >= 0x30 && e <= 0x37) {
+        let value = e - 0x30;
+        for (let k = 0; k < 2 && pos < bytes.length; k++) {
+          const d = bytes[pos]!;
+          if (d < 0x30 || d > 0x37) break;
+          value = value * 8 + d - 0x30;
+          pos++;
+        }
+        out.push(value & 0xff);
+      } else if (e === 0x0d) {
+        if (bytes[pos] === 0x0a) pos++;
+      } else if (e !== 0x0a) out.push(e);
+      continue;
+    }
+    if (b === 0x28) depth++;
+    else if (b === 0x29 && --depth === 0) return { end: pos, value: Uint8Array.from(out) };
+    out.push(b);
+  }
+  return undefined;
+}
+
+function hexBytes(bytes: Uint8Array, from: number): { end: number; value: Uint8Array } | undefined {
+  const out: number[] = [];
+  let half = -1;
+  let pos = from + 1;
+  while (pos < bytes.length) {
+    const b = bytes[pos++]!;
+    if (b === 0x3e) {
+      if (half >= 0) out.push(half * 16);
+      return { end: pos, value: Uint8Array.from(out) };
+    }
+    if (WHITESPACE[b]) continue;
+    const v = b >= 0x30 && b <= 0x39 ? b - 0x30 : (b | 0x20) >= 0x61 && (b | 0x20) <= 0x66 ? (b | 0x20) - 0x57 : -1;
+    if (v < 0) return undefined;
+    if (half < 0) half = v;
+    else {
+      out.push(half * 16 + v);
+      half = -1;
+    }
+  }
+  return undefined;
+}
+
+/** Whether "BI" stands as a word somewhere (then inline images are found first, by the image pass's reader). */
+function mayHoldInlineImages(bytes: Uint8Array): boolean {
+  for (let at = bytes.indexOf(0x42); at >= 0; at = bytes.indexOf(0x42, at + 1)) {
+    if (bytes[at + 1] === 0x49 && (at === 0 || !isRegular(bytes[at - 1])) && !isRegular(bytes[at + 2] ?? 0x20))
+      return true;
+  }
+  return false;
+}
+
+/** A number token (its shortest form: written again only when it is not already), or undefined when malformed. */
+function numberToken(bytes: Uint8Array, start: number, end: number): Token | undefined {
+  let i = start;
+  let negative = false;
+  while (i < end && (bytes[i] === 0x2d || bytes[i] === 0x2b)) {
+    if (bytes[i] === 0x2d) negative = !negative;
+    i++;
+  }
+  const digitsFrom = i;
+  let digits = 0;
+  while (i < end && bytes[i]! >= 0x30 && bytes[i]! <= 0x39) {
+    i++;
+    digits++;
+  }
+  let dot = -1;
+  if (i < end && bytes[i] === 0x2e) {
+    dot = i++;
+    while (i < end && bytes[i]! >= 0x30 && bytes[i]! <= 0x39) {
+      i++;
+      digits++;
+    }
+  }
+  if (i !== end || digits === 0) return undefined;
+  const text = latin1.decode(bytes.subarray(start, end));
+  // Already short: no sign but one minus, no leading zero, no trailing zero or dot after a dot.
+  const short =
+    bytes[start] !== 0x2b &&
+    digitsFrom - start === (negative ? 1 : 0) &&
+    !(bytes[digitsFrom] === 0x30 && end - digitsFrom > 1) &&
+    (dot < 0 || (bytes[end - 1] !== 0x30 && bytes[end - 1] !== 0x2e));
+  const written = short ? text : shortNumber(text);
+  return { type: T.Number, raw: short ? bytes.subarray(start, end) : ascii(written), value: Number(written) };
+}
+
+const words = new Map<number, string>();
+
+/** An operator's or keyword's text (operators of up to three bytes are made once). */
+function wordOf(bytes: Uint8Array, start: number, end: number): string {
+  if (end - start > 3) return latin1.decode(bytes.subarray(start, end));
+  let code = 0;
+  for (let i = start; i < end; i++) code = code * 256 + bytes[i]!;
+  let word = words.get(code);
+  if (word === undefined) words.set(code, (word = latin1.decode(bytes.subarray(start, end))));
+  return word;
+}
+
+/**
+ * Hands the tokens of a content stream to `emit` one at a time (a long stream's tokens are never
+ * held together); false when some part of it cannot be read as content (the stream is then left as
+ * it is). Comments are dropped.
+ */
+export function tokenize(bytes: Uint8Array, emit: (token: Token) => void): boolean {
+  const inline: [number, number][] = [];
+  if (
+    mayHoldInlineImages(bytes) &&
+    !scanContent(bytes, { inlineImage: (image) => inline.push([image.start, image.end]) })
+  ) {
+    return false;
+  }
+  let next = 0;
+  let pos = 0;
+  const n = bytes.length;
+  while (pos < n) {
+    const b = bytes[pos]!;
+    if (next < inline.length && pos === inline[next]![0]) {
+      const [start, end] = inline[next++]!;
+      emit({ type: T.Inline, raw: bytes.subarray(start, end) });
+      pos = end;
+      continue;
+    }
+    if (WHITESPACE[b]) {
+      pos++;
+      continue;
+    }
+    if (b === 0x25) {
+      while (pos < n && bytes[pos] !== 0x0a && bytes[pos] !== 0x0d) pos++;
+      continue;
+    }
+    if (b === 0x28) {
+      const s = literalBytes(bytes, pos);
+      if (!s) return false;
+      emit({ type: T.String, raw: bytes.subarray(pos, s.end), bytes: s.value });
+      pos = s.end;
+      continue;
+    }
+    if (b === 0x3c && bytes[pos + 1] !== 0x3c) {
+      const s = hexBytes(bytes, pos);
+      if (!s) return false;
+      emit({ type: T.String, raw: bytes.subarray(pos, s.end), bytes: s.value });
+      pos = s.end;
+      continue;
+    }
+    if ((b === 0x3c || b === 0x3e) && bytes[pos + 1] === b) {
+      emit({ type: T.Other, raw: bytes.subarray(pos, pos + 2) });
+      pos += 2;
+      continue;
+    }
+    if (b === 0x5b || b === 0x5d || b === 0x7b || b === 0x7d) {
+      emit({ type: T.Other, raw: bytes.subarray(pos, pos + 1) });
+      pos++;
+      continue;
+    }
+    if (b === 0x2f) {
+      let end = pos + 1;
+      while (end < n && isRegular(bytes[end])) end++;
+      emit({ type: T.Other, raw: bytes.subarray(pos, end) });
+      pos = end;
+      continue;
+    }
+    if (!isRegular(b)) return false; // a stray ')' or '>'
+    let end = pos;
+    while (end < n && isRegular(bytes[end])) end++;
+    const start = pos;
+    pos = end;
+    if ((b >= 0x30 && b <= 0x39) || b === 0x2e || b === 0x2d || b === 0x2b) {
+      const token = numberToken(bytes, start, end);
+      if (!token) return false;
+      emit(token);
+      continue;
+    }
+    const word = wordOf(bytes, start, end);
+    if (word === "true" || word === "false" || word === "null") {
+      emit({ type: T.Other, raw: bytes.subarray(start, end) });
+    } else {
+      const after = pos < n && WHITESPACE[bytes[pos]!] ? bytes[pos]! : 0x0a;
+      emit({ type: T.Operator, raw: bytes.subarray(start, end), op: word, after });
+    }
+  }
+  return next === inline.length;
 }
