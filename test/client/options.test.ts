@@ -26,7 +26,7 @@ import { createLogger } from "../../src/logger.ts";
 import { subscriberWithKey } from "../helpers/compress.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { documentWithInformation, textPdf } from "../compress/fixtures.ts";
+import { documentWithInformation, textPdf } from "../pdf/fixtures.ts";
 
 let db: TestDatabase;
 let work: string;

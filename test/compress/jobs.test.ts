@@ -21,7 +21,7 @@ import { createLocalStorage, type LocalStorage } from "../../src/compress/storag
 import { multipart, subscriberWithKey } from "../helpers/compress.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { photoPdf } from "./fixtures.ts";
+import { photoPdf } from "../pdf/fixtures.ts";
 
 let db: TestDatabase;
 let photo: Buffer;

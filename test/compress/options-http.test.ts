@@ -18,9 +18,9 @@ import { createLogger } from "../../src/logger.ts";
 import { multipart, subscriberWithKey } from "../helpers/compress.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { hasPoppler, popplerScratch, type PopplerScratch } from "./helpers/poppler.ts";
+import { hasPoppler, popplerScratch, type PopplerScratch } from "../pdf/helpers/poppler.ts";
 import { findBinary } from "../../bench/pdf/tools.ts";
-import { corpusDir, documentWithInformation, photoPdf, textPdf } from "./fixtures.ts";
+import { corpusDir, documentWithInformation, photoPdf, textPdf } from "../pdf/fixtures.ts";
 
 let db: TestDatabase;
 let work: string;

@@ -19,8 +19,8 @@ import { createLogger } from "../../src/logger.ts";
 import { multipart, subscriberWithKey } from "../helpers/compress.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { photoPdf, reachingPdf, SAFE_ADDRESSES, stringsOf, UNSAFE_ADDRESSES } from "./fixtures.ts";
-import { addApprovalSignature, unsignedLetter } from "./signed-fixtures.ts";
+import { photoPdf, reachingPdf, SAFE_ADDRESSES, stringsOf, UNSAFE_ADDRESSES } from "../pdf/fixtures.ts";
+import { addApprovalSignature, unsignedLetter } from "../pdf/signed-fixtures.ts";
 
 let db: TestDatabase;
 let work: string;

@@ -13,7 +13,7 @@ import {
 } from "../../src/compress/isolation/runner.ts";
 import type { Runner, RunnerEvent, RunnerOptions } from "../../src/compress/isolation/runner.ts";
 import type { EngineJob } from "../../src/compress/isolation/protocol.ts";
-import { photoPdf, textPdf } from "./fixtures.ts";
+import { photoPdf, textPdf } from "../pdf/fixtures.ts";
 
 let dir: string;
 let text: string;

@@ -14,7 +14,7 @@ import { createLocalStorage } from "../../src/compress/storage/local.ts";
 import { multipart, subscriberWithKey } from "../helpers/compress.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { carriesSignatures, corpusDir, photoPdf, textPdf } from "./fixtures.ts";
+import { carriesSignatures, corpusDir, photoPdf, textPdf } from "../pdf/fixtures.ts";
 
 let db: TestDatabase;
 let work: string;

@@ -14,7 +14,7 @@ import { createLocalStorage } from "../../src/compress/storage/local.ts";
 import { multipart, subscriberWithKey } from "../helpers/compress.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { corpusDir } from "./fixtures.ts";
+import { corpusDir } from "../pdf/fixtures.ts";
 import {
   addApprovalSignature,
   certifiedLetter,
@@ -22,7 +22,7 @@ import {
   pdfsigReport,
   unsignedLetter,
   unsignedSignatureField,
-} from "./signed-fixtures.ts";
+} from "../pdf/signed-fixtures.ts";
 
 let db: TestDatabase;
 let work: string;

@@ -21,7 +21,7 @@ import { accounts } from "../../src/auth/accounts.ts";
 import { startJobWorker, type JobWorker } from "../../src/compress/async-jobs/worker.ts";
 import { createRunner, type Runner } from "../../src/compress/isolation/runner.ts";
 import { createLocalStorage } from "../../src/compress/storage/local.ts";
-import { jpegOf, photoPixels } from "../compress/fixtures.ts";
+import { jpegOf, photoPixels } from "../pdf/fixtures.ts";
 import { hasChromium, launchChromium, warnWithoutChromium } from "../helpers/chromium.ts";
 import { multipart } from "../helpers/compress.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";

@@ -5,7 +5,7 @@
 // engine's main-thread time on a scan (the check's about 45 ms of a 300 dpi page's 165 ms of CPU,
 // the layers' some 160 ms more), while the cores' other work waited on it.
 //
-// Every result is exactly the JavaScript definition's (test/compress/check-kernels.test.ts and
+// Every result is exactly the JavaScript definition's (test/pdf/images/check-kernels.test.ts and
 // layer-kernels.test.ts): the
 // sums are integers, and the SSIM's floating-point operations are the same, in the same order.
 // The caller (images/kernels.ts) owns the memory: it places the buffers and passes their addresses.

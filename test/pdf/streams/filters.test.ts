@@ -1,7 +1,7 @@
 import { deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { PDFContext, PDFDict, PDFName, PDFNumber } from "@cantoo/pdf-lib";
-import { inflate, lzwDecode, runLengthDecode, unpredict } from "./filters.ts";
+import { inflate, lzwDecode, runLengthDecode, unpredict } from "../../../src/pdf/streams/filters.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const text = (data: Uint8Array | undefined) => (data ? new TextDecoder().decode(data) : undefined);

@@ -5,7 +5,7 @@
 //
 // The count is bounded for CI: PDF_FUZZ_CASES (default 16) copies, PDF_FUZZ_SEED (default 1)
 // picks them, so a failure is made again by running with the seed it names:
-//   PDF_FUZZ_CASES=500 PDF_FUZZ_SEED=7 npx vitest run test/compress/engine-fuzz.test.ts
+//   PDF_FUZZ_CASES=500 PDF_FUZZ_SEED=7 npx vitest run test/pdf/fuzz.test.ts
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -9,11 +9,11 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFString, StandardFonts } from "@cantoo/pdf-lib";
 import { afterAll, describe, expect, it } from "vitest";
-import { compressPdf } from "../../src/pdf/index.ts";
-import type { CompressionProfile, CompressionReport, EngineOptions } from "../../src/pdf/index.ts";
-import { findBinary } from "../../bench/pdf/tools.ts";
-import { corpusDir, jpegOf, photoPdf, photoPixels } from "./fixtures.ts";
-import { popplerScratch } from "./helpers/poppler.ts";
+import { compressPdf } from "../../../src/pdf/index.ts";
+import type { CompressionProfile, CompressionReport, EngineOptions } from "../../../src/pdf/index.ts";
+import { findBinary } from "../../../bench/pdf/tools.ts";
+import { corpusDir, jpegOf, photoPdf, photoPixels } from "../fixtures.ts";
+import { popplerScratch } from "../helpers/poppler.ts";
 
 const TOOLS = findBinary("qpdf") !== undefined && findBinary("pdftoppm") !== undefined;
 if (!TOOLS) console.warn("engine-linearize: qpdf or pdftoppm missing, the linearization tests are skipped");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { forEachBounded } from "./bounded-jobs.ts";
+import { forEachBounded } from "../../../src/pdf/shared/bounded-jobs.ts";
 
 /** A job that resolves when the test says so, recording what was in flight when it started. */
 function harness(weights: number[]) {

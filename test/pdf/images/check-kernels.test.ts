@@ -2,7 +2,7 @@
 // definitions written here: a pixel's luminance, Splash's box average over whole source pixels,
 // and SSIM window by window. Sizes run across the kernels' 16-pixel SIMD steps and their tails.
 import { describe, expect, it } from "vitest";
-import { drawLuminanceAt, sampledHeight, ssim } from "../../src/pdf/images/quality.ts";
+import { drawLuminanceAt, sampledHeight, ssim } from "../../../src/pdf/images/quality.ts";
 
 /** A repeatable pseudo-random byte source (xorshift). */
 function bytes(count: number, seed: number): Uint8Array {

@@ -6,14 +6,14 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { compileChild } from "../../src/compress/isolation/stripped-copy.ts";
+import { compileChild } from "../../../src/compress/isolation/stripped-copy.ts";
 import { PDFDict, PDFDocument, PDFName, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFRef } from "@cantoo/pdf-lib";
-import { optimiseImages } from "../../src/pdf/images/optimise.ts";
-import type { DetachedRecode } from "../../src/pdf/images/recode-workers.ts";
-import { createRecodeWorkers, WorkerUnavailable } from "../../src/pdf/images/recode-workers.ts";
-import { PROFILE_SETTINGS } from "../../src/pdf/index.ts";
-import { flateImage, jpegImage, jpegOf, photoPixels, place } from "./fixtures.ts";
+import { optimiseImages } from "../../../src/pdf/images/optimise.ts";
+import type { DetachedRecode } from "../../../src/pdf/images/recode-workers.ts";
+import { createRecodeWorkers, WorkerUnavailable } from "../../../src/pdf/images/recode-workers.ts";
+import { PROFILE_SETTINGS } from "../../../src/pdf/index.ts";
+import { flateImage, jpegImage, jpegOf, photoPixels, place } from "../fixtures.ts";
 
 /** A page of lines of letters, black on off-white paper, as a scanner gives it (RGB). */
 async function scannedPage(width: number, height: number, seed: number): Promise<Uint8Array> {

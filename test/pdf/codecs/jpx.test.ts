@@ -4,9 +4,9 @@ import { createRequire } from "node:module";
 import { PDFDocument } from "@cantoo/pdf-lib";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
-import { compressPdf } from "../../src/pdf/index.ts";
-import { decodeJpx, jpxFrame } from "../../src/pdf/codecs/jpx.ts";
-import { imageStreams, photoPixels, place } from "./fixtures.ts";
+import { compressPdf } from "../../../src/pdf/index.ts";
+import { decodeJpx, jpxFrame } from "../../../src/pdf/codecs/jpx.ts";
+import { imageStreams, photoPixels, place } from "../fixtures.ts";
 
 interface Encoder {
   getDecodedBuffer(frame: object): Uint8Array;

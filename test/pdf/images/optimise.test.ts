@@ -10,13 +10,13 @@ import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
 import { PDFDict, PDFDocument, PDFHexString, PDFName, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFRef } from "@cantoo/pdf-lib";
-import { scanContent, Op } from "../../src/pdf/shared/syntax.ts";
-import type { InlineImage } from "../../src/pdf/shared/syntax.ts";
-import { compressPdf, PROFILE_SETTINGS } from "../../src/pdf/index.ts";
-import type { CompressionProfile } from "../../src/pdf/index.ts";
-import { decodeStreamData } from "../../src/pdf/streams/filters.ts";
-import { findImagePlacements } from "../../src/pdf/shared/placement.ts";
-import { optimiseImages } from "../../src/pdf/images/optimise.ts";
+import { scanContent, Op } from "../../../src/pdf/shared/syntax.ts";
+import type { InlineImage } from "../../../src/pdf/shared/syntax.ts";
+import { compressPdf, PROFILE_SETTINGS } from "../../../src/pdf/index.ts";
+import type { CompressionProfile } from "../../../src/pdf/index.ts";
+import { decodeStreamData } from "../../../src/pdf/streams/filters.ts";
+import { findImagePlacements } from "../../../src/pdf/shared/placement.ts";
+import { optimiseImages } from "../../../src/pdf/images/optimise.ts";
 import {
   decodeJpeg,
   encodeJpeg,
@@ -25,8 +25,8 @@ import {
   readJpegHeader,
   release,
   resample,
-} from "../../src/pdf/images/codecs.ts";
-import { optimiseJpeg, optimisedJpegSizeAtLeast, withoutIccProfile } from "../../src/pdf/codecs/jpeg.ts";
+} from "../../../src/pdf/images/codecs.ts";
+import { optimiseJpeg, optimisedJpegSizeAtLeast, withoutIccProfile } from "../../../src/pdf/codecs/jpeg.ts";
 import {
   drawAt,
   drawLuminanceAt,
@@ -35,8 +35,8 @@ import {
   QualityCheck,
   sampledHeight,
   ssim,
-} from "../../src/pdf/images/quality.ts";
-import { imageStreams, jpegOf, lineArtPixels, photoPixels } from "./fixtures.ts";
+} from "../../../src/pdf/images/quality.ts";
+import { imageStreams, jpegOf, lineArtPixels, photoPixels } from "../fixtures.ts";
 
 const encoder = new TextEncoder();
 const hasPdftoppm = spawnSync("pdftoppm", ["-v"]).status === 0;

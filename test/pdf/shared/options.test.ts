@@ -6,12 +6,12 @@ import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { PDFDict, PDFDocument, PDFName, PDFString, rgb, cmyk, StandardFonts } from "@cantoo/pdf-lib";
 import { afterAll, describe, expect, it } from "vitest";
-import { compressPdf, optionProblem, TARGET_FLOOR_SSIM, TargetUnreachable } from "../../src/pdf/index.ts";
-import type { CompressionReport, EngineOptions } from "../../src/pdf/index.ts";
-import { grayContent } from "../../src/pdf/content/grayscale.ts";
-import { ssim } from "../../src/pdf/images/quality.ts";
-import { corpusDir, jpegOf, photoPdf, photoPixels, textPdf } from "./fixtures.ts";
-import { popplerScratch } from "./helpers/poppler.ts";
+import { compressPdf, optionProblem, TARGET_FLOOR_SSIM, TargetUnreachable } from "../../../src/pdf/index.ts";
+import type { CompressionReport, EngineOptions } from "../../../src/pdf/index.ts";
+import { grayContent } from "../../../src/pdf/content/grayscale.ts";
+import { ssim } from "../../../src/pdf/images/quality.ts";
+import { corpusDir, jpegOf, photoPdf, photoPixels, textPdf } from "../fixtures.ts";
+import { popplerScratch } from "../helpers/poppler.ts";
 
 const scratch = popplerScratch("engine-options");
 afterAll(scratch.remove);

@@ -5,8 +5,8 @@
 // of every second row) that are not text or beside it. Widths run across the kernels' 16-pixel
 // steps, the 32-pixel blocks and their tails.
 import { describe, expect, it } from "vitest";
-import { backgroundOf, segment } from "../../src/pdf/images/layers.ts";
-import type { Pixels } from "../../src/pdf/images/codecs.ts";
+import { backgroundOf, segment } from "../../../src/pdf/images/layers.ts";
+import type { Pixels } from "../../../src/pdf/images/codecs.ts";
 
 /** A repeatable pseudo-random source (xorshift), 0 to 2^32 - 1. */
 function random(seed: number): () => number {

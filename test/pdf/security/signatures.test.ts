@@ -3,8 +3,8 @@
 // Fixtures are signed here by code (signed-fixtures.ts); pdfsig checks them where it is installed.
 import { ParseSpeeds, PDFDict, PDFDocument, PDFHexString, PDFName, PDFString } from "@cantoo/pdf-lib";
 import { describe, expect, it } from "vitest";
-import { compressPdf, PdfRejected, unlockPdf } from "../../src/pdf/index.ts";
-import type { CompressionReport } from "../../src/pdf/index.ts";
+import { compressPdf, PdfRejected, unlockPdf } from "../../../src/pdf/index.ts";
+import type { CompressionReport } from "../../../src/pdf/index.ts";
 import {
   addApprovalSignature,
   certifiedLetter,
@@ -12,7 +12,7 @@ import {
   pdfsigReport,
   unsignedLetter,
   unsignedSignatureField,
-} from "./signed-fixtures.ts";
+} from "../signed-fixtures.ts";
 
 interface SignedCase {
   name: string;

@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PDFArray, PDFDocument, PDFName, PDFRef } from "@cantoo/pdf-lib";
-import { compressPdf, PdfRejected } from "../../src/pdf/index.ts";
-import type { CompressionReport } from "../../src/pdf/index.ts";
+import { compressPdf, PdfRejected } from "../../../src/pdf/index.ts";
+import type { CompressionReport } from "../../../src/pdf/index.ts";
 import {
   damagedCopies,
   randomSource,
@@ -20,12 +20,12 @@ import {
   removeXref,
   shiftOffsets,
   wrongLength,
-} from "../../bench/pdf/damage.ts";
-import type { Damaged } from "../../bench/pdf/damage.ts";
-import { pageCount, qpdfCheck, renderPage, ssim } from "../../bench/pdf/quality.ts";
-import { findBinary, run } from "../../bench/pdf/tools.ts";
-import { corpusDir } from "./fixtures.ts";
-import { photoPdf, textPdf } from "./fixtures.ts";
+} from "../../../bench/pdf/damage.ts";
+import type { Damaged } from "../../../bench/pdf/damage.ts";
+import { pageCount, qpdfCheck, renderPage, ssim } from "../../../bench/pdf/quality.ts";
+import { findBinary, run } from "../../../bench/pdf/tools.ts";
+import { corpusDir } from "../fixtures.ts";
+import { photoPdf, textPdf } from "../fixtures.ts";
 
 const TOOLS = findBinary("qpdf") !== undefined && findBinary("pdftoppm") !== undefined;
 if (!TOOLS) console.warn("engine-damaged: qpdf or pdftoppm missing, the comparisons with qpdf's repair are skipped");

@@ -21,12 +21,12 @@ import {
   StandardFonts,
 } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFObject, PDFPage } from "@cantoo/pdf-lib";
-import { compressPdf, COMPRESSION_PROFILES } from "../../src/pdf/index.ts";
-import type { CompressionReport } from "../../src/pdf/index.ts";
-import { mergeDuplicates } from "../../src/pdf/structure/dedup.ts";
-import { decodeStreamData } from "../../src/pdf/streams/filters.ts";
-import { optimiseJpeg } from "../../src/pdf/codecs/jpeg.ts";
-import { findCrossReferenceProblem } from "../../src/pdf/structure/xref.ts";
+import { compressPdf, COMPRESSION_PROFILES } from "../../../src/pdf/index.ts";
+import type { CompressionReport } from "../../../src/pdf/index.ts";
+import { mergeDuplicates } from "../../../src/pdf/structure/dedup.ts";
+import { decodeStreamData } from "../../../src/pdf/streams/filters.ts";
+import { optimiseJpeg } from "../../../src/pdf/codecs/jpeg.ts";
+import { findCrossReferenceProblem } from "../../../src/pdf/structure/xref.ts";
 import {
   flateImage,
   photoPixels,
@@ -35,7 +35,7 @@ import {
   SAFE_ADDRESSES,
   stringsOf,
   UNSAFE_ADDRESSES,
-} from "./fixtures.ts";
+} from "../fixtures.ts";
 
 const n = (name: string) => PDFName.of(name);
 

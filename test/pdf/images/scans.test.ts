@@ -10,12 +10,12 @@ import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
 import { PDFDocument, PDFName, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFRef } from "@cantoo/pdf-lib";
-import { compressPdf } from "../../src/pdf/index.ts";
-import { decodeCcitt, encodeG4, pack } from "../../src/pdf/images/bitonal.ts";
-import { decodeJbig2, encodeJbig2, rowBytesOf } from "../../src/pdf/codecs/jbig2.ts";
-import type { Bits } from "../../src/pdf/codecs/jbig2.ts";
-import { ssim } from "../../src/pdf/images/quality.ts";
-import { jpegImage, photoPixels } from "./fixtures.ts";
+import { compressPdf } from "../../../src/pdf/index.ts";
+import { decodeCcitt, encodeG4, pack } from "../../../src/pdf/images/bitonal.ts";
+import { decodeJbig2, encodeJbig2, rowBytesOf } from "../../../src/pdf/codecs/jbig2.ts";
+import type { Bits } from "../../../src/pdf/codecs/jbig2.ts";
+import { ssim } from "../../../src/pdf/images/quality.ts";
+import { jpegImage, photoPixels } from "../fixtures.ts";
 
 const has = (tool: string, arg: string) => spawnSync(tool, [arg]).status === 0;
 const hasPoppler = has("pdfimages", "-v");

@@ -3,9 +3,14 @@
 // answer as the whole encoding would, the one the stream pass stores.
 import { describe, expect, it } from "vitest";
 import { PDFDocument, PDFRawStream } from "@cantoo/pdf-lib";
-import { deflate } from "../../src/pdf/streams/filters.ts";
-import { deflateInBackground, losslessBar, pngPredict, recompressStreams } from "../../src/pdf/streams/recompress.ts";
-import { lineArtPixels, photoPixels } from "./fixtures.ts";
+import { deflate } from "../../../src/pdf/streams/filters.ts";
+import {
+  deflateInBackground,
+  losslessBar,
+  pngPredict,
+  recompressStreams,
+} from "../../../src/pdf/streams/recompress.ts";
+import { lineArtPixels, photoPixels } from "../fixtures.ts";
 
 /** A photograph's samples with flat runs between: deflates to a fifth or so, at level 9 slowly. */
 function samples(width: number, height: number, seed: number): Uint8Array {
