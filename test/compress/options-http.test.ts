@@ -6,52 +6,32 @@
 // or combination refused with a 400 naming its field. Results are downloaded and read with poppler.
 import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usedThisMonth } from "../../src/auth/quota.ts";
-import { startJobWorker, type JobWorker } from "../../src/compress/async-jobs/worker.ts";
-import { createRunner, type Runner } from "../../src/compress/isolation/runner.ts";
-import { createLocalStorage } from "../../src/compress/storage/local.ts";
-import { createLogger } from "../../src/logger.ts";
 import { multipart, subscriberWithKey } from "../helpers/compress.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { startServer, type TestServer } from "../helpers/server.ts";
+import { startCompressionStack, type CompressionStack } from "../helpers/compression-stack.ts";
+import type { TestDatabase } from "../helpers/database.ts";
+import type { TestServer } from "../helpers/server.ts";
 import { hasPoppler, popplerScratch, type PopplerScratch } from "../pdf/helpers/poppler.ts";
 import { findBinary } from "../../bench/pdf/tools.ts";
 import { corpusDir, documentWithInformation, photoPdf, textPdf } from "../pdf/fixtures.ts";
 
+let stack: CompressionStack;
 let db: TestDatabase;
-let work: string;
-let runner: Runner;
 let server: TestServer;
-let worker: JobWorker;
 let photo: Buffer;
 let poppler: PopplerScratch;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  work = await mkdtemp(path.join(tmpdir(), "compress-options-"));
+  stack = await startCompressionStack({ name: "compress-options", jobWorker: true, runner: { timeoutMs: 120_000 } });
+  ({ db, server } = stack);
   poppler = popplerScratch("compress-options-pages");
   photo = Buffer.from((await photoPdf()).bytes);
-  runner = createRunner({ concurrency: 2, queueLimit: 16, timeoutMs: 120_000, memoryMb: 1024 });
-  const storage = await createLocalStorage(path.join(work, "objects"), null);
-  server = await startServer(
-    db,
-    { UPLOAD_TMP_DIR: path.join(work, "uploads"), COMPRESS_JOB_WORKERS: "0" },
-    { compress: { storage, runner } },
-  );
-  const logger = createLogger({ logLevel: "silent" });
-  worker = startJobWorker({ config: server.config, prisma: db.prisma, storage, runner, logger, pollMs: 100 }, 1);
 });
 afterAll(async () => {
-  await worker?.stop();
-  await server?.close();
-  await runner?.close();
-  await db?.close();
+  await stack?.close();
   poppler?.remove();
-  await rm(work, { recursive: true, force: true });
 });
 
 interface Answer {

@@ -2,64 +2,31 @@
 // as the OpenAPI document describes it), in a job's resource, and on the dashboard's Try it card;
 // with signatures=remove on a job and a direct upload. The figures are checked against what the
 // request itself shows (sizes, the profile's floor), not against numbers written down here.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PDFArray, PDFDict, PDFDocument, PDFName } from "@cantoo/pdf-lib";
 import { sessions } from "../../src/auth/sessions.ts";
 import { PROFILE_SETTINGS } from "../../src/pdf/index.ts";
-import { startJobWorker, type JobWorker } from "../../src/compress/async-jobs/worker.ts";
-import { createRunner, type Runner } from "../../src/compress/isolation/runner.ts";
 import type { CompressionReportBody } from "../../src/compress/report.ts";
-import { createLocalStorage, type LocalStorage } from "../../src/compress/storage/local.ts";
-import { createLogger } from "../../src/logger.ts";
 import { multipart, subscriberWithKey } from "../helpers/compress.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { startServer, type TestServer } from "../helpers/server.ts";
+import { startCompressionStack, type CompressionStack } from "../helpers/compression-stack.ts";
+import type { TestDatabase } from "../helpers/database.ts";
+import type { TestServer } from "../helpers/server.ts";
 import { photoPdf, reachingPdf, SAFE_ADDRESSES, stringsOf, UNSAFE_ADDRESSES } from "../pdf/fixtures.ts";
 import { addApprovalSignature, unsignedLetter } from "../pdf/signed-fixtures.ts";
 
+let stack: CompressionStack;
 let db: TestDatabase;
-let work: string;
-let runner: Runner;
-let storage: LocalStorage;
 let server: TestServer;
-let worker: JobWorker;
 let photo: Buffer;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  work = await mkdtemp(path.join(tmpdir(), "compress-report-"));
+  stack = await startCompressionStack({ name: "compress-report", jobWorker: true });
+  ({ db, server } = stack);
   photo = Buffer.from((await photoPdf()).bytes);
-  runner = createRunner({ concurrency: 2, queueLimit: 16, timeoutMs: 60_000, memoryMb: 1024 });
-  storage = await createLocalStorage(path.join(work, "objects"), null);
-  server = await startServer(
-    db,
-    { UPLOAD_TMP_DIR: path.join(work, "uploads"), COMPRESS_JOB_WORKERS: "0", MAIL_OUTBOX_DIR: path.join(work, "mail") },
-    { compress: { storage, runner } },
-  );
-  worker = startJobWorker(
-    {
-      config: server.config,
-      prisma: db.prisma,
-      storage,
-      runner,
-      logger: createLogger({ logLevel: "silent" }),
-      pollMs: 100,
-    },
-    1,
-  );
 });
-afterAll(async () => {
-  await worker?.stop();
-  await server?.close();
-  await runner?.close();
-  await db?.close();
-  await rm(work, { recursive: true, force: true });
-});
+afterAll(() => stack?.close());
 
 type Result = { original_size: number; compressed_size: number; report?: CompressionReportBody; url: string };
 

@@ -3,17 +3,15 @@
 // signatures with signatures=remove, on /v1/compress and /v1/unlock; and the corpus's signed files.
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir } from "node:fs/promises";
 import path from "node:path";
 import { PDFDocument } from "@cantoo/pdf-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usedThisMonth } from "../../src/auth/quota.ts";
-import { createRunner, type Runner } from "../../src/compress/isolation/runner.ts";
-import { createLocalStorage } from "../../src/compress/storage/local.ts";
 import { multipart, subscriberWithKey } from "../helpers/compress.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { startServer, type TestServer } from "../helpers/server.ts";
+import { startCompressionStack, type CompressionStack } from "../helpers/compression-stack.ts";
+import type { TestDatabase } from "../helpers/database.ts";
+import type { TestServer } from "../helpers/server.ts";
 import { corpusDir } from "../pdf/fixtures.ts";
 import {
   addApprovalSignature,
@@ -24,27 +22,16 @@ import {
   unsignedSignatureField,
 } from "../pdf/signed-fixtures.ts";
 
+let stack: CompressionStack;
 let db: TestDatabase;
 let work: string;
 let server: TestServer;
-let runner: Runner;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  work = await mkdtemp(path.join(tmpdir(), "compress-signed-"));
-  runner = createRunner({ concurrency: 2, queueLimit: 16, timeoutMs: 60_000, memoryMb: 1024 });
-  server = await startServer(
-    db,
-    { UPLOAD_TMP_DIR: path.join(work, "uploads") },
-    { compress: { storage: await createLocalStorage(path.join(work, "objects"), null), runner } },
-  );
+  stack = await startCompressionStack({ name: "compress-signed" });
+  ({ db, work, server } = stack);
 });
-afterAll(async () => {
-  await server?.close();
-  await runner?.close();
-  await db?.close();
-  await rm(work, { recursive: true, force: true });
-});
+afterAll(() => stack?.close());
 
 type Body = Record<string, unknown> & { error?: { code: string; message: string }; url?: string };
 
