@@ -3,7 +3,7 @@
 // pdf/corpus.ts) is compressed twice in this process, without and with linearize; then the
 // linearized output goes through `qpdf --check-linearization` (one line, no warning), `qpdf --check`,
 // `mutool info` (when installed), and pdftoppm draws both at 40 dpi, page for page the same bytes.
-// One JSON line per file, then the summary (docs/engine-options.md, "The cost, measured"). Run it
+// One JSON line per file, then the summary (docs/engine.md#options-beside-the-profile, "The cost, measured"). Run it
 // with `nice -n 10`: the machine is shared.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";

@@ -18,7 +18,7 @@ export const outputOptionFields = {
   grayscale: {
     type: "boolean",
     default: false,
-    description: `true: colour images and the pages' colours become grey (docs/engine-options.md says what stays as it is). ${LOSSY_ONLY} (400 invalid_grayscale).`,
+    description: `true: colour images and the pages' colours become grey (docs/engine.md#options-beside-the-profile says what stays as it is). ${LOSSY_ONLY} (400 invalid_grayscale).`,
   },
   max_image_ppi: {
     type: "integer",
@@ -37,6 +37,6 @@ export const outputOptionFields = {
     type: "boolean",
     default: false,
     description:
-      'true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine-options.md). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report\'s linearization says why. Every profile (400 invalid_linearize).',
+      'true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine.md#options-beside-the-profile). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report\'s linearization says why. Every profile (400 invalid_linearize).',
   },
 };

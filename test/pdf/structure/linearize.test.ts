@@ -197,7 +197,7 @@ describe.skipIf(!TOOLS || !CORPUS)("linearize, corpus files", () => {
       const input = new Uint8Array(readFileSync(path.join(CORPUS!, "files", name)));
       const { plain, linearized } = await expectLinearized(input, profile);
       // The cost of linearization: a hint stream, a second cross-reference section, page objects
-      // outside object streams (docs/engine-options.md measures it; qpdf's own costs 15 % on the 206 pages).
+      // outside object streams (docs/engine.md#options-beside-the-profile measures it; qpdf's own costs 15 % on the 206 pages).
       expect(linearized.output.length - plain.output.length).toBeLessThan(plain.output.length * 0.04 + 4096);
     },
     300_000,

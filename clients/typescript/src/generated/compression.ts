@@ -336,7 +336,7 @@ export interface operations {
            */
           target_size?: number;
           /**
-           * @description true: colour images and the pages' colours become grey (docs/engine-options.md says what stays as it is). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_grayscale).
+           * @description true: colour images and the pages' colours become grey (docs/engine.md#options-beside-the-profile says what stays as it is). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_grayscale).
            * @default false
            */
           grayscale?: boolean;
@@ -351,7 +351,7 @@ export interface operations {
            */
           remove_metadata?: boolean;
           /**
-           * @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine-options.md). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize).
+           * @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine.md#options-beside-the-profile). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize).
            * @default false
            */
           linearize?: boolean;
@@ -385,7 +385,7 @@ export interface operations {
            */
           target_size?: number;
           /**
-           * @description true: colour images and the pages' colours become grey (docs/engine-options.md says what stays as it is). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_grayscale).
+           * @description true: colour images and the pages' colours become grey (docs/engine.md#options-beside-the-profile says what stays as it is). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_grayscale).
            * @default false
            */
           grayscale?: boolean;
@@ -400,7 +400,7 @@ export interface operations {
            */
           remove_metadata?: boolean;
           /**
-           * @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine-options.md). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize).
+           * @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine.md#options-beside-the-profile). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize).
            * @default false
            */
           linearize?: boolean;
@@ -1111,7 +1111,7 @@ export interface operations {
            */
           target_size?: number;
           /**
-           * @description true: colour images and the pages' colours become grey (docs/engine-options.md says what stays as it is). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_grayscale).
+           * @description true: colour images and the pages' colours become grey (docs/engine.md#options-beside-the-profile says what stays as it is). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_grayscale).
            * @default false
            */
           grayscale?: boolean;
@@ -1126,7 +1126,7 @@ export interface operations {
            */
           remove_metadata?: boolean;
           /**
-           * @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine-options.md). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize).
+           * @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine.md#options-beside-the-profile). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize).
            * @default false
            */
           linearize?: boolean;
