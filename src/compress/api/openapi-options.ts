@@ -1,4 +1,4 @@
-// The OpenAPI description of the output options (workflow/options.ts; the engine's src/pdf/options.ts):
+// The OpenAPI description of the output options (workflow/options.ts; the engine's src/pdf/shared/options.ts):
 // one schema per field, the same in a multipart form (as text: "true", "600000") and in a direct
 // upload's JSON body (as JSON: true, 600000). Each has a default that sets nothing: the docs page's
 // "Try it out" fills a field without one with a sample (true; a number's minimum, target_size=1024,

@@ -6,7 +6,7 @@ import { isReportBody, type CompressionReportBody } from "../report.ts";
 /**
  * One job: read `inputPath`, write the result to `outputPath`. An unlock job with a `profile`
  * also compresses the decrypted file with it. The engine's options beside the profile
- * (src/pdf/options.ts): `signatures`, what to do with a signed file (default: refuse it,
+ * (src/pdf/shared/options.ts): `signatures`, what to do with a signed file (default: refuse it,
  * signed_document); grayscale, maxImagePpi, removeMetadata, targetSize, linearize.
  */
 export type EngineJob = (

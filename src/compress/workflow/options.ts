@@ -2,7 +2,7 @@
 // JSON body) and carried unchanged to the engine, into a job's row and back out of it. A new option is
 // a field here, its parser, its columns (jobColumns / optionsOfJob) and the engine's use of it. The
 // options that shape the output (grayscale, max_image_ppi, remove_metadata, target_size, linearize) are the
-// engine's own (src/pdf/options.ts, docs/engine.md#options-beside-the-profile), named in snake_case on the wire: their
+// engine's own (src/pdf/shared/options.ts, docs/engine.md#options-beside-the-profile), named in snake_case on the wire: their
 // bounds and the profiles they go with are the engine's optionProblem, answered as a 400 naming the field.
 import { HttpError } from "../../errors.ts";
 import {
