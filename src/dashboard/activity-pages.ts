@@ -1,7 +1,7 @@
 // The pages of what happened: History (recent compressions and jobs, with their results while
 // they can be downloaded) and Webhooks (the account's signing secret, its rotation, the recent
 // deliveries). Server-rendered like pages.ts, under the same strict CSP.
-import { html, type Html } from "./html.ts";
+import { breakableName, html, type Html } from "./html.ts";
 import {
   bytes,
   csrfField,
@@ -50,7 +50,7 @@ export function historyPage(viewer: Viewer, rows: HistoryRow[], links: ReadonlyM
 
 function historyTable(rows: HistoryRow[], links: ReadonlyMap<string, ResultLink>): Html {
   return html`<div class="table-wrap" ${scrollableRegion("recent")}>
-    <table class="history">
+    <table class="history cards">
       <thead>
         <tr>
           <th scope="col">Date</th>
@@ -74,21 +74,21 @@ const size = (n: number | null) => (n === null ? html`<span class="muted">—</s
 function historyRow(row: HistoryRow, link: ResultLink | undefined): Html {
   const how = row.jobId ? `job ${row.jobId.slice(0, 8)}… · ${row.key.name}` : `call · ${row.key.name}`;
   return html`<tr>
-    <td class="when">${when(row.createdAt)}</td>
+    <td class="when" data-label="Date">${when(row.createdAt)}</td>
     <th scope="row">
-      ${row.filename ? html`<span class="filename">${row.filename}</span>` : html`<span class="muted">(name not kept)</span>`}<br /><span
+      ${row.filename ? html`<span class="filename">${breakableName(row.filename)}</span>` : html`<span class="muted">(name not kept)</span>`}<br /><span
         class="muted small"
         >${how}</span
       >
     </th>
-    <td>${row.profile}</td>
-    <td class="num nowrap">${size(row.originalSize)}</td>
-    <td class="num nowrap">${size(row.compressedSize)}</td>
-    <td class="nowrap">
+    <td data-label="Profile">${row.profile}</td>
+    <td class="num nowrap" data-label="Original">${size(row.originalSize)}</td>
+    <td class="num nowrap" data-label="Compressed">${size(row.compressedSize)}</td>
+    <td class="nowrap" data-label="Status">
       <span class="status status-${row.status}">${STATUS_TEXT[row.status]}</span>
       ${row.status === "failed" && row.errorCode ? html`<br /><code class="small">${row.errorCode}</code>` : ""}
     </td>
-    <td class="nowrap">${resultCell(row, link)}</td>
+    <td class="nowrap" data-label="Result">${resultCell(row, link)}</td>
   </tr>`;
 }
 
@@ -202,7 +202,7 @@ const STATE_TEXT: Record<DeliveryRow["status"], string> = {
 function deliveriesTable(rows: DeliveryRow[]): Html {
   return html`<p class="hint">The last ${DELIVERY_ROWS} deliveries, newest first.</p>
     <div class="table-wrap" ${scrollableRegion("deliveries")}>
-      <table class="deliveries">
+      <table class="deliveries cards">
         <thead>
           <tr>
             <th scope="col">Time</th>
@@ -228,17 +228,19 @@ function deliveryRow(row: DeliveryRow): Html {
         ? html`${STATE_TEXT.pending}<br /><span class="muted small">next at ${soon(row.nextAttemptAt)}</span>`
         : STATE_TEXT.failed;
   return html`<tr>
-    <td class="when">${when(row.createdAt)}</td>
+    <td class="when" data-label="Time">${when(row.createdAt)}</td>
     <th scope="row">
-      <code>${row.job.id.slice(0, 8)}…</code><br /><span class="muted small filename">${row.job.filename}</span>
+      <code>${row.job.id.slice(0, 8)}…</code><br /><span class="muted small filename"
+        >${breakableName(row.job.filename)}</span
+      >
     </th>
-    <td><code>${row.event}</code></td>
-    <td class="num">
+    <td data-label="Event"><code>${row.event}</code></td>
+    <td class="num" data-label="Status code">
       ${row.lastStatus ?? html`<span class="muted">none</span>`}
       ${row.lastStatus === null && row.lastError ? html`<br /><span class="muted small">${row.lastError}</span>` : ""}
     </td>
-    <td class="num">${row.attempts}</td>
-    <td class="nowrap">${state}</td>
+    <td class="num" data-label="Attempts">${row.attempts}</td>
+    <td class="nowrap" data-label="State">${state}</td>
   </tr>`;
 }
 

@@ -27,3 +27,11 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): Html {
   values.forEach((value, i) => (out += render(value) + (strings[i + 1] ?? "")));
   return new Html(out);
 }
+
+/**
+ * A file name that may wrap after `_`, `-` and `.` (a <wbr> after each), escaped like any text:
+ * `Q3_financial_report-final.pdf` wraps between its words rather than mid-word.
+ */
+export function breakableName(name: string): Html {
+  return html`${name.split(/(?<=[_\-.])/).map((piece, i) => (i === 0 ? piece : [new Html("<wbr />"), piece]))}`;
+}

@@ -325,7 +325,7 @@ function createKeySection(viewer: Viewer, options: Pick<KeysPageOptions, "error"
 
 function keysTable(viewer: Viewer, keys: KeyView[]): Html {
   return html`<div class="table-wrap" ${scrollableRegion("list")}>
-    <table>
+    <table class="cards">
       <thead>
         <tr>
           <th scope="col">Name</th>
@@ -370,10 +370,10 @@ export function revokeConfirmPage(viewer: Viewer, key: { id: string; name: strin
 function keyRow(viewer: Viewer, key: KeyView): Html {
   return html`<tr>
     <th scope="row">${key.name}</th>
-    <td class="nowrap"><code>${key.prefix}…</code></td>
-    <td class="nowrap">${when(key.createdAt)}</td>
-    <td class="nowrap">${when(key.lastUsedAt)}</td>
-    <td class="nowrap">
+    <td class="nowrap" data-label="Prefix"><code>${key.prefix}…</code></td>
+    <td class="nowrap" data-label="Created">${when(key.createdAt)}</td>
+    <td class="nowrap" data-label="Last used">${when(key.lastUsedAt)}</td>
+    <td class="nowrap" data-label="Status">
       ${
         key.revokedAt
           ? html`<span class="muted">Revoked<br />${when(key.revokedAt)}</span>`

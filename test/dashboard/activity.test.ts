@@ -107,10 +107,12 @@ async function compress(token: string, filename: string, file: Buffer | string, 
 
 /** The table rows of a page, as their cells' text (tags dropped, spaces collapsed). */
 function rows(html: string, table: string): string[][] {
-  const body = new RegExp(`<table class="${table}">[\\s\\S]*?<tbody>([\\s\\S]*?)</tbody>`).exec(html)?.[1] ?? "";
+  const body =
+    new RegExp(`<table class="${table}(?: [^"]*)?">[\\s\\S]*?<tbody>([\\s\\S]*?)</tbody>`).exec(html)?.[1] ?? "";
   return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map(([, row]) =>
     [...row!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map(([, cell]) =>
       cell!
+        .replace(/<wbr \/>/g, "")
         .replace(/<[^>]+>/g, " ")
         .replace(/&hellip;|…/g, "…")
         .replace(/\s+/g, " ")

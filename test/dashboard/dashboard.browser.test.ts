@@ -544,8 +544,8 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
     const docs = await (await newContext()).newPage();
     await docs.goto(`${server.url}/v1/docs`);
     await expect.poll(() => docs.locator(".info .title").innerText(), { timeout: 15_000 }).toContain("compression API");
-    // compress, usage, unlock; a job, a direct upload, the webhook secret (GET, POST).
-    await expect.poll(() => docs.locator(".opblock-summary-path").count(), { timeout: 15_000 }).toBe(7);
+    // compress, usage, unlock; a job, a direct upload, the webhook secret (GET, POST); the webhook call.
+    await expect.poll(() => docs.locator(".opblock-summary-path").count(), { timeout: 15_000 }).toBe(8);
     // Swagger UI draws each operation's summary as a button holding its other buttons
     // (nested-interactive): its own markup, beyond what a stylesheet or a label can repair.
     await audit(docs, "13-v1-docs", ["nested-interactive"]);
