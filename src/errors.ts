@@ -65,6 +65,10 @@ export const ERROR_CODES = {
     status: everywhere(503),
     meaning: "the database cannot be reached; retry after Retry-After seconds.",
   },
+  range_not_satisfiable: {
+    status: { compression: 416 },
+    meaning: "a download's Range starts past the end of the file (Content-Range says its size).",
+  },
   storage_unavailable: {
     status: everywhere(503),
     meaning:

@@ -64,6 +64,11 @@ function configureHttp1(server: http.Server, handler: Handler, limits: HttpLimit
   // connection after it rather than writing over it.
   const current = new WeakMap<Duplex, http.ServerResponse>();
   const serve = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    // Node keeps the first of two Host headers; RFC 9112 section 3.2 says to refuse the request (a
+    // proxy in front may have routed it by the other one).
+    if (hostHeaders(req.rawHeaders) > 1) {
+      return writeError(res, 400, "bad_request", "The request has more than one Host header.");
+    }
     current.set(req.socket, res);
     res.once("close", () => current.get(req.socket) === res && current.delete(req.socket));
     watchBody(req, res, bodyLimits(limits));
@@ -82,6 +87,13 @@ function configureHttp1(server: http.Server, handler: Handler, limits: HttpLimit
   server.keepAliveTimeout = IDLE_TIMEOUT_MS;
   server.maxConnections = limits.maxConnections;
   return server;
+}
+
+/** How many Host headers the request carries (rawHeaders: name, value, name, value, …). */
+function hostHeaders(rawHeaders: string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.toLowerCase() === "host") count++;
+  return count;
 }
 
 // Node looks for requests past headersTimeout or requestTimeout this often (its default, 30 s,

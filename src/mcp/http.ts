@@ -69,10 +69,28 @@ const bodyTooLarge = () =>
   new HttpError(413, "body_too_large", `An MCP message may carry at most ${MCP_BODY_MAX / 1024} KiB.`);
 
 /** A JSON-RPC error for the whole request, as the SDK's transport answers its own. */
-function jsonRpcError(ctx: Context, status: number, code: number, message: string): void {
+function jsonRpcError(ctx: Context, status: number, code: number, message: string, id: unknown = null): void {
   ctx.status = status;
   ctx.set("Cache-Control", "no-store");
-  ctx.body = { jsonrpc: "2.0", error: { code, message }, id: null };
+  ctx.body = { jsonrpc: "2.0", error: { code, message }, id };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * A tools/call whose params are not {name: string, arguments?: object}: -32602 Invalid params, as
+ * JSON-RPC says. The SDK answered it as -32603 Internal error carrying its raw schema issues (issue 39).
+ */
+function invalidToolCall(message: Record<string, unknown>): string | null {
+  if (message["method"] !== "tools/call") return null;
+  const params = message["params"];
+  if (!isObject(params)) return "params must be an object with the tool's name and its arguments.";
+  if (typeof params["name"] !== "string") return "params.name must be the name of a tool (tools/list names them).";
+  if (params["arguments"] !== undefined && !isObject(params["arguments"])) {
+    return "params.arguments must be an object of the tool's arguments (its inputSchema says which).";
+  }
+  return null;
 }
 
 /** The web Request the SDK's transport reads: method, address and headers (the body is parsed already). */
@@ -103,6 +121,11 @@ function parseMessage(ctx: Context, body: string): unknown {
       -32600,
       "Invalid Request: send one JSON-RPC message per request (batches are not accepted).",
     );
+    return undefined;
+  }
+  const invalid = isObject(message) ? invalidToolCall(message) : null;
+  if (invalid && isObject(message)) {
+    jsonRpcError(ctx, 200, -32602, `Invalid params: ${invalid}`, message["id"] ?? null);
     return undefined;
   }
   return message;

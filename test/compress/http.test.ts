@@ -171,6 +171,33 @@ describe("the result", () => {
     expect((await PDFDocument.load(bytes)).getPageCount()).toBe(3);
   });
 
+  it("serves a byte range of the download (a resumed download), nosniff, and 416 past the end", async () => {
+    const { token } = await subscriberWithKey(db.prisma);
+    const url = (await compress(token)).json["url"] as string;
+    const whole = Buffer.from(await (await fetch(url)).arrayBuffer());
+    const size = whole.length;
+    for (const [range, start, end] of [
+      ["bytes=0-99", 0, 99],
+      ["bytes=100-", 100, size - 1],
+      ["bytes=-50", size - 50, size - 1],
+      [`bytes=10-${size + 1000}`, 10, size - 1],
+    ] as const) {
+      const part = await fetch(url, { headers: { range } });
+      expect(part.status, range).toBe(206);
+      expect(part.headers.get("content-range")).toBe(`bytes ${start}-${end}/${size}`);
+      expect(part.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(Buffer.from(await part.arrayBuffer()).equals(whole.subarray(start, end + 1))).toBe(true);
+    }
+    const several = await fetch(url, { headers: { range: "bytes=0-1,5-6" } });
+    expect(several.status).toBe(200);
+    expect(several.headers.get("accept-ranges")).toBe("bytes");
+    await several.arrayBuffer();
+    const past = await fetch(url, { headers: { range: `bytes=${size}-` } });
+    expect(past.status).toBe(416);
+    expect(past.headers.get("content-range")).toBe(`bytes */${size}`);
+    expect(((await past.json()) as ErrorBody).error.code).toBe("range_not_satisfiable");
+  });
+
   it("refuses a tampered or expired download address with 403 in the error shape", async () => {
     const { token } = await subscriberWithKey(db.prisma);
     const url = new URL((await compress(token)).json["url"] as string);

@@ -467,6 +467,14 @@ describe("headers", () => {
     await alive();
   });
 
+  it("two Host headers: 400 in the error shape (RFC 9112 section 3.2)", async () => {
+    const answer = await exchange(service.port, [
+      "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
+    ]);
+    expectJsonRefusal(answer, { status: 400, code: "bad_request" });
+    await alive();
+  });
+
   it("a garbled request line: 400 in the error shape", async () => {
     expectJsonRefusal(await exchange(service.port, ["GET\x00/ HTTP/9\r\n\r\n"]), { status: 400, code: "bad_request" });
     await alive();

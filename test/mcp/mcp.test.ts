@@ -291,6 +291,21 @@ describe("the HTTP side of /mcp", () => {
     expect(await broken.json()).toMatchObject({ error: { code: -32700 } });
   });
 
+  it.each([
+    ["arguments a string", { name: "list_sectors", arguments: "x" }],
+    ["arguments an array", { name: "list_sectors", arguments: [1] }],
+    ["arguments null", { name: "list_sectors", arguments: null }],
+    ["no tool name", { arguments: {} }],
+    ["params a number", 7],
+  ])("answers a tools/call with %s as -32602 Invalid params, never -32603", async (_case, params) => {
+    const response = await post(server.url, JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params }));
+    const body = (await response.json()) as { id: unknown; error: { code: number; message: string } };
+    expect(body.id).toBe(9);
+    expect(body.error.code).toBe(-32602);
+    expect(body.error.message).toMatch(/^Invalid params: /);
+    expect(body.error.message).not.toMatch(/"code":|invalid_type/);
+  });
+
   it("answers a database that cannot be reached as REST does: 503 with Retry-After, not a tool result", async () => {
     const down = await openUnreachableDatabase();
     const alone = await startServer(down);

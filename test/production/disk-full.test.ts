@@ -135,7 +135,9 @@ describe("a full disk", () => {
     });
     await expectStorageUnavailable(response);
     const partials = async () =>
-      (await readdir(path.join(dirs().objects, "inputs")).catch(() => [] as string[])).filter((n) => n.endsWith(".part"));
+      (await readdir(path.join(dirs().objects, "inputs")).catch(() => [] as string[])).filter((n) =>
+        n.endsWith(".part"),
+      );
     await expect.poll(partials, { timeout: 5_000 }).toEqual([]);
     await expectNothingLeft();
   });

@@ -39,6 +39,7 @@ import {
 import { idempotent } from "./idempotency.ts";
 import { buildCompressOpenApi } from "./openapi.ts";
 import { isBodyOf } from "../../http/read-body.ts";
+import { byteRange } from "../../http/range.ts";
 
 /**
  * GET (created on first use) or POST (rotated) the subscriber's webhook signing secret, with the
@@ -147,13 +148,26 @@ function addLocalStorageRoutes(router: Router<AppState>, local: LocalStorage, pr
         ? new HttpError(403, "url_expired", "This download address has expired; compress the file again.")
         : new HttpError(403, "invalid_signature", "This download address is not valid.");
     }
-    ctx.type = "application/pdf";
     ctx.set("Content-Disposition", contentDispositionOf(verdict.downloadName));
     ctx.set("Cache-Control", "private, no-store");
+    ctx.set("X-Content-Type-Options", "nosniff");
+    // A download cut off is resumed where it stopped, as from Cloud Storage's signed URL.
+    ctx.set("Accept-Ranges", "bytes");
     // With its length, so a browser shows the download's progress (Cloud Storage sends it too).
     const { size } = await stat(verdict.file);
-    ctx.body = createReadStream(verdict.file);
-    ctx.length = size;
+    const range = byteRange(ctx.get("Range"), size);
+    if (range === "unsatisfiable") {
+      throw new HttpError(416, "range_not_satisfiable", `The file has ${size} bytes; ask for a range within them.`, {
+        "Content-Range": `bytes */${size}`,
+      });
+    }
+    ctx.type = "application/pdf";
+    if (range) {
+      ctx.status = 206;
+      ctx.set("Content-Range", `bytes ${range.start}-${range.end}/${size}`);
+    }
+    ctx.body = createReadStream(verdict.file, range ?? {});
+    ctx.length = range ? range.end - range.start + 1 : size;
   });
   router.put(`${LOCAL_UPLOAD_PREFIX}:name`, (ctx) => receiveDirectUpload(local, prisma, ctx, ctx.params["name"] ?? ""));
 }
