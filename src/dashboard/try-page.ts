@@ -37,7 +37,8 @@ export function tryPage(viewer: Viewer, options: TryPageOptions): string {
     "Try it",
     html`<h1>Try it</h1>
       <p>Compress a PDF through the API from here.</p>
-      ${result}${error}${tryContent(viewer, active, fields)}`,
+      <div data-try-answer>${result}${error}</div>
+      ${tryContent(viewer, active, fields)}`,
     viewer,
     "try",
   );

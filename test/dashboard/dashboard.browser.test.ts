@@ -387,6 +387,16 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
     expect(await page.getByLabel("Largest image resolution (ppi)").inputValue()).toBe("100");
     await shot(page, "try-refused");
     await audit(page, "17-try-refused");
+
+    // The next file: the refusal's box is gone as soon as it is sent, not left beside the new upload.
+    await page.getByLabel("Largest image resolution (ppi)").fill("");
+    await page.getByLabel("balanced").check();
+    await page.getByLabel("PDF file").setInputFiles({ name: "photo.pdf", mimeType: "application/pdf", buffer: pdf });
+    expect(await page.locator("[data-try-answer] .notice-error").count()).toBe(1);
+    await page.getByRole("button", { name: "Compress" }).click();
+    expect(await page.locator("[data-try-answer] .notice-error").count()).toBe(0);
+    await expect.poll(() => page.locator("h2").first().innerText(), { timeout: 30_000 }).toBe("Compressed photo.pdf");
+    expect(await page.locator(".notice-error").count()).toBe(0);
   }, 180_000);
 
   it("shows the history of compressions and jobs, with working result links", async () => {
@@ -409,11 +419,11 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
     await page.getByRole("link", { name: "History" }).click();
     await page.waitForURL(`${server.url}/dashboard/history`);
     const rows = page.locator("table.history tbody tr");
-    expect(await rows.count()).toBe(5);
+    expect(await rows.count()).toBe(6);
     expect(await rows.first().locator("th").innerText()).toContain("queued.pdf");
     expect(await rows.first().innerText()).toContain("Succeeded");
     const links = page.getByRole("link", { name: /^Download / });
-    expect(await links.count()).toBe(5);
+    expect(await links.count()).toBe(6);
     const download = await fetch((await links.first().getAttribute("href"))!);
     expect(download.status).toBe(200);
     expect(download.headers.get("content-length")).toBe(String((await download.arrayBuffer()).byteLength));

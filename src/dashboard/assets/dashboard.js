@@ -109,6 +109,9 @@ function enhanceUpload(form) {
       if (sent === request) settle("The upload failed: the connection was lost. Try again.");
     });
     submit.disabled = true;
+    // The last answer (a result, or a refusal) is about the previous file: gone while this one goes.
+    const answer = document.querySelector("[data-try-answer]");
+    if (answer) answer.replaceChildren();
     show(0);
     box.hidden = false;
     status.textContent = "Uploading…";
