@@ -225,3 +225,18 @@ export async function signedInSubscriber(
     await db.close();
   }
 }
+
+/**
+ * What every suite that drives a real process checks at its end: that process never exited, still
+ * answers /healthz, and logged nothing at CRITICAL (an uncaught exception).
+ */
+export async function expectSameProcessHealthy(service: ServiceProcess): Promise<void> {
+  // Nothing restarts a test's process: one that exited answers nothing.
+  const health = await fetch(`${service.url}/healthz`).then(
+    (response) => response.status,
+    () => 0,
+  );
+  if (health !== 200) throw new Error(`/healthz answered ${health}:\n${service.logs().slice(-20).join("\n")}`);
+  const critical = service.records().filter((record) => record["severity"] === "CRITICAL");
+  if (critical.length) throw new Error(`logged at CRITICAL:\n${critical.map((r) => JSON.stringify(r)).join("\n")}`);
+}

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makePdf, multipart } from "../helpers/compress.ts";
 import {
   createServiceDatabase,
+  expectSameProcessHealthy,
   issueCorporateKey,
   startService,
   type ServiceDatabase,
@@ -140,4 +141,9 @@ describe("the database cut during a synchronous compression", () => {
       await db.close();
     }
   }, 60_000);
+
+  it("ends as the same process, answering /healthz, nothing logged at CRITICAL", async (context) => {
+    if (!service) return context.skip(pgliteOnly);
+    await expectSameProcessHealthy(service);
+  });
 });

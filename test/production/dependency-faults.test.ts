@@ -17,6 +17,7 @@ import { makePdf, multipart } from "../helpers/compress.ts";
 import { factories } from "../helpers/factories.ts";
 import {
   createServiceDatabase,
+  expectSameProcessHealthy,
   startService,
   type ServiceDatabase,
   type ServiceProcess,
@@ -265,5 +266,9 @@ describe("dependency faults", () => {
       const recovered = await expectRecovery();
       console.info(`Redis ${mode}: slowest 503 in ${slowest} ms; all 200 again ${recovered} ms after the restore`);
     }, 40_000);
+  });
+
+  it("ends as the same process, answering /healthz, nothing logged at CRITICAL", async () => {
+    await expectSameProcessHealthy(service);
   });
 });

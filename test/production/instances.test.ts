@@ -17,6 +17,7 @@ import { makePdf, multipart } from "../helpers/compress.ts";
 import { factories } from "../helpers/factories.ts";
 import {
   createServiceDatabase,
+  expectSameProcessHealthy,
   startService,
   type ServiceDatabase,
   type ServiceProcess,
@@ -192,4 +193,8 @@ describe.skipIf(skipReason !== null)("three instances sharing PostgreSQL and Red
       await db.close();
     }
   }, 60_000);
+
+  it("ends with the same three processes, each answering /healthz, none logged at CRITICAL", async () => {
+    for (const instance of instances) await expectSameProcessHealthy(instance);
+  });
 });
