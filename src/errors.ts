@@ -37,11 +37,14 @@ export const ERROR_CODES = {
       "the named query parameter is malformed, out of range, empty or repeated, e.g. invalid_limit, invalid_offset, invalid_q, invalid_work_model, invalid_updated_since.",
   },
   invalid_cursor: {
-    status: { catalog: 400 },
+    status: { catalog: 400, compression: 400 },
     meaning:
       "the cursor was not issued by this API, was altered or cut short, belongs to another list or filter, or was given with an offset other than the one it stands for; start again from meta.self without cursor.",
   },
-  unknown_parameter: { status: { catalog: 400 }, meaning: "the route does not take a parameter of this name." },
+  unknown_parameter: {
+    status: { catalog: 400, compression: 400 },
+    meaning: "the route does not take a parameter of this name.",
+  },
   since_expired: {
     status: { catalog: 410 },
     meaning:
@@ -72,7 +75,7 @@ export const ERROR_CODES = {
   storage_unavailable: {
     status: everywhere(503),
     meaning:
-      "the service's disk or file storage is full or cannot take files now; nothing was kept or charged; retry after Retry-After seconds.",
+      "the service's disk or file storage is full or cannot take files now (nothing was kept or charged), or could not be reached to delete a result (nothing was marked deleted); retry after Retry-After seconds.",
   },
   rate_limit_unavailable: {
     status: everywhere(503),
@@ -135,6 +138,24 @@ export const ERROR_CODES = {
   },
   invalid_signature: { status: { compression: 403 }, meaning: "a local download address was altered." },
   url_expired: { status: { compression: 403 }, meaning: "a local download address has expired." },
+  result_deleted: {
+    status: { compression: 410 },
+    meaning:
+      "the result was deleted: on request (DELETE), at the end of its retention, or after its first complete download (retention 0).",
+  },
+  compression_running: {
+    status: { compression: 409 },
+    meaning: "the compression is running; delete it once it has ended (Retry-After).",
+  },
+  invalid_retention: {
+    status: { compression: 400 },
+    meaning:
+      "retention is not a whole number of seconds (0: until the first complete download), or was sent more than once.",
+  },
+  invalid_status: { status: { compression: 400 }, meaning: "status is not queued, running, succeeded or failed." },
+  invalid_created_after: { status: { compression: 400 }, meaning: "created_after is not an RFC 3339 date-time." },
+  invalid_created_before: { status: { compression: 400 }, meaning: "created_before is not an RFC 3339 date-time." },
+  invalid_limit: { status: { compression: 400 }, meaning: "limit is not a whole number from 1 to 100." },
   upload_timeout: { status: { compression: 408 }, meaning: "no data arrived for the upload's idle time limit." },
   file_too_large: { status: { compression: 413 }, meaning: "the file is larger than the most one request may carry." },
   unsupported_media_type: {

@@ -46,8 +46,10 @@ export function outsideRequest<T>(fn: () => T): T {
 
 // Query parameters that carry credentials: API keys and tokens, passwords, and the signatures and
 // credentials of signed URLs (this service's local downloads, Cloud Storage V4, S3).
+// `filename` too: not a secret, but the name a subscriber gave a document (personal data, and
+// never in the log: docs/data.md); a local download address carries it.
 const SECRET_PARAMETER =
-  /^(?:api[_-]?key|key|access[_-]?token|id[_-]?token|refresh[_-]?token|token|password|passwd|pwd|secret|client[_-]?secret|signature|sig|code|x-goog-signature|x-goog-credential|x-amz-signature|x-amz-credential|x-amz-security-token)$/i;
+  /^(?:filename|api[_-]?key|key|access[_-]?token|id[_-]?token|refresh[_-]?token|token|password|passwd|pwd|secret|client[_-]?secret|signature|sig|code|x-goog-signature|x-goog-credential|x-amz-signature|x-amz-credential|x-amz-security-token)$/i;
 
 /** A request target (path and query) with the values of credential-bearing parameters replaced. */
 export function redactUrl(url: string): string {

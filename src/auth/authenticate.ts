@@ -14,6 +14,8 @@ export interface AuthenticatedKey {
   subscriberId: string;
   plan: Plan;
   monthlyQuota: number;
+  /** The account's default retention of results in seconds (0: until the first download); null: the maximum. */
+  retentionSeconds?: number | null;
 }
 
 /** What authenticateApiKey leaves in ctx.state for the middleware after it. */
@@ -54,7 +56,7 @@ export async function subscriberKey(
   if (!/^[0-9a-f-]{36}$/i.test(keyId)) return null;
   const key = await prisma.apiKey.findFirst({
     where: { id: keyId, subscriberId, revokedAt: null },
-    include: { subscriber: { select: { plan: true, monthlyQuota: true } } },
+    include: { subscriber: { select: { plan: true, monthlyQuota: true, retentionSeconds: true } } },
   });
   if (!key || !COMPRESSION_PLANS.includes(key.subscriber.plan)) return null;
   recordUse(prisma, key, onBackgroundError);
@@ -64,6 +66,7 @@ export async function subscriberKey(
     subscriberId,
     plan: key.subscriber.plan,
     monthlyQuota: key.subscriber.monthlyQuota,
+    retentionSeconds: key.subscriber.retentionSeconds,
   };
 }
 
@@ -86,7 +89,7 @@ export function authenticateApiKey(options: {
     }
     const key = await options.prisma.apiKey.findUnique({
       where: { hash: hashApiKey(token, options.pepper) },
-      include: { subscriber: { select: { plan: true, monthlyQuota: true } } },
+      include: { subscriber: { select: { plan: true, monthlyQuota: true, retentionSeconds: true } } },
     });
     if (!key || key.revokedAt) throw unauthorized("invalid_api_key", "The API key is unknown or has been revoked.");
     if (!COMPRESSION_PLANS.includes(key.subscriber.plan)) {
@@ -102,6 +105,7 @@ export function authenticateApiKey(options: {
       subscriberId: key.subscriberId,
       plan: key.subscriber.plan,
       monthlyQuota: key.subscriber.monthlyQuota,
+      retentionSeconds: key.subscriber.retentionSeconds,
     };
     await next();
   };

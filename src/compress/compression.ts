@@ -186,6 +186,18 @@ export interface Outcome {
   filename?: string;
   /** What the engine changed: kept with the record for the job resource. */
   report?: CompressionReportBody;
+  /** What was done: compress (the default) or unlock. */
+  kind?: EngineJob["kind"];
+  /** Seconds the result is kept (0: until its first complete download); a job's was recorded at acceptance. */
+  retentionSeconds?: number;
+}
+
+/**
+ * How long results are kept at most (RESULT_RETENTION_HOURS, in seconds): the expiry of a result kept
+ * until its first download that never comes, and of one recorded before retention existed.
+ */
+export interface Keeping {
+  maxSeconds: number;
 }
 
 /**
@@ -199,7 +211,8 @@ export async function succeed(
   prisma: PrismaClient,
   compression: Pick<Reserved, "id">,
   outcome: Outcome,
-): Promise<void> {
+  keeping: Keeping,
+): Promise<{ expiresAt: Date | null }> {
   const mark = () =>
     prisma.compression.updateMany({
       where: {
@@ -214,6 +227,19 @@ export async function succeed(
   }
   letGo(compression.id);
   if (claimed.count !== 1) throw new Error(`compression ${compression.id} was no longer running when it succeeded`);
+  return { expiresAt: await withRetries(() => setExpiry(prisma, compression.id, keeping)) };
+}
+
+/** The result's expiry, from its retention (0, or none recorded: the maximum) and when it finished. */
+async function setExpiry(prisma: PrismaClient, id: string, keeping: Keeping): Promise<Date | null> {
+  const [row] = await prisma.$queryRaw<{ expires_at: Date | null }[]>`
+    UPDATE compressions
+       SET expires_at = finished_at + make_interval(secs => CASE WHEN coalesce(retention_seconds, 0) = 0
+                                                                 THEN ${keeping.maxSeconds}::int
+                                                                 ELSE least(retention_seconds, ${keeping.maxSeconds}::int) END)
+     WHERE id = ${id}::uuid AND expires_at IS NULL
+     RETURNING expires_at`;
+  return row?.expires_at ?? null;
 }
 
 /** A job-less record released as interrupted: running again, its unit charged again. True if taken. */
@@ -299,6 +325,8 @@ export async function failOrRetryLater(
 
 /** The compression result of the API: sizes in bytes, savings in percent (two decimals). */
 export interface CompressionResultBody {
+  /** The compression's id: GET or DELETE /v1/compressions/{id}. */
+  id?: string;
   success: true;
   original_size: number;
   compressed_size: number;
@@ -307,6 +335,10 @@ export interface CompressionResultBody {
   expires_in: number;
   /** What the engine changed (report.ts; docs/compression-report.md); absent for results made before it. */
   report?: CompressionReportBody;
+  /** Seconds the result is kept (0: until its first complete download). */
+  retention?: number;
+  /** When the result is deleted at the latest. */
+  expires_at?: string;
 }
 
 export function resultBody(

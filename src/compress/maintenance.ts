@@ -1,5 +1,6 @@
 // Housekeeping that keeps the compression API's promises after the unexpected: results are
-// deleted after the retention period, temporary uploads left by a crashed process are removed,
+// deleted at the end of their retention (each its own, checked every minute: workflow/results.ts),
+// any object older than the longest retention is deleted whatever its record says, temporary uploads left by a crashed process are removed,
 // and a compression a crashed process never finished gives its quota unit back as soon as its
 // hold lapses (holds.ts; checked every minute). A restart does the same at once for its dead
 // predecessor on the machine (boot.ts).
@@ -9,6 +10,7 @@ import { fail } from "./compression.ts";
 import { RENEW_EVERY_MS, startHoldRenewal } from "./holds.ts";
 import { expireIdempotencyKeys, renewIdempotencyClaims } from "./idempotency.ts";
 import type { ObjectStorage } from "./storage/storage.ts";
+import { sweepExpiredResults } from "./workflow/results.ts";
 import { sweepWorkspaces } from "./workflow/workspace.ts";
 import { guarded } from "../callbacks.ts";
 
@@ -82,7 +84,7 @@ export function startHousekeeping(options: {
   interruptedAfterMs: number;
   logger: Logger;
   everyMs?: number;
-  /** How often lapsed holds are looked for (default every minute). */
+  /** How often lapsed holds and expired results are looked for (default every minute). */
   reconcileEveryMs?: number;
 }): { stop(): void } {
   const run = async () => {
@@ -108,6 +110,9 @@ export function startHousekeeping(options: {
       const unheldBefore = new Date(Date.now() - options.interruptedAfterMs);
       const released = await reconcileInterrupted(options.prisma, unheldBefore);
       if (released) options.logger.info({ released }, "housekeeping: quota units of interrupted compressions released");
+      const results = await sweepExpiredResults(options, options.logger);
+      if (results.deleted || results.failed)
+        options.logger.info(results, "housekeeping: results at the end of their retention");
     } catch (error) {
       options.logger.warn({ err: error }, "could not look for interrupted compressions; retrying at the next run");
     }

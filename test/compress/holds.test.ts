@@ -108,12 +108,14 @@ describe("holds", () => {
     for (const reserved of [request, job]) await fail(db.prisma, reserved, "interrupted");
     expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(0);
 
-    await succeed(db.prisma, request, outcome("holdsresult000000001.pdf"));
+    await succeed(db.prisma, request, outcome("holdsresult000000001.pdf"), { maxSeconds: 86_400 });
     expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(1);
     // A retry of a write whose answer was lost: the same result, accepted once.
-    await succeed(db.prisma, request, outcome("holdsresult000000001.pdf"));
+    await succeed(db.prisma, request, outcome("holdsresult000000001.pdf"), { maxSeconds: 86_400 });
     expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(1);
-    await expect(succeed(db.prisma, job, outcome("holdsresult000000002.pdf"))).rejects.toThrow(/no longer running/);
+    await expect(succeed(db.prisma, job, outcome("holdsresult000000002.pdf"), { maxSeconds: 86_400 })).rejects.toThrow(
+      /no longer running/,
+    );
     expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(1);
   });
 

@@ -155,7 +155,17 @@ describe("the result", () => {
     const { status, json, headers } = await compress(token);
     expect(status).toBe(200);
     expect(Object.keys(json).sort()).toEqual(
-      ["compressed_size", "expires_in", "original_size", "savings_percentage", "success", "url"].sort(),
+      [
+        "id",
+        "compressed_size",
+        "expires_in",
+        "original_size",
+        "savings_percentage",
+        "success",
+        "url",
+        "retention",
+        "expires_at",
+      ].sort(),
     );
     expect(json).toMatchObject({ success: true, original_size: pdf.length, expires_in: 3600 });
     expect(json["compressed_size"]).toBeLessThanOrEqual(pdf.length);

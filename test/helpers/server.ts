@@ -39,7 +39,7 @@ export async function startServer(
   // Tests of other features must not hit the per-IP rate limit: all their requests come from 127.0.0.1.
   const config = loadConfig({
     NODE_ENV: "test",
-    LOG_LEVEL: "silent",
+    LOG_LEVEL: process.env["TEST_LOG_LEVEL"] ?? "silent",
     RATE_LIMIT_REQUESTS: "1000000",
     // Tests add rows between requests: count every time unless a test is about the cache.
     LIST_TOTAL_CACHE_SECONDS: "0",

@@ -8,30 +8,21 @@
 //   PUT  /v1/uploads/content/{name}: the embedded default's signed upload path (Cloud Storage
 //     takes the PUT itself in production)
 //   GET  /v1/webhook-secret, POST /v1/webhook-secret (rotate): the key webhooks are signed with
-import { createWriteStream } from "node:fs";
-import { rename, rm } from "node:fs/promises";
-import path from "node:path";
-import { Transform } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import type { ParameterizedContext } from "koa";
-import type { PrismaClient } from "../../generated/prisma/client.ts";
 import type { AuthenticatedKey } from "../../auth/authenticate.ts";
-import { usedThisMonth } from "../../auth/quota.ts";
-import { HttpError, isStorageUnavailable, storageUnavailable } from "../../errors.ts";
+import { HttpError } from "../../errors.ts";
 import { expectsContinue } from "../../http/continue.ts";
 import { publicOrigin } from "../../http/origin.ts";
 import { withRequestInfo } from "../../http/request-info.ts";
 import { setHeaders } from "../../http/rate-limit.ts";
 import type { AppState } from "../../http/state.ts";
-import { quotaExceeded } from "../compression.ts";
-import { jobResource, WITH_REPORT, type JobResource } from "../async-jobs/resource.ts";
+import { jobResource, type JobResource } from "../async-jobs/resource.ts";
 import type { LocalStorage } from "../storage/local.ts";
-import { newObjectName } from "../storage/storage.ts";
 import { recordBodyDigest } from "../workflow/body-digest.ts";
-import { UploadAborted } from "../workflow/failure.ts";
+import { findJob } from "../workflow/compressions.ts";
+import { createDirectUpload as createUpload, receiveLocalUpload } from "../workflow/direct-uploads.ts";
 import { OPTION_FIELDS } from "../workflow/options.ts";
-import { parseJobOptions, type Answer, type CompressDeps, type CompressService } from "../workflow/service.ts";
-import { tooLarge } from "../workflow/upload.ts";
+import type { Answer, CompressDeps, CompressService } from "../workflow/service.ts";
 import { isBodyOf, readBody } from "../../http/read-body.ts";
 
 /** ctx.state of the routes behind the key's authentication, which only go on with a key. */
@@ -43,9 +34,6 @@ export type KeyedContext = ParameterizedContext<KeyedState>;
 /** What a job takes besides its file (multipart) or upload_id (JSON). */
 export const JOB_FIELDS = [...OPTION_FIELDS, "callback_url"] as const;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-// The %PDF- header may follow a little junk (ISO 32000: within the first 1024 bytes).
-const SNIFF_BYTES = 1024;
 const JSON_BODY_MAX = 16 * 1024;
 
 /** True when the client asked for `Prefer: respond-async` (RFC 7240, any of its preferences). */
@@ -74,17 +62,12 @@ const notFound = () => new HttpError(404, "not_found", "No job with this id belo
 
 /** GET /v1/jobs/{id}: the job, to its subscriber only. */
 export async function getJob(deps: CompressDeps, ctx: KeyedContext, id: string): Promise<void> {
-  const job = UUID.test(id)
-    ? await deps.prisma.compressionJob.findFirst({
-        where: { id, subscriberId: ctx.state.apiKey.subscriberId },
-        include: WITH_REPORT,
-      })
-    : null;
+  const job = await findJob(deps.prisma, ctx.state.apiKey.subscriberId, id);
   if (!job) throw notFound();
   const origin = publicOrigin(ctx, deps.config.publicApiBaseUrl);
   ctx.set("Cache-Control", "no-store");
   if (job.status === "queued" || job.status === "running") ctx.set("Retry-After", "2");
-  ctx.body = await jobResource(job, deps.storage, { ttlSeconds: deps.config.downloadUrlTtlSeconds, origin });
+  ctx.body = await jobResource(job, deps, { origin });
 }
 
 /** Reads a small JSON object body (400 invalid_json when it is not one). */
@@ -139,45 +122,18 @@ async function readDirectUploadRequest(ctx: KeyedContext) {
 }
 
 /**
- * POST /v1/compress with {"upload_id", "profile"?, "callback_url"?, …options}: the direct upload checked
- * (its owner, 300 MB, %PDF-) and taken, then a job (Prefer: respond-async) or a synchronous
- * compression, both through the service as for a multipart upload.
+ * POST /v1/compress with {"upload_id", "profile"?, "callback_url"?, …options}: the direct upload's
+ * compression, at once or as a job (Prefer: respond-async), through the service.
  */
-export async function compressDirectUpload(
-  deps: CompressDeps,
-  service: CompressService,
-  ctx: KeyedContext,
-): Promise<void> {
+export async function compressDirectUpload(service: CompressService, ctx: KeyedContext, baseUrl: string | null) {
   const key = ctx.state.apiKey;
-  const { uploadId, fields } = await readDirectUploadRequest(ctx);
-  const { callbackUrl, ...options } = parseJobOptions(deps.config, fields);
-  const upload = await takeDirectUpload(deps, key, uploadId);
-  const stored = { objectName: upload.objectName, filename: upload.filename, size: upload.size, options };
-  const async = prefersAsync(ctx);
-  try {
-    await withRequestInfo(ctx, deps.config.publicApiBaseUrl, async (request) => {
-      if (async) answerJob(ctx, await service.enqueue(request, key, { stored: { ...stored, callbackUrl } }));
-      else answer(ctx, await service.compress(request, key, "compress", { stored }));
-    });
-  } catch (error) {
-    // Not taken after all: the client may use the upload again (a job keeps it).
-    await deps.prisma.directUpload.update({ where: { id: upload.id }, data: { usedAt: null } });
-    throw error;
-  }
-  if (!async) await deps.storage.deleteInput(upload.objectName).catch(() => undefined);
+  const body = await readDirectUploadRequest(ctx);
+  await withRequestInfo(ctx, baseUrl, async (request) => {
+    const answered = await service.compressDirectUpload(request, key, body, prefersAsync(ctx) ? "job" : "now");
+    if ("job" in answered) answerJob(ctx, answered.job);
+    else answer(ctx, answered.now);
+  });
 }
-
-interface TakenUpload {
-  id: string;
-  objectName: string;
-  filename: string;
-  size: number;
-}
-
-const uploadUsed = () => new HttpError(409, "upload_used", "This upload was already compressed.");
-
-const uploadNotFound = () =>
-  new HttpError(404, "upload_not_found", "No direct upload with this id belongs to this API key's subscriber.");
 
 /** POST /v1/uploads' body: a JSON object, or nothing (an empty body is `{}`). */
 const jsonTooLarge = () => new HttpError(413, "body_too_large", "A JSON body may carry at most 16 KiB.");
@@ -193,131 +149,33 @@ export async function readOptionalJson(ctx: KeyedContext): Promise<Record<string
   return {};
 }
 
-/** Checks a direct upload and marks it taken (once: a second request for it gets 409). */
-async function takeDirectUpload(deps: CompressDeps, key: AuthenticatedKey, uploadId: string): Promise<TakenUpload> {
-  const row = UUID.test(uploadId)
-    ? await deps.prisma.directUpload.findFirst({ where: { id: uploadId, subscriberId: key.subscriberId } })
-    : null;
-  if (!row) throw uploadNotFound();
-  // Before the file: a used upload's file is gone (or its job's), which is not "incomplete".
-  if (row.usedAt) throw uploadUsed();
-  const info = await deps.storage.inputInfo(row.objectName, SNIFF_BYTES);
-  if (!info) throw new HttpError(409, "upload_incomplete", "Nothing has been uploaded to this upload's URL yet.");
-  if (info.size > deps.config.compress.maxUploadBytes) throw tooLarge(deps.config.compress.maxUploadBytes);
-  if (info.size === 0) throw new HttpError(422, "not_a_pdf", "The file is empty.");
-  if (info.head.indexOf("%PDF-") < 0) {
-    throw new HttpError(422, "not_a_pdf", "The file is not a PDF: it does not start with a %PDF- header.");
-  }
-  const taken = await deps.prisma.directUpload.updateMany({
-    where: { id: row.id, usedAt: null },
-    data: { usedAt: new Date() },
-  });
-  if (taken.count !== 1) throw uploadUsed();
-  return { id: row.id, objectName: row.objectName, filename: row.filename, size: info.size };
-}
-
-/**
- * POST /v1/uploads: a direct upload and its signed PUT URL, valid UPLOAD_URL_TTL_SECONDS. Refused
- * (402) when the month's quota is used up: the upload could not be compressed.
- */
-export async function createDirectUpload(
-  deps: Pick<CompressDeps, "prisma" | "config" | "storage">,
-  ctx: KeyedContext,
-): Promise<void> {
-  const key = ctx.state.apiKey;
-  if ((await usedThisMonth(deps.prisma, key.subscriberId)) >= key.monthlyQuota) {
-    throw quotaExceeded(key.monthlyQuota);
-  }
+/** POST /v1/uploads: a direct upload and its signed PUT URL (workflow/direct-uploads.ts). */
+export async function createDirectUpload(deps: CompressDeps, ctx: KeyedContext): Promise<void> {
   const body = await readOptionalJson(ctx);
-  const filename = stringField(body, "filename", false) ?? "document.pdf";
-  if (filename.length > 255) throw new HttpError(400, "invalid_filename", "filename is too long.");
-  const { maxUploadBytes } = deps.config.compress;
-  const ttl = deps.config.jobs.uploadUrlTtlSeconds;
-  const objectName = newObjectName();
-  const expiresAt = new Date(Date.now() + ttl * 1000);
-  const row = await deps.prisma.directUpload.create({
-    data: {
-      subscriberId: key.subscriberId,
-      apiKeyId: key.id,
-      objectName,
-      filename: path.basename(filename),
-      expiresAt,
-    },
-  });
-  const signed = await deps.storage.signedUploadUrl(
-    objectName,
-    { maxBytes: maxUploadBytes, expiresInSeconds: ttl },
-    publicOrigin(ctx, deps.config.publicApiBaseUrl),
-  );
+  const filename = stringField(body, "filename", false);
+  const origin = publicOrigin(ctx, deps.config.publicApiBaseUrl);
+  ctx.body = await createUpload(deps, ctx.state.apiKey, { filename, origin });
   ctx.status = 201;
   ctx.set("Cache-Control", "no-store");
-  ctx.body = {
-    upload_id: row.id,
-    upload_url: signed.url,
-    method: "PUT",
-    headers: signed.headers,
-    max_bytes: maxUploadBytes,
-    expires_at: expiresAt.toISOString(),
-  };
 }
 
-const uploadUrlExpired = () =>
-  new HttpError(403, "url_expired", "This upload address has expired; ask POST /v1/uploads for another.");
-
-/** A direct upload's address takes writes only while its upload is unused (and not yet swept). */
-async function checkUploadOpen(prisma: PrismaClient, objectName: string): Promise<void> {
-  const row = await prisma.directUpload.findUnique({ where: { objectName }, select: { usedAt: true } });
-  if (!row) throw uploadUrlExpired();
-  if (row.usedAt) throw uploadUsed();
-}
-
-/**
- * PUT to the local signed upload path: the body streamed to the inputs directory under the
- * signed size limit, refused (and removed) past it or without %PDF- in its first 1024 bytes, and
- * refused once the upload was used (409 upload_used) or swept (403 url_expired).
- */
+/** PUT to the local signed upload path (workflow/direct-uploads.ts receiveLocalUpload). */
 export async function receiveDirectUpload(
   local: LocalStorage,
-  prisma: PrismaClient,
+  deps: Pick<CompressDeps, "prisma">,
   ctx: ParameterizedContext<AppState>,
   name: string,
 ): Promise<void> {
-  const verdict = local.verifyUpload(name, new URLSearchParams(ctx.querystring));
-  if (!verdict.ok) {
-    throw verdict.reason === "expired"
-      ? uploadUrlExpired()
-      : new HttpError(403, "invalid_signature", "This upload address is not valid.");
-  }
-  if (Number(ctx.get("Content-Length")) > verdict.maxBytes) throw tooLarge(verdict.maxBytes);
-  await checkUploadOpen(prisma, name);
-  if (expectsContinue(ctx.req)) ctx.res.writeContinue();
-  const part = verdict.partial;
-  let size = 0;
-  let head = Buffer.alloc(0);
-  const check = new Transform({
-    transform(chunk: Buffer, _encoding, done) {
-      size += chunk.length;
-      if (size > verdict.maxBytes) return done(tooLarge(verdict.maxBytes));
-      if (head.length < SNIFF_BYTES) {
-        head = Buffer.concat([head, chunk]).subarray(0, SNIFF_BYTES);
-        if (head.length >= SNIFF_BYTES && head.indexOf("%PDF-") < 0) return done(notPdf());
-      }
-      done(null, chunk);
+  const size = await receiveLocalUpload(local, deps.prisma, {
+    name,
+    query: new URLSearchParams(ctx.querystring),
+    contentLength: Number(ctx.get("Content-Length")),
+    body: ctx.req,
+    invite: () => {
+      if (expectsContinue(ctx.req)) ctx.res.writeContinue();
     },
   });
-  try {
-    await pipeline(ctx.req, check, createWriteStream(part, { flags: "wx", mode: 0o600 }));
-    if (size === 0 || head.indexOf("%PDF-") < 0) throw notPdf();
-    await checkUploadOpen(prisma, name); // used while this body was on its way
-    await rename(part, verdict.file);
-  } catch (error) {
-    await rm(part, { force: true });
-    if (error instanceof HttpError) throw error;
-    throw isStorageUnavailable(error) ? storageUnavailable() : new UploadAborted();
-  }
   ctx.status = 200;
   ctx.set("Cache-Control", "no-store");
   ctx.body = { size };
 }
-
-const notPdf = () => new HttpError(422, "not_a_pdf", "The file is not a PDF: it does not start with a %PDF- header.");

@@ -49,12 +49,13 @@ const callbackField = {
 const retryAfterOptional = { "Retry-After": { schema: { type: "integer", minimum: 1 } } };
 
 /** The JSON body of POST /v1/compress from a direct upload. */
-export const directUploadBody = (profileField: Json, signaturesField: Json) => ({
+export const directUploadBody = (profileField: Json, signaturesField: Json, retention: Json) => ({
   type: "object",
   required: ["upload_id"],
   additionalProperties: false,
   properties: {
     upload_id: { type: "string", format: "uuid", description: "From POST /v1/uploads, after the PUT." },
+    retention,
     profile: profileField,
     signatures: signaturesField,
     ...outputOptionFields,
@@ -85,7 +86,7 @@ export function compressExtras(shared: Shared) {
   };
 }
 
-export function jobPaths(shared: Shared): Json {
+export function jobPaths(shared: Shared, deleteJob: Json): Json {
   const { error, common, retryAfter } = shared;
   const keyed = {
     "401": common["401"],
@@ -110,6 +111,7 @@ export function jobPaths(shared: Shared): Json {
           ...keyed,
         },
       },
+      delete: deleteJob,
     },
     "/v1/uploads": {
       post: {
@@ -161,7 +163,18 @@ export function jobPaths(shared: Shared): Json {
 export const jobSchemas = {
   Job: {
     type: "object",
-    required: ["id", "object", "status", "profile", "options", "created_at", "started_at", "finished_at", "attempts"],
+    required: [
+      "id",
+      "object",
+      "status",
+      "profile",
+      "options",
+      "created_at",
+      "started_at",
+      "finished_at",
+      "attempts",
+      "compression_id",
+    ],
     description:
       "A succeeded job also has the synchronous call's result fields (success, original_size, compressed_size, savings_percentage, url signed afresh at each read, expires_in, report); a failed one has error. Webhooks post this resource with the event's type first (type: compression_job.succeeded or compression_job.failed) and the headers of Standard Webhooks: webhook-id (the delivery's id, kept by its retries: drop duplicates by it), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of '<id>.<timestamp>.<raw body>' keyed by the base64-decoded secret after whsec_); also Marketplace-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of '<t>.<raw body>' under the webhook secret>.",
     properties: {
@@ -186,6 +199,17 @@ export const jobSchemas = {
       started_at: { type: ["string", "null"], format: "date-time" },
       finished_at: { type: ["string", "null"], format: "date-time" },
       attempts: { type: "integer", minimum: 0, description: "Attempts started (a worker that died counts one)." },
+      compression_id: {
+        type: "string",
+        format: "uuid",
+        description: "Its compression (GET or DELETE /v1/compressions/{id}; the job's own id names it too).",
+      },
+      deleted_at: {
+        type: "string",
+        format: "date-time",
+        description:
+          "A succeeded job whose result was deleted (on request, at the end of its retention, after its first download): no url.",
+      },
       success: { type: "boolean", const: true },
       original_size: { type: "integer", minimum: 1 },
       compressed_size: { type: "integer", minimum: 1 },

@@ -3,6 +3,7 @@
 // validate responses against this document.
 import { COMPRESS_TIMEOUT_DEFAULTS } from "../../config/env.ts";
 import { COMPRESSION_PROFILES } from "../../pdf/index.ts";
+import { compressionPaths, compressionSchemas, jobDelete, retentionField } from "./openapi-compressions.ts";
 import { compressExtras, directUploadBody, jobPaths, jobSchemas } from "./openapi-jobs.ts";
 import { outputOptionFields } from "./openapi-options.ts";
 import { reportProperty, reportSchemas } from "./openapi-report.ts";
@@ -85,10 +86,11 @@ export const signaturesField = {
     "What to do with a digitally signed or certified PDF. `refuse` (the default, as when left out): it is refused (422 signed_document, not charged): any rewrite makes its signatures fail to verify. `remove`: it is compressed and its signatures are removed (each signature field is kept, empty, so the document can be signed again); the result's report.signatures_removed says how many.",
 };
 /** The multipart body of /v1/compress (a file and its options; callback_url with Prefer: respond-async). */
-const compressForm = (profileField: Json, callbackField: Json) =>
+const compressForm = (profileField: Json, callbackField: Json, retention: Json) =>
   form(
     {
       file: fileField,
+      retention,
       profile: profileField,
       signatures: signaturesField,
       ...outputOptionFields,
@@ -97,11 +99,12 @@ const compressForm = (profileField: Json, callbackField: Json) =>
     ["file"],
   );
 
-const unlockForm = (profileField: Json) =>
+const unlockForm = (profileField: Json, retention: Json) =>
   form(
     {
       file: fileField,
       password: { type: "string", maxLength: 1024 },
+      retention,
       profile: profileField,
       signatures: signaturesField,
       ...outputOptionFields,
@@ -114,6 +117,11 @@ const schemas = {
     type: "object",
     required: ["success", "original_size", "compressed_size", "savings_percentage", "url", "expires_in"],
     properties: {
+      id: {
+        type: "string",
+        format: "uuid",
+        description: "The compression's id: GET or DELETE /v1/compressions/{id}.",
+      },
       success: { type: "boolean", const: true },
       original_size: { type: "integer", minimum: 1, description: "Bytes of the uploaded file." },
       compressed_size: {
@@ -130,6 +138,12 @@ const schemas = {
       url: { type: "string", format: "uri" },
       expires_in: { type: "integer", const: 3600, description: "Seconds the url stays valid." },
       ...reportProperty,
+      retention: {
+        type: "integer",
+        minimum: 0,
+        description: "Seconds the result is kept (0: until its first complete download).",
+      },
+      expires_at: { type: "string", format: "date-time", description: "When the result is deleted at the latest." },
     },
   },
   Usage: {
@@ -185,6 +199,11 @@ const tags = [
     description:
       "Calls to a job's callback_url when it ends (the webhooks section: headers, body, how to verify), and the secret they are signed with.",
   },
+  {
+    name: "Compressions",
+    description:
+      "Every result is a resource: list the account's, read one, delete it now; retention keeps one no longer than asked.",
+  },
   { name: "Usage", description: "The plan and this month's quota." },
 ];
 
@@ -203,8 +222,9 @@ const info = (serverUrl: string) => ({
     "Checks run from the headers before the body is read (key, per-key rate limit, declared size, monthly quota), so a client sending `Expect: 100-continue` uploads nothing that would be refused. Sizes are bytes. Errors carry `X-Error-Code` and `X-Error-Message` headers and a `{error: {code, message, request_id}}` body. The monthly quota counts compressions per calendar month in UTC; failures are not charged.",
 });
 
-export function buildCompressOpenApi(serverUrl: string): Json {
+export function buildCompressOpenApi(serverUrl: string, maxRetentionSeconds = 86_400): Json {
   const profileField = { type: "string", enum: [...COMPRESSION_PROFILES], default: "balanced" };
+  const retention = retentionField(maxRetentionSeconds);
   const shared = { error, retryAfter, common, profileField };
   const extras = compressExtras(shared);
   return {
@@ -225,14 +245,15 @@ export function buildCompressOpenApi(serverUrl: string): Json {
           requestBody: {
             required: true,
             content: {
-              ...compressForm(profileField, extras.callbackField).content,
-              "application/json": { schema: directUploadBody(profileField, signaturesField) },
+              ...compressForm(profileField, extras.callbackField, retention).content,
+              "application/json": { schema: directUploadBody(profileField, signaturesField, retention) },
             },
           },
           responses: { "200": result, ...extras.responses, ...common },
         },
       },
-      ...jobPaths(shared),
+      ...jobPaths(shared, jobDelete(shared)),
+      ...compressionPaths(shared),
       "/v1/usage": {
         get: {
           operationId: "usage",
@@ -263,7 +284,7 @@ export function buildCompressOpenApi(serverUrl: string): Json {
           operationId: "unlock",
           tags: ["Compression"],
           summary: "Decrypt a password-protected PDF with its user or owner password, then compress it",
-          requestBody: unlockForm(profileField),
+          requestBody: unlockForm(profileField, retention),
           responses: { "200": result, ...common },
         },
       },
@@ -271,7 +292,7 @@ export function buildCompressOpenApi(serverUrl: string): Json {
     webhooks,
     components: {
       securitySchemes: { bearer },
-      schemas: { ...schemas, ...jobSchemas, ...reportSchemas },
+      schemas: { ...schemas, ...jobSchemas, ...compressionSchemas, ...reportSchemas },
     },
   };
 }

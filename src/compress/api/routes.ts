@@ -36,6 +36,8 @@ import {
   type KeyedContext,
   type KeyedState,
 } from "./jobs-and-uploads.ts";
+import { maxRetentionSeconds, resultDeleted } from "../workflow/results.ts";
+import { addCompressionRoutes } from "./compressions.ts";
 import { idempotent } from "./idempotency.ts";
 import { buildCompressOpenApi } from "./openapi.ts";
 import { isBodyOf } from "../../http/read-body.ts";
@@ -81,7 +83,9 @@ const answerUsage = (deps: CompressDeps) => async (ctx: KeyedContext) => {
  */
 const compressRoute =
   (deps: CompressDeps, service: CompressService, kind: EngineJob["kind"]) => async (ctx: KeyedContext) => {
-    if (kind === "compress" && isBodyOf(ctx.req, "application/json")) return compressDirectUpload(deps, service, ctx);
+    if (kind === "compress" && isBodyOf(ctx.req, "application/json")) {
+      return compressDirectUpload(service, ctx, deps.config.publicApiBaseUrl);
+    }
     const key = ctx.state.apiKey;
     const upload = { body: ctx.req, response: ctx.res };
     await withRequestInfo(ctx, deps.config.publicApiBaseUrl, async (request) => {
@@ -106,7 +110,7 @@ export function createCompressRouter(
 
   router.get("/v1/openapi.json", (ctx) => {
     ctx.set("Cache-Control", "public, max-age=300");
-    ctx.body = buildCompressOpenApi(publicOrigin(ctx, config.publicApiBaseUrl));
+    ctx.body = buildCompressOpenApi(publicOrigin(ctx, config.publicApiBaseUrl), maxRetentionSeconds(config));
   });
   router.get<KeyedState>("/v1/usage", ...keyed, answerUsage(deps));
   addSwaggerUiRoutes(router, {
@@ -130,20 +134,22 @@ export function createCompressRouter(
   router.post<KeyedState>("/v1/uploads", ...keyed, idempotent(prisma, readOptionalJson), (ctx) =>
     createDirectUpload(deps, ctx),
   );
+  addCompressionRoutes(router, deps, keyed);
   router.get<KeyedState>("/v1/webhook-secret", ...keyed, answerWebhookSecret(deps, false));
   router.post<KeyedState>("/v1/webhook-secret", ...keyed, answerWebhookSecret(deps, true));
 
-  if (storage.kind === "local") addLocalStorageRoutes(router, storage as LocalStorage, prisma);
+  if (storage.kind === "local") addLocalStorageRoutes(router, storage as LocalStorage, deps);
   return router;
 }
 
 const keyOf = (ctx: ParameterizedContext<AppState>) => ctx.state.apiKey?.id;
 
 /** The local stand-in's signed download and upload paths (Cloud Storage serves its own). */
-function addLocalStorageRoutes(router: Router<AppState>, local: LocalStorage, prisma: CompressDeps["prisma"]): void {
+function addLocalStorageRoutes(router: Router<AppState>, local: LocalStorage, deps: CompressDeps): void {
   router.get(`${LOCAL_DOWNLOAD_PREFIX}:name`, async (ctx) => {
     const verdict = await local.verify(ctx.params["name"] ?? "", new URLSearchParams(ctx.querystring));
     if (!verdict.ok) {
+      if (verdict.reason === "gone") throw resultDeleted();
       throw verdict.reason === "expired"
         ? new HttpError(403, "url_expired", "This download address has expired; compress the file again.")
         : new HttpError(403, "invalid_signature", "This download address is not valid.");
@@ -169,5 +175,5 @@ function addLocalStorageRoutes(router: Router<AppState>, local: LocalStorage, pr
     ctx.body = createReadStream(verdict.file, range ?? {});
     ctx.length = range ? range.end - range.start + 1 : size;
   });
-  router.put(`${LOCAL_UPLOAD_PREFIX}:name`, (ctx) => receiveDirectUpload(local, prisma, ctx, ctx.params["name"] ?? ""));
+  router.put(`${LOCAL_UPLOAD_PREFIX}:name`, (ctx) => receiveDirectUpload(local, deps, ctx, ctx.params["name"] ?? ""));
 }

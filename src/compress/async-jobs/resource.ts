@@ -3,10 +3,10 @@
 // afresh at each read, valid expires_in seconds from then); a failed one, the error in the
 // documented shape.
 import type { CompressionJob } from "../../generated/prisma/client.ts";
-import { resultBody, signUrl, type CompressionResultBody } from "../compression.ts";
+import { resultBody, type CompressionResultBody } from "../compression.ts";
 import { isReportBody } from "../report.ts";
-import type { ObjectStorage } from "../storage/storage.ts";
 import { optionsBody, optionsOfJob, type OptionColumns } from "../workflow/options.ts";
+import { resultUrl, type ResultDeps } from "../workflow/results.ts";
 
 export type JobStatus = CompressionJob["status"];
 
@@ -21,11 +21,16 @@ export type JobResource = {
   started_at: string | null;
   finished_at: string | null;
   attempts: number;
+  /** The compression resource of this job (GET /v1/compressions/{id}), which DELETE removes. */
+  compression_id: string;
+  /** When its result was deleted (on request, at the end of its retention, after its first download). */
+  deleted_at?: string;
 } & (Partial<CompressionResultBody> & { error?: { code: string; message: string } });
 
 type JobRow = Pick<
   CompressionJob,
   | "id"
+  | "compressionId"
   | "status"
   | "profile"
   | "createdAt"
@@ -41,17 +46,16 @@ type JobRow = Pick<
   | "apiOrigin"
 > &
   OptionColumns & {
-    /** Its compression's report (WITH_REPORT), for a succeeded job's `report`. */
-    compression?: { report: unknown } | null;
+    /** Its compression's report and retention (WITH_REPORT), for a succeeded job's `report` and `url`. */
+    compression?: { report: unknown; retentionSeconds: number | null; deletedAt: Date | null } | null;
   };
 
-/** What a job row is read with for its resource: its compression's report. */
-export const WITH_REPORT = { compression: { select: { report: true } } } as const;
+export { WITH_REPORT } from "../workflow/compressions.ts";
 
 export async function jobResource(
   job: JobRow,
-  storage: ObjectStorage,
-  url: { ttlSeconds: number; origin?: string },
+  deps: Pick<ResultDeps, "storage" | "config">,
+  url: { origin?: string } = {},
 ): Promise<JobResource> {
   const base = {
     id: job.id,
@@ -63,17 +67,26 @@ export async function jobResource(
     started_at: job.startedAt?.toISOString() ?? null,
     finished_at: job.finishedAt?.toISOString() ?? null,
     attempts: job.attempts,
+    compression_id: job.compressionId,
   };
+  const deletedAt = job.compression?.deletedAt;
+  if (job.status === "succeeded" && deletedAt) return { ...base, deleted_at: deletedAt.toISOString() };
   if (job.status === "succeeded" && job.objectName && job.compressedSize !== null) {
-    const signed = await signUrl(
-      storage,
-      { objectName: job.objectName, uploadedName: job.filename, kind: "compress" },
-      { ttlSeconds: url.ttlSeconds, origin: url.origin ?? job.apiOrigin },
+    const ttlSeconds = deps.config.downloadUrlTtlSeconds;
+    const signed = await resultUrl(
+      deps,
+      {
+        objectName: job.objectName,
+        uploadedName: job.filename,
+        kind: "compress",
+        retentionSeconds: job.compression?.retentionSeconds ?? null,
+      },
+      { ttlSeconds, origin: url.origin ?? job.apiOrigin },
     );
     const stored = job.compression?.report;
     const report = isReportBody(stored) ? stored : undefined;
     const sizes = [Number(job.originalSize), Number(job.compressedSize)] as const;
-    return { ...base, ...resultBody(...sizes, signed, url.ttlSeconds, report) };
+    return { ...base, ...resultBody(...sizes, signed, ttlSeconds, report) };
   }
   if (job.status === "failed") {
     return { ...base, error: { code: job.errorCode ?? "internal_error", message: job.errorMessage ?? "" } };

@@ -22,6 +22,7 @@ import type { ClaimedJob } from "./queue.ts";
 import { jobResource, WITH_REPORT } from "./resource.ts";
 import type { CompressionReportBody } from "../report.ts";
 import { produceFromStorage } from "../workflow/produce.ts";
+import { maxRetentionSeconds } from "../workflow/results.ts";
 import { backoffMs, callWebhook, MAX_ATTEMPTS, webhookBody, webhookSecretState } from "./webhooks.ts";
 import { guarded } from "../../callbacks.ts";
 
@@ -195,6 +196,7 @@ async function settleSucceeded(
       originalSize: job.originalSize,
       ...result,
     },
+    { maxSeconds: maxRetentionSeconds(state.deps.config) },
   );
   const { compressedSize, objectName } = result; // the report stays with the compression record
   if (await queue.finishSucceeded(prisma, job, { compressedSize, objectName })) {
@@ -297,7 +299,7 @@ async function sendDueWebhooks(state: WorkerState): Promise<void> {
 async function deliver(state: WorkerState, due: { id: string; job_id: string; url: string; attempts: number }) {
   const { prisma, storage, config, logger } = state.deps;
   const job = await prisma.compressionJob.findUniqueOrThrow({ where: { id: due.job_id }, include: WITH_REPORT });
-  const body = webhookBody(await jobResource(job, storage, { ttlSeconds: config.downloadUrlTtlSeconds }));
+  const body = webhookBody(await jobResource(job, { storage, config }));
   // The secret, and in a rotation's overlap window the one it replaced: both sign the call.
   const { secrets } = await webhookSecretState(prisma, job.subscriberId);
   // The delivery's id is the message's: every retry of it carries the same webhook-id.

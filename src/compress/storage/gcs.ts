@@ -54,6 +54,16 @@ export function createGcsStorage(options: GcsOptions): ObjectStorage {
       });
       return url;
     },
+    async deleteResult(name) {
+      await bucket.file(name).delete({ ignoreNotFound: true });
+    },
+    async openResult(name) {
+      const object = bucket.file(name);
+      const [exists] = await object.exists();
+      if (!exists) return null;
+      const [metadata] = await object.getMetadata();
+      return { size: Number(metadata.size ?? 0), stream: object.createReadStream({ validation: false }) };
+    },
     ...gcsInputs(bucket),
     async deleteOlderThan(cutoff) {
       const [files] = await bucket.getFiles({ prefix: "" });

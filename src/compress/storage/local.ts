@@ -3,6 +3,7 @@
 // in constant time. The signing secret comes from DOWNLOAD_SIGNING_SECRET or is generated once
 // and kept beside the objects, so URLs survive restarts.
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createReadStream } from "node:fs";
 import { copyFile, link, mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { BOOT_ID } from "../holds.ts";
@@ -20,7 +21,7 @@ export interface LocalStorage extends ObjectStorage {
     name: string,
     query: URLSearchParams,
     now?: Date,
-  ): Promise<{ ok: true; file: string; downloadName: string } | { ok: false; reason: "invalid" | "expired" }>;
+  ): Promise<{ ok: true; file: string; downloadName: string } | { ok: false; reason: "invalid" | "expired" | "gone" }>;
   /**
    * Checks a signed upload path; the file to write (through `partial`, renamed to `file` once
    * whole), the size limit, or the reason it is refused.
@@ -163,9 +164,19 @@ export async function createLocalStorage(dir: string, secret: string | null): Pr
       try {
         await stat(file);
       } catch {
-        return { ok: false, reason: "expired" }; // swept: as good as expired
+        return { ok: false, reason: "gone" }; // deleted on request, or at the end of its retention
       }
       return { ok: true, file, downloadName: filename };
+    },
+    async deleteResult(name) {
+      if (!NAME.test(name)) throw new Error(`bad object name ${name}`);
+      await rm(path.join(dir, name), { force: true });
+    },
+    async openResult(name) {
+      if (!NAME.test(name)) return null;
+      const file = path.join(dir, name);
+      const info = await stat(file).catch(() => null);
+      return info ? { size: info.size, stream: createReadStream(file) } : null;
     },
     async deleteOlderThan(cutoff) {
       let deleted = 0;

@@ -1,6 +1,7 @@
 // Where compression results live until they are downloaded: an interface with two
 // implementations, Google Cloud Storage in production and a local directory by default.
 import { randomBytes } from "node:crypto";
+import type { Readable } from "node:stream";
 
 /** A new object's name: 144 random bits, not to be guessed. */
 export const newObjectName = () => `${randomBytes(18).toString("base64url")}.pdf`;
@@ -19,6 +20,13 @@ export interface ObjectStorage {
   signedUrl(name: string, meta: StoredObject, expiresInSeconds: number, origin: string): Promise<string>;
   /** Deletes objects stored before the cutoff; returns how many. */
   deleteOlderThan(cutoff: Date): Promise<number>;
+  /** Deletes one result now (nothing when it is already gone). */
+  deleteResult(name: string): Promise<void>;
+  /**
+   * Reads a result through this service (a download kept until its first complete read): its size and
+   * bytes, or null when it is gone.
+   */
+  openResult(name: string): Promise<{ size: number; stream: Readable } | null>;
 
   // Inputs of asynchronous jobs and direct uploads, kept apart from results (`inputs/` in the
   // bucket, a subdirectory locally) until their job has ended.

@@ -37,8 +37,12 @@ export const OUTPUT_FIELDS = {
   linearize: { field: "linearize", kind: "boolean" },
 } as const satisfies Record<keyof OutputOptions, { field: string; kind: "boolean" | "integer" }>;
 
-/** The multipart fields (and JSON members) every compression takes besides the file. */
+/**
+ * The multipart fields (and JSON members) every compression takes besides the file: the engine's
+ * options, and `retention`, which is the record's (how long the result is kept: results.ts).
+ */
 export const OPTION_FIELDS = [
+  "retention",
   "profile",
   "signatures",
   OUTPUT_FIELDS.grayscale.field,

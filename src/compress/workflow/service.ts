@@ -28,10 +28,13 @@ import type { CompressionResultBody, EngineRunner, Reserved } from "../compressi
 import type { EngineJob } from "../isolation/protocol.ts";
 import type { Runner } from "../isolation/runner.ts";
 import { newObjectName, type ObjectStorage } from "../storage/storage.ts";
+import { recordKind, recordRetention } from "./compressions.ts";
+import { giveBackUpload, takeDirectUpload, tieUpload } from "./direct-uploads.ts";
 import { failureCode, UploadAborted } from "./failure.ts";
 import { OPTION_FIELDS, parseOperation, parseOptions, type CompressionOptions } from "./options.ts";
 import { produce, produceFromStorage, type Produced, type Work } from "./produce.ts";
 import { MULTIPART_OVERHEAD, receiveUpload, tooLarge, type Upload } from "./upload.ts";
+import { maxRetentionSeconds, parseRetention, resultUrl } from "./results.ts";
 import { withWorkspace, type Workspace } from "./workspace.ts";
 
 export interface CompressDeps {
@@ -72,6 +75,16 @@ export interface StoredInput {
   filename: string;
   size: number;
   options: CompressionOptions;
+  /** Seconds the result is kept (0: until its first complete download). */
+  retentionSeconds: number;
+  /** The direct upload it came from, tied to the compression (deleted with it). */
+  uploadId?: string;
+}
+
+/** POST /v1/compress's JSON body naming a direct upload: its id and the form fields of its options. */
+export interface DirectUploadRequest {
+  uploadId: string;
+  fields: Readonly<Partial<Record<string, string>>>;
 }
 
 /** Where a compression's file comes from. */
@@ -122,6 +135,16 @@ export interface CompressService {
   readForDigest(upload: IncomingUpload): Promise<void>;
   /** Accepts a job: its unit reserved, its file stored, the job queued; the queued job's resource. */
   enqueue(request: RequestInfo, key: AuthenticatedKey, intake: JobIntake): Promise<Answer<JobResource>>;
+  /**
+   * Compresses a direct upload (its owner's, at most 300 MB, %PDF-; taken once), at once or as a job;
+   * refused before it started, the upload is given back for another try.
+   */
+  compressDirectUpload(
+    request: RequestInfo,
+    key: AuthenticatedKey,
+    body: DirectUploadRequest,
+    mode: "now" | "job",
+  ): Promise<{ now: Answer<CompressionResultBody> } | { job: Answer<JobResource> }>;
 }
 
 /** The multipart fields each surface takes besides the file. */
@@ -151,6 +174,10 @@ export function createCompressService(deps: CompressDeps): CompressService {
     compress: (request, key, kind, intake) => compressFile(deps, request, key, kind, intake, assertRoom),
     compressForm: (request, form) => compressForm(deps, request, form, { perKey, assertRoom }),
     enqueue: (request, key, intake) => acceptJob(deps, request, key, intake),
+    compressDirectUpload: (request, key, body, mode) =>
+      fromDirectUpload(deps, request, key, body, mode, (intake) =>
+        compressFile(deps, request, key, "compress", intake, assertRoom),
+      ),
     readForDigest: async (upload) => {
       checkDeclaredSize(deps.config, upload);
       await withWorkspace(deps.config, (workspace) => receive(deps, upload, workspace, FIELDS.compress));
@@ -219,24 +246,37 @@ async function succeed(
   deps: CompressDeps,
   request: RequestInfo,
   reserved: Reserved,
-  result: Produced & { work: Work; originalSize: number },
+  result: Produced & { work: Work; originalSize: number; retentionSeconds: number },
 ): Promise<Answer<CompressionResultBody>> {
   const { config } = deps;
-  const { work, originalSize, objectName, compressedSize, report } = result;
-  const url = await compression.signUrl(
-    deps.storage,
-    { objectName, uploadedName: work.uploadedName, kind: work.operation.kind },
+  const { work, originalSize, objectName, compressedSize, report, retentionSeconds } = result;
+  const kind = work.operation.kind;
+  const url = await resultUrl(
+    deps,
+    { objectName, uploadedName: work.uploadedName, kind, retentionSeconds },
     { ttlSeconds: config.downloadUrlTtlSeconds, origin: request.origin },
   );
-  await compression.succeed(deps.prisma, reserved, {
-    profile: work.options.profile,
-    originalSize,
-    compressedSize,
-    objectName,
-    filename: work.uploadedName,
-    ...(report ? { report } : {}),
-  });
-  const body = compression.resultBody(originalSize, compressedSize, url, config.downloadUrlTtlSeconds, report);
+  const { expiresAt } = await compression.succeed(
+    deps.prisma,
+    reserved,
+    {
+      profile: work.options.profile,
+      originalSize,
+      compressedSize,
+      objectName,
+      filename: work.uploadedName,
+      kind,
+      retentionSeconds,
+      ...(report ? { report } : {}),
+    },
+    { maxSeconds: maxRetentionSeconds(config) },
+  );
+  const body = {
+    id: reserved.id,
+    ...compression.resultBody(originalSize, compressedSize, url, config.downloadUrlTtlSeconds, report),
+    retention: retentionSeconds,
+    ...(expiresAt ? { expires_at: expiresAt.toISOString() } : {}),
+  };
   const headers = compression.quotaHeaders(reserved.limit, reserved.limit - reserved.used, nextMonth());
   return { body, headers: { ...headers, "Cache-Control": "no-store" } };
 }
@@ -248,11 +288,19 @@ async function compressUpload(
   reserved: Reserved,
   workspace: Workspace,
   upload: Upload,
-  work: Work,
+  work: Work & { retentionSeconds: number },
 ): Promise<Answer<CompressionResultBody>> {
   const produced = await produce(deps, workspace, work, cancellation(deps, request));
-  return succeed(deps, request, reserved, { ...produced, work, originalSize: upload.size });
+  const { retentionSeconds } = work;
+  return succeed(deps, request, reserved, { ...produced, work, originalSize: upload.size, retentionSeconds });
 }
+
+/** The retention a request's fields ask (its `retention`, else the account's default), capped by the maximum. */
+export const retentionOf = (
+  config: Pick<Config, "resultRetentionHours">,
+  fields: Readonly<Partial<Record<string, string>>>,
+  key: Pick<AuthenticatedKey, "retentionSeconds">,
+) => parseRetention(fields["retention"], key.retentionSeconds, maxRetentionSeconds(config));
 
 async function compressFile(
   deps: CompressDeps,
@@ -266,8 +314,10 @@ async function compressFile(
     const { stored } = intake;
     const work = { operation: { kind: "compress" as const }, options: stored.options, uploadedName: stored.filename };
     return charged(deps, request, key, async (reserved) => {
+      if (stored.uploadId) await tieUpload(deps.prisma, stored.uploadId, reserved.id);
       const produced = await produceFromStorage(deps, stored.objectName, work, cancellation(deps, request));
-      return succeed(deps, request, reserved, { ...produced, work, originalSize: stored.size });
+      const { retentionSeconds } = stored;
+      return succeed(deps, request, reserved, { ...produced, work, originalSize: stored.size, retentionSeconds });
     });
   }
   checkDeclaredSize(deps.config, intake.upload);
@@ -282,7 +332,9 @@ async function compressFile(
         operation: parseOperation(kind, upload.fields),
         options: parseOptions(upload.fields),
         uploadedName: upload.filename,
+        retentionSeconds: retentionOf(deps.config, upload.fields, key),
       };
+      await recordKind(deps.prisma, reserved.id, kind);
       return compressUpload(deps, request, reserved, workspace, upload, work);
     }),
   );
@@ -324,6 +376,7 @@ async function compressForm(
       operation: { kind: "compress" as const },
       options: parseOptions(upload.fields),
       uploadedName: upload.filename,
+      retentionSeconds: retentionOf(deps.config, upload.fields, key!),
     };
     const answer = await charged(deps, request, key!, (reserved) =>
       compressUpload(deps, request, reserved, workspace, upload, work),
@@ -377,15 +430,26 @@ function acceptJob(
 ): Promise<Answer<JobResource>> {
   if ("stored" in intake) {
     const { stored } = intake;
-    return charged(deps, request, key, (reserved) => queueJob(deps, request, key, reserved, stored));
+    return charged(deps, request, key, async (reserved) => {
+      if (stored.uploadId) await tieUpload(deps.prisma, stored.uploadId, reserved.id);
+      return queueJob(deps, request, key, reserved, stored);
+    });
   }
   checkDeclaredSize(deps.config, intake.upload);
   return charged(deps, request, key, (reserved) =>
     withWorkspace(deps.config, async (workspace) => {
       const upload = await receive(deps, intake.upload, workspace, FIELDS.job);
       const { callbackUrl, ...options } = parseJobOptions(deps.config, upload.fields);
+      const retentionSeconds = retentionOf(deps.config, upload.fields, key);
       const objectName = newObjectName();
-      const input = { objectName, filename: upload.filename, size: upload.size, options, callbackUrl };
+      const input = {
+        objectName,
+        filename: upload.filename,
+        size: upload.size,
+        options,
+        callbackUrl,
+        retentionSeconds,
+      };
       try {
         await deps.storage.putInput(objectName, upload.path);
         return await queueJob(deps, request, key, reserved, input);
@@ -406,6 +470,7 @@ async function queueJob(
   input: StoredInput & { callbackUrl: string | null },
 ): Promise<Answer<JobResource>> {
   const { config } = deps;
+  await recordRetention(deps.prisma, reserved.id, input.retentionSeconds);
   const { id } = await queue.enqueue(deps.prisma, reserved, {
     options: input.options,
     callbackUrl: input.callbackUrl,
@@ -418,6 +483,37 @@ async function queueJob(
   });
   const job = await deps.prisma.compressionJob.findUniqueOrThrow({ where: { id } });
   deps.onJobQueued?.();
-  const body = await jobResource(job, deps.storage, { ttlSeconds: config.downloadUrlTtlSeconds });
+  const body = await jobResource(job, deps);
   return { body, headers: { "Cache-Control": "no-store" } };
+}
+
+/**
+ * POST /v1/compress with {"upload_id", …}: the options checked, the upload taken (once), then `run`
+ * (at once) or a job; a refusal before the work started gives the upload back for another try, and
+ * an upload compressed at once has its input deleted.
+ */
+async function fromDirectUpload(
+  deps: CompressDeps,
+  request: RequestInfo,
+  key: AuthenticatedKey,
+  body: DirectUploadRequest,
+  mode: "now" | "job",
+  run: (intake: { stored: StoredInput }) => Promise<Answer<CompressionResultBody>>,
+): Promise<{ now: Answer<CompressionResultBody> } | { job: Answer<JobResource> }> {
+  const { callbackUrl, ...options } = parseJobOptions(deps.config, body.fields);
+  const retentionSeconds = retentionOf(deps.config, body.fields, key);
+  const upload = await takeDirectUpload(deps, key, body.uploadId);
+  const stored = { ...upload, uploadId: upload.id, options, retentionSeconds };
+  let answered;
+  try {
+    answered =
+      mode === "job"
+        ? { job: await acceptJob(deps, request, key, { stored: { ...stored, callbackUrl } }) }
+        : { now: await run({ stored }) };
+  } catch (error) {
+    await giveBackUpload(deps.prisma, upload.id);
+    throw error;
+  }
+  if (mode === "now") await deps.storage.deleteInput(upload.objectName).catch(() => undefined);
+  return answered;
 }

@@ -39,7 +39,11 @@ export interface paths {
     get: operations["getJob"];
     put?: never;
     post?: never;
-    delete?: never;
+    /**
+     * Delete now: the result, its input and any direct upload, from storage
+     * @description Removes the result, the job's input and the direct upload it came from, at once, from storage (Cloud Storage in production); their URLs then answer 410 result_deleted (this service's) or 404 (Cloud Storage's). The record stays, as it is what was charged, without the file's name; Idempotency-Key answers that carried the result's URL answer 410 result_deleted from then on. A queued job is cancelled (failed, error deleted, not charged). Deleting again answers 204 again; another account's id is 404.
+     */
+    delete: operations["deleteJob"];
     options?: never;
     head?: never;
     patch?: never;
@@ -77,6 +81,67 @@ export interface paths {
     put?: never;
     /** Rotate the webhook secret: the new one signs from now on, the old one beside it for the overlap window */
     post: operations["rotateWebhookSecret"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/compressions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The account's compressions, newest first
+     * @description Every compression and unlock of the key's account (any of its keys), synchronous or a job, newest first; deleted ones too (deleted_at), without their file names.
+     */
+    get: operations["listCompressions"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/compressions/{id}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One compression, with its report and a download URL */
+    get: operations["getCompression"];
+    put?: never;
+    post?: never;
+    /**
+     * Delete now: the result, its input and any direct upload, from storage
+     * @description Removes the result, the job's input and the direct upload it came from, at once, from storage (Cloud Storage in production); their URLs then answer 410 result_deleted (this service's) or 404 (Cloud Storage's). The record stays, as it is what was charged, without the file's name; Idempotency-Key answers that carried the result's URL answer 410 result_deleted from then on. A queued job is cancelled (failed, error deleted, not charged). Deleting again answers 204 again; another account's id is 404.
+     */
+    delete: operations["deleteCompression"];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/results/{name}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A result kept until its first complete download (retention 0)
+     * @description The url of a result asked with retention=0 (no key: the address is signed). Sent whole, the result is deleted; a download cut short (or a HEAD) leaves it for another try.
+     */
+    get: operations["downloadOnce"];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -155,6 +220,11 @@ export interface webhooks {
 export interface components {
   schemas: {
     CompressionResult: {
+      /**
+       * Format: uuid
+       * @description The compression's id: GET or DELETE /v1/compressions/{id}.
+       */
+      id?: string;
       /** @constant */
       success: true;
       /** @description Bytes of the uploaded file. */
@@ -171,6 +241,13 @@ export interface components {
        */
       expires_in: 3600;
       report?: components["schemas"]["CompressionReport"];
+      /** @description Seconds the result is kept (0: until its first complete download). */
+      retention?: number;
+      /**
+       * Format: date-time
+       * @description When the result is deleted at the latest.
+       */
+      expires_at?: string;
     };
     Usage: {
       /** @enum {string} */
@@ -225,6 +302,16 @@ export interface components {
       finished_at: string | null;
       /** @description Attempts started (a worker that died counts one). */
       attempts: number;
+      /**
+       * Format: uuid
+       * @description Its compression (GET or DELETE /v1/compressions/{id}; the job's own id names it too).
+       */
+      compression_id: string;
+      /**
+       * Format: date-time
+       * @description A succeeded job whose result was deleted (on request, at the end of its retention, after its first download): no url.
+       */
+      deleted_at?: string;
       /** @constant */
       success?: true;
       original_size?: number;
@@ -253,6 +340,60 @@ export interface components {
       max_bytes: number;
       /** Format: date-time */
       expires_at: string;
+    };
+    /** @description One compression (or unlock) of the key's account, synchronous or a job. A succeeded one read alone (GET /v1/compressions/{id}) carries a url signed at that read, while its result is kept; the list carries none. Once the result is deleted (deleted_at), filename is null: the record stays, as it is what was charged. */
+    Compression: {
+      /** Format: uuid */
+      id: string;
+      /** @constant */
+      object: "compression";
+      /** @enum {string} */
+      operation: "compress" | "unlock";
+      /** @enum {string} */
+      status: "queued" | "running" | "succeeded" | "failed";
+      profile: string;
+      /**
+       * Format: uuid
+       * @description The job's id when it was one.
+       */
+      job_id: string | null;
+      /** @description The name the file was sent with; null once deleted. */
+      filename: string | null;
+      original_size: number | null;
+      compressed_size: number | null;
+      /** Format: date-time */
+      created_at: string;
+      /** Format: date-time */
+      finished_at: string | null;
+      /** @description Seconds the result is kept (0: until its first complete download); null before retention existed. */
+      retention: number | null;
+      /**
+       * Format: date-time
+       * @description When the result is deleted at the latest.
+       */
+      expires_at: string | null;
+      /** Format: date-time */
+      deleted_at: string | null;
+      /** @enum {string|null} */
+      deleted_by: "request" | "retention" | "download" | null;
+      savings_percentage?: number;
+      /** Format: uri */
+      url?: string;
+      /** @description Seconds the url stays valid. */
+      expires_in?: number;
+      report?: components["schemas"]["CompressionReport"];
+      error?: {
+        code: string;
+        message: string;
+      };
+    };
+    CompressionList: {
+      /** @constant */
+      object: "list";
+      data: components["schemas"]["Compression"][];
+      has_more: boolean;
+      /** @description Pass as cursor (with the same filters) for the next page; null on the last. */
+      next_cursor: string | null;
     };
     /** @description What the compression changed. Present in every result made since the report exists (a job finished before has none). Fields may be added; none is removed or changes meaning. */
     CompressionReport: {
@@ -320,6 +461,11 @@ export interface operations {
            */
           file: Blob;
           /**
+           * @description Seconds the result is kept, from when it is ready; then it is deleted from storage (its URL answers 404 or 410). 0: until the first complete download (the url is then this service's /v1/results/… address, which deletes the result once it was sent whole; a download cut short leaves it), and at most the maximum if it never comes. Left out: the account's default (set in the dashboard, Settings → Webhooks), else the maximum. More than the maximum (86400 s here) is kept for the maximum.
+           * @default
+           */
+          retention?: number;
+          /**
            * @default balanced
            * @enum {string}
            */
@@ -368,6 +514,11 @@ export interface operations {
            * @description From POST /v1/uploads, after the PUT.
            */
           upload_id: string;
+          /**
+           * @description Seconds the result is kept, from when it is ready; then it is deleted from storage (its URL answers 404 or 410). 0: until the first complete download (the url is then this service's /v1/results/… address, which deletes the result once it was sent whole; a download cut short leaves it), and at most the maximum if it never comes. Left out: the account's default (set in the dashboard, Settings → Webhooks), else the maximum. More than the maximum (86400 s here) is kept for the maximum.
+           * @default
+           */
+          retention?: number;
           /**
            * @default balanced
            * @enum {string}
@@ -657,6 +808,96 @@ export interface operations {
         };
       };
       /** @description rate_limit_unavailable or database_unavailable. */
+      503: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deleteJob: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The compression's id, or its job's (a job's URL and its compression's name one resource). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted (or already deleted). */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, malformed, unknown, revoked or non-corporate key: missing_api_key, malformed_api_key, invalid_api_key, plan_not_eligible. */
+      401: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description not_found: no compression or job with this id is this key's account's. */
+      404: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description compression_running: it is being compressed; delete it once it has ended. */
+      409: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description rate_limited: over 120 requests a minute for this key. */
+      429: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description rate_limit_unavailable, database_unavailable or storage_unavailable. */
       503: {
         headers: {
           /** @description The error code, as in the body. */
@@ -1010,6 +1251,314 @@ export interface operations {
       };
     };
   };
+  listCompressions: {
+    parameters: {
+      query?: {
+        /** @description Items per page. */
+        limit?: number;
+        /** @description next_cursor of the previous page. */
+        cursor?: string;
+        /** @description Only these. */
+        status?: "queued" | "running" | "succeeded" | "failed";
+        /** @description Created at or after (RFC 3339). */
+        created_after?: string;
+        /** @description Created before (RFC 3339). */
+        created_before?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One page. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["CompressionList"];
+        };
+      };
+      /** @description invalid_limit, invalid_cursor, invalid_status, invalid_created_after, invalid_created_before (also when given twice), unknown_parameter. */
+      400: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or non-corporate key: missing_api_key, malformed_api_key, invalid_api_key, plan_not_eligible. */
+      401: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description rate_limited: over 120 requests a minute for this key. */
+      429: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description rate_limit_unavailable, database_unavailable or storage_unavailable. */
+      503: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getCompression: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The compression's id, or its job's (a job's URL and its compression's name one resource). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The compression; while it runs, Retry-After suggests when to ask again. */
+      200: {
+        headers: {
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Compression"];
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or non-corporate key: missing_api_key, malformed_api_key, invalid_api_key, plan_not_eligible. */
+      401: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description not_found: no compression or job with this id is this key's account's. */
+      404: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description rate_limited: over 120 requests a minute for this key. */
+      429: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description rate_limit_unavailable, database_unavailable or storage_unavailable. */
+      503: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  deleteCompression: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The compression's id, or its job's (a job's URL and its compression's name one resource). */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted (or already deleted). */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Missing, malformed, unknown, revoked or non-corporate key: missing_api_key, malformed_api_key, invalid_api_key, plan_not_eligible. */
+      401: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description not_found: no compression or job with this id is this key's account's. */
+      404: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description compression_running: it is being compressed; delete it once it has ended. */
+      409: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description rate_limited: over 120 requests a minute for this key. */
+      429: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description rate_limit_unavailable, database_unavailable or storage_unavailable. */
+      503: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  downloadOnce: {
+    parameters: {
+      query?: {
+        /** @description Signed. */
+        expires?: string;
+        /** @description Signed. */
+        signature?: string;
+      };
+      header?: never;
+      path: {
+        name: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The PDF. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/pdf": Blob;
+        };
+      };
+      /** @description invalid_signature (altered) or url_expired (ask GET /v1/compressions/{id} for another). */
+      403: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description result_deleted: already downloaded whole, deleted on request, or past its retention. */
+      410: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
   usage: {
     parameters: {
       query?: never;
@@ -1094,6 +1643,11 @@ export interface operations {
            */
           file: Blob;
           password: string;
+          /**
+           * @description Seconds the result is kept, from when it is ready; then it is deleted from storage (its URL answers 404 or 410). 0: until the first complete download (the url is then this service's /v1/results/… address, which deletes the result once it was sent whole; a download cut short leaves it), and at most the maximum if it never comes. Left out: the account's default (set in the dashboard, Settings → Webhooks), else the maximum. More than the maximum (86400 s here) is kept for the maximum.
+           * @default
+           */
+          retention?: number;
           /**
            * @default balanced
            * @enum {string}

@@ -1,0 +1,180 @@
+// Every result is a resource with an id, to its subscriber's keys only:
+//   GET    /v1/compressions                 the account's compressions, newest first, cursor paging,
+//                                           filters by status and creation date
+//   GET    /v1/compressions/{id}            one, with its report and a download URL signed now
+//   DELETE /v1/compressions/{id}            (and /v1/jobs/{id}) the result, input and upload gone now: 204
+//   GET    /v1/results/{name}               a result kept until its first complete download (retention 0),
+//                                           read through this service, which deletes it once sent whole
+// The id of a job names its compression too, so a job's URL and its compression's are one resource.
+import type Router from "@koa/router";
+import type { Middleware, ParameterizedContext } from "koa";
+import { HttpError } from "../../errors.ts";
+import { publicOrigin } from "../../http/origin.ts";
+import type { AppState } from "../../http/state.ts";
+import { contentDisposition } from "../storage/storage.ts";
+import {
+  findCompression,
+  listCompressions,
+  type ListFilter,
+  type ListStatus,
+  type Position,
+} from "../workflow/compressions.ts";
+import {
+  compressionResource,
+  deleteCompression,
+  ONCE_DOWNLOAD_PREFIX,
+  openOnce,
+  type ResultDeps,
+} from "../workflow/results.ts";
+import type { CompressDeps } from "../workflow/service.ts";
+import type { KeyedContext, KeyedState } from "./jobs-and-uploads.ts";
+
+export const LIST_PARAMETERS = ["limit", "cursor", "status", "created_after", "created_before"] as const;
+const STATUSES: readonly ListStatus[] = ["queued", "running", "succeeded", "failed"];
+const DEFAULT_LIMIT = 20;
+const MAX_LIMIT = 100;
+// RFC 3339 date-time, with its offset (a date without a time is ambiguous across time zones).
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+
+const invalid = (name: string, message: string) => new HttpError(400, `invalid_${name}`, `${name} ${message}`);
+
+/** One query parameter's value: absent, or given once (repeated is refused). */
+function single(ctx: KeyedContext, name: string): string | undefined {
+  const value = ctx.query[name];
+  if (Array.isArray(value)) throw invalid(name, "was given more than once.");
+  return value;
+}
+
+function instant(ctx: KeyedContext, name: "created_after" | "created_before"): Date | undefined {
+  const value = single(ctx, name);
+  if (value === undefined) return undefined;
+  const date = new Date(value);
+  if (!DATE_TIME.test(value) || Number.isNaN(date.getTime())) {
+    throw invalid(name, `must be an RFC 3339 date-time such as 2026-12-01T00:00:00Z; got "${value.slice(0, 40)}".`);
+  }
+  return date;
+}
+
+function limitOf(ctx: KeyedContext): number {
+  const value = single(ctx, "limit");
+  if (value === undefined) return DEFAULT_LIMIT;
+  const limit = /^[0-9]{1,3}$/.test(value) ? Number(value) : Number.NaN;
+  if (!(limit >= 1 && limit <= MAX_LIMIT)) {
+    throw invalid("limit", `must be a whole number from 1 to ${MAX_LIMIT}; got "${value.slice(0, 40)}".`);
+  }
+  return limit;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A cursor is the last row's position, opaque to clients: base64url of "<instant>|<id>". */
+const encodeCursor = (position: Position) =>
+  Buffer.from(`${position.createdAt.toISOString()}|${position.id}`).toString("base64url");
+
+function cursorOf(ctx: KeyedContext): Position | undefined {
+  const value = single(ctx, "cursor");
+  if (value === undefined) return undefined;
+  const [at = "", id = "", ...rest] = Buffer.from(value, "base64url").toString("utf8").split("|");
+  const createdAt = new Date(at);
+  if (rest.length > 0 || !UUID.test(id) || !DATE_TIME.test(at) || Number.isNaN(createdAt.getTime())) {
+    throw new HttpError(400, "invalid_cursor", "cursor was not issued by this API; start again without it.");
+  }
+  return { createdAt, id };
+}
+
+function filterOf(ctx: KeyedContext): ListFilter {
+  const unknown = Object.keys(ctx.query).find((name) => !(LIST_PARAMETERS as readonly string[]).includes(name));
+  if (unknown !== undefined) {
+    throw new HttpError(
+      400,
+      "unknown_parameter",
+      `Unknown parameter "${unknown.slice(0, 40)}"; this list takes ${LIST_PARAMETERS.join(", ")}.`,
+    );
+  }
+  const status = single(ctx, "status");
+  if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) {
+    throw invalid("status", `must be one of ${STATUSES.join(", ")}; got "${status.slice(0, 40)}".`);
+  }
+  const createdAfter = instant(ctx, "created_after");
+  const createdBefore = instant(ctx, "created_before");
+  return {
+    ...(status ? { status: status as ListStatus } : {}),
+    ...(createdAfter ? { createdAfter } : {}),
+    ...(createdBefore ? { createdBefore } : {}),
+  };
+}
+
+/** GET /v1/compressions: one page, and the cursor of the next while there is one. */
+async function list(deps: CompressDeps, ctx: KeyedContext): Promise<void> {
+  const filter = filterOf(ctx);
+  const limit = limitOf(ctx);
+  const after = cursorOf(ctx);
+  const rows = await listCompressions(deps.prisma, ctx.state.apiKey.subscriberId, filter, {
+    limit,
+    ...(after ? { after } : {}),
+  });
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  ctx.set("Cache-Control", "no-store");
+  ctx.body = {
+    object: "list",
+    data: await Promise.all(page.map((row) => compressionResource(deps, row))),
+    has_more: rows.length > limit,
+    next_cursor: rows.length > limit && last ? encodeCursor(last) : null,
+  };
+}
+
+const notFound = () =>
+  new HttpError(404, "not_found", "No compression with this id belongs to this API key's subscriber.");
+
+async function getOne(deps: CompressDeps, ctx: KeyedContext, id: string): Promise<void> {
+  const record = await findCompression(deps.prisma, ctx.state.apiKey.subscriberId, id);
+  if (!record) throw notFound();
+  ctx.set("Cache-Control", "no-store");
+  if (record.status === "running") ctx.set("Retry-After", "2");
+  ctx.body = await compressionResource(deps, record, { origin: publicOrigin(ctx, deps.config.publicApiBaseUrl) });
+}
+
+async function deleteOne(deps: CompressDeps, ctx: KeyedContext, id: string): Promise<void> {
+  await deleteCompression(deps, ctx.state.apiKey.subscriberId, id);
+  ctx.status = 204;
+}
+
+/** GET /v1/results/{name}: sent whole, the result is deleted; a download cut short leaves it. */
+async function downloadOnce(
+  deps: ResultDeps & Pick<CompressDeps, "logger">,
+  ctx: ParameterizedContext<AppState>,
+  name: string,
+) {
+  const opened = await openOnce(deps, name, new URLSearchParams(ctx.querystring));
+  ctx.type = "application/pdf";
+  ctx.set("Content-Disposition", contentDisposition(opened.downloadName));
+  ctx.set("Cache-Control", "private, no-store");
+  if (ctx.method === "HEAD") {
+    // A HEAD sends no body: it is no download, and the result stays.
+    opened.stream.destroy();
+    ctx.status = 200;
+    ctx.length = opened.size;
+    return;
+  }
+  ctx.res.once("finish", () => {
+    // Every byte handed to the client's connection: the first complete download.
+    opened.completed().catch((error: unknown) => {
+      deps.logger.warn({ err: error }, "could not delete a result after its download; the sweep will");
+    });
+  });
+  ctx.body = opened.stream;
+  ctx.length = opened.size;
+}
+
+export function addCompressionRoutes(
+  router: Router<AppState>,
+  deps: CompressDeps,
+  keyed: readonly [Middleware<KeyedState>, Middleware<KeyedState>],
+): void {
+  router.get<KeyedState>("/v1/compressions", ...keyed, (ctx) => list(deps, ctx));
+  router.get<KeyedState>("/v1/compressions/:id", ...keyed, (ctx) => getOne(deps, ctx, ctx.params["id"] ?? ""));
+  router.delete<KeyedState>("/v1/compressions/:id", ...keyed, (ctx) => deleteOne(deps, ctx, ctx.params["id"] ?? ""));
+  router.delete<KeyedState>("/v1/jobs/:id", ...keyed, (ctx) => deleteOne(deps, ctx, ctx.params["id"] ?? ""));
+  router.get(`${ONCE_DOWNLOAD_PREFIX}:name`, (ctx) => downloadOnce(deps, ctx, ctx.params["name"] ?? ""));
+}
