@@ -16,6 +16,7 @@ import {
   type Viewer,
 } from "./pages.ts";
 import { DELIVERY_ROWS, HISTORY_ROWS, type DeliveryRow, type HistoryRow } from "./records.ts";
+import { deletedNotice, deleteLink, retentionSection, type RetentionSetting } from "./results-pages.ts";
 
 /** A history row's result: its download link and until when it works. */
 export interface ResultLink {
@@ -30,10 +31,16 @@ const STATUS_TEXT: Record<HistoryRow["status"], string> = {
   failed: "Failed",
 };
 
-export function historyPage(viewer: Viewer, rows: HistoryRow[], links: ReadonlyMap<string, ResultLink>): string {
+export function historyPage(
+  viewer: Viewer,
+  rows: HistoryRow[],
+  links: ReadonlyMap<string, ResultLink>,
+  options: { deleted?: boolean } = {},
+): string {
   return layout(
     "History",
     html`<h1>History</h1>
+      ${options.deleted ? deletedNotice() : ""}
       <p>
         The last ${HISTORY_ROWS} compressions and jobs of your account, from every key and from Try it, newest first. A
         result can be downloaded here while its link works: an hour after a call, as long as the result is kept for a
@@ -88,16 +95,18 @@ function historyRow(row: HistoryRow, link: ResultLink | undefined): Html {
       <span class="status status-${row.status}">${STATUS_TEXT[row.status]}</span>
       ${row.status === "failed" && row.errorCode ? html`<br /><code class="small">${row.errorCode}</code>` : ""}
     </td>
-    <td class="nowrap" data-label="Result">${resultCell(row, link)}</td>
+    <td class="nowrap" data-label="Result">${resultCell(row, link)}${withBreak(deleteLink(row))}</td>
   </tr>`;
 }
+
+const withBreak = (part: Html | string) => (part === "" ? "" : html`<br />${part}`);
 
 function resultCell(row: HistoryRow, link: ResultLink | undefined): Html | string {
   if (link) {
     return html`<a href="${link.url}" download aria-label="Download ${row.filename ?? "the result"}">Download</a
       ><br /><span class="muted small">until ${soon(link.until)}</span>`;
   }
-  if (row.status === "succeeded") return html`<span class="muted">Expired</span>`;
+  if (row.status === "succeeded") return html`<span class="muted">${row.deletedAt ? "Deleted" : "Expired"}</span>`;
   return html`<span class="muted">—</span>`;
 }
 
@@ -110,6 +119,8 @@ export interface WebhooksPageOptions {
   /** The whole secret; after a rotation, until when the replaced one still signs calls. */
   shown?: { secret: string; rotated: boolean; previousUntil: Date | null };
   deliveries: DeliveryRow[];
+  /** The account's retention of results (results-pages.ts). */
+  retention?: RetentionSetting;
 }
 
 export function webhooksPage(viewer: Viewer, options: WebhooksPageOptions): string {
@@ -125,6 +136,7 @@ export function webhooksPage(viewer: Viewer, options: WebhooksPageOptions): stri
       </p>
       ${options.shown ? shownSecret(options.shown) : ""}
       ${corporate ? secretSection(viewer, options.secret) : planNeeded(viewer.session.plan)}
+      ${corporate && options.retention ? retentionSection(viewer, options.retention) : ""}
       <section class="card" aria-labelledby="deliveries">
         <h2 id="deliveries">Recent deliveries</h2>
         ${

@@ -28,6 +28,16 @@ describe("resultValidUntil", () => {
     ],
     ["a job finished 25 h ago: swept", { jobId: "j", finishedAt: minutesAgo(25 * 60) }, null],
     ["nothing stored (failed)", { jobId: null, finishedAt: minutesAgo(1), objectName: null }, null],
+    [
+      "a call kept 5 min (retention 300), finished 1 min ago: until it is deleted",
+      { jobId: null, finishedAt: minutesAgo(1), expiresAt: new Date(now.getTime() + 4 * 60_000) },
+      "2026-11-26T12:04:00.000Z",
+    ],
+    [
+      "a job kept 10 min, finished 20 min ago: deleted",
+      { jobId: "j", finishedAt: minutesAgo(20), expiresAt: minutesAgo(10) },
+      null,
+    ],
     ["not finished", { jobId: "j", finishedAt: null }, null],
   ])("%s", (_, row, expected) => {
     const full = { objectName: "abc.pdf", ...row };

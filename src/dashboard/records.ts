@@ -26,6 +26,12 @@ export interface HistoryRow {
   jobId: string | null;
   /** The stored result, while a succeeded row has one. */
   objectName: string | null;
+  /** When its result was deleted (on request, at its expiry, after its first download), or null. */
+  deletedAt: Date | null;
+  /** When its result is deleted at the latest, and its retention (0: until the first complete download). */
+  expiresAt: Date | null;
+  retentionSeconds: number | null;
+  kind: "compress" | "unlock";
 }
 
 /** The subscriber's most recent compressions and jobs, newest first. */
@@ -45,6 +51,10 @@ export async function history(prisma: PrismaClient, subscriberId: string): Promi
       status: true,
       errorCode: true,
       objectName: true,
+      deletedAt: true,
+      expiresAt: true,
+      retentionSeconds: true,
+      kind: true,
       apiKey: { select: { name: true, prefix: true } },
       job: { select: { id: true, status: true, filename: true, originalSize: true, errorCode: true } },
     },
@@ -56,7 +66,7 @@ export async function history(prisma: PrismaClient, subscriberId: string): Promi
       id: row.id,
       createdAt: row.createdAt,
       finishedAt: row.finishedAt,
-      filename: job?.filename ?? row.filename,
+      filename: job?.filename || row.filename,
       originalSize: size(row.originalSize ?? job?.originalSize),
       compressedSize: size(row.compressedSize),
       profile: row.profile,
@@ -64,7 +74,11 @@ export async function history(prisma: PrismaClient, subscriberId: string): Promi
       errorCode: job?.errorCode ?? row.errorCode,
       key: row.apiKey,
       jobId: job?.id ?? null,
-      objectName: row.status === "succeeded" ? row.objectName : null,
+      objectName: row.status === "succeeded" && !row.deletedAt ? row.objectName : null,
+      deletedAt: row.deletedAt,
+      expiresAt: row.expiresAt,
+      retentionSeconds: row.retentionSeconds,
+      kind: row.kind,
     };
   });
 }
@@ -76,15 +90,16 @@ export async function history(prisma: PrismaClient, subscriberId: string): Promi
  * while it is kept (`retentionHours`), each link valid `ttlSeconds` at most.
  */
 export function resultValidUntil(
-  row: Pick<HistoryRow, "objectName" | "finishedAt" | "jobId">,
+  row: Pick<HistoryRow, "objectName" | "finishedAt" | "jobId"> & Partial<Pick<HistoryRow, "expiresAt">>,
   limits: { ttlSeconds: number; retentionHours: number },
   now = new Date(),
 ): Date | null {
   if (!row.objectName || !row.finishedAt) return null;
   const finished = row.finishedAt.getTime();
+  const kept = row.expiresAt?.getTime() ?? finished + limits.retentionHours * 3_600_000;
   const end = row.jobId
-    ? Math.min(finished + limits.retentionHours * 3_600_000, now.getTime() + limits.ttlSeconds * 1000)
-    : finished + limits.ttlSeconds * 1000;
+    ? Math.min(kept, now.getTime() + limits.ttlSeconds * 1000)
+    : Math.min(kept, finished + limits.ttlSeconds * 1000);
   return end > now.getTime() + 1000 ? new Date(end) : null;
 }
 

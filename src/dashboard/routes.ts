@@ -12,8 +12,9 @@ import { subscriberKey, type AuthenticatedKey } from "../auth/authenticate.ts";
 import { csrfToken, isCsrfToken, sessions, type Sessions, type SessionSubscriber } from "../auth/sessions.ts";
 import { dailyCompressions, usageSummary } from "../auth/usage.ts";
 import { rotateWebhookSecret, webhookSecret } from "../compress/async-jobs/webhooks.ts";
-import { signUrl } from "../compress/compression.ts";
 import type { ObjectStorage } from "../compress/storage/storage.ts";
+import { accountRetention, findCompression, setAccountRetention } from "../compress/workflow/compressions.ts";
+import { deleteCompression, maxRetentionSeconds, resultUrl } from "../compress/workflow/results.ts";
 import type { CompressService } from "../compress/workflow/service.ts";
 import { UploadAborted } from "../compress/workflow/failure.ts";
 import type { Config } from "../config/env.ts";
@@ -54,6 +55,7 @@ import {
   type Viewer,
 } from "./pages.ts";
 import { history, recentDeliveries, resultValidUntil, usagePerKey, type HistoryRow } from "./records.ts";
+import { deleteConfirmPage, duration, type RetentionSetting } from "./results-pages.ts";
 import { tryPage } from "./try-page.ts";
 import { requestSignInLink, signInLimits, type LinkSender } from "./sign-in-links.ts";
 import {
@@ -452,7 +454,25 @@ function registerHistory(router: Router<DashboardState>, deps: HistoryDeps) {
     const viewer = ctx.state.dashboard;
     const rows = await history(prisma, viewer.session.subscriberId);
     const links = await resultLinks(deps, rows, publicOrigin(ctx, config.publicApiBaseUrl));
-    page(ctx, historyPage(viewer, rows, links));
+    page(ctx, historyPage(viewer, rows, links, { deleted: ctx.query["deleted"] === "1" }));
+  });
+
+  // "Delete now" is asked for first, like a key's revocation: this page says what it does.
+  router.get<SignedInState>("/history/:id/delete", signedIn, async (ctx) => {
+    const viewer = ctx.state.dashboard;
+    const record = await findCompression(prisma, viewer.session.subscriberId, ctx.params["id"] ?? "");
+    if (!record) throw new HttpError(404, "not_found", "No such compression of yours.");
+    const filename = record.deletedAt ? null : record.job?.filename || record.filename;
+    page(ctx, deleteConfirmPage(viewer, { id: record.id, filename, createdAt: record.createdAt }));
+  });
+
+  router.post<SignedInState>("/history/:id/delete", sameOrigin, signedIn, async (ctx) => {
+    const viewer = changing(ctx, await readForm(ctx));
+    const { storage } = deps;
+    if (!storage) throw new HttpError(503, "not_served", "This instance does not serve the compression API.");
+    await deleteCompression({ prisma, storage, config }, viewer.session.subscriberId, ctx.params["id"] ?? "");
+    ctx.status = 303;
+    ctx.redirect(`${DASHBOARD}/history?deleted=1`);
   });
 }
 
@@ -466,9 +486,14 @@ async function resultLinks(deps: HistoryDeps, rows: HistoryRow[], origin: string
   for (const row of rows) {
     const until = resultValidUntil(row, limits, now);
     if (!until || !row.objectName) continue;
-    const stored = { objectName: row.objectName, uploadedName: row.filename ?? "document", kind: "compress" as const };
+    const stored = {
+      objectName: row.objectName,
+      uploadedName: row.filename ?? "document",
+      kind: row.kind,
+      retentionSeconds: row.retentionSeconds,
+    };
     const ttlSeconds = Math.floor((until.getTime() - now.getTime()) / 1000);
-    links.set(row.id, { url: await signUrl(storage, stored, { ttlSeconds, origin }), until });
+    links.set(row.id, { url: await resultUrl({ storage, config }, stored, { ttlSeconds, origin }), until });
   }
   return links;
 }
@@ -483,15 +508,36 @@ interface WebhookDeps {
 }
 
 /** The page, with the whole secret when it was just asked for or made. */
-async function showWebhooks(ctx: Context, deps: WebhookDeps, viewer: Viewer, shown?: WebhooksPageOptions["shown"]) {
+async function showWebhooks(
+  ctx: Context,
+  deps: WebhookDeps,
+  viewer: Viewer,
+  shown?: WebhooksPageOptions["shown"],
+  retention: Partial<RetentionSetting> = {},
+  status = 200,
+) {
   const subscriberId = viewer.session.subscriberId;
-  const [row, deliveries] = await Promise.all([
+  const [row, deliveries, seconds] = await Promise.all([
     deps.prisma.webhookSecret.findUnique({ where: { subscriberId } }),
     recentDeliveries(deps.prisma, subscriberId),
+    accountRetention(deps.prisma, subscriberId),
   ]);
   // "whsec_" and four characters: enough to tell two secrets apart, nothing to sign with.
   const secret = row ? { masked: row.secret.slice(0, 10), createdAt: row.createdAt } : null;
-  page(ctx, webhooksPage(viewer, { secret, deliveries, ...(shown ? { shown } : {}) }));
+  const setting = { seconds, maxSeconds: maxRetentionSeconds(deps.config), ...retention };
+  page(ctx, webhooksPage(viewer, { secret, deliveries, retention: setting, ...(shown ? { shown } : {}) }), status);
+}
+
+/** The retention form's value: empty is the maximum (null); else whole seconds up to the maximum. */
+function parseRetentionForm(value: string | null, maxSeconds: number): number | null | { error: string } {
+  const text = (value ?? "").trim();
+  if (text === "") return null;
+  if (!/^[0-9]{1,12}$/.test(text)) return { error: "Retention must be a whole number of seconds, 0 or more." };
+  const seconds = Number(text);
+  if (seconds > maxSeconds) {
+    return { error: `Results are kept at most ${duration(maxSeconds)} (${maxSeconds} s); choose that or less.` };
+  }
+  return seconds;
 }
 
 /** Only a subscriber whose plan has the API has a webhook secret to show or rotate. */
@@ -502,7 +548,26 @@ function assertEligible(viewer: Viewer) {
 
 function registerWebhooks(router: Router<DashboardState>, deps: WebhookDeps) {
   const { prisma, logger, signedIn } = deps;
-  router.get<SignedInState>("/webhooks", signedIn, (ctx) => showWebhooks(ctx, deps, ctx.state.dashboard));
+  router.get<SignedInState>("/webhooks", signedIn, (ctx) =>
+    showWebhooks(ctx, deps, ctx.state.dashboard, undefined, { saved: ctx.query["retention"] === "saved" }),
+  );
+
+  router.post<SignedInState>("/webhooks/retention", sameOrigin, signedIn, async (ctx) => {
+    const form = await readForm(ctx);
+    const viewer = changing(ctx, form);
+    assertEligible(viewer);
+    const parsed = parseRetentionForm(form.get("retention"), maxRetentionSeconds(deps.config));
+    if (parsed !== null && typeof parsed === "object") {
+      return showWebhooks(ctx, deps, viewer, undefined, { error: parsed.error }, 400);
+    }
+    await setAccountRetention(prisma, viewer.session.subscriberId, parsed);
+    logger.info(
+      { subscriberId: viewer.session.subscriberId, retention: parsed },
+      "result retention set in the dashboard",
+    );
+    ctx.status = 303;
+    ctx.redirect(`${DASHBOARD}/webhooks?retention=saved#retention`);
+  });
 
   // Shown on the answer to a POST only: never in a page a GET (a reload, the history) brings back.
   router.post<SignedInState>("/webhooks/secret", sameOrigin, signedIn, async (ctx) => {
