@@ -106,7 +106,9 @@ function resultCell(row: HistoryRow, link: ResultLink | undefined): Html | strin
     return html`<a href="${link.url}" download aria-label="Download ${row.filename ?? "the result"}">Download</a
       ><br /><span class="muted small">until ${soon(link.until)}</span>`;
   }
-  if (row.status === "succeeded") return html`<span class="muted">${row.deletedAt ? "Deleted" : "Expired"}</span>`;
+  if (row.deletedAt)
+    return html`<span class="muted">Deleted</span><br /><span class="muted small">${when(row.deletedAt)}</span>`;
+  if (row.status === "succeeded") return html`<span class="muted">Expired</span>`;
   return html`<span class="muted">—</span>`;
 }
 

@@ -6,14 +6,16 @@ import { html, type Html } from "./html.ts";
 import { csrfField, DASHBOARD, layout, notice, when, type Viewer } from "./pages.ts";
 import type { HistoryRow } from "./records.ts";
 
-/** "Delete now…" on a History row whose record still has something to delete. */
-export function deleteLink(row: Pick<HistoryRow, "id" | "filename" | "status" | "deletedAt">): Html | string {
-  if (row.deletedAt) return html`<span class="muted small">Deleted ${when(row.deletedAt)}</span>`;
-  if (row.status === "queued" || row.status === "running") return "";
+/** "Delete now…" on a History row whose record still has something to delete (a result, a file name). */
+export function deleteLink(
+  row: Pick<HistoryRow, "id" | "filename" | "status" | "deletedAt" | "objectName">,
+): Html | string {
+  if (row.deletedAt || row.status === "queued" || row.status === "running") return "";
+  if (!row.filename && !row.objectName) return "";
   return html`<a
     class="small"
     href="${DASHBOARD}/history/${row.id}/delete"
-    aria-label="Delete ${row.filename ?? "this result"} now"
+    aria-label="Delete now… ${row.filename ?? "this result"}"
     >Delete now…</a
   >`;
 }

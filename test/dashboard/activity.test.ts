@@ -156,7 +156,7 @@ describe("History", () => {
       size,
       size,
       "Succeeded",
-      expect.stringMatching(/^Download until .* UTC$/),
+      expect.stringMatching(/^Download until .* UTC Delete now…$/),
     ]);
     expect(table[1]).toEqual([
       expect.any(String),
@@ -193,11 +193,12 @@ describe("History", () => {
     const hourAgo = new Date(Date.now() - 3_601_000);
     await db.prisma.compression.updateMany({ where: { subscriberId: subscriber.id }, data: { finishedAt: hourAgo } });
     const later = rows((await get(cookie, "/dashboard/history")).html, "history");
-    expect(later[2]![6]).toBe("Expired");
+    expect(later[2]![6]).toMatch(/^Expired( Delete now…)?$/);
     expect(later[0]![6]).toMatch(/^Download until/);
     const dayAgo = new Date(Date.now() - 25 * 3_600_000);
-    await db.prisma.compression.updateMany({ where: { subscriberId: subscriber.id }, data: { finishedAt: dayAgo } });
-    expect(rows((await get(cookie, "/dashboard/history")).html, "history")[0]![6]).toBe("Expired");
+    const expired = { finishedAt: dayAgo, expiresAt: new Date(dayAgo.getTime() + 24 * 3_600_000) };
+    await db.prisma.compression.updateMany({ where: { subscriberId: subscriber.id }, data: expired });
+    expect(rows((await get(cookie, "/dashboard/history")).html, "history")[0]![6]).toMatch(/^Expired( Delete now…)?$/);
   });
 
   it("says so when there is nothing yet, and sends a signed-out browser to sign in", async () => {

@@ -85,7 +85,10 @@ describe.skipIf(!hasChromium)("results under control, in Chromium", () => {
       const axe = (window as unknown as { axe: { run: () => Promise<{ violations: unknown[] }> } }).axe;
       return ((await axe.run()).violations as { id: string; impact: string }[]).map((v) => `${v.impact} ${v.id}`);
     });
-    expect(violations.filter((v) => /^(serious|critical)/.test(v)), name).toEqual([]);
+    expect(
+      violations.filter((v) => /^(serious|critical)/.test(v)),
+      name,
+    ).toEqual([]);
   }
 
   it("deletes a result now from History, after a confirmation", async () => {
@@ -97,7 +100,7 @@ describe.skipIf(!hasChromium)("results under control, in Chromium", () => {
     await page.goto(`${server.url}/dashboard/history`);
     await expect.poll(() => page.locator("h1").innerText()).toBe("History");
     await audit("1-history");
-    await page.getByRole("link", { name: "Delete CV - J. Doe.pdf now" }).click();
+    await page.getByRole("link", { name: "Delete now… CV - J. Doe.pdf" }).click();
     await expect.poll(() => page.locator("h1").innerText()).toBe("Delete this result now?");
     expect(await page.locator(".card").innerText()).toContain("CV - J. Doe.pdf");
     await audit("2-delete-confirm");
