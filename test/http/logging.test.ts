@@ -351,8 +351,9 @@ describe("over HTTP/2 (h2c, as Cloud Run speaks with --use-http2)", () => {
       stream.write("--x\r\n");
       await new Promise((resolve) => setTimeout(resolve, 200));
       stream.close(http2.constants.NGHTTP2_CANCEL);
+      // A client that leaves (Cancel) is an event, not an alarm: INFO (issue 45, item 6).
       expect(await requestLine(requestId)).toMatchObject({
-        severity: "WARNING",
+        severity: "INFO",
         aborted: true,
         httpRequest: { status: 499, protocol: "HTTP/2.0" },
       });
