@@ -8,6 +8,7 @@ import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-util
 import { SchemaEngine } from "@prisma/schema-engine-wasm";
 import type { MigrationList } from "@prisma/schema-engine-wasm";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import { pgliteExtensions } from "../../src/db/pglite-extensions.ts";
 
 export const projectRoot = path.resolve(import.meta.dirname, "../..");
 export const schemaPath = path.join(projectRoot, "prisma/schema.prisma");
@@ -44,8 +45,13 @@ export async function loadMigrationList(): Promise<MigrationList> {
 /** SQL that takes the database described by the migrations to the one in schema.prisma ("" when none). */
 export async function diffMigrationsToSchema(): Promise<string> {
   const schema = { files: [{ path: schemaPath, content: await readFile(schemaPath, "utf8") }] };
-  const pglite = new PGlite();
-  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPGlite(pglite));
+  const pglite = new PGlite({ extensions: pgliteExtensions });
+  const factory = new PrismaPGlite(pglite);
+  // The adapter's shadow database (where the migrations are replayed) is a PGlite of its own,
+  // opened without extensions: the migrations' CREATE EXTENSION needs them loaded there too.
+  const shadow = new PGlite({ extensions: pgliteExtensions });
+  factory.connectToShadowDb = () => new PrismaPGlite(shadow).connect();
+  const adapter = bindMigrationAwareSqlAdapterFactory(factory);
   const engine = await SchemaEngine.new({ datamodels: undefined }, () => {}, adapter);
   try {
     const migrations = await loadMigrationList();
@@ -65,5 +71,6 @@ export async function diffMigrationsToSchema(): Promise<string> {
   } finally {
     engine.free();
     await pglite.close();
+    await shadow.close();
   }
 }

@@ -8,6 +8,7 @@ import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import type { DatabaseConfig } from "../config/env.ts";
 import { PrismaClient } from "../generated/prisma/client.ts";
+import { pgliteExtensions } from "./pglite-extensions.ts";
 import { type QueryDeadline, watchQueryDeadline } from "./query-deadline.ts";
 import { guarded } from "../callbacks.ts";
 
@@ -89,7 +90,7 @@ function createPrisma(
 async function openPglite(dataDir: string, options: OpenOptions): Promise<Database> {
   const inMemory = dataDir.startsWith("memory://");
   if (!inMemory) await mkdir(dataDir, { recursive: true });
-  const client = await PGlite.create(dataDir, { relaxedDurability: false });
+  const client = await PGlite.create(dataDir, { relaxedDurability: false, extensions: pgliteExtensions });
   const runner = (db: Pick<PGlite, "exec" | "query">): SqlRunner => ({
     exec: async (sql) => {
       await db.exec(sql);

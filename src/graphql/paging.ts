@@ -40,6 +40,8 @@ export interface Page<Where> extends PageRequest {
   sqlOnly?: boolean;
   /** What an order computed per request needs (the words of q, a place), passed to the list's loader. */
   ranking?: unknown;
+  /** A point the rows' distance is measured from (a `near` filter), passed to the list's loader. */
+  near?: { lat: number; lon: number };
 }
 
 export function badArgument(argument: string, message: string): GraphQLError {
@@ -111,9 +113,10 @@ export interface PageWindow<Where> {
   sqlWhere?: SqlCondition;
   /** For a page reached by cursor: the order key of the row it continues after. */
   seek?: KeyValue[];
-  /** As Page.sqlOnly and Page.ranking. */
+  /** As Page.sqlOnly, Page.ranking and Page.near. */
   sqlOnly?: boolean;
   ranking?: unknown;
+  near?: { lat: number; lon: number };
 }
 
 export interface PageLoader<M extends Model> {
@@ -200,8 +203,8 @@ function windowFor<M extends Model>(
   order: ListOrder | undefined,
 ): Resolved<Where<M>> {
   if (page.after == null) {
-    const { where, sqlWhere, sqlOnly, ranking, offset, limit } = page;
-    return { window: { where, sqlWhere, sqlOnly, ranking, skip: offset, limit, offset, order } };
+    const { where, sqlWhere, sqlOnly, ranking, near, offset, limit } = page;
+    return { window: { where, sqlWhere, sqlOnly, ranking, near, skip: offset, limit, offset, order } };
   }
   if (!order) throw badArgument("after", `${name} does not continue by cursor; use offset`);
   const cursor = decodeCursor(
@@ -217,7 +220,13 @@ function windowFor<M extends Model>(
     );
   }
   const where = { AND: [page.where, seekWhere(order as readonly OrderField<M>[], cursor.key)] } as Where<M>;
-  const seek = { sqlWhere: page.sqlWhere, sqlOnly: page.sqlOnly, ranking: page.ranking, seek: cursor.key };
+  const seek = {
+    sqlWhere: page.sqlWhere,
+    sqlOnly: page.sqlOnly,
+    ranking: page.ranking,
+    near: page.near,
+    seek: cursor.key,
+  };
   return { window: { where, skip: 0, limit: page.limit, offset: cursor.offset, order, ...seek } };
 }
 

@@ -9,6 +9,7 @@ import { HttpError } from "../errors.ts";
 import { cutLongTexts, itemsThatFit } from "./fit.ts";
 import { parseQuery, type JsonSchema, type ParamDef } from "../rest/params.ts";
 import { pageEnd } from "../rest/respond.ts";
+import { SearchReading } from "../rest/resources.ts";
 import {
   API_PREFIX,
   DETAIL_KEY_MAX,
@@ -175,6 +176,7 @@ const listOutput = (item: z.ZodType) =>
       .record(z.string(), z.unknown())
       .nullable()
       .describe("The arguments of the call that reads on (the same filters, a cursor or an offset); null at the end."),
+    search: SearchReading.optional().describe("How q was read (search_jobs with q)."),
     truncated: z
       .boolean()
       .describe(
@@ -208,6 +210,7 @@ function listTool(route: ListRoute, name: ToolName): CatalogTool {
         limit: page.limit,
         offset: page.offset,
         next_arguments: hasNext ? next : null,
+        ...(page.search ? { search: page.search } : {}),
         truncated: false,
       };
       const fit = itemsThatFit(result);

@@ -33,7 +33,9 @@ export const Fragments = graphql(`
     location {
       city
       state
+      country
     }
+    distanceKm
     salary {
       min
       max
@@ -123,6 +125,28 @@ export const JobsListOperation = graphql(`
       totalExact
       offset
       nextCursor
+      search {
+        words
+        phrases
+        excluded
+        ignored
+        expansions {
+          word
+          kind
+          to
+        }
+        place {
+          city
+          state
+          country
+          location
+        }
+        company {
+          name
+          slugs
+        }
+        synonymsVersion
+      }
       items {
         ...JobSummaryFields
       }

@@ -3,6 +3,7 @@
 import type {
   RestJobChangesQuery,
   RestJobFacetsQuery,
+  RestJobsListQuery,
   AgentSummaryFieldsFragment,
   CompanyRefFieldsFragment,
   CompanySize,
@@ -30,6 +31,7 @@ import type {
   JobFacetsBody,
   JobSummaryBody,
   LinksBody,
+  SearchReadingBody,
   SectorBody,
   TalentDetailBody,
   TalentSummaryBody,
@@ -86,6 +88,8 @@ export function jobSummary(linker: Linker, j: JobSummaryFieldsFragment): JobSumm
     employment_type: lower(j.employmentType),
     location_city: j.location?.city ?? null,
     location_state: j.location?.state ?? null,
+    location_country: j.location?.country ?? null,
+    ...(j.distanceKm != null ? { distance_km: Math.round(j.distanceKm * 10) / 10 } : {}),
     salary: j.salary && { ...j.salary, period: lower(j.salary.period) },
     company: j.company && companyRef(linker, j.company),
     published_at: iso(j.publishedAt),
@@ -96,7 +100,6 @@ export function jobSummary(linker: Linker, j: JobSummaryFieldsFragment): JobSumm
 export function jobDetail(linker: Linker, j: NonNullable<RestJobQuery["job"]>): JobDetailBody {
   return {
     ...jobSummary(linker, j),
-    location_country: j.location?.country ?? null,
     seniority: j.seniority && lower(j.seniority),
     description_html: j.descriptionHtml,
     description_text: j.descriptionText,
@@ -247,4 +250,20 @@ export function jobFacets(f: Facets): JobFacetsBody {
     };
   }
   return body;
+}
+
+/** How q was read (meta.search): the read model's reading, kinds in REST's lowercase. */
+export function searchReading(r: NonNullable<RestJobsListQuery["jobs"]["search"]>): SearchReadingBody {
+  return {
+    words: r.words,
+    phrases: r.phrases,
+    excluded: r.excluded,
+    ignored: r.ignored,
+    expansions: r.expansions.map((e) => ({ word: e.word, kind: lower(e.kind), to: e.to })),
+    place: r.place
+      ? { city: r.place.city, state: r.place.state ?? null, country: r.place.country, location: r.place.location }
+      : null,
+    company: r.company ? { name: r.company.name, slugs: r.company.slugs } : null,
+    synonyms_version: r.synonymsVersion,
+  };
 }

@@ -59,6 +59,11 @@ const jobSummaryShape = {
   employment_type: z.enum(EMPLOYMENT_TYPES),
   location_city: z.string().nullable(),
   location_state: z.string().nullable(),
+  location_country: z.string().length(2).nullable().meta({ description: "ISO 3166-1 alpha-2 code." }),
+  distance_km: z.number().min(0).optional().meta({
+    description:
+      "Kilometres from near (great-circle distance, rounded to 0.1 km); present when the list is filtered by near or sorted by distance.",
+  }),
   salary: Salary.nullable().meta({ description: "null when the employer did not publish a salary." }),
   company: CompanyRef.nullable().meta({
     description: "null for a confidential posting or a company without a public page.",
@@ -72,7 +77,6 @@ export const JobSummary = z.object(jobSummaryShape).meta({ id: "JobSummary", des
 export const JobDetail = z
   .object({
     ...jobSummaryShape,
-    location_country: z.string().length(2).nullable().meta({ description: "ISO 3166-1 alpha-2 code." }),
     seniority: z.enum(SENIORITIES).nullable(),
     description_html: z.string().meta({ description: "Sanitised HTML, as on the web page." }),
     description_text: z.string(),
@@ -222,7 +226,10 @@ const FacetValue = z
       description:
         "As GET /jobs takes it: a work model or employment type, a sector or skill slug, an ISO 3166-1 alpha-2 country code.",
     }),
-    name: z.string().nullable().meta({ description: "A sector's or skill's name; null for the other facets." }),
+    name: z.string().nullable().meta({
+      description:
+        "A label to show: a sector's or skill's name, a work model's or employment type's (Full-time), a country's English name (Germany); null for a country code without one.",
+    }),
     count: z
       .int()
       .min(0)
@@ -264,6 +271,51 @@ export const JobFacets = z
   })
   .meta({ id: "JobFacets", description: "Facet counts of the public jobs matching a filter (multi-select)." });
 
+export const SearchReading = z
+  .object({
+    words: z.array(z.string()).meta({ description: "The words (or synonym expressions) searched for." }),
+    phrases: z
+      .array(z.string())
+      .meta({ description: 'Quoted phrases ("data engineer"): the words next to each other, in order.' }),
+    excluded: z.array(z.string()).meta({ description: "-words and -phrases: no job holding one is listed." }),
+    ignored: z.array(z.string()).meta({ description: "Common words (the, and) that find nothing by themselves." }),
+    expansions: z
+      .array(
+        z.object({
+          word: z.string().meta({ description: "The word or words as typed." }),
+          kind: z.enum(["joined", "synonym", "completion", "correction"]).meta({
+            description:
+              "joined: its hyphenated or joined forms (front-end for frontend); synonym: the curated synonyms (ML for machine learning); completion: the last word was unfinished, the catalog's words it begins; correction: no public job holds the word, the nearest words within its typos.",
+          }),
+          to: z.array(z.string()).meta({
+            description:
+              "What it was also taken for: words as the catalog stores them (English stems), or the synonyms.",
+          }),
+        }),
+      )
+      .meta({ description: "Each word also taken for others." }),
+    place: z
+      .object({
+        city: z.string(),
+        state: z.string().nullable(),
+        country: z.string().meta({ description: "ISO 3166-1 alpha-2." }),
+        location: z.string().meta({ description: "The location filter it stands for." }),
+      })
+      .nullable()
+      .meta({
+        description: "A known place named in q, taken as the location filter (not when location or near is given).",
+      }),
+    company: z
+      .object({ name: z.string(), slugs: z.array(z.string()) })
+      .nullable()
+      .meta({
+        description:
+          "A public company named in q, taken as the company filter: every public company of that name (not when company is given).",
+      }),
+    synonyms_version: z.int().meta({ description: "The version of the curated synonym list that applied." }),
+  })
+  .meta({ id: "SearchReading", description: "How q was read. Present on /jobs when q is given." });
+
 export const Meta = z
   .object({
     total: z.int().min(0).meta({
@@ -280,6 +332,7 @@ export const Meta = z
       description:
         "Address of the next page; null on the last page. On /jobs, /talents and /agents it carries a cursor beside the offset it stands for, so following next seeks on the list order at constant cost however deep.",
     }),
+    search: SearchReading.optional(),
   })
   .meta({ id: "Meta", description: "Paging information of a list." });
 
@@ -329,4 +382,5 @@ export type CompanyDetailBody = z.infer<typeof CompanyDetail>;
 export type SectorBody = z.infer<typeof Sector>;
 export type SkillBody = z.infer<typeof Skill>;
 export type MetaBody = z.infer<typeof Meta>;
+export type SearchReadingBody = z.infer<typeof SearchReading>;
 export type JobChangeBody = z.infer<typeof JobChange>;

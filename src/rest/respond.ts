@@ -4,7 +4,7 @@
 // puts it in next beside the offset it stands for, so following next seeks instead of skipping.
 import { hash } from "node:crypto";
 import type { Context } from "koa";
-import type { MetaBody } from "./resources.ts";
+import type { MetaBody, SearchReadingBody } from "./resources.ts";
 
 export interface CachePolicy {
   maxAgeSeconds: number;
@@ -51,6 +51,8 @@ export interface PageResult<Item> {
   offset: number;
   /** Continues after the last item by seeking, when the list can; else next pages by offset. */
   nextCursor?: string | null;
+  /** How q was read (GET /jobs with q). */
+  search?: SearchReadingBody;
 }
 
 /** Whether another page follows this one, and the total to report (REST's meta, MCP's list tools). */
@@ -81,6 +83,7 @@ export function sendList<Item>(
     offset: page.offset,
     self: pageUrl(page.offset, cursor),
     next: hasNext ? pageUrl(page.offset + page.limit, page.nextCursor ?? undefined) : null,
+    ...(page.search ? { search: page.search } : {}),
   };
   if (meta.next) ctx.set("Link", `<${meta.next}>; rel="next"`);
   sendJson(ctx, { data: page.items, meta }, cache);

@@ -161,7 +161,7 @@ const nearParams = {
 const jobFilterParams = {
   q: textParam(
     "q",
-    "Full-text search: every word must occur in the title, the names of the job's skills or the description. English stemming (developers matches developer), case-insensitive, common words ignored. sort=relevance ranks the matches; the default order stays newest first.",
+    'Search, read as people write (docs: "How search reads your words"): every word must occur in the title, the names of the job\'s skills or the description; English stemming, any case, accents optional; hyphenated and joined forms alike (data-engineer, frontend, node.js); the last word may be unfinished (pyth); a word no public job holds is corrected within 1 typo (4+ letters) or 2 (8+); curated synonyms (ML, SRE, k8s). "quoted phrase", -word to leave out, OR between two terms. A known place or a public company named in q becomes that filter. meta.search says how q was read. A malformed q is a 400 invalid_q. At most 200 characters.',
   ),
   work_model: enumListParam("work_model", resources.WORK_MODELS, "Work model."),
   employment_type: enumListParam("employment_type", resources.EMPLOYMENT_TYPES, "Employment type."),
@@ -233,15 +233,14 @@ export const routes: Route[] = [
     tag: "Jobs",
     summary: "List published open jobs",
     description:
-      "Published open jobs, newest first (published_at descending, then id descending) unless sort says otherwise. Filters combine with AND.",
+      "Published open jobs: with q, best match first (sort=relevance); without, newest first (published_at descending, then id descending); unless sort says otherwise. Filters combine with AND.",
     params: {
       ...cursorPaging,
       ...jobFilterParams,
       sort: enumParam(
         "sort",
         JOB_SORTS,
-        "The order: -published_at (newest first), published_at, -salary (highest first: the top of the range), salary, relevance (needs q: jobs whose title holds every word first, then those whose title and skills hold them, then the rest; newest first within each), distance (needs near: nearest first). Each ends with the id, so pages are stable and meta.next continues by cursor. An order by salary needs salary_currency and lists only jobs with a salary in it.",
-        "-published_at",
+        "The order: -published_at (newest first), published_at, -salary (highest first: the top of the range), salary, relevance (needs q: jobs whose title holds every word first, then those whose title and skills hold them, then the rest; newest first within each), distance (needs near: nearest first). Each ends with the id, so pages are stable and meta.next continues by cursor. An order by salary needs salary_currency and lists only jobs with a salary in it. Default: relevance when q is given, else -published_at.",
       ),
     },
     item: resources.JobSummary,
@@ -253,7 +252,8 @@ export const routes: Route[] = [
         sort: p.sort && JOB_SORT_OF[p.sort],
         filter: jobFilterOf(p),
       });
-      return pageOf(jobs, p, (j) => present.jobSummary(rc.linker, j));
+      const page = pageOf(jobs, p, (j) => present.jobSummary(rc.linker, j));
+      return jobs.search ? { ...page, search: present.searchReading(jobs.search) } : page;
     },
   }),
   // Before /jobs/{slug}, which would otherwise take "facets" for a slug.

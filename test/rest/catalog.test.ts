@@ -124,6 +124,7 @@ const JOB_SUMMARY_FIELDS = [
   "employment_type",
   "location_city",
   "location_state",
+  "location_country",
   "salary",
   "company",
   "published_at",
@@ -151,6 +152,7 @@ describe("GET /jobs", () => {
       employment_type: "full_time",
       location_city: "Berlin",
       location_state: "BE",
+      location_country: "DE",
       salary: { min: 70_000, max: 90_000, currency: "EUR", period: "year" },
       company: {
         slug: keys["company"],

@@ -1,7 +1,8 @@
 // sort=relevance on crafted data, through real HTTP and GraphQL: jobs whose title holds every word
 // of q first, then those whose title and skills hold them, then the rest (a word only in the
 // description), newest first within each; continued by cursor and by offset without gap or
-// overlap; q matches a skill's name; a hidden job never appears; relevance without q is a 400.
+// overlap; q matches a skill's name; a hidden job never appears; relevance without q is a 400;
+// relevance is the default order when q is given.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Prisma } from "../../src/generated/prisma/client.ts";
 import { createApiClient, type ApiClient } from "../helpers/api.ts";
@@ -71,8 +72,9 @@ describe("GET /jobs?sort=relevance", () => {
   it("ranks title, then title and skills, then description, newest first within each", async () => {
     // c, d: "kestrel" in the title; b, e: in the skills (e in its description too); a: description only.
     expect(await letters("q=kestrel&sort=relevance")).toBe("cdbea");
-    // The default order stays newest first, whatever q.
-    expect(await letters("q=kestrel")).toBe("abcde");
+    // Relevance is the default order when q is given (issue 40); a sort still wins.
+    expect(await letters("q=kestrel")).toBe("cdbea");
+    expect(await letters("q=kestrel&sort=-published_at")).toBe("abcde");
   });
 
   it("ranks by where the weakest word occurs", async () => {
@@ -99,7 +101,9 @@ describe("GET /jobs?sort=relevance", () => {
     expect(body.error.code).toBe("invalid_sort");
     const { body: first } = await api.get<List>("/api/v1/jobs?q=kestrel&sort=relevance&limit=1");
     const cursor = new URL(first.meta.next!).searchParams.get("cursor")!;
-    const other = await api.get<{ error: { code: string } }>(`/api/v1/jobs?q=kestrel&limit=1&cursor=${cursor}`);
+    const other = await api.get<{ error: { code: string } }>(
+      `/api/v1/jobs?q=kestrel&sort=-published_at&limit=1&cursor=${cursor}`,
+    );
     expect(other.status).toBe(400);
     expect(other.body.error.code).toBe("invalid_cursor");
   });

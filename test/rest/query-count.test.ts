@@ -131,8 +131,17 @@ describe("SQL statements per REST route", () => {
         ],
         "/jobs?q": [
           "COUNT jobs",
-          "SELECT (no table)",
+          "SELECT companies",
+          "SELECT jobs",
           "SELECT jobs + companies",
+          "SELECT jobs + companies",
+          "SELECT jobs + companies",
+          "SELECT places",
+          "SELECT search_words",
+          "SELECT search_words",
+          "SELECT search_words",
+          "SELECT search_words",
+          "SELECT unnest",
         ],
         "/sectors": [
           "SELECT catalog_counters + job_count_events",

@@ -14,7 +14,7 @@ export interface paths {
     };
     /**
      * List published open jobs
-     * @description Published open jobs, newest first (published_at descending, then id descending) unless sort says otherwise. Filters combine with AND.
+     * @description Published open jobs: with q, best match first (sort=relevance); without, newest first (published_at descending, then id descending); unless sort says otherwise. Filters combine with AND.
      */
     get: operations["listJobs"];
     put?: never;
@@ -361,6 +361,10 @@ export interface components {
       employment_type: "full_time" | "part_time" | "contract" | "temporary" | "internship" | "freelance";
       location_city: string | null;
       location_state: string | null;
+      /** @description ISO 3166-1 alpha-2 code. */
+      location_country: string | null;
+      /** @description Kilometres from near (great-circle distance, rounded to 0.1 km); present when the list is filtered by near or sorted by distance. */
+      distance_km?: number;
       /** @description null when the employer did not publish a salary. */
       salary: components["schemas"]["Salary"] | null;
       /** @description null for a confidential posting or a company without a public page. */
@@ -384,6 +388,10 @@ export interface components {
       employment_type: "full_time" | "part_time" | "contract" | "temporary" | "internship" | "freelance";
       location_city: string | null;
       location_state: string | null;
+      /** @description ISO 3166-1 alpha-2 code. */
+      location_country: string | null;
+      /** @description Kilometres from near (great-circle distance, rounded to 0.1 km); present when the list is filtered by near or sorted by distance. */
+      distance_km?: number;
       /** @description null when the employer did not publish a salary. */
       salary: components["schemas"]["Salary"] | null;
       /** @description null for a confidential posting or a company without a public page. */
@@ -394,8 +402,6 @@ export interface components {
        */
       published_at: string;
       links: components["schemas"]["Links"];
-      /** @description ISO 3166-1 alpha-2 code. */
-      location_country: string | null;
       seniority: ("intern" | "junior" | "mid" | "senior" | "lead" | "principal" | "executive") | null;
       /** @description Sanitised HTML, as on the web page. */
       description_html: string;
@@ -607,7 +613,7 @@ export interface components {
     FacetValue: {
       /** @description As GET /jobs takes it: a work model or employment type, a sector or skill slug, an ISO 3166-1 alpha-2 country code. */
       value: string;
-      /** @description A sector's or skill's name; null for the other facets. */
+      /** @description A label to show: a sector's or skill's name, a work model's or employment type's (Full-time), a country's English name (Germany); null for a country code without one. */
       name: string | null;
       /** @description GET /jobs's total with this value in place of the facet's own parameter. */
       count: number;
@@ -647,6 +653,45 @@ export interface components {
         }[];
       };
     };
+    /** @description How q was read. Present on /jobs when q is given. */
+    SearchReading: {
+      /** @description The words (or synonym expressions) searched for. */
+      words: string[];
+      /** @description Quoted phrases ("data engineer"): the words next to each other, in order. */
+      phrases: string[];
+      /** @description -words and -phrases: no job holding one is listed. */
+      excluded: string[];
+      /** @description Common words (the, and) that find nothing by themselves. */
+      ignored: string[];
+      /** @description Each word also taken for others. */
+      expansions: {
+        /** @description The word or words as typed. */
+        word: string;
+        /**
+         * @description joined: its hyphenated or joined forms (front-end for frontend); synonym: the curated synonyms (ML for machine learning); completion: the last word was unfinished, the catalog's words it begins; correction: no public job holds the word, the nearest words within its typos.
+         * @enum {string}
+         */
+        kind: "joined" | "synonym" | "completion" | "correction";
+        /** @description What it was also taken for: words as the catalog stores them (English stems), or the synonyms. */
+        to: string[];
+      }[];
+      /** @description A known place named in q, taken as the location filter (not when location or near is given). */
+      place: {
+        city: string;
+        state: string | null;
+        /** @description ISO 3166-1 alpha-2. */
+        country: string;
+        /** @description The location filter it stands for. */
+        location: string;
+      } | null;
+      /** @description A public company named in q, taken as the company filter: every public company of that name (not when company is given). */
+      company: {
+        name: string;
+        slugs: string[];
+      } | null;
+      /** @description The version of the curated synonym list that applied. */
+      synonyms_version: number;
+    };
     /** @description Paging information of a list. */
     Meta: {
       /** @description Rows matching the request, ignoring limit and offset; a lower bound when total_exact is false. */
@@ -664,6 +709,7 @@ export interface components {
       self: string;
       /** @description Address of the next page; null on the last page. On /jobs, /talents and /agents it carries a cursor beside the offset it stands for, so following next seeks on the list order at constant cost however deep. */
       next: string | null;
+      search?: components["schemas"]["SearchReading"];
     };
     /** @description One change of the public job set; a removal says nothing private. */
     JobChange: {
@@ -805,7 +851,7 @@ export interface operations {
         offset?: number;
         /** @description Continuation from meta.next: the page after the previous one, found by seeking on the list order (constant cost at any depth). Opaque; only valid with the filter it came with. It stands for an offset: leave offset out, or give that same offset. */
         cursor?: string;
-        /** @description Full-text search: every word must occur in the title, the names of the job's skills or the description. English stemming (developers matches developer), case-insensitive, common words ignored. sort=relevance ranks the matches; the default order stays newest first. */
+        /** @description Search, read as people write (docs: "How search reads your words"): every word must occur in the title, the names of the job's skills or the description; English stemming, any case, accents optional; hyphenated and joined forms alike (data-engineer, frontend, node.js); the last word may be unfinished (pyth); a word no public job holds is corrected within 1 typo (4+ letters) or 2 (8+); curated synonyms (ML, SRE, k8s). "quoted phrase", -word to leave out, OR between two terms. A known place or a public company named in q becomes that filter. meta.search says how q was read. A malformed q is a 400 invalid_q. At most 200 characters. */
         q?: string;
         /** @description Work model. One or more of remote, hybrid, onsite, comma-separated or repeated; any of them matches. */
         work_model?: ("remote" | "hybrid" | "onsite")[];
@@ -835,7 +881,7 @@ export interface operations {
         salary_currency?: string;
         /** @description Jobs paying per this period. Default year when salary_min is given or the order is by salary; amounts are never converted between periods. One of hour, day, week, month, year. */
         salary_period?: "hour" | "day" | "week" | "month" | "year";
-        /** @description The order: -published_at (newest first), published_at, -salary (highest first: the top of the range), salary, relevance (needs q: jobs whose title holds every word first, then those whose title and skills hold them, then the rest; newest first within each), distance (needs near: nearest first). Each ends with the id, so pages are stable and meta.next continues by cursor. An order by salary needs salary_currency and lists only jobs with a salary in it. One of -published_at, published_at, -salary, salary, relevance, distance; default -published_at. */
+        /** @description The order: -published_at (newest first), published_at, -salary (highest first: the top of the range), salary, relevance (needs q: jobs whose title holds every word first, then those whose title and skills hold them, then the rest; newest first within each), distance (needs near: nearest first). Each ends with the id, so pages are stable and meta.next continues by cursor. An order by salary needs salary_currency and lists only jobs with a salary in it. Default: relevance when q is given, else -published_at. One of -published_at, published_at, -salary, salary, relevance, distance. */
         sort?: "-published_at" | "published_at" | "-salary" | "salary" | "relevance" | "distance";
       };
       header?: never;
@@ -957,7 +1003,7 @@ export interface operations {
   countJobsFacets: {
     parameters: {
       query?: {
-        /** @description Full-text search: every word must occur in the title, the names of the job's skills or the description. English stemming (developers matches developer), case-insensitive, common words ignored. sort=relevance ranks the matches; the default order stays newest first. */
+        /** @description Search, read as people write (docs: "How search reads your words"): every word must occur in the title, the names of the job's skills or the description; English stemming, any case, accents optional; hyphenated and joined forms alike (data-engineer, frontend, node.js); the last word may be unfinished (pyth); a word no public job holds is corrected within 1 typo (4+ letters) or 2 (8+); curated synonyms (ML, SRE, k8s). "quoted phrase", -word to leave out, OR between two terms. A known place or a public company named in q becomes that filter. meta.search says how q was read. A malformed q is a 400 invalid_q. At most 200 characters. */
         q?: string;
         /** @description Work model. One or more of remote, hybrid, onsite, comma-separated or repeated; any of them matches. */
         work_model?: ("remote" | "hybrid" | "onsite")[];

@@ -10,7 +10,8 @@ import { locationWhere, resolveNear } from "../location.ts";
 import { withinSql } from "./ranked-sql.ts";
 import type { JobFilterShape } from "./filter.ts";
 import type { JobSortValue } from "./order.ts";
-import { searchTerms } from "./search.ts";
+import { readSearch, type SearchReading } from "../../search/reading.ts";
+import { searchSql, searchWhere } from "../../search/read-conditions.ts";
 
 /** One condition of the job list, in both of its forms: Prisma's, and SQL on jobs aliased j (../sql.ts). */
 export interface JobCondition {
@@ -34,13 +35,8 @@ const anyOf =
 
 export async function jobFilterConditions(ctx: GraphQLContext, filter: JobFilterShape, sort: JobSortValue) {
   const all: JobCondition[] = [];
-  if (filter.q != null) {
-    const terms = await searchTerms(ctx, filter.q);
-    all.push({
-      where: { searchTerms: { hasEvery: terms } },
-      sql: (p) => `j.search_terms @> ${p.add(terms, "text[]")}`,
-    });
-  }
+  const reading = await searchReadingOf(ctx, filter);
+  if (reading) all.push(...searchConditions(reading));
   if (filter.workModel?.length) {
     const values = filter.workModel;
     all.push({
@@ -91,6 +87,40 @@ export async function jobFilterConditions(ctx: GraphQLContext, filter: JobFilter
   if (near) {
     const within = withinSql("j", near.lat, near.lon, near.radiusKm);
     all.push({ where: { latitude: { not: null }, longitude: { not: null } }, sql: within, sqlOnly: true });
+  }
+  return all;
+}
+
+/**
+ * How the filter's `q` is read (../../search/reading.ts), or null without one. A place in q becomes
+ * the place filter unless location or near is given; a company, unless company is.
+ */
+export function searchReadingOf(ctx: GraphQLContext, filter: JobFilterShape): Promise<SearchReading> | null {
+  if (filter.q == null) return null;
+  return readSearch(ctx, filter.q, {
+    places: filter.location == null && filter.near == null,
+    companies: filter.company == null,
+  });
+}
+
+/** The conditions of a reading: its words, and the place and companies q named. */
+function searchConditions(reading: SearchReading): JobCondition[] {
+  const all: JobCondition[] = [];
+  if (reading.groups.length > 0 || reading.excluded.length > 0) {
+    const { where, exact } = searchWhere(reading);
+    all.push({ where, sql: searchSql(reading), ...(exact ? {} : { sqlOnly: true }) });
+  }
+  if (reading.place) {
+    const where = locationWhere(reading.place.location);
+    all.push({ where, sql: (p) => `j.location_terms @> ${p.add(where.locationTerms.hasEvery, "text[]")}` });
+  }
+  if (reading.company) {
+    const ids = reading.company.ids;
+    all.push({
+      where: { companyId: { in: ids }, company: publicCompanyWhere },
+      sql: (p) =>
+        `j.company_id IN (SELECT c.id FROM companies c WHERE c.id = ANY(${p.add(ids, "uuid[]")}) AND ${publicCompanySql})`,
+    });
   }
   return all;
 }

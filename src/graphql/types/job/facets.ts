@@ -18,6 +18,7 @@ import { badArgument } from "../../paging.ts";
 import { allOf, enumValue, prismaSql, SqlParams, type SqlCondition } from "../../sql.ts";
 import { jobFilterConditions, type JobCondition, type JobFacetName } from "./conditions.ts";
 import { JobFilter, type JobFilterShape } from "./filter.ts";
+import { facetLabel } from "./facet-labels.ts";
 
 export const FACET_LIMIT_DEFAULT = 20;
 export const FACET_LIMIT_MAX = 100;
@@ -53,7 +54,12 @@ const FacetCount = builder.objectRef<FacetValue>("FacetCount").implement({
       description:
         "As the list's filter takes it: a work model or employment type (lowercase), a sector or skill slug, an ISO 3166-1 alpha-2 country code.",
     }),
-    name: t.exposeString("name", { nullable: true, description: "A sector's or skill's name; null otherwise." }),
+    name: t.string({
+      nullable: true,
+      description:
+        "A label to show: a sector's or skill's name, a work model's or employment type's (Full-time), a country's English name (Germany).",
+      resolve: (f) => f.name ?? facetLabel(f.value),
+    }),
     count: t.exposeInt("count"),
   }),
 });

@@ -42,6 +42,9 @@ export const Job = builder.prismaObject("Job", {
     locationCity: true,
     locationState: true,
     locationCountry: true,
+    // For distanceKm: a `near` page measures each row from them (./page.ts).
+    latitude: true,
+    longitude: true,
     salaryMin: true,
     salaryMax: true,
     salaryCurrency: true,
@@ -71,6 +74,12 @@ export const Job = builder.prismaObject("Job", {
       type: Location,
       nullable: true,
       resolve: (j) => locationOf(j.locationCity, j.locationState, j.locationCountry),
+    }),
+    distanceKm: t.float({
+      nullable: true,
+      description:
+        "Kilometres from filter.near (great-circle distance) on a page filtered by near or sorted by DISTANCE; null otherwise.",
+      resolve: (j) => (j as { distanceKm?: number }).distanceKm ?? null,
     }),
     salary: t.field({
       type: Salary,

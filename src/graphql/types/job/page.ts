@@ -1,17 +1,19 @@
 // The page of jobs (JobPage): its rows by the read model's own statement when it answers the query
 // (./rows-sql.ts), else by Prisma (a deferred join past the first pages); its total from the kept
 // counters or a count, bounded on a first count (../../totals.ts).
+import type { Prisma } from "../../../generated/prisma/client.ts";
 import type { GraphQLContext } from "../../context.ts";
 import { countJobs, jobCounterScope } from "../../counters.ts";
 import { definePage, loadStrategy, type PageWindow } from "../../paging.ts";
 import { derivedFrom } from "../../planned-query.ts";
 import { prismaSql, SqlParams, type SqlCondition } from "../../sql.ts";
 import { COMPUTED_FIELDS, JOB_ORDERS, orderByOf } from "./order.ts";
-import { distancePage, relevancePage, type RankedId } from "./ranked-sql.ts";
+import { distanceKm, distancePage, relevancePage, type RankedId } from "./ranked-sql.ts";
+import type { SearchReading } from "../../search/reading.ts";
 import { answersJobQuery, jobIdsPage, jobPage, rowsOfIds, type JobQuery } from "./rows-sql.ts";
 
-/** What a computed order needs: the lexemes of q (relevance), or the place (distance). */
-export type JobRanking = { kind: "relevance"; terms: string[] } | { kind: "distance"; lat: number; lon: number };
+/** What a computed order needs: the reading of q (relevance), or the place (distance). */
+export type JobRanking = { kind: "relevance"; reading: SearchReading } | { kind: "distance"; lat: number; lon: number };
 
 type SqlWindow = PageWindow<unknown> & { sqlWhere: SqlCondition; ranking?: JobRanking };
 
@@ -31,7 +33,7 @@ async function pageByIds(ctx: GraphQLContext, query: JobQuery, window: SqlWindow
   });
   if (ctx.sql && answersJobQuery(plain)) {
     const read = rowsOfIds(plain.select);
-    if (ranking?.kind === "relevance") return relevancePage(ctx.sql, window, ranking.terms, read);
+    if (ranking?.kind === "relevance") return relevancePage(ctx.sql, window, ranking.reading, read);
     if (ranking?.kind === "distance") return distancePage(ctx.sql, window, ranking, read);
     // The deferred join: the ids within a radius come off the coordinates' index alone, where
     // reading whole rows in date order walked the date index (Berlin: 485 ms against 53 ms).
@@ -39,7 +41,7 @@ async function pageByIds(ctx: GraphQLContext, query: JobQuery, window: SqlWindow
   }
   const ids: RankedId[] =
     ranking?.kind === "relevance"
-      ? await relevancePage(sql, window, ranking.terms)
+      ? await relevancePage(sql, window, ranking.reading)
       : ranking?.kind === "distance"
         ? await distancePage(sql, window, ranking)
         : ((await jobIdsPage(sql, window)) as RankedId[]);
@@ -72,47 +74,66 @@ const DEFERRED_JOIN_FROM = 1_000;
 
 const jobOrder = orderByOf(JOB_ORDERS.PUBLISHED_AT_DESC);
 
-export const JobPage = definePage("Job", "JobPage", {
-  order: JOB_ORDERS.PUBLISHED_AT_DESC,
-  items: async (ctx, query, page) => {
-    const { sql } = ctx;
-    const { sqlWhere } = page;
-    if (sqlWhere && (page.sqlOnly || page.ranking)) {
-      return pageByIds(ctx, query, { ...page, sqlWhere, ranking: page.ranking as JobRanking | undefined }) as never;
-    }
-    // Our statement is always a deferred join (the page's ids off the list's index, then its rows),
-    // as a hand-written one would be: a filter an index covers (work model, salary, a radius) then
-    // reads no row it does not answer, and a deep offset reads none it skips.
-    if (sql && sqlWhere && answersJobQuery(query)) return jobPage(sql, query.select, { ...page, sqlWhere }, 0) as never;
-    const relationLoadStrategy = loadStrategy("Job", query);
-    const orderBy = page.order ? orderByOf(page.order) : jobOrder;
-    // Near the start (or after a cursor, which seeks) the skipped rows are few: one statement.
-    if (page.skip < DEFERRED_JOIN_FROM) {
-      return ctx.prisma.job.findMany({
-        ...query,
-        relationLoadStrategy,
-        where: page.where,
-        orderBy,
-        take: page.limit,
-        skip: page.skip,
-      });
-    }
-    // A deferred join: skip rows over the list index alone (an index-only scan), then load the
-    // page's rows. Selecting full rows while skipping would read every skipped row's heap tuple.
-    const ids = await ctx.prisma.job.findMany({
-      select: { id: true },
+/** The rows of a page: by ids (a computed order or a filter only SQL expresses), our statement, or Prisma. */
+async function pageItems(
+  ctx: GraphQLContext,
+  query: JobQuery,
+  page: PageWindow<Prisma.JobWhereInput>,
+): Promise<unknown[]> {
+  const { sql } = ctx;
+  const { sqlWhere } = page;
+  if (sqlWhere && (page.sqlOnly || page.ranking)) {
+    return pageByIds(ctx, query, { ...page, sqlWhere, ranking: page.ranking as JobRanking | undefined });
+  }
+  // Our statement is always a deferred join (the page's ids off the list's index, then its rows),
+  // as a hand-written one would be: a filter an index covers (work model, salary, a radius) then
+  // reads no row it does not answer, and a deep offset reads none it skips.
+  if (sql && sqlWhere && answersJobQuery(query)) return jobPage(sql, query.select, { ...page, sqlWhere }, 0);
+  const relationLoadStrategy = loadStrategy("Job", query);
+  const orderBy = page.order ? orderByOf(page.order) : jobOrder;
+  // Near the start (or after a cursor, which seeks) the skipped rows are few: one statement.
+  if (page.skip < DEFERRED_JOIN_FROM) {
+    return ctx.prisma.job.findMany({
+      ...query,
+      relationLoadStrategy,
       where: page.where,
       orderBy,
       take: page.limit,
       skip: page.skip,
     });
-    if (ids.length === 0) return [];
-    return ctx.prisma.job.findMany({
-      ...query,
-      relationLoadStrategy,
-      where: { id: { in: ids.map((j) => j.id) } },
-      orderBy,
-    });
+  }
+  // A deferred join: skip rows over the list index alone (an index-only scan), then load the
+  // page's rows. Selecting full rows while skipping would read every skipped row's heap tuple.
+  const ids = await ctx.prisma.job.findMany({
+    select: { id: true },
+    where: page.where,
+    orderBy,
+    take: page.limit,
+    skip: page.skip,
+  });
+  if (ids.length === 0) return [];
+  return ctx.prisma.job.findMany({
+    ...query,
+    relationLoadStrategy,
+    where: { id: { in: ids.map((j) => j.id) } },
+    orderBy,
+  });
+}
+
+export const JobPage = definePage("Job", "JobPage", {
+  order: JOB_ORDERS.PUBLISHED_AT_DESC,
+  items: async (ctx, query, page) => {
+    const rows = await pageItems(ctx, query, page);
+    // A `near` filter: every row within the radius says how far it is (a distance order's rows already do).
+    const near = page.near;
+    if (near) {
+      for (const row of rows as { latitude: number | null; longitude: number | null; distanceKm?: number }[]) {
+        if (row.distanceKm === undefined && row.latitude !== null && row.longitude !== null) {
+          row.distanceKm = distanceKm(near.lat, near.lon, row.latitude, row.longitude);
+        }
+      }
+    }
+    return rows as never;
   },
   total: (ctx, where, page) =>
     page.sqlOnly && page.sqlWhere ? countBySql(page.sqlWhere, prismaSql(ctx.prisma)) : countJobs(ctx, where),

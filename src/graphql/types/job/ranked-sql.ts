@@ -4,6 +4,8 @@
 import type { PageWindow } from "../../paging.ts";
 import { SqlParams, type SqlCondition, type SqlQuery } from "../../sql.ts";
 import type { RowsOfIds } from "./rows-sql.ts";
+import { groupsSql } from "../../search/read-conditions.ts";
+import type { SearchReading } from "../../search/reading.ts";
 
 /**
  * An id of the page with its order key, named as the cursor reads it from the row; with the row's
@@ -14,23 +16,20 @@ export type RankedId = { id: string } & Record<string, unknown>;
 type Window = PageWindow<unknown> & { sqlWhere: SqlCondition };
 
 /**
- * The tiers of `sort=relevance`, best first: every word of q in the title; in the title and the
- * skills; anywhere (the `q` filter itself: some word only in the description). Each tier is a
+ * The tiers of `sort=relevance`, best first: every term of q in the title; in the title and the
+ * skills; anywhere (the `q` filter itself: some term only in the description). Each tier is a
  * condition on stored lexeme arrays with GIN indexes (migration relevance_and_places), so a page
  * is a walk of the list order (a common word) or an index lookup (a rare one) within its tier,
- * never a rank computed for every match.
+ * never a rank computed for every match. A q that named only a place or a company has one tier.
  */
-export function relevanceTiers(terms: string[]): { tier: number; sql: SqlCondition }[] {
+export function relevanceTiers(reading: SearchReading): { tier: number; sql: SqlCondition }[] {
+  if (reading.groups.length === 0) return [{ tier: 1, sql: () => "true" }];
+  const title = groupsSql(reading, "title");
+  const head = groupsSql(reading, "head");
   return [
-    { tier: 3, sql: (p) => `j.title_terms @> ${p.add(terms, "text[]")}` },
-    {
-      tier: 2,
-      sql: (p) => {
-        const t = p.add(terms, "text[]");
-        return `j.head_terms @> ${t} AND NOT j.title_terms @> ${t}`;
-      },
-    },
-    { tier: 1, sql: (p) => `NOT j.head_terms @> ${p.add(terms, "text[]")}` },
+    { tier: 3, sql: (p) => title(p) },
+    { tier: 2, sql: (p) => `${head(p)} AND NOT (${title(p)})` },
+    { tier: 1, sql: (p) => `NOT (${head(p)})` },
   ];
 }
 
@@ -42,10 +41,10 @@ export function relevanceTiers(terms: string[]): { tier: number; sql: SqlConditi
 export async function relevancePage(
   sql: SqlQuery,
   window: Window,
-  terms: string[],
+  reading: SearchReading,
   read?: RowsOfIds,
 ): Promise<RankedId[]> {
-  const tiers = relevanceTiers(terms);
+  const tiers = relevanceTiers(reading);
   const seek = window.seek as [number, Date, string] | undefined;
   const rows: RankedId[] = [];
   let skip = window.skip;
@@ -84,6 +83,15 @@ export async function relevancePage(
 
 /** Mean Earth radius (IUGG), km. */
 export const EARTH_RADIUS_KM = 6371.0088;
+
+/** The great-circle distance in km between two points (haversine): distanceSql's formula, for rows already read. */
+export function distanceKm(lat: number, lon: number, toLat: number, toLon: number): number {
+  const rad = Math.PI / 180;
+  const h =
+    Math.sin(((toLat - lat) * rad) / 2) ** 2 +
+    Math.cos(lat * rad) * Math.cos(toLat * rad) * Math.sin(((toLon - lon) * rad) / 2) ** 2;
+  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h)));
+}
 
 /** The great-circle distance in km from (lat, lon) to a row's coordinates (haversine), in SQL. */
 export function distanceSql(alias: string, lat: number, lon: number): SqlCondition {

@@ -4,11 +4,10 @@ import { builder } from "../../builder.ts";
 import { publicJobSql, publicJobWhere } from "../../gates.ts";
 import { badArgument, cursorArgs, pageArgs, pagedByLimit, pageRequest } from "../../paging.ts";
 import { allOf } from "../../sql.ts";
-import { jobFilterConditions } from "./conditions.ts";
+import { jobFilterConditions, searchReadingOf } from "./conditions.ts";
 import { JobFilter } from "./filter.ts";
 import { COMPUTED_ORDERS, isComputedSort, JOB_ORDERS, JobSort, type JobSortValue } from "./order.ts";
 import { JobPage, type JobRanking } from "./page.ts";
-import { searchTerms } from "./search.ts";
 import { resolveNear } from "../location.ts";
 import { plannedQuery } from "../../planned-query.ts";
 import { Job } from "./object.ts";
@@ -22,8 +21,9 @@ async function rankingOf(
   sort: JobSortValue,
 ): Promise<JobRanking | undefined> {
   if (sort === "RELEVANCE") {
-    if (filter.q == null) throw badArgument("sort", "sort by relevance needs q: the words to rank by");
-    return { kind: "relevance", terms: await searchTerms(ctx, filter.q) };
+    const reading = searchReadingOf(ctx, filter);
+    if (!reading) throw badArgument("sort", "sort by relevance needs q: the words to rank by");
+    return { kind: "relevance", reading: await reading };
   }
   if (sort === "DISTANCE") {
     const near = await resolveNear(ctx.prisma, filter.near, filter.radiusKm);
@@ -39,21 +39,25 @@ builder.queryFields((t) => ({
     ...pagedByLimit,
     type: JobPage,
     description:
-      "Public open jobs, newest first (published_at descending, then id descending) unless sort says otherwise.",
+      "Public open jobs: with filter.q, best match first (sort RELEVANCE); without, newest first (published_at descending, then id descending); unless sort says otherwise.",
     args: {
       ...pageArgs,
       ...cursorArgs,
       filter: t.arg({ type: JobFilter }),
-      sort: t.arg({ type: JobSort, defaultValue: "PUBLISHED_AT_DESC" }),
+      sort: t.arg({
+        type: JobSort,
+        description: "Default: RELEVANCE when filter.q is given, else PUBLISHED_AT_DESC.",
+      }),
     },
     resolve: async (_root, args, ctx) => {
       const page = pageRequest(args);
-      const sort = args.sort ?? "PUBLISHED_AT_DESC";
+      const sort = args.sort ?? (args.filter?.q != null ? "RELEVANCE" : "PUBLISHED_AT_DESC");
       // One remembered total per filter; an order by salary adds its conditions (jobs with a salary).
       const bySalary = sort === "SALARY_DESC" || sort === "SALARY_ASC";
       const countKey = JSON.stringify(args.filter ?? null) + (bySalary ? " by salary" : "");
       const filters = await jobFilterConditions(ctx, args.filter ?? {}, sort);
       const ranking = await rankingOf(ctx, args.filter ?? {}, sort);
+      const near = await resolveNear(ctx.prisma, args.filter?.near, args.filter?.radiusKm);
       return {
         ...page,
         after: args.after,
@@ -61,6 +65,8 @@ builder.queryFields((t) => ({
         order:
           sort === "PUBLISHED_AT_DESC" ? undefined : isComputedSort(sort) ? COMPUTED_ORDERS[sort] : JOB_ORDERS[sort],
         ranking,
+        search: searchReadingOf(ctx, args.filter ?? {}),
+        ...(near ? { near: { lat: near.lat, lon: near.lon } } : {}),
         sqlOnly: filters.some((f) => f.sqlOnly),
         where: { AND: [publicJobWhere(ctx.now), ...filters.map((f) => f.where)] },
         sqlWhere: allOf([publicJobSql(ctx.now), ...filters.map((f) => f.sql)]),

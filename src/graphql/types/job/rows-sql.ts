@@ -20,6 +20,8 @@ const JOB_COLUMNS: Record<string, string> = {
   locationCity: "j.location_city",
   locationState: "j.location_state",
   locationCountry: "j.location_country",
+  latitude: "j.latitude",
+  longitude: "j.longitude",
   salaryMin: "j.salary_min",
   salaryMax: "j.salary_max",
   salaryCurrency: "j.salary_currency",

@@ -1,0 +1,75 @@
+// The statements a search's reading needs (./reading.ts): the lexemes and plain forms of what was
+// typed, and the vocabulary (table search_words, migration search_that_forgives): a word's joined
+// forms, an unfinished word's completions, a mistyped word's nearest words, and which words a
+// public job holds (the only ones a reading may use or report: a word only hidden jobs hold is
+// never revealed, not even by being corrected to).
+import { publicJobSql } from "../gates.ts";
+import { SqlParams, type SqlQuery } from "../sql.ts";
+
+export interface Analysed {
+  /** The English lexemes, as jobs.search_terms holds them. */
+  lexemes: string[];
+  /** search_plain(): lowercase, accents folded, letters and digits only. */
+  plain: string;
+}
+
+/** The lexemes and plain form of each text, in one statement. */
+export async function analyse(sql: SqlQuery, texts: readonly string[]): Promise<Analysed[]> {
+  if (texts.length === 0) return [];
+  const rows = await sql.query<{ i: number; lexemes: string[]; plain: string | null }>(
+    `SELECT t.i::int AS i, tsvector_to_array(to_tsvector('english'::regconfig, t.text)) AS lexemes,
+            search_plain(t.text) AS plain
+       FROM unnest($1::text[]) WITH ORDINALITY AS t(text, i)`,
+    [texts],
+  );
+  const byIndex = new Map(rows.map((r) => [r.i, r]));
+  return texts.map((_, i) => ({ lexemes: byIndex.get(i + 1)?.lexemes ?? [], plain: byIndex.get(i + 1)?.plain ?? "" }));
+}
+
+/** How many completions of an unfinished word are looked at, the shortest first. */
+export const COMPLETIONS_MAX = 30;
+/** How many of the nearest words (by trigrams) are measured for a mistyped word. */
+const NEAREST_MAX = 40;
+
+/** The vocabulary's words whose plain form is one of these (joined forms: "frontend" for front-end). */
+export async function wordsWithPlain(
+  sql: SqlQuery,
+  plains: readonly string[],
+): Promise<{ word: string; plain: string }[]> {
+  if (plains.length === 0) return [];
+  return sql.query(`SELECT word, plain FROM search_words WHERE plain = ANY($1::text[])`, [plains]);
+}
+
+/** The vocabulary's words whose plain form begins with `plain`, the shortest first. */
+export async function completionsOf(sql: SqlQuery, plain: string): Promise<{ word: string; plain: string }[]> {
+  if (plain.length === 0) return [];
+  // plain holds letters and digits only: nothing in it is special to LIKE.
+  return sql.query(
+    `SELECT word, plain FROM search_words WHERE plain LIKE $1 || '%' AND plain <> $1
+      ORDER BY length(plain), plain LIMIT ${COMPLETIONS_MAX}`,
+    [plain],
+  );
+}
+
+/** The vocabulary's words nearest `plain` by trigrams (a GiST index walk), nearest first. */
+export async function nearestWords(sql: SqlQuery, plain: string): Promise<{ word: string; plain: string }[]> {
+  return sql.query(`SELECT word, plain FROM search_words ORDER BY plain <-> $1 LIMIT ${NEAREST_MAX}`, [plain]);
+}
+
+/**
+ * The words of `words` that some public job holds. One EXISTS per word, each with its own value,
+ * so the planner picks per word: a common word's first public job by a scan that stops at once,
+ * a rare word's few jobs from the GIN index.
+ */
+export async function heldByPublicJobs(sql: SqlQuery, words: readonly string[], now: Date): Promise<Set<string>> {
+  const unique = [...new Set(words)];
+  if (unique.length === 0) return new Set();
+  const params = new SqlParams();
+  const gate = publicJobSql(now);
+  const parts = unique.map((word) => {
+    const w = params.add(word, "text");
+    return `SELECT ${w} AS word WHERE EXISTS (SELECT 1 FROM jobs j WHERE j.search_terms @> ARRAY[${w}] AND ${gate(params)})`;
+  });
+  const rows = await sql.query<{ word: string }>(parts.join(" UNION ALL "), params.values);
+  return new Set(rows.map((r) => r.word));
+}
