@@ -7,6 +7,7 @@ import "./types/job/object.ts";
 import "./types/job/root-fields.ts";
 import "./types/job/facets.ts";
 import "./search/reading-type.ts";
+import "./search/suggest.ts";
 import "./types/job-changes.ts";
 import "./types/talent.ts";
 import "./types/taxonomy.ts";

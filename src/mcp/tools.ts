@@ -63,6 +63,11 @@ export const TOOL_OF_PATH: Record<string, ToolName> = {
   "/sectors/{slug}": { name: "get_sector", title: "Get a sector" },
   "/skills": { name: "list_skills", title: "List skills", hint: "Their slugs filter jobs and talents." },
   "/skills/{slug}": { name: "get_skill", title: "Get a skill" },
+  "/suggest": {
+    name: "suggest",
+    title: "Suggest places, skills, companies and titles",
+    hint: "Use it to find valid filter values for search_jobs (a skill or company slug, a place) from a few letters, typos allowed.",
+  },
 };
 
 /** What a call answers: the structured result, or the message of a row that is not public (a tool error). */

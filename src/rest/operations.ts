@@ -362,3 +362,20 @@ export const JobChangesOperation = graphql(`
     }
   }
 `);
+
+export const SuggestOperation = graphql(`
+  query RestSuggest($q: String!, $kinds: [SuggestionKind!], $limit: Int!) {
+    suggest(q: $q, kinds: $kinds, limit: $limit) {
+      kind
+      text
+      openJobs
+      typos
+      filter {
+        q
+        skill
+        company
+        location
+      }
+    }
+  }
+`);

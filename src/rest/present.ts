@@ -4,6 +4,7 @@ import type {
   RestJobChangesQuery,
   RestJobFacetsQuery,
   RestJobsListQuery,
+  RestSuggestQuery,
   AgentSummaryFieldsFragment,
   CompanyRefFieldsFragment,
   CompanySize,
@@ -32,6 +33,7 @@ import type {
   JobSummaryBody,
   LinksBody,
   SearchReadingBody,
+  SuggestionBody,
   SectorBody,
   TalentDetailBody,
   TalentSummaryBody,
@@ -266,4 +268,10 @@ export function searchReading(r: NonNullable<RestJobsListQuery["jobs"]["search"]
     company: r.company ? { name: r.company.name, slugs: r.company.slugs } : null,
     synonyms_version: r.synonymsVersion,
   };
+}
+
+/** A suggestion: kinds in REST's lowercase, only the filter parameter it stands for. */
+export function suggestion(s: RestSuggestQuery["suggest"][number]): SuggestionBody {
+  const filter = Object.fromEntries(Object.entries(s.filter).filter(([k, v]) => k !== "__typename" && v != null));
+  return { type: lower(s.kind), text: s.text, open_jobs: s.openJobs, typos: s.typos, filter };
 }

@@ -316,6 +316,32 @@ export const SearchReading = z
   })
   .meta({ id: "SearchReading", description: "How q was read. Present on /jobs when q is given." });
 
+export const Suggestion = z
+  .object({
+    type: z.enum(["title", "skill", "company", "place"]),
+    text: z.string().meta({ description: "The name as the catalog spells it." }),
+    open_jobs: z.int().min(0).meta({
+      description:
+        "Public open jobs it leads to: exact for skills, companies and places; for a title, how many of the newest 20,000 open jobs hold it.",
+    }),
+    typos: z.int().min(0).meta({ description: "Typos between what was typed and the name (0: it begins the name)." }),
+    filter: z
+      .object({
+        q: z.string().optional(),
+        skill: z.string().optional(),
+        company: z.string().optional(),
+        location: z.string().optional(),
+      })
+      .meta({ description: "The parameters of GET /jobs it stands for (one of them)." }),
+  })
+  .meta({ id: "Suggestion", description: "A completion of what is being typed, leading to open jobs." });
+
+export const Suggestions = z
+  .object({
+    suggestions: z.array(Suggestion).meta({ description: "Exact matches first, then by open jobs, then by name." }),
+  })
+  .meta({ id: "Suggestions", description: "Completions of q." });
+
 export const Meta = z
   .object({
     total: z.int().min(0).meta({
@@ -383,4 +409,5 @@ export type SectorBody = z.infer<typeof Sector>;
 export type SkillBody = z.infer<typeof Skill>;
 export type MetaBody = z.infer<typeof Meta>;
 export type SearchReadingBody = z.infer<typeof SearchReading>;
+export type SuggestionBody = z.infer<typeof Suggestion>;
 export type JobChangeBody = z.infer<typeof JobChange>;

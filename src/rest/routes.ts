@@ -6,6 +6,7 @@ import type { ZodType } from "zod";
 import type { ContextFactory } from "../graphql/context.ts";
 import { CHANGES_LIMIT_DEFAULT, CHANGES_LIMIT_MAX } from "../graphql/types/job-changes.ts";
 import { LOCATION_FILTER_DESCRIPTION, NEAR_DESCRIPTION, RADIUS_KM_MAX } from "../graphql/types/location.ts";
+import { SUGGEST_LIMIT_DEFAULT, SUGGEST_LIMIT_MAX, SUGGEST_Q_MAX } from "../graphql/search/suggest.ts";
 import { FACET_LIMIT_DEFAULT, FACET_LIMIT_MAX, SALARY_INTERVAL_DEFAULT } from "../graphql/types/job/facets.ts";
 import { HttpError } from "../errors.ts";
 import { publicOrigin } from "../http/origin.ts";
@@ -24,6 +25,7 @@ import {
   SectorsListOperation,
   SkillOperation,
   SkillsListOperation,
+  SuggestOperation,
   TalentOperation,
   TalentsListOperation,
 } from "./operations.ts";
@@ -227,6 +229,8 @@ const FACET_OF = {
 } as const;
 const FACETS = Object.keys(FACET_OF) as (keyof typeof FACET_OF)[];
 
+const SUGGESTION_TYPES = ["title", "skill", "company", "place"] as const;
+
 export const routes: Route[] = [
   list({
     path: "/jobs",
@@ -289,6 +293,28 @@ export const routes: Route[] = [
         salaryInterval: p.salary_interval,
       });
       return present.jobFacets(jobFacets);
+    },
+  }),
+  summary({
+    path: "/suggest",
+    tag: "Search",
+    summary: "Complete what is being typed",
+    description:
+      "Completions of q among job titles, skills, companies with a public page and known places that lead to open jobs, each with the GET /jobs filter it stands for: for a search box as a person types, or for an agent to find valid skill slugs, company slugs and places. q's words begin the name's words in order (the last may be unfinished); a word of 4+ letters may have one typo, of 8+ two. Exact matches first, then by open jobs, then by name. Names and counts are at most a minute old.",
+    params: {
+      q: textParam("q", "What is being typed (a letter or digit at least).", SUGGEST_Q_MAX),
+      types: enumListParam("types", SUGGESTION_TYPES, "The kinds of names to suggest (default all)."),
+      limit: integer("limit", 1, SUGGEST_LIMIT_MAX, SUGGEST_LIMIT_DEFAULT, "Suggestions at most."),
+    },
+    item: resources.Suggestions,
+    async load(rc, p) {
+      if (p.q === undefined) throw new HttpError(400, "invalid_q", "q is required: what is being typed");
+      const { suggest } = await runOperation(rc.context, SuggestOperation, {
+        q: p.q,
+        kinds: upper(p.types),
+        limit: p.limit,
+      });
+      return { suggestions: suggest.map(present.suggestion) };
     },
   }),
   // Before /jobs/{slug}, which would otherwise take "changes" for a slug.

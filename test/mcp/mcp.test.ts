@@ -88,6 +88,7 @@ function everyCall(): [string, Record<string, unknown>][] {
     ["get_sector", { slug: seen["sector"] }],
     ["list_skills", { limit: MCP_PAGE_LIMIT_MAX }],
     ["get_skill", { slug: seen["skill"] }],
+    ["suggest", { q: "job" }],
   ];
 }
 

@@ -257,3 +257,54 @@ describe("gates through a reading", () => {
     expect(await found("umbral")).toBe("y");
   });
 });
+
+type Suggested = { type: string; text: string; open_jobs: number; typos: number; filter: Record<string, string> };
+
+async function suggest(query: string): Promise<Suggested[]> {
+  const { status, body } = await api.get<{ data: { suggestions: Suggested[] } }>(`/api/v1/suggest?${query}`);
+  expect(status, query).toBe(200);
+  return body.data.suggestions;
+}
+
+describe("GET /suggest", () => {
+  it("completes skills, companies, places and titles, each with its filter and open jobs", async () => {
+    expect(await suggest("q=pyth&types=skill")).toEqual([
+      { type: "skill", text: "Python", open_jobs: 1, typos: 0, filter: { skill: expect.any(String) as string } },
+    ]);
+    const [company] = await suggest("q=quill&types=company");
+    expect(company).toMatchObject({ text: "Quillfeather Robotics", open_jobs: 2, typos: 0 });
+    const [munich] = await suggest("q=m%C3%BCnch&types=place");
+    expect(munich).toMatchObject({ text: "Munich", open_jobs: 1, filter: { location: "Munich, DE" } });
+    expect((await suggest("q=zur&types=place"))[0]?.text).toBe("Zürich");
+    expect((await suggest("q=data%20eng&types=title"))[0]).toMatchObject({
+      text: "Data Engineer",
+      filter: { q: "Data Engineer" },
+    });
+    // Every kind at once, the most jobs first among exact matches.
+    const all = await suggest("q=ber");
+    expect(all.map((s) => s.text)).toEqual(expect.arrayContaining(["Berlin"]));
+  });
+
+  it("forgives typos, ranked after exact matches", async () => {
+    expect((await suggest("q=pyhton&types=skill"))[0]).toMatchObject({ text: "Python", typos: 1 });
+    expect((await suggest("q=quilfeather&types=company"))[0]).toMatchObject({ text: "Quillfeather Robotics" });
+  });
+
+  it("never suggests a hidden job's title or a company without a public page", async () => {
+    expect(await suggest("q=zanzib")).toEqual([]);
+    expect(await suggest("q=umbral&types=company")).toEqual([]);
+  });
+
+  it.each([
+    ["", "invalid_q"],
+    ["q=", "invalid_q"],
+    ["q=%20-%20", "invalid_q"],
+    ["q=a&types=job", "invalid_types"],
+    ["q=a&limit=0", "invalid_limit"],
+    [`q=${"a".repeat(101)}`, "invalid_q"],
+  ])("refuses %j with 400 %s", async (query, code) => {
+    const { status, body } = await api.get<{ error: { code: string } }>(`/api/v1/suggest?${query}`);
+    expect(status).toBe(400);
+    expect(body.error.code).toBe(code);
+  });
+});

@@ -30,6 +30,7 @@ type Documents = {
     "\n  query RestSkillsList($limit: Int!, $offset: Int!, $category: String) {\n    skills(limit: $limit, offset: $offset, category: $category) {\n      total\n      totalExact\n      items {\n        ...SkillFields\n      }\n    }\n  }\n": typeof types.RestSkillsListDocument,
     "\n  query RestSkill($slug: String!) {\n    skill(slug: $slug) {\n      ...SkillFields\n    }\n  }\n": typeof types.RestSkillDocument,
     "\n  query RestJobChanges($since: String, $limit: Int!) {\n    jobChanges(since: $since, limit: $limit) {\n      nextSince\n      hasMore\n      items {\n        kind\n        slug\n        at\n      }\n    }\n  }\n": typeof types.RestJobChangesDocument,
+    "\n  query RestSuggest($q: String!, $kinds: [SuggestionKind!], $limit: Int!) {\n    suggest(q: $q, kinds: $kinds, limit: $limit) {\n      kind\n      text\n      openJobs\n      typos\n      filter {\n        q\n        skill\n        company\n        location\n      }\n    }\n  }\n": typeof types.RestSuggestDocument,
 };
 const documents: Documents = {
     "\n  fragment CompanyRefFields on Company {\n    id\n    slug\n    name\n    logoUrl\n  }\n\n  fragment SectorRefFields on Sector {\n    id\n    slug\n    name\n  }\n\n  fragment SkillRefFields on Skill {\n    id\n    slug\n    name\n    category\n  }\n\n  fragment JobSummaryFields on Job {\n    id\n    slug\n    title\n    workModel\n    employmentType\n    location {\n      city\n      state\n      country\n    }\n    distanceKm\n    salary {\n      min\n      max\n      currency\n      period\n    }\n    company {\n      ...CompanyRefFields\n    }\n    publishedAt\n  }\n\n  fragment TalentSummaryFields on Talent {\n    id\n    handle\n    displayName\n    headline\n    avatarUrl\n    location {\n      city\n      state\n      country\n    }\n    availability\n    workModels\n    yearsExperience\n  }\n\n  fragment AgentSummaryFields on Agent {\n    id\n    slug\n    name\n    tagline\n    category\n    pricing {\n      model\n      amount\n      currency\n      period\n      unit\n    }\n    vendor {\n      ...CompanyRefFields\n    }\n    publishedAt\n  }\n\n  fragment CompanySummaryFields on Company {\n    id\n    slug\n    name\n    tagline\n    logoUrl\n    size\n    headquarters {\n      city\n      state\n      country\n    }\n    openJobCount\n  }\n\n  fragment SectorFields on Sector {\n    id\n    slug\n    name\n    openJobCount\n    companyCount\n    talentCount\n  }\n\n  fragment SkillFields on Skill {\n    id\n    slug\n    name\n    category\n    openJobCount\n    talentCount\n    agentCount\n  }\n": types.CompanyRefFieldsFragmentDoc,
@@ -48,6 +49,7 @@ const documents: Documents = {
     "\n  query RestSkillsList($limit: Int!, $offset: Int!, $category: String) {\n    skills(limit: $limit, offset: $offset, category: $category) {\n      total\n      totalExact\n      items {\n        ...SkillFields\n      }\n    }\n  }\n": types.RestSkillsListDocument,
     "\n  query RestSkill($slug: String!) {\n    skill(slug: $slug) {\n      ...SkillFields\n    }\n  }\n": types.RestSkillDocument,
     "\n  query RestJobChanges($since: String, $limit: Int!) {\n    jobChanges(since: $since, limit: $limit) {\n      nextSince\n      hasMore\n      items {\n        kind\n        slug\n        at\n      }\n    }\n  }\n": types.RestJobChangesDocument,
+    "\n  query RestSuggest($q: String!, $kinds: [SuggestionKind!], $limit: Int!) {\n    suggest(q: $q, kinds: $kinds, limit: $limit) {\n      kind\n      text\n      openJobs\n      typos\n      filter {\n        q\n        skill\n        company\n        location\n      }\n    }\n  }\n": types.RestSuggestDocument,
 };
 
 /**
@@ -128,6 +130,10 @@ export function graphql(source: "\n  query RestSkill($slug: String!) {\n    skil
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query RestJobChanges($since: String, $limit: Int!) {\n    jobChanges(since: $since, limit: $limit) {\n      nextSince\n      hasMore\n      items {\n        kind\n        slug\n        at\n      }\n    }\n  }\n"): (typeof documents)["\n  query RestJobChanges($since: String, $limit: Int!) {\n    jobChanges(since: $since, limit: $limit) {\n      nextSince\n      hasMore\n      items {\n        kind\n        slug\n        at\n      }\n    }\n  }\n"];
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query RestSuggest($q: String!, $kinds: [SuggestionKind!], $limit: Int!) {\n    suggest(q: $q, kinds: $kinds, limit: $limit) {\n      kind\n      text\n      openJobs\n      typos\n      filter {\n        q\n        skill\n        company\n        location\n      }\n    }\n  }\n"): (typeof documents)["\n  query RestSuggest($q: String!, $kinds: [SuggestionKind!], $limit: Int!) {\n    suggest(q: $q, kinds: $kinds, limit: $limit) {\n      kind\n      text\n      openJobs\n      typos\n      filter {\n        q\n        skill\n        company\n        location\n      }\n    }\n  }\n"];
 
 export function graphql(source: string) {
   return (documents as any)[source] ?? {};
