@@ -157,7 +157,8 @@ function summaryOperation(route: Route, base: Json, parameters: Json[]): Json {
 function operationId(route: Route): string {
   const words = route.path.split("/").filter((w) => w && !w.startsWith("{"));
   const name = words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
-  if (route.kind === "summary") return `count${name}`;
+  // A summary counts (jobs/facets) or answers (suggest: getSuggest).
+  if (route.kind === "summary") return `${route.path.endsWith("facets") ? "count" : "get"}${name}`;
   return route.kind === "detail" ? `get${name.replace(/s$/, "").replace(/ie$/, "y")}` : `list${name}`;
 }
 

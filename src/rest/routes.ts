@@ -302,13 +302,14 @@ export const routes: Route[] = [
     description:
       "Completions of q among job titles, skills, companies with a public page and known places that lead to open jobs, each with the GET /jobs filter it stands for: for a search box as a person types, or for an agent to find valid skill slugs, company slugs and places. q's words begin the name's words in order (the last may be unfinished); a word of 4+ letters may have one typo, of 8+ two. Exact matches first, then by open jobs, then by name. Names and counts are at most a minute old.",
     params: {
-      q: textParam("q", "What is being typed (a letter or digit at least).", SUGGEST_Q_MAX),
+      q: textParam("q", "What is being typed (a letter or digit at least); without q, no suggestions.", SUGGEST_Q_MAX),
       types: enumListParam("types", SUGGESTION_TYPES, "The kinds of names to suggest (default all)."),
       limit: integer("limit", 1, SUGGEST_LIMIT_MAX, SUGGEST_LIMIT_DEFAULT, "Suggestions at most."),
     },
     item: resources.Suggestions,
     async load(rc, p) {
-      if (p.q === undefined) throw new HttpError(400, "invalid_q", "q is required: what is being typed");
+      // Nothing typed yet (an empty search box): nothing to complete.
+      if (p.q === undefined) return { suggestions: [] };
       const { suggest } = await runOperation(rc.context, SuggestOperation, {
         q: p.q,
         kinds: upper(p.types),

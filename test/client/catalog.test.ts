@@ -127,6 +127,15 @@ describe("auto-paging", () => {
     }
   });
 
+  it("types /suggest and meta.search (issue 40)", async () => {
+    const client = createCatalogClient({ baseUrl: server.url });
+    const { data, error } = await client.GET("/suggest", { params: { query: { q: "a", types: ["skill"], limit: 5 } } });
+    expect(error).toBeUndefined();
+    for (const s of data!.data.suggestions) expect(s.type).toBe("skill");
+    const jobs = await client.GET("/jobs", { params: { query: { q: "engineer", limit: 1 } } });
+    expect(jobs.data?.meta.search?.words).toEqual(["engineer"]);
+  });
+
   it("pages other lists by the same helper (offset-only /companies, parameterless /sectors)", async () => {
     const client = createCatalogClient({ baseUrl: server.url });
     const companies = await collect(catalogItems(client, "/companies", { query: { limit: 1 } }));

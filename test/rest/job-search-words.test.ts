@@ -295,8 +295,11 @@ describe("GET /suggest", () => {
     expect(await suggest("q=umbral&types=company")).toEqual([]);
   });
 
+  it("answers no suggestions before anything is typed", async () => {
+    expect(await suggest("")).toEqual([]);
+  });
+
   it.each([
-    ["", "invalid_q"],
     ["q=", "invalid_q"],
     ["q=%20-%20", "invalid_q"],
     ["q=a&types=job", "invalid_types"],

@@ -45,6 +45,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/suggest": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Complete what is being typed
+     * @description Completions of q among job titles, skills, companies with a public page and known places that lead to open jobs, each with the GET /jobs filter it stands for: for a search box as a person types, or for an agent to find valid skill slugs, company slugs and places. q's words begin the name's words in order (the last may be unfinished); a word of 4+ letters may have one typo, of 8+ two. Exact matches first, then by open jobs, then by name. Names and counts are at most a minute old.
+     */
+    get: operations["getSuggest"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/jobs/changes": {
     parameters: {
       query?: never;
@@ -692,6 +712,29 @@ export interface components {
       /** @description The version of the curated synonym list that applied. */
       synonyms_version: number;
     };
+    /** @description A completion of what is being typed, leading to open jobs. */
+    Suggestion: {
+      /** @enum {string} */
+      type: "title" | "skill" | "company" | "place";
+      /** @description The name as the catalog spells it. */
+      text: string;
+      /** @description Public open jobs it leads to: exact for skills, companies and places; for a title, how many of the newest 20,000 open jobs hold it. */
+      open_jobs: number;
+      /** @description Typos between what was typed and the name (0: it begins the name). */
+      typos: number;
+      /** @description The parameters of GET /jobs it stands for (one of them). */
+      filter: {
+        q?: string;
+        skill?: string;
+        company?: string;
+        location?: string;
+      };
+    };
+    /** @description Completions of q. */
+    Suggestions: {
+      /** @description Exact matches first, then by open jobs, then by name. */
+      suggestions: components["schemas"]["Suggestion"][];
+    };
     /** @description Paging information of a list. */
     Meta: {
       /** @description Rows matching the request, ignoring limit and offset; a lower bound when total_exact is false. */
@@ -1062,6 +1105,129 @@ export interface operations {
         content: {
           "application/json": {
             data: components["schemas"]["JobFacets"];
+          };
+        };
+      };
+      /** @description Not modified: the If-None-Match ETag is current. */
+      304: {
+        headers: {
+          /** @description Strong validator of the representation; send it back in If-None-Match. */
+          ETag?: string;
+          /** @description public, max-age=<seconds> */
+          "Cache-Control"?: string;
+          /** @description Remaining requests and seconds until the window resets, e.g. `"client-ip";r=299;t=60`. */
+          RateLimit?: string;
+          /** @description The limit, e.g. `"client-ip";q=300;w=60`: q requests per w seconds per client IP. */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description A malformed, out-of-range, repeated or unknown query parameter: code `invalid_<parameter>` or `unknown_parameter`. */
+      400: {
+        headers: {
+          /** @description Remaining requests and seconds until the window resets, e.g. `"client-ip";r=299;t=60`. */
+          RateLimit?: string;
+          /** @description The limit, e.g. `"client-ip";q=300;w=60`: q requests per w seconds per client IP. */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Any method other than GET, HEAD and OPTIONS: code `method_not_allowed`, with `Allow`. */
+      405: {
+        headers: {
+          /** @description Remaining requests and seconds until the window resets, e.g. `"client-ip";r=299;t=60`. */
+          RateLimit?: string;
+          /** @description The limit, e.g. `"client-ip";q=300;w=60`: q requests per w seconds per client IP. */
+          "RateLimit-Policy"?: string;
+          /** @description GET, HEAD */
+          Allow?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Too many requests from this client IP: code `rate_limited`. */
+      429: {
+        headers: {
+          /** @description Remaining requests and seconds until the window resets, e.g. `"client-ip";r=299;t=60`. */
+          RateLimit?: string;
+          /** @description The limit, e.g. `"client-ip";q=300;w=60`: q requests per w seconds per client IP. */
+          "RateLimit-Policy"?: string;
+          /** @description Whole seconds to wait, at least 1. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description An unexpected fault: code `internal_error`; quote request_id when reporting it. */
+      500: {
+        headers: {
+          /** @description Remaining requests and seconds until the window resets, e.g. `"client-ip";r=299;t=60`. */
+          RateLimit?: string;
+          /** @description The limit, e.g. `"client-ip";q=300;w=60`: q requests per w seconds per client IP. */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description A dependency (database, rate-limit store) is unavailable: code `database_unavailable` or `rate_limit_unavailable`. */
+      503: {
+        headers: {
+          /** @description Remaining requests and seconds until the window resets, e.g. `"client-ip";r=299;t=60`. */
+          RateLimit?: string;
+          /** @description The limit, e.g. `"client-ip";q=300;w=60`: q requests per w seconds per client IP. */
+          "RateLimit-Policy"?: string;
+          /** @description Whole seconds to wait, at least 1. */
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  getSuggest: {
+    parameters: {
+      query?: {
+        /** @description What is being typed (a letter or digit at least); without q, no suggestions. */
+        q?: string;
+        /** @description The kinds of names to suggest (default all). One or more of title, skill, company, place, comma-separated or repeated; any of them matches. */
+        types?: ("title" | "skill" | "company" | "place")[];
+        /** @description Suggestions at most. An integer from 1 to 50; default 10. */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The counts. */
+      200: {
+        headers: {
+          /** @description Strong validator of the representation; send it back in If-None-Match. */
+          ETag?: string;
+          /** @description public, max-age=<seconds> */
+          "Cache-Control"?: string;
+          /** @description Remaining requests and seconds until the window resets, e.g. `"client-ip";r=299;t=60`. */
+          RateLimit?: string;
+          /** @description The limit, e.g. `"client-ip";q=300;w=60`: q requests per w seconds per client IP. */
+          "RateLimit-Policy"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": {
+            data: components["schemas"]["Suggestions"];
           };
         };
       };
