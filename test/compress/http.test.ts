@@ -133,6 +133,18 @@ describe("authentication", () => {
     expect(response.status).toBe(200);
   });
 
+  it("decides on 100 Continue whatever the path's case: POST /V1/COMPRESS with a wrong key gets no 100", async () => {
+    const { body, contentType } = multipart([{ name: "file", value: pdf, filename: "a.pdf" }]);
+    const response = await postExpectingContinue(
+      `${server.url}/V1/COMPRESS`,
+      { "content-type": contentType, authorization: "Bearer mkp_wrong" },
+      body,
+    );
+    expect(response.status).toBe(401);
+    expect(response.continued).toBe(false);
+    expect(response.sent).toBe(0);
+  });
+
   it("delivers the 401 intact to a client that sends a large body without waiting (fetch)", async () => {
     const big = Buffer.alloc(4 * 1024 * 1024, 0x20);
     const { status, json } = await compress("mkp_wrong", [{ name: "file", value: big, filename: "big.pdf" }]);
@@ -179,6 +191,17 @@ describe("the result", () => {
     const bytes = new Uint8Array(await download.arrayBuffer());
     expect(download.headers.get("content-length")).toBe(String(bytes.length));
     expect((await PDFDocument.load(bytes)).getPageCount()).toBe(3);
+  });
+
+  it("keeps a UTF-8 file name as sent (busboy read it as latin1: rÃ©sumÃ©)", async () => {
+    const { token } = await subscriberWithKey(db.prisma);
+    const { status, json } = await compress(token, [{ name: "file", value: pdf, filename: "résumé_履歴書.pdf" }]);
+    expect(status).toBe(200);
+    const download = await fetch(json["url"] as string);
+    await download.arrayBuffer();
+    const disposition = download.headers.get("content-disposition") ?? "";
+    const encoded = /filename\*=UTF-8''([^;]+)/i.exec(disposition)?.[1] ?? "";
+    expect(decodeURIComponent(encoded), disposition).toBe("résumé_履歴書-compressed.pdf");
   });
 
   it("serves a byte range of the download (a resumed download), nosniff, and 416 past the end", async () => {

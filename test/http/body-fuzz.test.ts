@@ -391,6 +391,18 @@ describe("over h2c: every route, under and over its limit, in one write and in p
   }
 });
 
+describe("over h2c, a body without a length is what its Content-Type says", () => {
+  it.each([
+    ["a sign-in form", ROUTES[0]!, 200],
+    ["a JSON body (POST /v1/uploads)", ROUTES[5]!, 201],
+  ])("%s: read, not 415", async (_name, route, status) => {
+    const body = route.body(200);
+    const answer = await h2send(route, body, false, [], 0);
+    expect(answer.status, answer.body.slice(0, 300)).toBe(status);
+    await alive(route.name);
+  });
+});
+
 describe(`random routes, sizes, cuts and pauses (${FUZZ_RUNS} runs)`, () => {
   it("never a 5xx, never silence, never a dead process", async () => {
     await fc.assert(
