@@ -463,9 +463,10 @@ describe("trace header parsing", () => {
 });
 
 describe("redaction helpers", () => {
-  it("redact credential-bearing query parameters and nothing else", () => {
+  it("redact credential-bearing query parameters and file names, and nothing else", () => {
+    // A download's file name is the subscriber's data: never logged (docs/data.md).
     expect(redactUrl("/v1/files/a.pdf?expires=1&filename=a.pdf&signature=abc")).toBe(
-      "/v1/files/a.pdf?expires=1&filename=a.pdf&signature=[redacted]",
+      "/v1/files/a.pdf?expires=1&filename=[redacted]&signature=[redacted]",
     );
     expect(redactUrl("/x?X-Goog-Signature=ab&X-Goog-Credential=sa%40p&X-Goog-Date=1&Api_Key=k&q=key")).toBe(
       "/x?X-Goog-Signature=[redacted]&X-Goog-Credential=[redacted]&X-Goog-Date=1&Api_Key=[redacted]&q=key",
