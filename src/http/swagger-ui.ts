@@ -54,6 +54,9 @@ const A11Y_CSS = `.swagger-ui .info .title small pre, .swagger-ui .info .title s
 .swagger-ui .info a.link, .swagger-ui .info .url, .swagger-ui .info .description a { color: #1f4f99; }
 .swagger-ui .opblock.opblock-post .opblock-summary-method { background: #1d7a4f; }
 .swagger-ui .opblock.opblock-get .opblock-summary-method { background: #1f5fa8; }
+.swagger-ui .opblock.opblock-delete .opblock-summary-method { background: #b3261e; }
+.swagger-ui .opblock.opblock-put .opblock-summary-method { background: #8a4f00; }
+.swagger-ui .opblock.opblock-patch .opblock-summary-method { background: #0f6e5c; }
 .swagger-ui .btn.authorize { color: #1d7a4f; border-color: #1d7a4f; }
 .swagger-ui .btn.authorize svg { fill: #1d7a4f; }
 .swagger-ui .json-schema-2020-12-expand-deep-button { color: #595959; }
