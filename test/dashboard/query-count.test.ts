@@ -81,6 +81,8 @@ describe("statements per request", () => {
       "cookie",
       [
         "SELECT dashboard_sessions + subscribers",
+        // The account's retention of results, shown on this page since issue 44.
+        "SELECT subscribers",
         "SELECT webhook_deliveries + compression_jobs",
         "SELECT webhook_secrets",
       ],
