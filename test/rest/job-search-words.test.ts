@@ -121,6 +121,25 @@ describe("GET /jobs?q= reads words as people write them", () => {
     expect(await found("rut systems")).toBe("");
   });
 
+  it("measures a typo or an unfinished word against the words as titles write them, not their stems", async () => {
+    // "engnieer" is one typo from engineer but three from its stem engin; "reliabilty" one from reliability.
+    expect(await found("data engnieer")).toContain("a");
+    expect(await found("reliabilty")).toBe("h");
+    const reading = (await list("q=data%20engnieer")).meta.search;
+    expect(expansion(reading, "correction")).toEqual({ word: "engnieer", kind: "correction", to: ["engin"] });
+    // A word with punctuation is measured whole; one that ends unfinished is completed.
+    expect(await found("noed.js")).toBe("i");
+    expect(await found("node.")).toBe("i");
+  });
+
+  it("reads an abbreviation inside a compound, and an expression with a typo or unfinished", async () => {
+    expect(await found("ml-engineer")).toBe("g");
+    expect(await found("machine lerning")).toBe("g");
+    expect(await found("site reliability engin")).toBe("h");
+    const reading = (await list("q=site%20reliabilty%20engineer")).meta.search;
+    expect(expansion(reading, "synonym")?.to).toContain("SRE");
+  });
+
   it("applies the curated synonyms and abbreviations, both ways", async () => {
     expect(await found("ML engineer")).toBe("g");
     expect(await found("SRE")).toBe("h");

@@ -10,7 +10,15 @@ import { prismaSql, type SqlQuery } from "../sql.ts";
 import { parseQuery, QuerySyntaxError, type Term } from "./syntax.ts";
 import { phraseKey, plainWord, SYNONYM_MAX_WORDS, synonymsOf, SYNONYMS_VERSION } from "./synonyms.ts";
 import { typoDistance, typosAllowed } from "./typos.ts";
-import { analyse, completionsOf, heldByPublicJobs, nearestWords, wordsWithPlain, type Analysed } from "./vocabulary.ts";
+import {
+  analyse,
+  completionsOf,
+  entriesWithPlain,
+  heldByPublicJobs,
+  nearestEntries,
+  type Analysed,
+  type Entry,
+} from "./vocabulary.ts";
 import { companiesNamed, placeNamed, type NamedCompanies, type NamedPlace } from "./names-in-query.ts";
 
 export const SEARCH_MAX_LENGTH = 200;
@@ -110,6 +118,26 @@ function* spans(groups: Term[][], maxWords: number): Generator<Span> {
   }
 }
 
+/**
+ * A hyphenated or slashed word with an abbreviation or expression of the synonyms inside it
+ * ("nlp-engineer", "machine-learning-engineer") as its words, so the synonyms apply to them; other
+ * compounds stay whole ("data-engineer" also finds data-engin and the joined "dataengineer").
+ */
+function splitCompoundWithSynonyms(group: Term[]): Term[][] {
+  const term = group.length === 1 ? group[0]! : null;
+  if (term?.kind !== "word" || !/[-/]/u.test(term.text) || synonymsOf([term.text])) return [group];
+  const parts = term.text.split(/[-/]+/u).filter((p) => /[\p{L}\p{N}]/u.test(p));
+  if (parts.length < 2) return [group];
+  const hasSynonyms = [
+    ...spans(
+      parts.map((p) => [{ kind: "word", text: p, prefix: false }]),
+      SYNONYM_MAX_WORDS,
+    ),
+  ].some((span) => synonymsOf(span.words) !== null);
+  if (!hasSynonyms) return [group];
+  return parts.map((text, i) => [{ kind: "word", text, prefix: term.prefix && i === parts.length - 1 }]);
+}
+
 async function readParsed(
   ctx: GraphQLContext,
   parsedGroups: Term[][],
@@ -117,7 +145,7 @@ async function readParsed(
   options: ReadingOptions,
 ): Promise<SearchReading> {
   const sql = ctx.sql ?? prismaSql(ctx.prisma);
-  const groups = parsedGroups;
+  const groups = parsedGroups.flatMap(splitCompoundWithSynonyms);
   const taken = new Set<number>();
   const takeSpan = (span: Span) => span.words.forEach((_, i) => taken.add(span.start + i));
   const isFree = (span: Span) => span.words.every((_, i) => !taken.has(span.start + i));
@@ -145,8 +173,11 @@ async function readParsed(
   }
   // Synonyms: the longest expression of the list first, each word in one at most.
   const synonymSpans: (Span & { synonyms: string[] })[] = [];
+  const lastGroup = groups[groups.length - 1];
+  const lastUnfinished = lastGroup?.length === 1 && lastGroup[0]!.kind === "word" && lastGroup[0]!.prefix;
   for (const span of spans(groups, SYNONYM_MAX_WORDS)) {
-    const synonyms = isFree(span) ? synonymsOf(span.words) : null;
+    const unfinished = lastUnfinished && span.start + span.words.length === groups.length;
+    const synonyms = isFree(span) ? synonymsOf(span.words, unfinished) : null;
     if (synonyms) {
       synonymSpans.push({ ...span, synonyms });
       takeSpan(span);
@@ -197,10 +228,18 @@ async function analyseTerms(sql: SqlQuery, kept: { terms: Term[]; synonyms?: str
 /** What the vocabulary says of the terms: joined forms, the last word's completions, which words public jobs hold. */
 interface Vocabulary {
   analysed: Analysed[];
-  joinedByPlain: Map<string, string[]>;
-  completions: string[];
+  /** The entries of each plain form, as sets of lexemes. */
+  joinedByPlain: Map<string, string[][]>;
+  /** The last word's completions that public jobs hold, as sets of lexemes. */
+  completions: string[][];
   held: Set<string>;
 }
+
+const hasPunctuation = (text: string) => /[^\p{L}\p{N}]/u.test(text);
+
+/** Whether the last word is completed: when no job holds it as typed, or it ends unfinished ("next."). */
+const completesLast = (f: TermForms, v: Vocabulary) =>
+  v.completions.length > 0 && (/[^\p{L}\p{N}]$/u.test(f.term.text) || !baseAlternatives(f, v).own.some(isHeldIn(v)));
 
 async function lookUpVocabulary(
   sql: SqlQuery,
@@ -217,47 +256,50 @@ async function lookUpVocabulary(
     const parts = analysed[f.parts]!.lexemes;
     if (parts.length === 1) joinedPlains.add(plainWord(parts[0]!));
   }
-  const joined = await wordsWithPlain(sql, [...joinedPlains].filter(Boolean));
-  const joinedByPlain = new Map<string, string[]>();
-  for (const row of joined) joinedByPlain.set(row.plain, [...(joinedByPlain.get(row.plain) ?? []), row.word]);
+  const joined = await entriesWithPlain(sql, [...joinedPlains].filter(Boolean));
+  const joinedByPlain = new Map<string, string[][]>();
+  for (const row of joined) joinedByPlain.set(row.plain, [...(joinedByPlain.get(row.plain) ?? []), row.lexemes]);
   const vocabulary: Vocabulary = { analysed, joinedByPlain, completions: [], held: new Set() };
   const candidates = new Set<string>();
   for (const f of forms) for (const set of baseAlternatives(f, vocabulary).all) for (const w of set) candidates.add(w);
   const completions = last ? await completionsOf(sql, analysed[last.whole]!.plain) : [];
-  for (const c of completions) candidates.add(c.word);
+  for (const c of completions) for (const w of c.lexemes) candidates.add(w);
   vocabulary.held = await heldByPublicJobs(sql, [...candidates], now);
-  vocabulary.completions = completions.map((c) => c.word).filter((w) => vocabulary.held.has(w));
+  vocabulary.completions = dedupe(completions.map((c) => c.lexemes).filter(isHeldIn(vocabulary)));
   return vocabulary;
 }
 
-const isHeldIn = (v: Vocabulary) => (set: string[]) => set.length > 0 && set.every((w) => v.held.has(w));
+const isHeldIn = (v: Pick<Vocabulary, "held">) => (set: string[]) => set.length > 0 && set.every((w) => v.held.has(w));
 
 /**
- * The corrections of a single word no public job holds in any of its forms: the vocabulary's
- * nearest words (by trigrams) within its typos, those with the fewest, public ones only.
+ * The corrections of a word no public job holds in any of its forms: the vocabulary's nearest
+ * entries (by trigrams: the stems and the spellings of titles and skills, so "engnieer" is one
+ * typo from engineer, not three from engin) within its typos, those with the fewest, held by public
+ * jobs. A word with punctuation is measured whole ("noed.js" against node.js), never by one part.
  */
-async function correctionsOf(sql: SqlQuery, now: Date, f: TermForms, v: Vocabulary): Promise<string[]> {
-  if (f.term.kind !== "word" || f.synonyms.length > 0 || /[^\p{L}\p{N}]/u.test(f.term.text)) return [];
+async function correctionsOf(sql: SqlQuery, now: Date, f: TermForms, v: Vocabulary): Promise<string[][]> {
+  if (f.term.kind !== "word" || f.synonyms.length > 0) return [];
   if (baseAlternatives(f, v).all.some(isHeldIn(v))) return [];
   const plain = v.analysed[f.whole]!.plain;
   const allowed = typosAllowed(plain);
   if (allowed === 0) return [];
-  const probes = [...new Set([plain, ...v.analysed[f.parts]!.lexemes.map(plainWord)])];
-  const near = (await Promise.all(probes.map((p) => nearestWords(sql, p)))).flat();
+  const partPlains = hasPunctuation(f.term.text) ? [] : v.analysed[f.parts]!.lexemes.map(plainWord);
+  const probes = [...new Set([plain, ...partPlains])];
+  const near: Entry[] = (await Promise.all(probes.map((p) => nearestEntries(sql, p)))).flat();
   const measured = near
-    .map((n) => ({ word: n.word, d: Math.min(...probes.map((p) => typoDistance(p, n.plain, allowed))) }))
+    .map((n) => ({ lexemes: n.lexemes, d: Math.min(...probes.map((p) => typoDistance(p, n.plain, allowed))) }))
     .filter((n) => n.d >= 1 && n.d <= allowed);
   const fewest = Math.min(...measured.map((n) => n.d));
-  const best = [...new Set(measured.filter((n) => n.d === fewest).map((n) => n.word))].slice(0, 5);
-  const held = await heldByPublicJobs(sql, best, now);
-  return best.filter((w) => held.has(w));
+  const best = dedupe(measured.filter((n) => n.d === fewest).map((n) => n.lexemes)).slice(0, 5);
+  const held = await heldByPublicJobs(sql, best.flat(), now);
+  return best.filter(isHeldIn({ held }));
 }
 
 /** One term as read: its alternatives, and what widened it (reported). null: a common word only. */
 function readTerm(
   f: TermForms,
   v: Vocabulary,
-  widen: { completions: boolean; corrections: string[] } | null,
+  widen: { completions: boolean; corrections: string[][] } | null,
   report: { expansions: Expansion[]; ignored: string[] },
 ): ReadTerm | null {
   if (f.term.kind === "phrase") {
@@ -265,23 +307,23 @@ function readTerm(
     if (lexemes.length === 0) report.ignored.push(f.term.text);
     return lexemes.length === 0 ? null : { text: f.term.text, alternatives: [lexemes], phrase: { lexemes } };
   }
-  const { all, own, joinedForms } = baseAlternatives(f, v);
+  const { all, joinedForms } = baseAlternatives(f, v);
   const alternatives = [...all];
   const isHeld = isHeldIn(v);
   if (widen) {
     const word = f.term.text;
     if (joinedForms.some(isHeld)) {
-      report.expansions.push({ word, kind: "JOINED", to: joinedForms.filter(isHeld).map((s) => s.join(" ")) });
+      report.expansions.push({ word, kind: "JOINED", to: joinedForms.filter(isHeld).map(spelled) });
     }
     if (f.synonyms.length > 0) report.expansions.push({ word, kind: "SYNONYM", to: f.synonyms });
-    // The last word completed only when the catalog does not hold it as typed (search as you type).
-    if (widen.completions && !own.some(isHeld) && v.completions.length > 0) {
-      alternatives.push(...v.completions.map((w) => [w]));
-      report.expansions.push({ word, kind: "COMPLETION", to: v.completions });
+    // The last word completed when the catalog does not hold it as typed (search as you type).
+    if (widen.completions) {
+      alternatives.push(...v.completions);
+      report.expansions.push({ word, kind: "COMPLETION", to: v.completions.map(spelled) });
     }
     if (widen.corrections.length > 0) {
-      alternatives.push(...widen.corrections.map((w) => [w]));
-      report.expansions.push({ word, kind: "CORRECTION", to: widen.corrections });
+      alternatives.push(...widen.corrections);
+      report.expansions.push({ word, kind: "CORRECTION", to: widen.corrections.map(spelled) });
     }
   }
   if (alternatives.length === 0) report.ignored.push(f.term.text);
@@ -304,9 +346,9 @@ async function readTerms(
   for (const forms of groupForms) {
     const group: ReadTerm[] = [];
     for (const f of forms) {
-      const completes = f === last && v.completions.length > 0;
+      const completes = f === last && completesLast(f, v);
       const corrections = completes ? [] : await correctionsOf(sql, now, f, v);
-      const term = readTerm(f, v, { completions: f === last, corrections }, report);
+      const term = readTerm(f, v, { completions: completes, corrections }, report);
       if (term) group.push(term);
     }
     if (group.length > 0) groups.push(group);
@@ -345,18 +387,23 @@ function baseAlternatives(f: TermForms, v: Pick<Vocabulary, "analysed" | "joined
   if (parts.length > 0) own.push(parts);
   for (const lexeme of v.analysed[f.whole]!.lexemes) if (/[^\p{L}\p{N}]/u.test(lexeme)) own.push([lexeme]);
   const plains = new Set([v.analysed[f.whole]!.plain, ...(parts.length === 1 ? parts.map(plainWord) : [])]);
+  const ownKeys = new Set(own.map(setKey));
   const joinedForms = [...plains]
     .flatMap((p) => v.joinedByPlain.get(p) ?? [])
-    .filter((w) => !own.some((set) => set.length === 1 && set[0] === w))
-    .map((w) => [w]);
+    .filter((set) => !ownKeys.has(setKey(set)));
   const synonymSets = f.synonymTexts.map((i) => v.analysed[i]!.lexemes).filter((set) => set.length > 0);
   return { all: dedupe([...own, ...joinedForms, ...synonymSets]), own, joinedForms };
 }
 
+/** A set of lexemes as reported: the lexemes, space-separated. */
+const spelled = (set: string[]) => set.join(" ");
+
+const setKey = (set: string[]) => [...set].sort().join(" ");
+
 function dedupe(sets: string[][]): string[][] {
   const seen = new Set<string>();
   return sets.filter((set) => {
-    const key = [...set].sort().join(" ");
+    const key = setKey(set);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

@@ -1,7 +1,10 @@
 // The curated synonyms and abbreviations of the trade. Each group's expressions are equivalent: a
 // query holding one of them (a word, or words side by side) also finds the others. Reported in a
 // search's reading with SYNONYMS_VERSION, so a client can tell which list answered. Change the list
-// by a reviewed commit that raises the version; never per request.
+// by a reviewed commit that raises the version; never per request. An expression of several words
+// is also recognised with a typo in a word of 4 letters or more (./typos.ts) and, when the query
+// ends with it, with its last word unfinished ("natural language proces").
+import { typoDistance, typosAllowed } from "./typos.ts";
 
 export const SYNONYMS_VERSION = 1;
 
@@ -57,9 +60,36 @@ for (const group of SYNONYM_GROUPS) {
 /** The longest number of words of an expression in the list. */
 export const SYNONYM_MAX_WORDS = Math.max(...SYNONYM_GROUPS.flat().map((e) => e.split(/\s+/u).length));
 
-/** The other expressions equivalent to these words, or null when the list has none. */
-export function synonymsOf(words: readonly string[]): string[] | null {
+/** Whether a typed word stands for a word of an expression: the same, within its typos, or begun by it. */
+function standsFor(typed: string, word: string, unfinished: boolean): boolean {
+  if (typed === word) return true;
+  const allowed = typosAllowed(typed);
+  if (!unfinished) return allowed > 0 && typoDistance(typed, word, allowed) <= allowed;
+  if (typed.length >= 3 && word.startsWith(typed)) return true;
+  return (
+    allowed > 0 && [0, 1, -1].some((k) => typoDistance(typed, word.slice(0, typed.length + k), allowed) <= allowed)
+  );
+}
+
+/**
+ * The other expressions equivalent to these words, or null when the list has none. Words spelled
+ * as an expression of the list find its group's other expressions; words that stand for an
+ * expression of two or more words (a typo, or the last word unfinished when `unfinished`) find
+ * every expression of its group, the one they stand for too.
+ */
+export function synonymsOf(words: readonly string[], unfinished = false): string[] | null {
   const key = phraseKey(words);
   const group = groupOfKey.get(key);
-  return group ? group.filter((e) => phraseKey(e.split(/\s+/u)) !== key) : null;
+  if (group) return group.filter((e) => phraseKey(e.split(/\s+/u)) !== key);
+  const typed = key.split(" ");
+  if (typed.length < 2) return null;
+  const found = new Set<string>();
+  for (const [expression, members] of groupOfKey) {
+    const target = expression.split(" ");
+    if (target.length !== typed.length) continue;
+    if (typed.every((w, i) => standsFor(w, target[i]!, unfinished && i === typed.length - 1))) {
+      for (const member of members) found.add(member);
+    }
+  }
+  return found.size > 0 ? [...found] : null;
 }

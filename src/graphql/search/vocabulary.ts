@@ -1,8 +1,8 @@
 // The statements a search's reading needs (./reading.ts): the lexemes and plain forms of what was
-// typed, and the vocabulary (table search_words, migration search_that_forgives): a word's joined
-// forms, an unfinished word's completions, a mistyped word's nearest words, and which words a
-// public job holds (the only ones a reading may use or report: a word only hidden jobs hold is
-// never revealed, not even by being corrected to).
+// typed, and the vocabulary (tables search_words and search_spellings, migrations of the same
+// names): a word's joined forms, an unfinished word's completions, a mistyped word's nearest
+// entries, and which words a public job holds (the only ones a reading may use or report: a word
+// only hidden jobs hold is never revealed, not even by being corrected to).
 import { publicJobSql } from "../gates.ts";
 import { SqlParams, type SqlQuery } from "../sql.ts";
 
@@ -31,29 +31,45 @@ export const COMPLETIONS_MAX = 30;
 /** How many of the nearest words (by trigrams) are measured for a mistyped word. */
 const NEAREST_MAX = 40;
 
-/** The vocabulary's words whose plain form is one of these (joined forms: "frontend" for front-end). */
-export async function wordsWithPlain(
-  sql: SqlQuery,
-  plains: readonly string[],
-): Promise<{ word: string; plain: string }[]> {
-  if (plains.length === 0) return [];
-  return sql.query(`SELECT word, plain FROM search_words WHERE plain = ANY($1::text[])`, [plains]);
+/**
+ * An entry of the vocabulary: a lexeme of search_words (its lexemes: itself), or a spelling of
+ * search_spellings, a word as titles and skill names write it ("engineer", "fine-tuning"), with
+ * the lexemes a job holding it holds ("engin"; "fine", "fine-tun", "tune"). Searching for an
+ * entry is searching for all of its lexemes.
+ */
+export interface Entry {
+  plain: string;
+  lexemes: string[];
 }
 
-/** The vocabulary's words whose plain form begins with `plain`, the shortest first. */
-export async function completionsOf(sql: SqlQuery, plain: string): Promise<{ word: string; plain: string }[]> {
-  if (plain.length === 0) return [];
-  // plain holds letters and digits only: nothing in it is special to LIKE.
+// Both tables as one vocabulary: each part reads its own trigram index, then the union is ordered.
+const entries = (where: string, order: string, limit: number) =>
+  `SELECT plain, lexemes FROM (
+     (SELECT plain, ARRAY[word] AS lexemes FROM search_words WHERE ${where} ORDER BY ${order} LIMIT ${limit})
+     UNION ALL
+     (SELECT plain, lexemes FROM search_spellings WHERE ${where} ORDER BY ${order} LIMIT ${limit})
+   ) AS e ORDER BY ${order} LIMIT ${limit}`;
+
+/** The entries whose plain form is one of these (joined forms: "frontend" for front-end). */
+export async function entriesWithPlain(sql: SqlQuery, plains: readonly string[]): Promise<Entry[]> {
+  if (plains.length === 0) return [];
   return sql.query(
-    `SELECT word, plain FROM search_words WHERE plain LIKE $1 || '%' AND plain <> $1
-      ORDER BY length(plain), plain LIMIT ${COMPLETIONS_MAX}`,
-    [plain],
+    `SELECT plain, ARRAY[word] AS lexemes FROM search_words WHERE plain = ANY($1::text[])
+     UNION ALL SELECT plain, lexemes FROM search_spellings WHERE plain = ANY($1::text[])`,
+    [plains],
   );
 }
 
-/** The vocabulary's words nearest `plain` by trigrams (a GiST index walk), nearest first. */
-export async function nearestWords(sql: SqlQuery, plain: string): Promise<{ word: string; plain: string }[]> {
-  return sql.query(`SELECT word, plain FROM search_words ORDER BY plain <-> $1 LIMIT ${NEAREST_MAX}`, [plain]);
+/** The entries whose plain form begins with `plain`, the shortest first. */
+export async function completionsOf(sql: SqlQuery, plain: string): Promise<Entry[]> {
+  if (plain.length === 0) return [];
+  // plain holds letters and digits only: nothing in it is special to LIKE.
+  return sql.query(entries(`plain LIKE $1 || '%' AND plain <> $1`, "length(plain), plain", COMPLETIONS_MAX), [plain]);
+}
+
+/** The entries nearest `plain` by trigrams (a GiST index walk each), nearest first. */
+export async function nearestEntries(sql: SqlQuery, plain: string): Promise<Entry[]> {
+  return sql.query(entries("true", "plain <-> $1", NEAREST_MAX), [plain]);
 }
 
 /**
