@@ -42,6 +42,9 @@ import { decodeCursor, encodeCursor } from "../src/graphql/cursor.ts";
 import { COUNT_CAP } from "../src/graphql/totals.ts";
 import type { MetaBody } from "../src/rest/resources.ts";
 import { createLogger } from "../src/logger.ts";
+import { facetLabel } from "../src/graphql/types/job/facet-labels.ts";
+import type { SearchReading } from "../src/graphql/search/reading.ts";
+import { paramsAfter, readingSql, readQuery, relevanceTierSql, searchBody, suggestBody } from "./catalog-search.ts";
 import { startLoadWorker } from "./load-worker.ts";
 import { benchServiceConfig } from "./service-config.ts";
 
@@ -124,6 +127,9 @@ const JOB_GATE = `j.status = 'published' AND j.filled = false AND j.published_at
 
 interface JobRow {
   id: string;
+  location_country: string | null;
+  /** On a list filtered by near. */
+  distance_km?: number | null;
   salary_top: number | null;
   slug: string;
   title: string;
@@ -143,7 +149,6 @@ interface JobRow {
 }
 
 interface JobDetailRow extends JobRow {
-  location_country: string | null;
   seniority: string | null;
   description_html: string;
   description_text: string;
@@ -157,12 +162,14 @@ interface JobDetailRow extends JobRow {
 }
 
 // Columns of a job summary; the company only when it has a public page (the join's condition).
-const SUMMARY_COLUMNS = `j.id, j.salary_top, j.slug, j.title, j.work_model, j.employment_type, j.location_city, j.location_state,
+const SUMMARY_COLUMNS = `j.id, j.salary_top, j.slug, j.title, j.work_model, j.employment_type, j.location_city, j.location_state, j.location_country,
   j.salary_min, j.salary_max, j.salary_currency, j.salary_period, coalesce(j.published_at, j.created_at) AS published_at,
   c.id AS company_id, c.slug AS company_slug, c.name AS company_name, c.logo_url AS company_logo_url`;
 
 interface ListFilter {
   q?: string;
+  /** How q was read (./catalog-search.ts): its words, place and company become conditions. */
+  reading?: SearchReading;
   workModel?: string[];
   employmentType?: string[];
   /** Lowercased parts, as jobs.location_terms holds them. */
@@ -176,16 +183,12 @@ interface ListFilter {
 }
 
 /** The list filter's SQL and its parameters, numbered after the first `offset` parameters. */
-function filterSql(filter: ListFilter, offset: number): { sql: string; params: unknown[] } {
+function filterSql(filter: ListFilter, offset: number): { sql: string; params: unknown[]; distance: string | null } {
   const parts: string[] = [];
-  const params: unknown[] = [];
-  const param = (value: unknown) => {
-    params.push(value);
-    return `$${offset + params.length}`;
-  };
-  if (filter.q !== undefined) {
-    parts.push(`j.search_terms @> tsvector_to_array(to_tsvector('english'::regconfig, ${param(filter.q)}::text))`);
-  }
+  const { params: p, values } = paramsAfter(offset);
+  const param = (value: unknown) => p.add(value);
+  let distance: string | null = null;
+  if (filter.reading) parts.push(...readingSql(filter.reading, p));
   if (filter.workModel?.length) {
     parts.push(`j.work_model IN (${filter.workModel.map((v) => `CAST(${param(v)}::text AS "WorkModel")`).join(", ")})`);
   }
@@ -208,9 +211,10 @@ function filterSql(filter: ListFilter, offset: number): { sql: string; params: u
     const dLon = dLat / Math.cos((Math.min(89.9, Math.abs(lat) + dLat) * Math.PI) / 180);
     parts.push(`j.latitude BETWEEN ${param(lat - dLat)}::float8 AND ${param(lat + dLat)}::float8`);
     parts.push(`j.longitude BETWEEN ${param(lon - dLon)}::float8 AND ${param(lon + dLon)}::float8`);
-    parts.push(`${distanceSql(param(lat), param(lon))} <= ${param(radiusKm)}::float8`);
+    distance = distanceSql(param(lat), param(lon));
+    parts.push(`${distance} <= ${param(radiusKm)}::float8`);
   }
-  return { sql: parts.map((p) => ` AND ${p}`).join(""), params };
+  return { sql: parts.map((part) => ` AND ${part}`).join(""), params: values(), distance };
 }
 
 const EARTH_KM = 6371.0088;
@@ -235,37 +239,38 @@ function orderOf(sort: string | undefined) {
 /** Where a page starts: an offset to skip to, or the key of the row before it (a seek). */
 type PageStart = { offset: number; after: { key: Date | number; id: string } | null };
 
+/** The summary's columns, with the distance from `near` when the list is filtered by it. */
+const columnsOf = (f: { distance: string | null }) =>
+  f.distance ? `${SUMMARY_COLUMNS}, ${f.distance} AS distance_km` : SUMMARY_COLUMNS;
+
 /** A page by relevance: tier by tier (title, title and skills, the rest), newest first within each. */
 async function relevanceRows(database: Database, filter: ListFilter, limit: number, offset: number, now: Date) {
-  const tiers = [
-    (t: string) => `j.title_terms @> ${t}`,
-    (t: string) => `j.head_terms @> ${t} AND NOT j.title_terms @> ${t}`,
-    (t: string) => `NOT j.head_terms @> ${t}`,
-  ];
+  const tiers = relevanceTierSql(filter.reading!);
   const rows: (JobRow & { tier: number })[] = [];
   let skip = offset;
   for (const [i, tier] of tiers.entries()) {
     const f = filterSql(filter, 1);
-    const params = [now, ...f.params, filter.q, limit - rows.length, skip];
-    const n = params.length;
-    const terms = `tsvector_to_array(to_tsvector('english'::regconfig, $${n - 2}::text))`;
+    const { params: p, values } = paramsAfter(1 + f.params.length);
+    const inTier = tier(p);
+    const [take, skipped] = [p.add(limit - rows.length), p.add(skip)];
     const found = await database.sql.query<JobRow>(
-      `SELECT ${SUMMARY_COLUMNS}
-       FROM (SELECT j.id FROM jobs j WHERE ${JOB_GATE}${f.sql} AND ${tier(terms)}
-             ORDER BY j.published_at DESC, j.id DESC LIMIT $${n - 1} OFFSET $${n}) AS page
+      `SELECT ${columnsOf(f)}
+       FROM (SELECT j.id FROM jobs j WHERE ${JOB_GATE}${f.sql} AND ${inTier}
+             ORDER BY j.published_at DESC, j.id DESC LIMIT ${take} OFFSET ${skipped}) AS page
        JOIN jobs j ON j.id = page.id
        LEFT JOIN companies c ON c.id = j.company_id AND c.has_public_page
        ORDER BY j.published_at DESC, j.id DESC`,
-      params,
+      [now, ...f.params, ...values()],
     );
     if (found.length === 0 && skip > 0) {
+      const { params: q, values: counted } = paramsAfter(1 + f.params.length);
       const [row] = await database.sql.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM (SELECT 1 FROM jobs j WHERE ${JOB_GATE}${f.sql} AND ${tier(terms)} LIMIT $${n - 1}) t`,
-        [now, ...f.params, filter.q, skip],
+        `SELECT count(*)::int AS n FROM (SELECT 1 FROM jobs j WHERE ${JOB_GATE}${f.sql} AND ${tier(q)} LIMIT ${q.add(skip)}) t`,
+        [now, ...f.params, ...counted()],
       );
       skip -= row?.n ?? 0;
     } else skip = 0;
-    rows.push(...found.map((r) => ({ ...r, tier: 3 - i })));
+    rows.push(...found.map((r) => ({ ...r, tier: tiers.length === 1 ? 1 : 3 - i })));
     if (rows.length >= limit) break;
   }
   return rows;
@@ -282,7 +287,7 @@ async function listJobs(database: Database, filter: ListFilter, limit: number, s
     return row?.total ?? 0;
   };
   let page: Promise<JobRow[]>;
-  if (filter.sort === "relevance") {
+  if (filter.sort === "relevance" && filter.reading) {
     page = relevanceRows(database, filter, limit, start.offset, now);
   } else if (filter.sort === "distance" && filter.near) {
     const params = [now, ...f.params, filter.near.lat, filter.near.lon, limit, start.offset];
@@ -298,7 +303,7 @@ async function listJobs(database: Database, filter: ListFilter, limit: number, s
     const params = [now, ...f.params, start.after.key, start.after.id, limit];
     const n = params.length;
     page = database.sql.query<JobRow>(
-      `SELECT ${SUMMARY_COLUMNS}
+      `SELECT ${columnsOf(f)}
        FROM jobs j LEFT JOIN companies c ON c.id = j.company_id AND c.has_public_page
        WHERE ${JOB_GATE}${f.sql} AND (j.${order.column}, j.id) ${order.after} ($${n - 2}, $${n - 1}::uuid)
        ORDER BY ${order.by} LIMIT $${n}`,
@@ -310,7 +315,7 @@ async function listJobs(database: Database, filter: ListFilter, limit: number, s
     const params = [now, ...f.params, limit, start.offset];
     const n = params.length;
     page = database.sql.query<JobRow>(
-      `SELECT ${SUMMARY_COLUMNS}
+      `SELECT ${columnsOf(f)}
        FROM (SELECT j.id FROM jobs j WHERE ${JOB_GATE}${f.sql}
              ORDER BY ${order.by} LIMIT $${n - 1} OFFSET $${n}) AS page
        JOIN jobs j ON j.id = page.id
@@ -323,13 +328,14 @@ async function listJobs(database: Database, filter: ListFilter, limit: number, s
   // per filter, concurrent requests sharing one count, an older one answered while one recount runs
   // beside the requests (a recount inside the request kept every request of the baseline's warm-up
   // waiting for the 2 s count of q=engineer, while the service's ran beside its measured requests).
-  const [total, rows] = await Promise.all([rememberedValue(`total ${JSON.stringify(filter)}`, count), page]);
+  const key = JSON.stringify({ ...filter, reading: undefined });
+  const [total, rows] = await Promise.all([rememberedValue(`total ${key}`, count), page]);
   return { total, rows };
 }
 
 async function getJob(database: Database, slug: string, now: Date): Promise<JobDetailRow | undefined> {
   const [row] = await database.sql.query<JobDetailRow>(
-    `SELECT ${SUMMARY_COLUMNS}, j.location_country, j.seniority, j.description_html, j.description_text,
+    `SELECT ${SUMMARY_COLUMNS}, j.seniority, j.description_html, j.description_text,
        j.apply_url, j.valid_through, j.updated_at,
        s.id AS sector_id, s.slug AS sector_slug, s.name AS sector_name,
        (SELECT coalesce(json_agg(json_build_object('id', k.id, 'slug', k.slug, 'name', k.name, 'category', k.category)
@@ -364,6 +370,8 @@ function jobSummary(l: Linker, j: JobRow) {
     employment_type: j.employment_type,
     location_city: j.location_city,
     location_state: j.location_state,
+    location_country: j.location_country,
+    ...(j.distance_km != null ? { distance_km: Math.round(j.distance_km * 10) / 10 } : {}),
     salary: hasSalary
       ? { min: j.salary_min, max: j.salary_max, currency: j.salary_currency, period: j.salary_period }
       : null,
@@ -384,7 +392,6 @@ function jobSummary(l: Linker, j: JobRow) {
 function jobDetail(l: Linker, j: JobDetailRow) {
   return {
     ...jobSummary(l, j),
-    location_country: j.location_country,
     seniority: j.seniority,
     description_html: j.description_html,
     description_text: j.description_text,
@@ -449,18 +456,23 @@ async function baselineList(l: Linker, search: URLSearchParams, res: http.Server
   const sort = text("sort");
   const nearText = text("near");
   const radiusKm = text("radius_km");
+  const now = new Date();
+  const reading =
+    q === undefined ? undefined : await readQuery(baselineDb, q, { location: !!location, near: !!nearText }, now);
   const filter: ListFilter = {
     near: nearText === undefined ? undefined : await nearPoint(nearText, Number(radiusKm ?? 50)),
     q,
+    reading,
     workModel,
     employmentType,
     location: location?.split(",").map((part) => part.trim().toLowerCase()),
     salaryMin: salaryMin === undefined ? undefined : Number(salaryMin),
     salaryCurrency,
     salaryPeriod,
-    sort: sort === "-published_at" ? undefined : sort,
+    // With q and no sort, relevance, as the REST API orders.
+    sort: sort === "-published_at" ? undefined : (sort ?? (q !== undefined ? "relevance" : undefined)),
   };
-  const filterKey = JSON.stringify(filter);
+  const filterKey = JSON.stringify({ ...filter, reading: undefined });
   const order = orderOf(filter.sort);
   const cursorText = search.get("cursor") ?? undefined;
   let start: PageStart = { offset: Number(search.get("offset") ?? 0), after: null };
@@ -469,7 +481,7 @@ async function baselineList(l: Linker, search: URLSearchParams, res: http.Server
     const [key, id] = cursor.key;
     start = { offset: cursor.offset, after: { key: key as Date | number, id: id as string } };
   }
-  const { total, rows } = await listJobs(baselineDb, filter, limit, start, new Date());
+  const { total, rows } = await listJobs(baselineDb, filter, limit, start, now);
   // The REST API's canonical order of parameters (its route's definition order).
   const pageUrl = (at: number, cursor: string | undefined) => {
     const query = new URLSearchParams({ limit: String(limit), offset: String(at) });
@@ -497,7 +509,15 @@ async function baselineList(l: Linker, search: URLSearchParams, res: http.Server
   const body = {
     data: rows.map((r) => jobSummary(l, r)),
     // Its totals are always counted before answering (exact), as the REST API's are once known.
-    meta: { total, total_exact: true, limit, offset: start.offset, self: pageUrl(start.offset, cursorText), next },
+    meta: {
+      total,
+      total_exact: true,
+      limit,
+      offset: start.offset,
+      self: pageUrl(start.offset, cursorText),
+      next,
+      ...(reading ? { search: searchBody(reading) } : {}),
+    },
   };
   send(res, 200, body, next ? { link: `<${next}>; rel="next"` } : {});
 }
@@ -561,8 +581,9 @@ async function baselineFacets(search: URLSearchParams, res: http.ServerResponse)
   const facets = (search.get("facets") ?? "work_model,employment_type,sector,skill,country").split(",");
   const now = new Date();
   const key = JSON.stringify({ workModel, q });
+  const reading = q === undefined ? undefined : await readQuery(baselineDb, q, { location: false, near: false }, now);
   const count = (without: string | null) => {
-    const f = filterSql({ q, workModel: without === "work_model" ? undefined : workModel }, 1);
+    const f = filterSql({ q, reading, workModel: without === "work_model" ? undefined : workModel }, 1);
     return { where: `${JOB_GATE}${f.sql}`, params: [now, ...f.params] };
   };
   const unfiltered = q === undefined && workModel === undefined;
@@ -587,7 +608,12 @@ async function baselineFacets(search: URLSearchParams, res: http.ServerResponse)
         }
         const values = await rememberedValue(`${key}:${facet}:${limit}`, async () => {
           const { where, params } = count(facet);
-          return baselineDb.sql.query(FACET_SQL[facet]!(where, `$${params.length + 1}`), [...params, limit]);
+          const rows = await baselineDb.sql.query<{ value: string; name: string | null }>(
+            FACET_SQL[facet]!(where, `$${params.length + 1}`),
+            [...params, limit],
+          );
+          // Work models, employment types and countries are labelled, as the REST API labels them.
+          return rows.map((row) => ({ ...row, name: row.name ?? facetLabel(row.value) }));
         });
         return [facet, values] as const;
       }),
@@ -607,6 +633,8 @@ function startBaseline(): http.Server {
     const handle = async () => {
       if (url.pathname === `${API}/jobs`) return baselineList(l, url.searchParams, res);
       if (url.pathname === `${API}/jobs/facets`) return baselineFacets(url.searchParams, res);
+      if (url.pathname === `${API}/suggest`)
+        return send(res, 200, await suggestBody(baselineDb, url.searchParams, new Date()));
       const detail = /^\/api\/v1\/jobs\/([^/]+)$/.exec(url.pathname);
       if (detail) {
         const slug = decodeURIComponent(detail[1]!);
@@ -659,6 +687,12 @@ const allScenarios: Scenario[] = [
     paths: [`${API}/jobs/facets?work_model=remote&facets=work_model,employment_type,sector,skill,country`],
   },
   { name: "nearby", paths: [`${API}/jobs?limit=50&near=Berlin&radius_km=50`] },
+  // Search as people write (issue 40): a typo, an unfinished last word, a phrase, a place in q, suggest.
+  { name: "typo", paths: [`${API}/jobs?limit=50&q=pyhton%20developer`] },
+  { name: "prefix", paths: [`${API}/jobs?limit=50&q=data%20engi`] },
+  { name: "phrase", paths: [`${API}/jobs?limit=50&q=%22machine%20learning%22`] },
+  { name: "place-in-q", paths: [`${API}/jobs?limit=50&q=engineer%20berlin`] },
+  { name: "suggest", paths: [`${API}/suggest?q=pyt`, `${API}/suggest?q=data%20eng`, `${API}/suggest?q=berl`] },
   { name: "nearby-distance", paths: [`${API}/jobs?limit=50&near=48.85,2.35&radius_km=500&sort=distance`] },
 ];
 const only = flags.only?.split(",");
