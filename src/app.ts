@@ -11,6 +11,7 @@ import type { OAuth2Client } from "google-auth-library";
 import Koa from "koa";
 import { expectsContinue } from "./http/continue.ts";
 import { createCompressRouter } from "./compress/api/routes.ts";
+import type { Resolver } from "./compress/address-policy.ts";
 import type { EngineRunner } from "./compress/compression.ts";
 import { createCompressService, type CompressService } from "./compress/workflow/service.ts";
 import type { ObjectStorage } from "./compress/storage/storage.ts";
@@ -44,8 +45,11 @@ export interface AppDeps {
   logger: Logger;
   /** Shares rate limits between instances; absent or null keeps them in this instance's memory. */
   redis?: Redis | null;
-  /** The compression API's storage and engine; without them /v1 is not served (catalog-only tests). */
-  compress?: { storage: ObjectStorage; runner: EngineRunner } | null;
+  /**
+   * The compression API's storage and engine (and, for tests, how file_url hosts resolve); without
+   * them /v1 is not served (catalog-only tests).
+   */
+  compress?: { storage: ObjectStorage; runner: EngineRunner; resolver?: Resolver } | null;
   /** Shutdown state: readiness turns 503 while draining; in-flight uploads give up at the deadline. */
   lifecycle?: Lifecycle | null;
   /** Where the dashboard's sign-in mail goes; by default from the configuration (SMTP or the outbox). */

@@ -199,6 +199,34 @@ export const ERROR_CODES = {
       "callback_url is not an https URL of a public host (http and private hosts only with WEBHOOK_ALLOW_PRIVATE; link-local and metadata hosts never).",
   },
   invalid_filename: { status: { compression: 400 }, meaning: "a direct upload's filename is not a short string." },
+  invalid_file_url: {
+    status: { compression: 400 },
+    meaning:
+      "file_url is not an absolute https URL without credentials (http only where WEBHOOK_ALLOW_PRIVATE or development allows it), is longer than 2048 characters, or was sent beside a file or an upload_id.",
+  },
+  file_url_forbidden: {
+    status: { compression: 400 },
+    meaning:
+      "file_url names, resolves or redirects to an address the service does not fetch from: loopback, private, link-local, metadata or any other address that is not public (the webhook address policy).",
+  },
+  file_url_unreachable: {
+    status: { compression: 422 },
+    meaning:
+      "file_url could not be fetched: the host was not found or refused the connection, the TLS certificate did not verify, the answer was not 200 (the message gives its status), more than 3 redirects, or the connection closed before the end of the file (not charged).",
+  },
+  file_url_timeout: {
+    status: { compression: 422 },
+    meaning:
+      "file_url's server stopped sending for the upload's idle limit, or the whole fetch took longer than FILE_URL_TIMEOUT_SECONDS (not charged).",
+  },
+  file_url_too_large: {
+    status: { compression: 413 },
+    meaning: "the file at file_url is larger than the most one request may carry (300 MB; not charged).",
+  },
+  file_url_not_pdf: {
+    status: { compression: 422 },
+    meaning: "the file at file_url is not a PDF: no %PDF- within its first 1024 bytes (not charged).",
+  },
   upload_not_found: { status: { compression: 404 }, meaning: "no direct upload with this id is the subscriber's." },
   upload_incomplete: { status: { compression: 409 }, meaning: "nothing was PUT to the direct upload's URL yet." },
   upload_used: { status: { compression: 409 }, meaning: "the direct upload was already compressed." },

@@ -130,6 +130,9 @@ export const envSchema = z.object({
   COMPRESS_WARM_PROCESSES: z.coerce.number().int().min(0).max(64).optional(),
   // A multipart upload's own idle limit (answered 408 upload_timeout); unset: BODY_IDLE_TIMEOUT_SECONDS.
   UPLOAD_IDLE_TIMEOUT_SECONDS: z.coerce.number().positive().max(600).optional(),
+  // A file_url's whole fetch (connection, redirects and body); a pause longer than the upload's idle
+  // limit above ends it sooner.
+  FILE_URL_TIMEOUT_SECONDS: z.coerce.number().positive().max(3600).default(600),
   UPLOAD_TMP_DIR: z.string().min(1).optional(),
   // Where results go: a Cloud Storage bucket when GCS_BUCKET is set, else a local directory
   // whose download addresses this service signs and serves.
@@ -265,6 +268,8 @@ export interface Config {
     maxRssMb: number;
     warmProcesses: number;
     uploadIdleTimeoutMs: number;
+    /** A file_url's whole fetch; its pauses are held to uploadIdleTimeoutMs. */
+    fileUrlTimeoutMs: number;
     tmpDir: string | null;
   };
   storage:
@@ -447,6 +452,7 @@ function compressOf(e: Env): Config["compress"] {
     // replacement takes longer to start (0.35-1 s) than a small file takes to compress.
     warmProcesses: e.COMPRESS_WARM_PROCESSES ?? e.COMPRESS_CONCURRENCY + 1,
     uploadIdleTimeoutMs: Math.round((e.UPLOAD_IDLE_TIMEOUT_SECONDS ?? e.BODY_IDLE_TIMEOUT_SECONDS) * 1000),
+    fileUrlTimeoutMs: Math.round(e.FILE_URL_TIMEOUT_SECONDS * 1000),
     tmpDir: e.UPLOAD_TMP_DIR ?? null,
   };
 }

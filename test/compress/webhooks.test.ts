@@ -11,10 +11,11 @@ import {
   classifyAddress,
   ipv6Bytes,
   mayReach,
+  type Resolver,
   type WebhookTargets,
-} from "../../src/compress/async-jobs/address-policy.ts";
+} from "../../src/compress/address-policy.ts";
 import { signWebhook, verifyWebhook, webhookHeaders } from "../../src/compress/async-jobs/signature.ts";
-import { backoffMs, callWebhook, checkCallbackUrl, type Resolver } from "../../src/compress/async-jobs/webhooks.ts";
+import { backoffMs, callWebhook, checkCallbackUrl } from "../../src/compress/async-jobs/webhooks.ts";
 import { loadConfig } from "../../src/config/env.ts";
 import { HttpError } from "../../src/errors.ts";
 

@@ -6,6 +6,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import type { Resolver } from "../../src/compress/address-policy.ts";
 import { startJobWorker, type JobWorker } from "../../src/compress/async-jobs/worker.ts";
 import type { EngineRunner } from "../../src/compress/compression.ts";
 import { createRunner, type Runner, type RunnerOptions } from "../../src/compress/isolation/runner.ts";
@@ -37,6 +38,8 @@ export interface CompressionStackOptions {
   engine?: (runner: Runner) => EngineRunner;
   /** Start one job worker polling every 100 ms. */
   jobWorker?: boolean;
+  /** How the server resolves file_url hosts (a scripted resolver), instead of dns.lookup. */
+  resolver?: Resolver;
 }
 
 export async function startCompressionStack(options: CompressionStackOptions): Promise<CompressionStack> {
@@ -51,7 +54,8 @@ export async function startCompressionStack(options: CompressionStackOptions): P
     ...(options.jobWorker ? { COMPRESS_JOB_WORKERS: "0" } : {}),
     ...options.env,
   };
-  const server = await startServer(db, env, { compress: { storage, runner: engine } });
+  const resolver = options.resolver ? { resolver: options.resolver } : {};
+  const server = await startServer(db, env, { compress: { storage, runner: engine, ...resolver } });
   const logger = createLogger({ logLevel: "silent" });
   const worker = options.jobWorker
     ? startJobWorker({ config: server.config, prisma: db.prisma, storage, runner: engine, logger, pollMs: 100 }, 1)

@@ -33,6 +33,8 @@ export { ApiError, isErrorBody, type ErrorBody } from "./errors.ts";
 export { openFile } from "./files.ts";
 export {
   compressUpload,
+  compressUrl,
+  unlockUrl,
   submitJob,
   uploadFile,
   waitForJob,

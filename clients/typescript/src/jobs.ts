@@ -104,14 +104,52 @@ export interface CompressUploadOptions extends OutputOptions {
 
 /** POST /v1/compress with `{upload_id}`: the typed result (or, with async, the 202's job). */
 export function compressUpload(client: CompressionClient, uploadId: string, options: CompressUploadOptions = {}) {
+  return compressJson(client, { upload_id: uploadId }, options);
+}
+
+/** POST /v1/compress with a JSON body: the file (its upload_id or file_url) and the options. */
+function compressJson(
+  client: CompressionClient,
+  file: { upload_id: string } | { file_url: string },
+  options: CompressUploadOptions,
+) {
   return client.POST("/v1/compress", {
     body: {
-      upload_id: uploadId,
+      ...file,
       ...(options.profile ? { profile: options.profile } : {}),
       ...outputFields(options),
       ...(options.callbackUrl ? { callback_url: options.callbackUrl } : {}),
     },
     headers: { "content-type": "application/json", ...(options.async ? ASYNC : {}) },
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+}
+
+/**
+ * POST /v1/compress with `{file_url}`: the service fetches the PDF from its https address (public
+ * hosts only, at most 3 redirects, 300 MB) and compresses it; the typed result (or, with async, the
+ * 202's job). A fetch that failed is a documented 4xx (invalid_file_url, file_url_forbidden,
+ * file_url_too_large, file_url_not_pdf, file_url_unreachable, file_url_timeout), never charged.
+ */
+export function compressUrl(client: CompressionClient, fileUrl: string, options: CompressUploadOptions = {}) {
+  return compressJson(client, { file_url: fileUrl }, options);
+}
+
+/** POST /v1/unlock with `{file_url, password}`: the PDF fetched as compressUrl() does, decrypted, compressed. */
+export function unlockUrl(
+  client: CompressionClient,
+  fileUrl: string,
+  password: string,
+  options: Omit<CompressUploadOptions, "async" | "callbackUrl"> = {},
+) {
+  return client.POST("/v1/unlock", {
+    body: {
+      file_url: fileUrl,
+      password,
+      ...(options.profile ? { profile: options.profile } : {}),
+      ...outputFields(options),
+    },
+    headers: { "content-type": "application/json" },
     ...(options.signal ? { signal: options.signal } : {}),
   });
 }

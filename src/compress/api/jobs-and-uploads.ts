@@ -21,6 +21,8 @@ import type { LocalStorage } from "../storage/local.ts";
 import { recordBodyDigest } from "../workflow/body-digest.ts";
 import { findJob } from "../workflow/compressions.ts";
 import { createDirectUpload as createUpload, receiveLocalUpload } from "../workflow/direct-uploads.ts";
+import type { EngineJob } from "../isolation/protocol.ts";
+import { invalidFileUrl } from "../workflow/file-url.ts";
 import { OPTION_FIELDS } from "../workflow/options.ts";
 import type { Answer, CompressDeps, CompressService } from "../workflow/service.ts";
 import { isBodyOf, readBody } from "../../http/read-body.ts";
@@ -105,31 +107,61 @@ function formValue(body: Record<string, unknown>, name: string): string | undefi
   throw new HttpError(400, `invalid_${name}`, `${name} must be a string, a number or true or false.`);
 }
 
-/** The JSON body of a compression from a direct upload: its upload_id and the job's fields. */
-async function readDirectUploadRequest(ctx: KeyedContext) {
+/** The JSON members of each route besides the file's (upload_id: compress only; file_url: both). */
+const JSON_FIELDS = { compress: JOB_FIELDS, unlock: [...OPTION_FIELDS, "password"] } as const;
+
+/** A JSON body of /v1/compress or /v1/unlock: the file by its upload_id or its file_url, and the fields. */
+async function readJsonRequest(ctx: KeyedContext, kind: EngineJob["kind"]) {
   const body = await readJsonObject(ctx);
-  const unknown = Object.keys(body).filter((name) => !["upload_id", ...JOB_FIELDS].includes(name));
+  const names: readonly string[] = JSON_FIELDS[kind];
+  const files = kind === "compress" ? ["upload_id", "file_url"] : ["file_url"];
+  const unknown = Object.keys(body).filter((name) => ![...files, ...names].includes(name));
   if (unknown.length > 0) {
     throw new HttpError(
       400,
       "unexpected_field",
-      `Unexpected field "${unknown[0]}"; send upload_id, ${JOB_FIELDS.join(", ")}.`,
+      `Unexpected field "${unknown[0]}"; send ${files.join(" or ")}, ${names.join(", ")}.`,
     );
   }
-  const uploadId = stringField(body, "upload_id", true)!;
-  const fields = Object.fromEntries(JOB_FIELDS.map((name) => [name, formValue(body, name)]));
-  return { uploadId, fields };
+  const fileUrl = stringField(body, "file_url", kind === "unlock");
+  if (fileUrl !== undefined && body["upload_id"] !== undefined) {
+    throw invalidFileUrl("was sent beside upload_id; send one of them");
+  }
+  const uploadId = fileUrl === undefined ? stringField(body, "upload_id", true)! : undefined;
+  const entries = names.flatMap((name) => {
+    const value = formValue(body, name);
+    return value === undefined ? [] : [[name, value] as const];
+  });
+  return { uploadId, fileUrl, fields: Object.fromEntries(entries) as Record<string, string> };
 }
 
 /**
- * POST /v1/compress with {"upload_id", "profile"?, "callback_url"?, …options}: the direct upload's
- * compression, at once or as a job (Prefer: respond-async), through the service.
+ * POST /v1/compress or /v1/unlock with a JSON body: {"file_url", …fields} (both), or {"upload_id",
+ * "profile"?, "callback_url"?, …options} (a direct upload's compression); at once, or as a job
+ * (compress with Prefer: respond-async), through the service.
  */
-export async function compressDirectUpload(service: CompressService, ctx: KeyedContext, baseUrl: string | null) {
+export async function compressJson(
+  service: CompressService,
+  ctx: KeyedContext,
+  kind: EngineJob["kind"],
+  baseUrl: string | null,
+) {
   const key = ctx.state.apiKey;
-  const body = await readDirectUploadRequest(ctx);
+  const { uploadId, fileUrl, fields } = await readJsonRequest(ctx, kind);
+  const job = kind === "compress" && prefersAsync(ctx);
   await withRequestInfo(ctx, baseUrl, async (request) => {
-    const answered = await service.compressDirectUpload(request, key, body, prefersAsync(ctx) ? "job" : "now");
+    if (fileUrl !== undefined) {
+      const url = { fileUrl, fields };
+      if (job) answerJob(ctx, await service.enqueue(request, key, { url }));
+      else answer(ctx, await service.compress(request, key, kind, { url }));
+      return;
+    }
+    const answered = await service.compressDirectUpload(
+      request,
+      key,
+      { uploadId: uploadId!, fields },
+      job ? "job" : "now",
+    );
     if ("job" in answered) answerJob(ctx, answered.job);
     else answer(ctx, answered.now);
   });

@@ -48,6 +48,23 @@ const callbackField = {
 
 const retryAfterOptional = { "Retry-After": { schema: { type: "integer", minimum: 1 } } };
 
+/** file_url (workflow/file-url.ts): the file by its address, fetched under the webhook address policy. */
+export const fileUrlField = {
+  type: "string",
+  format: "uri",
+  maxLength: 2048,
+  description:
+    "The PDF's address, instead of the file: https, a public host (never loopback, private, link-local or metadata addresses, checked again at connect time), at most 3 redirects, at most 300 MB, %PDF- within its first 1024 bytes. Refused as 400 invalid_file_url or file_url_forbidden, 413 file_url_too_large, 422 file_url_not_pdf, file_url_unreachable or file_url_timeout, never charged. Not with file or upload_id.",
+};
+
+/** The JSON body of POST /v1/compress or /v1/unlock naming the file by its address. */
+export const fileUrlBody = (fields: Json, required: string[] = []) => ({
+  type: "object",
+  required: ["file_url", ...required],
+  additionalProperties: false,
+  properties: { file_url: fileUrlField, ...fields },
+});
+
 /** The JSON body of POST /v1/compress from a direct upload. */
 export const directUploadBody = (profileField: Json, signaturesField: Json, retention: Json) => ({
   type: "object",

@@ -4,7 +4,7 @@
 import { COMPRESS_TIMEOUT_DEFAULTS } from "../../config/env.ts";
 import { COMPRESSION_PROFILES } from "../../pdf/index.ts";
 import { compressionPaths, compressionSchemas, jobDelete, retentionField } from "./openapi-compressions.ts";
-import { compressExtras, directUploadBody, jobPaths, jobSchemas } from "./openapi-jobs.ts";
+import { compressExtras, directUploadBody, fileUrlBody, fileUrlField, jobPaths, jobSchemas } from "./openapi-jobs.ts";
 import { outputOptionFields } from "./openapi-options.ts";
 import { reportProperty, reportSchemas } from "./openapi-report.ts";
 import { webhooks } from "./openapi-webhooks.ts";
@@ -45,7 +45,7 @@ const result = {
 
 const common = {
   "400": error(
-    "The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata, invalid_linearize (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; with an Idempotency-Key header, invalid_idempotency_key. Not charged.",
+    "The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata, invalid_linearize (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; for a file by its address invalid_file_url (not https, malformed, or sent beside a file or a direct upload) and file_url_forbidden (an address that is not public); with an Idempotency-Key header, invalid_idempotency_key. Not charged.",
   ),
   "401": error(
     "Missing, malformed, unknown, revoked or non-corporate key: missing_api_key, malformed_api_key, invalid_api_key, plan_not_eligible.",
@@ -59,11 +59,11 @@ const common = {
   }),
   "408": error("upload_timeout: the upload stalled."),
   "413": error(
-    "file_too_large: over 314,572,800 bytes (300 MB); exactly that is accepted. body_too_large: a JSON body over 16 KiB.",
+    "file_too_large: over 314,572,800 bytes (300 MB); exactly that is accepted. file_url_too_large: the same for a file fetched by its address. body_too_large: a JSON body over 16 KiB.",
   ),
-  "415": error("unsupported_media_type: the body is not multipart/form-data."),
+  "415": error("unsupported_media_type: the body is neither multipart/form-data nor JSON."),
   "422": error(
-    `The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default ${COMPRESS_TIMEOUT_DEFAULTS.baseSeconds} s + ${COMPRESS_TIMEOUT_DEFAULTS.secondsPerMb} s per MB, five times that with a target size), processing_failed, signed_document (the PDF is digitally signed or certified: a rewrite would break its signatures; the message says how many; send signatures=remove to compress it without them), target_unreachable (the target size cannot be reached above the quality floor; the message gives the smallest size reached); for unlock also password_required, incorrect_password, not_encrypted.`,
+    `The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default ${COMPRESS_TIMEOUT_DEFAULTS.baseSeconds} s + ${COMPRESS_TIMEOUT_DEFAULTS.secondsPerMb} s per MB, five times that with a target size), processing_failed, signed_document (the PDF is digitally signed or certified: a rewrite would break its signatures; the message says how many; send signatures=remove to compress it without them), target_unreachable (the target size cannot be reached above the quality floor; the message gives the smallest size reached); for unlock also password_required, incorrect_password, not_encrypted; for a file fetched by its address also file_url_not_pdf, file_url_unreachable (not found, refused, cut, not 200, more than 3 redirects) and file_url_timeout.`,
   ),
   "429": error("rate_limited: over 120 requests a minute for this key.", retryAfter),
   "503": error("busy, rate_limit_unavailable, database_unavailable or shutting_down.", retryAfter),
@@ -74,7 +74,15 @@ const form = (fields: Json, required: string[]) => ({
   content: { "multipart/form-data": { schema: { type: "object", required, properties: fields } } },
 });
 
-const fileField = { type: "string", format: "binary", description: "The PDF, at most 300 MB." };
+// In the form, an empty default: Swagger UI's "Try it out" fills a uri field without one with a
+// sample address, which beside the file would be refused (400 invalid_file_url). Empty is absent.
+const fileUrlFormField = { ...fileUrlField, default: "" };
+
+const fileField = {
+  type: "string",
+  format: "binary",
+  description: "The PDF, at most 300 MB. Required unless file_url names it.",
+};
 /** The `signatures` option (service.ts parseSignatures; docs/signed-documents.md). */
 export const signaturesField = {
   type: "string",
@@ -85,32 +93,59 @@ export const signaturesField = {
   description:
     "What to do with a digitally signed or certified PDF. `refuse` (the default, as when left out): it is refused (422 signed_document, not charged): any rewrite makes its signatures fail to verify. `remove`: it is compressed and its signatures are removed (each signature field is kept, empty, so the document can be signed again); the result's report.signatures_removed says how many.",
 };
+/** The options of /v1/compress besides its file (callback_url with Prefer: respond-async). */
+const compressJsonFields = (profileField: Json, callbackField: Json, retention: Json) => ({
+  retention,
+  profile: profileField,
+  signatures: signaturesField,
+  ...outputOptionFields,
+  callback_url: callbackField,
+});
+
 /** The multipart body of /v1/compress (a file and its options; callback_url with Prefer: respond-async). */
 const compressForm = (profileField: Json, callbackField: Json, retention: Json) =>
   form(
     {
       file: fileField,
-      retention,
-      profile: profileField,
-      signatures: signaturesField,
-      ...outputOptionFields,
-      callback_url: callbackField,
+      file_url: fileUrlFormField,
+      ...compressJsonFields(profileField, callbackField, retention),
     },
-    ["file"],
+    [],
   );
 
-const unlockForm = (profileField: Json, retention: Json) =>
-  form(
-    {
-      file: fileField,
-      password: { type: "string", maxLength: 1024 },
-      retention,
-      profile: profileField,
-      signatures: signaturesField,
-      ...outputOptionFields,
+const unlockFields = (profileField: Json, retention: Json) => ({
+  password: { type: "string", maxLength: 1024 },
+  retention,
+  profile: profileField,
+  signatures: signaturesField,
+  ...outputOptionFields,
+});
+
+/** /v1/compress's body: the form with the file (or its file_url), or JSON naming a direct upload or a file_url. */
+const compressBody = (profileField: Json, callbackField: Json, retention: Json) => ({
+  required: true,
+  content: {
+    ...compressForm(profileField, callbackField, retention).content,
+    "application/json": {
+      schema: {
+        oneOf: [
+          directUploadBody(profileField, signaturesField, retention),
+          fileUrlBody(compressJsonFields(profileField, callbackField, retention)),
+        ],
+      },
     },
-    ["file", "password"],
-  );
+  },
+});
+
+/** /v1/unlock's body: the form with the file (or its file_url), or JSON naming a file_url. */
+const unlockBody = (profileField: Json, retention: Json) => ({
+  required: true,
+  content: {
+    ...form({ file: fileField, file_url: fileUrlFormField, ...unlockFields(profileField, retention) }, ["password"])
+      .content,
+    "application/json": { schema: fileUrlBody(unlockFields(profileField, retention), ["password"]) },
+  },
+});
 
 const schemas = {
   CompressionResult: {
@@ -240,15 +275,9 @@ export function buildCompressOpenApi(serverUrl: string, maxRetentionSeconds = 86
           tags: ["Compression"],
           summary: "Compress a PDF (at once, or as a job with Prefer: respond-async)",
           description:
-            "multipart/form-data with the file, or JSON naming a direct upload (POST /v1/uploads). With `Prefer: respond-async` the answer is 202 with Location: /v1/jobs/{id} as soon as the file is stored; the quota unit is reserved then and given back if the job fails.",
+            "multipart/form-data with the file (or its address as file_url), or JSON naming a direct upload (POST /v1/uploads) or a file_url. With `Prefer: respond-async` the answer is 202 with Location: /v1/jobs/{id} as soon as the file is stored; the quota unit is reserved then and given back if the job fails.",
           parameters: extras.parameters,
-          requestBody: {
-            required: true,
-            content: {
-              ...compressForm(profileField, extras.callbackField, retention).content,
-              "application/json": { schema: directUploadBody(profileField, signaturesField, retention) },
-            },
-          },
+          requestBody: compressBody(profileField, extras.callbackField, retention),
           responses: { "200": result, ...extras.responses, ...common },
         },
       },
@@ -284,7 +313,7 @@ export function buildCompressOpenApi(serverUrl: string, maxRetentionSeconds = 86
           operationId: "unlock",
           tags: ["Compression"],
           summary: "Decrypt a password-protected PDF with its user or owner password, then compress it",
-          requestBody: unlockForm(profileField, retention),
+          requestBody: unlockBody(profileField, retention),
           responses: { "200": result, ...common },
         },
       },

@@ -26,7 +26,7 @@ import { createCompressService, type CompressDeps, type CompressService } from "
 import {
   answer,
   answerJob,
-  compressDirectUpload,
+  compressJson,
   createDirectUpload,
   getJob,
   prefersAsync,
@@ -78,14 +78,13 @@ const answerUsage = (deps: CompressDeps) => async (ctx: KeyedContext) => {
 };
 
 /**
- * POST /v1/compress and /v1/unlock: multipart (synchronous, or a job with Prefer: respond-async)
- * or, for compress, a JSON body naming a direct upload. The service does the rest.
+ * POST /v1/compress and /v1/unlock: multipart (synchronous, or a job with Prefer: respond-async), the
+ * file as a part or its address as file_url, or a JSON body naming a file_url or (compress) a direct
+ * upload. The service does the rest.
  */
 const compressRoute =
   (deps: CompressDeps, service: CompressService, kind: EngineJob["kind"]) => async (ctx: KeyedContext) => {
-    if (kind === "compress" && isBodyOf(ctx.req, "application/json")) {
-      return compressDirectUpload(service, ctx, deps.config.publicApiBaseUrl);
-    }
+    if (isBodyOf(ctx.req, "application/json")) return compressJson(service, ctx, kind, deps.config.publicApiBaseUrl);
     const key = ctx.state.apiKey;
     const upload = { body: ctx.req, response: ctx.res };
     await withRequestInfo(ctx, deps.config.publicApiBaseUrl, async (request) => {

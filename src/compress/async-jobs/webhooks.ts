@@ -15,11 +15,16 @@ import { randomBytes } from "node:crypto";
 import { lookup as dnsLookup } from "node:dns";
 import http from "node:http";
 import https from "node:https";
-import type { LookupAddress, LookupAllOptions } from "node:dns";
-import type { LookupFunction } from "node:net";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { HttpError } from "../../errors.ts";
-import { mayName, mayReach, namesLoopback, type WebhookTargets } from "./address-policy.ts";
+import {
+  checkedLookup,
+  checkOutboundUrl,
+  hostOf,
+  mayName,
+  type Resolver,
+  type WebhookTargets,
+} from "../address-policy.ts";
 import type { JobResource } from "./resource.ts";
 import { webhookHeaders } from "./signature.ts";
 import { guarded } from "../../callbacks.ts";
@@ -123,59 +128,21 @@ const LOCAL_RECEIVERS =
 /** Checks a callback_url at acceptance; answers it normalised, or throws 400 invalid_callback_url. */
 export function checkCallbackUrl(raw: string, targets: WebhookTargets): string {
   if (raw.length > MAX_URL_LENGTH) throw invalidCallback(`must be at most ${MAX_URL_LENGTH} characters`);
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw invalidCallback("is not an absolute URL");
-  }
-  const host = hostOf(url);
-  // http:// where the network is not the internet: private networks when allowed, this machine in development.
-  const plainHttp = targets === "private" || (targets === "loopback" && namesLoopback(host));
+  const verdict = checkOutboundUrl(raw, targets);
+  if ("url" in verdict) return verdict.url.toString();
   const hint = targets === "private" ? "" : LOCAL_RECEIVERS;
-  if (url.protocol !== "https:" && !(url.protocol === "http:" && plainHttp)) {
-    throw invalidCallback(`must be an https: URL${url.protocol === "http:" ? hint : ""}`);
+  switch (verdict.problem) {
+    case "malformed":
+      throw invalidCallback("is not an absolute URL");
+    case "scheme":
+      throw invalidCallback(`must be an https: URL${verdict.protocol === "http:" ? hint : ""}`);
+    case "credentials":
+      throw invalidCallback("must not carry credentials");
+    case "host":
+      throw invalidCallback(
+        targets === "private" ? "must not name a link-local or metadata host" : `must name a public host${hint}`,
+      );
   }
-  if (url.username || url.password) throw invalidCallback("must not carry credentials");
-  if (!mayName(host, targets)) {
-    throw invalidCallback(
-      targets === "private" ? "must not name a link-local or metadata host" : `must name a public host${hint}`,
-    );
-  }
-  return url.toString();
-}
-
-/** The URL's host without the brackets of an IPv6 literal. */
-const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, "");
-
-/** A DNS lookup (dns.lookup's signature); tests hand callWebhook one that answers what they choose. */
-export type Resolver = (
-  hostname: string,
-  options: LookupAllOptions,
-  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
-) => void;
-
-const refused = (message: string) => Object.assign(new Error(message), { code: "EFORBIDDEN" });
-
-/**
- * The connection's own lookup: every address the name resolves to is checked against the policy,
- * and the socket connects to a checked one (so a name cannot resolve to a public address when it is
- * checked and to 10.0.0.1 when it is connected: there is one lookup, and it is the check). A name
- * with any refused address is refused whole.
- */
-function checkedLookup(targets: WebhookTargets, resolve: Resolver): LookupFunction {
-  return (hostname, options, callback) => {
-    resolve(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error, "", 0);
-      const bad = addresses.find((entry) => !mayReach(entry.address, targets));
-      if (bad || addresses.length === 0) {
-        const what = targets === "private" ? "a link-local or metadata" : "a non-public";
-        return callback(refused(`${hostname} resolves to ${what} address (${bad?.address ?? "none"})`), "", 0);
-      }
-      if (options.all) return callback(null, addresses, 0);
-      return callback(null, addresses[0]!.address, addresses[0]!.family);
-    });
-  };
 }
 
 /** One signed POST; the status answered, or the reason there was none. */

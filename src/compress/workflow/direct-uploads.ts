@@ -19,10 +19,8 @@ import type { LocalStorage } from "../storage/local.ts";
 import { newObjectName, type ObjectStorage } from "../storage/storage.ts";
 import { UUID } from "./compressions.ts";
 import { UploadAborted } from "./failure.ts";
+import { hasPdfHeader, notPdf, pdfSniffer, SNIFF_BYTES } from "./pdf-signature.ts";
 import { tooLarge } from "./upload.ts";
-
-// The %PDF- header may follow a little junk (ISO 32000: within the first 1024 bytes).
-const SNIFF_BYTES = 1024;
 
 interface UploadDeps {
   prisma: PrismaClient;
@@ -41,8 +39,6 @@ export interface TakenUpload {
 const uploadUsed = () => new HttpError(409, "upload_used", "This upload was already compressed.");
 const uploadNotFound = () =>
   new HttpError(404, "upload_not_found", "No direct upload with this id belongs to this API key's subscriber.");
-export const notPdf = () =>
-  new HttpError(422, "not_a_pdf", "The file is not a PDF: it does not start with a %PDF- header.");
 const uploadUrlExpired = () =>
   new HttpError(403, "url_expired", "This upload address has expired; ask POST /v1/uploads for another.");
 
@@ -62,7 +58,7 @@ export async function takeDirectUpload(
   if (!info) throw new HttpError(409, "upload_incomplete", "Nothing has been uploaded to this upload's URL yet.");
   if (info.size > deps.config.compress.maxUploadBytes) throw tooLarge(deps.config.compress.maxUploadBytes);
   if (info.size === 0) throw new HttpError(422, "not_a_pdf", "The file is empty.");
-  if (info.head.indexOf("%PDF-") < 0) throw notPdf();
+  if (!hasPdfHeader(info.head)) throw notPdf();
   const taken = await deps.prisma.directUpload.updateMany({
     where: { id: row.id, usedAt: null },
     data: { usedAt: new Date() },
@@ -167,21 +163,18 @@ export async function receiveLocalUpload(local: LocalStorage, prisma: PrismaClie
   put.invite();
   const part = verdict.partial;
   let size = 0;
-  let head = Buffer.alloc(0);
+  const sniffer = pdfSniffer();
   const check = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       size += chunk.length;
       if (size > verdict.maxBytes) return done(tooLarge(verdict.maxBytes));
-      if (head.length < SNIFF_BYTES) {
-        head = Buffer.concat([head, chunk]).subarray(0, SNIFF_BYTES);
-        if (head.length >= SNIFF_BYTES && head.indexOf("%PDF-") < 0) return done(notPdf());
-      }
+      if (sniffer.push(chunk) === "not_pdf") return done(notPdf());
       done(null, chunk);
     },
   });
   try {
     await pipeline(put.body, check, createWriteStream(part, { flags: "wx", mode: 0o600 }));
-    if (size === 0 || head.indexOf("%PDF-") < 0) throw notPdf();
+    if (size === 0 || sniffer.end() !== "pdf") throw notPdf();
     await checkUploadOpen(prisma, put.name); // used while this body was on its way
     await rename(part, verdict.file);
   } catch (error) {

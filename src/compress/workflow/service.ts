@@ -23,6 +23,7 @@ import type { Logger } from "../../logger.ts";
 import * as queue from "../async-jobs/queue.ts";
 import { jobResource, type JobResource } from "../async-jobs/resource.ts";
 import { checkCallbackUrl } from "../async-jobs/webhooks.ts";
+import type { Resolver } from "../address-policy.ts";
 import * as compression from "../compression.ts";
 import type { CompressionResultBody, EngineRunner, Reserved } from "../compression.ts";
 import type { EngineJob } from "../isolation/protocol.ts";
@@ -33,7 +34,8 @@ import { giveBackUpload, takeDirectUpload, tieUpload } from "./direct-uploads.ts
 import { failureCode, UploadAborted } from "./failure.ts";
 import { OPTION_FIELDS, parseOperation, parseOptions, type CompressionOptions } from "./options.ts";
 import { produce, produceFromStorage, type Produced, type Work } from "./produce.ts";
-import { MULTIPART_OVERHEAD, receiveUpload, tooLarge, type Upload } from "./upload.ts";
+import { checkFileUrl, fetchFileUrl, type FileUrlPolicy } from "./file-url.ts";
+import { FILE_URL, MULTIPART_OVERHEAD, receiveUpload, tooLarge, type Upload } from "./upload.ts";
 import { maxRetentionSeconds, parseRetention, resultUrl } from "./results.ts";
 import { withWorkspace, type Workspace } from "./workspace.ts";
 
@@ -51,6 +53,8 @@ export interface CompressDeps {
   shutdown?: AbortSignal | null;
   /** Called when a job was queued here: the instance's worker looks for it at once. */
   onJobQueued?: () => void;
+  /** How a file_url's host is resolved (checked by the address policy); dns.lookup by default. */
+  resolver?: Resolver;
 }
 
 /** What the service needs of the request besides its file. */
@@ -87,11 +91,20 @@ export interface DirectUploadRequest {
   fields: Readonly<Partial<Record<string, string>>>;
 }
 
-/** Where a compression's file comes from. */
-export type Intake = { upload: IncomingUpload } | { stored: StoredInput };
+/** A JSON body's file_url, to fetch (./file-url.ts), and the form fields beside it. */
+export interface UrlInput {
+  fileUrl: string;
+  fields: Readonly<Record<string, string>>;
+}
 
-/** Where a job's file comes from: an upload, or a direct upload (with its callback_url). */
-export type JobIntake = { upload: IncomingUpload } | { stored: StoredInput & { callbackUrl: string | null } };
+/** A file the request brings: its multipart upload (a file, or a file_url field), or a JSON body's file_url. */
+type Incoming = { upload: IncomingUpload } | { url: UrlInput };
+
+/** Where a compression's file comes from. */
+export type Intake = Incoming | { stored: StoredInput };
+
+/** Where a job's file comes from: an upload, a file_url, or a direct upload (with its callback_url). */
+export type JobIntake = Incoming | { stored: StoredInput & { callbackUrl: string | null } };
 
 /**
  * The dashboard's Try it form: the key is chosen in the form's fields, which precede the file;
@@ -147,11 +160,11 @@ export interface CompressService {
   ): Promise<{ now: Answer<CompressionResultBody> } | { job: Answer<JobResource> }>;
 }
 
-/** The multipart fields each surface takes besides the file. */
+/** The multipart fields each surface takes besides the file (file_url: the file by its address). */
 const FIELDS = {
-  compress: [...OPTION_FIELDS, "callback_url"],
-  unlock: [...OPTION_FIELDS, "password"],
-  job: [...OPTION_FIELDS, "callback_url"],
+  compress: [...OPTION_FIELDS, "callback_url", FILE_URL],
+  unlock: [...OPTION_FIELDS, "password", FILE_URL],
+  job: [...OPTION_FIELDS, "callback_url", FILE_URL],
 } as const;
 
 export function createCompressService(deps: CompressDeps): CompressService {
@@ -208,6 +221,52 @@ function receive(
     ...(deps.shutdown ? { signal: deps.shutdown } : {}),
     ...(beforeFile ? { beforeFile } : {}),
   });
+}
+
+/** How file_urls are fetched: the webhooks' address policy, the upload's size and idle limits. */
+const fileUrlPolicy = (deps: CompressDeps): FileUrlPolicy => ({
+  targets: deps.config.webhookTargets,
+  maxBytes: deps.config.compress.maxUploadBytes,
+  idleTimeoutMs: deps.config.compress.uploadIdleTimeoutMs,
+  totalTimeoutMs: deps.config.compress.fileUrlTimeoutMs,
+  resolver: deps.resolver,
+});
+
+/**
+ * Takes the request's file into the workspace: the multipart body read, then a file_url (the form's,
+ * or a JSON body's) fetched to the workspace's input.
+ */
+async function takeFile(
+  deps: CompressDeps,
+  request: RequestInfo,
+  incoming: Incoming,
+  workspace: Workspace,
+  fields: readonly string[],
+): Promise<Upload> {
+  const upload =
+    "upload" in incoming
+      ? await receive(deps, incoming.upload, workspace, fields)
+      : {
+          path: workspace.input,
+          size: 0,
+          filename: "",
+          fields: { ...incoming.url.fields },
+          fileUrl: incoming.url.fileUrl,
+        };
+  if (upload.fileUrl === undefined) return upload;
+  const fetched = await fetchFileUrl(upload.fileUrl, upload.path, fileUrlPolicy(deps), cancellation(deps, request));
+  return { ...upload, ...fetched };
+}
+
+/** A JSON body's file_url and fields, checked before a unit is reserved (400s cost nothing). */
+function checkUrlInput(deps: CompressDeps, kind: EngineJob["kind"] | "job", incoming: Incoming): void {
+  if (!("url" in incoming)) return checkDeclaredSize(deps.config, incoming.upload);
+  const { fileUrl, fields } = incoming.url;
+  checkFileUrl(fileUrl, deps.config.webhookTargets);
+  if (kind === "job") parseJobOptions(deps.config, fields);
+  else parseOperation(kind, fields);
+  parseOptions(fields);
+  if (kind === "compress") refuseCallback(fields);
 }
 
 /**
@@ -320,13 +379,13 @@ async function compressFile(
       return succeed(deps, request, reserved, { ...produced, work, originalSize: stored.size, retentionSeconds });
     });
   }
-  checkDeclaredSize(deps.config, intake.upload);
+  checkUrlInput(deps, kind, intake);
   return charged(deps, request, key, (reserved) =>
     withWorkspace(deps.config, async (workspace) => {
       // The engine's room is checked once the unit is reserved, before the body is read: a 503 busy
       // costs the client its headers, not its upload (the unit goes back as for any failure).
       assertRoom();
-      const upload = await receive(deps, intake.upload, workspace, FIELDS[kind]);
+      const upload = await takeFile(deps, request, intake, workspace, FIELDS[kind]);
       if (kind === "compress") refuseCallback(upload.fields);
       const work = {
         operation: parseOperation(kind, upload.fields),
@@ -435,10 +494,10 @@ function acceptJob(
       return queueJob(deps, request, key, reserved, stored);
     });
   }
-  checkDeclaredSize(deps.config, intake.upload);
+  checkUrlInput(deps, "job", intake);
   return charged(deps, request, key, (reserved) =>
     withWorkspace(deps.config, async (workspace) => {
-      const upload = await receive(deps, intake.upload, workspace, FIELDS.job);
+      const upload = await takeFile(deps, request, intake, workspace, FIELDS.job);
       const { callbackUrl, ...options } = parseJobOptions(deps.config, upload.fields);
       const retentionSeconds = retentionOf(deps.config, upload.fields, key);
       const objectName = newObjectName();

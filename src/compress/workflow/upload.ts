@@ -19,6 +19,8 @@ import { claimBodyTimeout } from "../../http/body-timeout.ts";
 import { expectsContinue } from "../../http/continue.ts";
 import { recordBodyDigest } from "./body-digest.ts";
 import { UploadAborted } from "./failure.ts";
+import { invalidFileUrl } from "./file-url.ts";
+import { notPdf, pdfSniffer } from "./pdf-signature.ts";
 
 export interface Upload {
   path: string;
@@ -27,6 +29,11 @@ export interface Upload {
   /** The client's file name, or "document.pdf". */
   filename: string;
   fields: Record<string, string>;
+  /**
+   * The form's file_url, when it sent one instead of a file (an endpoint that takes the field): the
+   * file is still to fetch (./file-url.ts) to `path`, and size is 0 until then.
+   */
+  fileUrl?: string;
 }
 
 export interface UploadOptions {
@@ -51,9 +58,6 @@ export interface UploadOptions {
   beforeFile?: (fields: Readonly<Record<string, string>>) => Promise<void>;
 }
 
-// The PDF header may follow a little junk (ISO 32000: within the first 1024 bytes).
-const SIGNATURE = Buffer.from("%PDF-");
-const SNIFF_BYTES = 1024;
 const malformed = (detail: string) => new HttpError(400, "invalid_multipart", `Malformed multipart body: ${detail}`);
 // Room for the multipart framing and the small fields around the file.
 export const MULTIPART_OVERHEAD = 64 * 1024;
@@ -253,6 +257,10 @@ function onFilePart(upload: Receiving, name: string, stream: Readable, info: bus
       new HttpError(400, "unexpected_field", `Unexpected file field "${name}"; send the PDF as "file".`),
     );
   }
+  if (upload.fields[FILE_URL]) {
+    stream.resume();
+    return fail(upload, bothFileAndUrl());
+  }
   upload.fileSeen = true;
   upload.fileStream = stream;
   if (info.filename) upload.filename = path.basename(info.filename.replace(/\\/g, "/"));
@@ -275,15 +283,13 @@ function onFilePart(upload: Receiving, name: string, stream: Readable, info: bus
 function writeFile(upload: Receiving, stream: Readable): void {
   const out = createWriteStream(upload.target, { flags: "wx", mode: 0o600 });
   upload.out = out;
-  const sniffer = signatureSniffer(() =>
-    fail(upload, new HttpError(422, "not_a_pdf", "The file is not a PDF: it does not start with a %PDF- header.")),
-  );
+  const sniffer = pdfSniffer();
   stream.on(
     "data",
     guarded("upload-stream", (chunk: Buffer) => {
       upload.size += chunk.length;
       upload.hash.update(chunk);
-      sniffer.push(chunk);
+      if (sniffer.push(chunk) === "not_pdf") fail(upload, notPdf());
     }),
   );
   stream.on("limit", () => fail(upload, tooLarge(upload.options.maxBytes)));
@@ -296,38 +302,11 @@ function writeFile(upload: Receiving, stream: Readable): void {
   out.on("error", (error) => fail(upload, error));
   stream.on(
     "end",
-    guarded("upload-stream", () => sniffer.end()),
+    guarded("upload-stream", () => {
+      if (sniffer.end() === "not_pdf") fail(upload, notPdf());
+    }),
   );
   stream.pipe(out);
-}
-
-/**
- * Looks for %PDF- in the first bytes as they arrive; calls `refuse` once if it is not within
- * SNIFF_BYTES (or the whole file, when shorter).
- */
-function signatureSniffer(refuse: () => void): { push(chunk: Buffer): void; end(): void } {
-  const head: Buffer[] = [];
-  let headBytes = 0;
-  let sniffed = false;
-  const sniff = (final: boolean) => {
-    if (sniffed) return;
-    const bytes = Buffer.concat(head);
-    if (bytes.indexOf(SIGNATURE) >= 0) sniffed = true;
-    else if (final || bytes.length >= SNIFF_BYTES) {
-      sniffed = true;
-      refuse();
-    }
-  };
-  return {
-    push(chunk) {
-      if (sniffed) return;
-      head.push(chunk);
-      headBytes += chunk.length;
-      sniff(false);
-      if (headBytes >= SNIFF_BYTES) head.length = 0;
-    },
-    end: () => sniff(true),
-  };
 }
 
 function onField(upload: Receiving, name: string, value: string, info: busboy.FieldInfo): void {
@@ -346,16 +325,20 @@ function onField(upload: Receiving, name: string, value: string, info: busboy.Fi
     return fail(upload, new HttpError(400, `invalid_${name}`, `${name} is too long.`));
   if (name in upload.fields)
     return fail(upload, new HttpError(400, `invalid_${name}`, `${name} was sent more than once.`));
+  if (name === FILE_URL && value && upload.fileSeen) return fail(upload, bothFileAndUrl());
   upload.fields[name] = value;
 }
 
 /** The multipart body ended: resolves once the file is on disk, or fails for what is missing. */
 async function finish(upload: Receiving): Promise<void> {
   if (upload.settled) return;
+  const fileUrl = upload.fields[FILE_URL];
+  if (!upload.fileSeen && fileUrl) return resolveWithUrl(upload, fileUrl);
   if (!upload.fileSeen) {
+    const orUrl = upload.options.fields.includes(FILE_URL) ? ", or its address as file_url" : "";
     return fail(
       upload,
-      new HttpError(400, "missing_file", 'The request has no file: send the PDF in a part named "file".'),
+      new HttpError(400, "missing_file", `The request has no file: send the PDF in a part named "file"${orUrl}.`),
     );
   }
   try {
@@ -369,4 +352,17 @@ async function finish(upload: Receiving): Promise<void> {
   upload.stopWatching();
   recordBodyDigest(upload.req, { fields: upload.fields, fileSha256: upload.hash.digest("hex") });
   upload.settle.resolve({ path: upload.target, size: upload.size, filename: upload.filename, fields: upload.fields });
+}
+
+/** The form's field naming the file by its address instead of a file part (./file-url.ts). */
+export const FILE_URL = "file_url";
+
+const bothFileAndUrl = () => invalidFileUrl("was sent beside a file; send the file or its address, not both");
+
+/** A form with a file_url and no file: nothing to write; the service fetches the file. */
+function resolveWithUrl(upload: Receiving, fileUrl: string): void {
+  upload.settled = true;
+  upload.stopWatching();
+  recordBodyDigest(upload.req, { fields: upload.fields });
+  upload.settle.resolve({ path: upload.target, size: 0, filename: "document.pdf", fields: upload.fields, fileUrl });
 }

@@ -10,7 +10,8 @@ import { endsEarly, firstIncompletePage, reconstruct } from "./reconstruct.ts";
 import type { Repair } from "./reconstruct.ts";
 import { findCrossReferenceProblem } from "./xref.ts";
 
-const HEADER_WINDOW = 1024;
+/** Readers look for `%PDF-` within this many first bytes (ISO 32000-2, 7.5.2, and every reader in practice). */
+export const HEADER_WINDOW = 1024;
 const HEADER = [0x25, 0x50, 0x44, 0x46, 0x2d]; // %PDF-
 /** Image-only filters: a page's content stream encoded with one of these is not a PDF's. */
 const IMAGE_FILTERS = new Set(["DCTDecode", "JBIG2Decode", "CCITTFaxDecode", "JPXDecode"]);

@@ -16,7 +16,7 @@ export interface paths {
     put?: never;
     /**
      * Compress a PDF (at once, or as a job with Prefer: respond-async)
-     * @description multipart/form-data with the file, or JSON naming a direct upload (POST /v1/uploads). With `Prefer: respond-async` the answer is 202 with Location: /v1/jobs/{id} as soon as the file is stored; the quota unit is reserved then and given back if the job fails.
+     * @description multipart/form-data with the file (or its address as file_url), or JSON naming a direct upload (POST /v1/uploads) or a file_url. With `Prefer: respond-async` the answer is 202 with Location: /v1/jobs/{id} as soon as the file is stored; the quota unit is reserved then and given back if the job fails.
      */
     post: operations["compress"];
     delete?: never;
@@ -457,9 +457,15 @@ export interface operations {
         "multipart/form-data": {
           /**
            * Format: binary
-           * @description The PDF, at most 300 MB.
+           * @description The PDF, at most 300 MB. Required unless file_url names it.
            */
-          file: Blob;
+          file?: Blob;
+          /**
+           * Format: uri
+           * @description The PDF's address, instead of the file: https, a public host (never loopback, private, link-local or metadata addresses, checked again at connect time), at most 3 redirects, at most 300 MB, %PDF- within its first 1024 bytes. Refused as 400 invalid_file_url or file_url_forbidden, 413 file_url_too_large, 422 file_url_not_pdf, file_url_unreachable or file_url_timeout, never charged. Not with file or upload_id.
+           * @default
+           */
+          file_url?: string;
           /**
            * @description Seconds the result is kept, from when it is ready; then it is deleted from storage (its URL answers 404 or 410). 0: until the first complete download (the url is then this service's /v1/results/… address, which deletes the result once it was sent whole; a download cut short leaves it), and at most the maximum if it never comes. Left out: the account's default (set in the dashboard, Settings → Webhooks), else the maximum. More than the maximum (86400 s here) is kept for the maximum.
            * @default
@@ -508,60 +514,115 @@ export interface operations {
            */
           callback_url?: string;
         };
-        "application/json": {
-          /**
-           * Format: uuid
-           * @description From POST /v1/uploads, after the PUT.
-           */
-          upload_id: string;
-          /**
-           * @description Seconds the result is kept, from when it is ready; then it is deleted from storage (its URL answers 404 or 410). 0: until the first complete download (the url is then this service's /v1/results/… address, which deletes the result once it was sent whole; a download cut short leaves it), and at most the maximum if it never comes. Left out: the account's default (set in the dashboard, Settings → Webhooks), else the maximum. More than the maximum (86400 s here) is kept for the maximum.
-           * @default
-           */
-          retention?: number;
-          /**
-           * @default balanced
-           * @enum {string}
-           */
-          profile?: "lossless" | "balanced" | "extreme";
-          /**
-           * @description What to do with a digitally signed or certified PDF. `refuse` (the default, as when left out): it is refused (422 signed_document, not charged): any rewrite makes its signatures fail to verify. `remove`: it is compressed and its signatures are removed (each signature field is kept, empty, so the document can be signed again); the result's report.signatures_removed says how many.
-           * @default refuse
-           * @enum {string}
-           */
-          signatures?: "refuse" | "remove";
-          /**
-           * @description The most bytes the result may have. The profile runs first; when its result is larger, images are lowered in resolution and quality step by step, never below the quality floor (SSIM 0.8 of every recoded image on its page), and the least lossy result that fits is answered. When even the floor does not fit: 422 target_unreachable, not charged, its message giving the smallest size reached. Takes longer: up to 5 runs of the engine (the time limit grows to match). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_target_size).
-           * @default
-           */
-          target_size?: number;
-          /**
-           * @description true: colour images and the pages' colours become grey (docs/engine.md#options-beside-the-profile says what stays as it is). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_grayscale).
-           * @default false
-           */
-          grayscale?: boolean;
-          /**
-           * @description No image stays drawn finer than this many pixels per inch of the page (36 to 2400), even where the profile's quality floor would have kept it larger. Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_max_image_ppi).
-           * @default
-           */
-          max_image_ppi?: number;
-          /**
-           * @description true: the document information (Title, Author, Creator, Producer, …), XMP metadata, page thumbnails and other applications' private data are removed; what a reader needs (language, structure tree, outlines, output intents) stays. A PDF/A or PDF/UA file loses its claim of conformance with its XMP. Every profile.
-           * @default false
-           */
-          remove_metadata?: boolean;
-          /**
-           * @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine.md#options-beside-the-profile). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize).
-           * @default false
-           */
-          linearize?: boolean;
-          /**
-           * Format: uri
-           * @description Only with `Prefer: respond-async`; leave it empty otherwise (a synchronous call refuses a callback_url: 400 unexpected_field). Called (POST, the job resource as body, signed; see the Job schema) when the job ends. https:// and a public host (private hosts only where the operator allows them; link-local and metadata hosts never).
-           * @default
-           */
-          callback_url?: string;
-        };
+        "application/json":
+          | {
+              /**
+               * Format: uuid
+               * @description From POST /v1/uploads, after the PUT.
+               */
+              upload_id: string;
+              /**
+               * @description Seconds the result is kept, from when it is ready; then it is deleted from storage (its URL answers 404 or 410). 0: until the first complete download (the url is then this service's /v1/results/… address, which deletes the result once it was sent whole; a download cut short leaves it), and at most the maximum if it never comes. Left out: the account's default (set in the dashboard, Settings → Webhooks), else the maximum. More than the maximum (86400 s here) is kept for the maximum.
+               * @default
+               */
+              retention?: number;
+              /**
+               * @default balanced
+               * @enum {string}
+               */
+              profile?: "lossless" | "balanced" | "extreme";
+              /**
+               * @description What to do with a digitally signed or certified PDF. `refuse` (the default, as when left out): it is refused (422 signed_document, not charged): any rewrite makes its signatures fail to verify. `remove`: it is compressed and its signatures are removed (each signature field is kept, empty, so the document can be signed again); the result's report.signatures_removed says how many.
+               * @default refuse
+               * @enum {string}
+               */
+              signatures?: "refuse" | "remove";
+              /**
+               * @description The most bytes the result may have. The profile runs first; when its result is larger, images are lowered in resolution and quality step by step, never below the quality floor (SSIM 0.8 of every recoded image on its page), and the least lossy result that fits is answered. When even the floor does not fit: 422 target_unreachable, not charged, its message giving the smallest size reached. Takes longer: up to 5 runs of the engine (the time limit grows to match). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_target_size).
+               * @default
+               */
+              target_size?: number;
+              /**
+               * @description true: colour images and the pages' colours become grey (docs/engine.md#options-beside-the-profile says what stays as it is). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_grayscale).
+               * @default false
+               */
+              grayscale?: boolean;
+              /**
+               * @description No image stays drawn finer than this many pixels per inch of the page (36 to 2400), even where the profile's quality floor would have kept it larger. Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_max_image_ppi).
+               * @default
+               */
+              max_image_ppi?: number;
+              /**
+               * @description true: the document information (Title, Author, Creator, Producer, …), XMP metadata, page thumbnails and other applications' private data are removed; what a reader needs (language, structure tree, outlines, output intents) stays. A PDF/A or PDF/UA file loses its claim of conformance with its XMP. Every profile.
+               * @default false
+               */
+              remove_metadata?: boolean;
+              /**
+               * @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine.md#options-beside-the-profile). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize).
+               * @default false
+               */
+              linearize?: boolean;
+              /**
+               * Format: uri
+               * @description Only with `Prefer: respond-async`; leave it empty otherwise (a synchronous call refuses a callback_url: 400 unexpected_field). Called (POST, the job resource as body, signed; see the Job schema) when the job ends. https:// and a public host (private hosts only where the operator allows them; link-local and metadata hosts never).
+               * @default
+               */
+              callback_url?: string;
+            }
+          | {
+              /**
+               * Format: uri
+               * @description The PDF's address, instead of the file: https, a public host (never loopback, private, link-local or metadata addresses, checked again at connect time), at most 3 redirects, at most 300 MB, %PDF- within its first 1024 bytes. Refused as 400 invalid_file_url or file_url_forbidden, 413 file_url_too_large, 422 file_url_not_pdf, file_url_unreachable or file_url_timeout, never charged. Not with file or upload_id.
+               */
+              file_url: string;
+              /**
+               * @description Seconds the result is kept, from when it is ready; then it is deleted from storage (its URL answers 404 or 410). 0: until the first complete download (the url is then this service's /v1/results/… address, which deletes the result once it was sent whole; a download cut short leaves it), and at most the maximum if it never comes. Left out: the account's default (set in the dashboard, Settings → Webhooks), else the maximum. More than the maximum (86400 s here) is kept for the maximum.
+               * @default
+               */
+              retention?: number;
+              /**
+               * @default balanced
+               * @enum {string}
+               */
+              profile?: "lossless" | "balanced" | "extreme";
+              /**
+               * @description What to do with a digitally signed or certified PDF. `refuse` (the default, as when left out): it is refused (422 signed_document, not charged): any rewrite makes its signatures fail to verify. `remove`: it is compressed and its signatures are removed (each signature field is kept, empty, so the document can be signed again); the result's report.signatures_removed says how many.
+               * @default refuse
+               * @enum {string}
+               */
+              signatures?: "refuse" | "remove";
+              /**
+               * @description The most bytes the result may have. The profile runs first; when its result is larger, images are lowered in resolution and quality step by step, never below the quality floor (SSIM 0.8 of every recoded image on its page), and the least lossy result that fits is answered. When even the floor does not fit: 422 target_unreachable, not charged, its message giving the smallest size reached. Takes longer: up to 5 runs of the engine (the time limit grows to match). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_target_size).
+               * @default
+               */
+              target_size?: number;
+              /**
+               * @description true: colour images and the pages' colours become grey (docs/engine.md#options-beside-the-profile says what stays as it is). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_grayscale).
+               * @default false
+               */
+              grayscale?: boolean;
+              /**
+               * @description No image stays drawn finer than this many pixels per inch of the page (36 to 2400), even where the profile's quality floor would have kept it larger. Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_max_image_ppi).
+               * @default
+               */
+              max_image_ppi?: number;
+              /**
+               * @description true: the document information (Title, Author, Creator, Producer, …), XMP metadata, page thumbnails and other applications' private data are removed; what a reader needs (language, structure tree, outlines, output intents) stays. A PDF/A or PDF/UA file loses its claim of conformance with its XMP. Every profile.
+               * @default false
+               */
+              remove_metadata?: boolean;
+              /**
+               * @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine.md#options-beside-the-profile). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize).
+               * @default false
+               */
+              linearize?: boolean;
+              /**
+               * Format: uri
+               * @description Only with `Prefer: respond-async`; leave it empty otherwise (a synchronous call refuses a callback_url: 400 unexpected_field). Called (POST, the job resource as body, signed; see the Job schema) when the job ends. https:// and a public host (private hosts only where the operator allows them; link-local and metadata hosts never).
+               * @default
+               */
+              callback_url?: string;
+            };
       };
     };
     responses: {
@@ -594,7 +655,7 @@ export interface operations {
           "application/json": components["schemas"]["Job"];
         };
       };
-      /** @description The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata, invalid_linearize (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
+      /** @description The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata, invalid_linearize (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; for a file by its address invalid_file_url (not https, malformed, or sent beside a file or a direct upload) and file_url_forbidden (an address that is not public); with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
       400: {
         headers: {
           /** @description The error code, as in the body. */
@@ -676,7 +737,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description file_too_large: over 314,572,800 bytes (300 MB); exactly that is accepted. body_too_large: a JSON body over 16 KiB. */
+      /** @description file_too_large: over 314,572,800 bytes (300 MB); exactly that is accepted. file_url_too_large: the same for a file fetched by its address. body_too_large: a JSON body over 16 KiB. */
       413: {
         headers: {
           /** @description The error code, as in the body. */
@@ -689,7 +750,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description unsupported_media_type: the body is not multipart/form-data. */
+      /** @description unsupported_media_type: the body is neither multipart/form-data nor JSON. */
       415: {
         headers: {
           /** @description The error code, as in the body. */
@@ -702,7 +763,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default 30 s + 2 s per MB, five times that with a target size), processing_failed, signed_document (the PDF is digitally signed or certified: a rewrite would break its signatures; the message says how many; send signatures=remove to compress it without them), target_unreachable (the target size cannot be reached above the quality floor; the message gives the smallest size reached); for unlock also password_required, incorrect_password, not_encrypted. */
+      /** @description The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default 30 s + 2 s per MB, five times that with a target size), processing_failed, signed_document (the PDF is digitally signed or certified: a rewrite would break its signatures; the message says how many; send signatures=remove to compress it without them), target_unreachable (the target size cannot be reached above the quality floor; the message gives the smallest size reached); for unlock also password_required, incorrect_password, not_encrypted; for a file fetched by its address also file_url_not_pdf, file_url_unreachable (not found, refused, cut, not 200, more than 3 redirects) and file_url_timeout. */
       422: {
         headers: {
           /** @description The error code, as in the body. */
@@ -1639,9 +1700,64 @@ export interface operations {
         "multipart/form-data": {
           /**
            * Format: binary
-           * @description The PDF, at most 300 MB.
+           * @description The PDF, at most 300 MB. Required unless file_url names it.
            */
-          file: Blob;
+          file?: Blob;
+          /**
+           * Format: uri
+           * @description The PDF's address, instead of the file: https, a public host (never loopback, private, link-local or metadata addresses, checked again at connect time), at most 3 redirects, at most 300 MB, %PDF- within its first 1024 bytes. Refused as 400 invalid_file_url or file_url_forbidden, 413 file_url_too_large, 422 file_url_not_pdf, file_url_unreachable or file_url_timeout, never charged. Not with file or upload_id.
+           * @default
+           */
+          file_url?: string;
+          password: string;
+          /**
+           * @description Seconds the result is kept, from when it is ready; then it is deleted from storage (its URL answers 404 or 410). 0: until the first complete download (the url is then this service's /v1/results/… address, which deletes the result once it was sent whole; a download cut short leaves it), and at most the maximum if it never comes. Left out: the account's default (set in the dashboard, Settings → Webhooks), else the maximum. More than the maximum (86400 s here) is kept for the maximum.
+           * @default
+           */
+          retention?: number;
+          /**
+           * @default balanced
+           * @enum {string}
+           */
+          profile?: "lossless" | "balanced" | "extreme";
+          /**
+           * @description What to do with a digitally signed or certified PDF. `refuse` (the default, as when left out): it is refused (422 signed_document, not charged): any rewrite makes its signatures fail to verify. `remove`: it is compressed and its signatures are removed (each signature field is kept, empty, so the document can be signed again); the result's report.signatures_removed says how many.
+           * @default refuse
+           * @enum {string}
+           */
+          signatures?: "refuse" | "remove";
+          /**
+           * @description The most bytes the result may have. The profile runs first; when its result is larger, images are lowered in resolution and quality step by step, never below the quality floor (SSIM 0.8 of every recoded image on its page), and the least lossy result that fits is answered. When even the floor does not fit: 422 target_unreachable, not charged, its message giving the smallest size reached. Takes longer: up to 5 runs of the engine (the time limit grows to match). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_target_size).
+           * @default
+           */
+          target_size?: number;
+          /**
+           * @description true: colour images and the pages' colours become grey (docs/engine.md#options-beside-the-profile says what stays as it is). Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_grayscale).
+           * @default false
+           */
+          grayscale?: boolean;
+          /**
+           * @description No image stays drawn finer than this many pixels per inch of the page (36 to 2400), even where the profile's quality floor would have kept it larger. Balanced and extreme; refused with profile lossless, which keeps every image as it is (400 invalid_max_image_ppi).
+           * @default
+           */
+          max_image_ppi?: number;
+          /**
+           * @description true: the document information (Title, Author, Creator, Producer, …), XMP metadata, page thumbnails and other applications' private data are removed; what a reader needs (language, structure tree, outlines, output intents) stays. A PDF/A or PDF/UA file loses its claim of conformance with its XMP. Every profile.
+           * @default false
+           */
+          remove_metadata?: boolean;
+          /**
+           * @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine.md#options-beside-the-profile). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize).
+           * @default false
+           */
+          linearize?: boolean;
+        };
+        "application/json": {
+          /**
+           * Format: uri
+           * @description The PDF's address, instead of the file: https, a public host (never loopback, private, link-local or metadata addresses, checked again at connect time), at most 3 redirects, at most 300 MB, %PDF- within its first 1024 bytes. Refused as 400 invalid_file_url or file_url_forbidden, 413 file_url_too_large, 422 file_url_not_pdf, file_url_unreachable or file_url_timeout, never charged. Not with file or upload_id.
+           */
+          file_url: string;
           password: string;
           /**
            * @description Seconds the result is kept, from when it is ready; then it is deleted from storage (its URL answers 404 or 410). 0: until the first complete download (the url is then this service's /v1/results/… address, which deletes the result once it was sent whole; a download cut short leaves it), and at most the maximum if it never comes. Left out: the account's default (set in the dashboard, Settings → Webhooks), else the maximum. More than the maximum (86400 s here) is kept for the maximum.
@@ -1705,7 +1821,7 @@ export interface operations {
           "application/json": components["schemas"]["CompressionResult"];
         };
       };
-      /** @description The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata, invalid_linearize (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
+      /** @description The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata, invalid_linearize (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; for a file by its address invalid_file_url (not https, malformed, or sent beside a file or a direct upload) and file_url_forbidden (an address that is not public); with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
       400: {
         headers: {
           /** @description The error code, as in the body. */
@@ -1760,7 +1876,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description file_too_large: over 314,572,800 bytes (300 MB); exactly that is accepted. body_too_large: a JSON body over 16 KiB. */
+      /** @description file_too_large: over 314,572,800 bytes (300 MB); exactly that is accepted. file_url_too_large: the same for a file fetched by its address. body_too_large: a JSON body over 16 KiB. */
       413: {
         headers: {
           /** @description The error code, as in the body. */
@@ -1773,7 +1889,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description unsupported_media_type: the body is not multipart/form-data. */
+      /** @description unsupported_media_type: the body is neither multipart/form-data nor JSON. */
       415: {
         headers: {
           /** @description The error code, as in the body. */
@@ -1786,7 +1902,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default 30 s + 2 s per MB, five times that with a target size), processing_failed, signed_document (the PDF is digitally signed or certified: a rewrite would break its signatures; the message says how many; send signatures=remove to compress it without them), target_unreachable (the target size cannot be reached above the quality floor; the message gives the smallest size reached); for unlock also password_required, incorrect_password, not_encrypted. */
+      /** @description The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default 30 s + 2 s per MB, five times that with a target size), processing_failed, signed_document (the PDF is digitally signed or certified: a rewrite would break its signatures; the message says how many; send signatures=remove to compress it without them), target_unreachable (the target size cannot be reached above the quality floor; the message gives the smallest size reached); for unlock also password_required, incorrect_password, not_encrypted; for a file fetched by its address also file_url_not_pdf, file_url_unreachable (not found, refused, cut, not 200, more than 3 redirects) and file_url_timeout. */
       422: {
         headers: {
           /** @description The error code, as in the body. */

@@ -1,5 +1,6 @@
-// Which network addresses a webhook may reach (docs/webhooks-and-sign-in.md, "Webhook address
-// policy"). Every address falls in one of three classes:
+// Which network addresses the service may reach on a subscriber's word: a webhook's callback_url and a
+// file_url it fetches (docs/webhooks-and-sign-in.md, "Webhook address policy"; docs/compression-api.md,
+// "Files by URL"). Every address falls in one of three classes:
 // - public: globally reachable unicast; always allowed.
 // - private: this host and private networks (loopback, RFC 1918, carrier-grade NAT, unique local
 //   IPv6); allowed only with WEBHOOK_ALLOW_PRIVATE, for tests and local receivers. Loopback alone
@@ -14,7 +15,8 @@
 // 64:ff9b::/96, 6to4 2002::/16) is judged as that IPv4 address. IPv6 is judged from its 16 bytes,
 // so no spelling (hex or dotted tail, zeros compressed or not, a zone id) changes the answer; only
 // global unicast (2000::/3) can be public.
-import { isIP } from "node:net";
+import type { LookupAddress, LookupAllOptions } from "node:dns";
+import { isIP, type LookupFunction } from "node:net";
 
 export type AddressClass = "public" | "private" | "never";
 
@@ -160,4 +162,67 @@ export function mayName(host: string, targets: WebhookTargets): boolean {
   if (targets === "private") return true;
   if (targets === "loopback" && isLocalhostName(name)) return true;
   return name.includes(".") && !isLocalhostName(name) && !name.endsWith(".internal");
+}
+
+/** The URL's host without the brackets of an IPv6 literal. */
+export const hostOf = (url: URL) => url.hostname.replace(/^\[|\]$/g, "");
+
+/** Why an outbound URL (callback_url, file_url) is refused before any connection. */
+export type UrlProblem = "malformed" | "scheme" | "credentials" | "host";
+
+/**
+ * Checks a URL the service is asked to reach: absolute, https (http only where the network is not the
+ * internet: private networks when allowed, this machine in development), no credentials, a host the
+ * policy may name. Answers the parsed URL, or the problem.
+ */
+export function checkOutboundUrl(
+  raw: string,
+  targets: WebhookTargets,
+): { url: URL } | { problem: UrlProblem; protocol: string } {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { problem: "malformed", protocol: "" };
+  }
+  const { protocol } = url;
+  const host = hostOf(url);
+  const plainHttp = targets === "private" || (targets === "loopback" && namesLoopback(host));
+  if (protocol !== "https:" && !(protocol === "http:" && plainHttp)) return { problem: "scheme", protocol };
+  if (url.username || url.password) return { problem: "credentials", protocol };
+  if (!mayName(host, targets)) return { problem: "host", protocol };
+  return { url };
+}
+
+/** A DNS lookup (dns.lookup's signature); tests hand one that answers what they choose. */
+export type Resolver = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
+/** The error a refused address fails its connection with (its code names the refusal). */
+export const ADDRESS_REFUSED = "EFORBIDDEN";
+
+const refused = (message: string) => Object.assign(new Error(message), { code: ADDRESS_REFUSED });
+
+/**
+ * The connection's own lookup: every address the name resolves to is checked against the policy,
+ * and the socket connects to a checked one (so a name cannot resolve to a public address when it is
+ * checked and to 10.0.0.1 when it is connected: there is one lookup, and it is the check). A name
+ * with any refused address is refused whole.
+ */
+export function checkedLookup(targets: WebhookTargets, resolve: Resolver): LookupFunction {
+  return (hostname, options, callback) => {
+    resolve(hostname, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error, "", 0);
+      const bad = addresses.find((entry) => !mayReach(entry.address, targets));
+      if (bad || addresses.length === 0) {
+        const what = targets === "private" ? "a link-local or metadata" : "a non-public";
+        return callback(refused(`${hostname} resolves to ${what} address (${bad?.address ?? "none"})`), "", 0);
+      }
+      if (options.all) return callback(null, addresses, 0);
+      return callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+  };
 }
