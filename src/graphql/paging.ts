@@ -41,7 +41,7 @@ export interface Page<Where> extends PageRequest {
   /** What an order computed per request needs (the words of q, a place), passed to the list's loader. */
   ranking?: unknown;
   /** A point the rows' distance is measured from (a `near` filter), passed to the list's loader. */
-  near?: { lat: number; lon: number };
+  near?: { lat: number; lon: number; radiusKm: number };
 }
 
 export function badArgument(argument: string, message: string): GraphQLError {
@@ -116,7 +116,7 @@ export interface PageWindow<Where> {
   /** As Page.sqlOnly, Page.ranking and Page.near. */
   sqlOnly?: boolean;
   ranking?: unknown;
-  near?: { lat: number; lon: number };
+  near?: { lat: number; lon: number; radiusKm: number };
 }
 
 export interface PageLoader<M extends Model> {

@@ -28,7 +28,7 @@ async function rankingOf(
   if (sort === "DISTANCE") {
     const near = await resolveNear(ctx.prisma, filter.near, filter.radiusKm);
     if (!near) throw badArgument("sort", "sort by distance needs near: the place to measure from");
-    return { kind: "distance", lat: near.lat, lon: near.lon };
+    return { kind: "distance", lat: near.lat, lon: near.lon, radiusKm: near.radiusKm };
   }
   return undefined;
 }
@@ -66,7 +66,7 @@ builder.queryFields((t) => ({
           sort === "PUBLISHED_AT_DESC" ? undefined : isComputedSort(sort) ? COMPUTED_ORDERS[sort] : JOB_ORDERS[sort],
         ranking,
         search: searchReadingOf(ctx, args.filter ?? {}),
-        ...(near ? { near: { lat: near.lat, lon: near.lon } } : {}),
+        ...(near ? { near: { lat: near.lat, lon: near.lon, radiusKm: near.radiusKm } } : {}),
         sqlOnly: filters.some((f) => f.sqlOnly),
         where: { AND: [publicJobWhere(ctx.now), ...filters.map((f) => f.where)] },
         sqlWhere: allOf([publicJobSql(ctx.now), ...filters.map((f) => f.sql)]),
