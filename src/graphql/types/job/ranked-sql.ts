@@ -167,59 +167,78 @@ function pointsWithin(params: SqlParams, near: { lat: number; lon: number; radiu
          WHERE m."distanceKm" <= ${params.add(near.radiusKm, "float8")})`;
 }
 
-/**
- * The ids of a page within a radius in the list order (newest first, then the id): each point's
- * newest jobs off the coordinates' index, merged. Reading every job of the radius to sort them
- * read 27,589 index entries for Berlin at a million jobs, and three times as many at three million.
- */
-export async function nearListPage(
-  sql: SqlQuery,
-  window: Window,
-  near: { lat: number; lon: number; radiusKm: number },
-  read?: RowsOfIds,
-): Promise<RankedId[]> {
-  const params = new SqlParams();
-  const points = pointsWithin(params, near);
-  const where = window.sqlWhere(params);
-  const seek = window.seek as [Date, string] | undefined;
-  const after = seek
-    ? ` AND (j.published_at, j.id) < (${params.add(seek[0], "timestamptz")}, ${params.add(seek[1], "uuid")})`
-    : "";
-  const take = params.add(window.limit + window.skip, "int");
-  const ids = `${points}
-      SELECT page.id, page."publishedAt" FROM points_within AS p2 CROSS JOIN LATERAL (
-        SELECT j.id, j.published_at AS "publishedAt" FROM jobs j
-         WHERE j.latitude = p2.latitude AND j.longitude = p2.longitude AND ${where}${after}
-         ORDER BY j.published_at DESC, j.id DESC LIMIT ${take}) AS page
-      ORDER BY 2 DESC, 1 DESC LIMIT ${params.add(window.limit, "int")} OFFSET ${params.add(window.skip, "int")}`;
-  if (!read) return sql.query<RankedId>(ids, params.values);
-  const statement = read.statement(ids, `page."publishedAt" DESC, j.id DESC`);
-  return read.rows(await sql.query(statement, params.values)) as RankedId[];
+type Near = { lat: number; lon: number; radiusKm: number };
+
+/** How a page walks each point's jobs and merges them: its key, and the cursor's seek on it. */
+interface PointOrder {
+  /** The page's key column as returned with each id ("publishedAt", "distanceKm"), and its value in a walk. */
+  key: string;
+  value: string;
+  /** The order within a point and across the points (by the key, then the id), as SQL on the walk and on the page. */
+  walk: string;
+  merge: string;
+  /** The seek past a cursor's key: within a point's walk, and on the points. */
+  seek: (params: SqlParams, seek: unknown[]) => { walk: string; points: string };
 }
 
-/** The ids of a page nearest first: the distance, then the id (see pointsWithin). */
-export async function distancePage(
-  sql: SqlQuery,
-  window: Window,
-  near: { lat: number; lon: number; radiusKm: number },
-  read?: RowsOfIds,
-): Promise<RankedId[]> {
+/** A page within a radius in `order`: each point's jobs walked off its index, merged (see pointsWithin). */
+async function walkPoints(sql: SqlQuery, window: Window, near: Near, order: PointOrder, read?: RowsOfIds) {
   const params = new SqlParams();
   const points = pointsWithin(params, near);
   const where = window.sqlWhere(params);
-  const seek = window.seek as [number, string] | undefined;
-  const [seekDistance, seekId] = seek ? [params.add(seek[0], "float8"), params.add(seek[1], "uuid")] : [];
+  const seek = window.seek ? order.seek(params, window.seek) : { walk: "", points: "" };
   const take = params.add(window.limit + window.skip, "int");
   const ids = `${points}
-      SELECT page.id, page."distanceKm" FROM points_within AS p2 CROSS JOIN LATERAL (
-        SELECT j.id, p2."distanceKm" FROM jobs j
-         WHERE j.latitude = p2.latitude AND j.longitude = p2.longitude AND ${where}${
-           seek ? ` AND (p2."distanceKm" > ${seekDistance} OR j.id > ${seekId})` : ""
-         }
-         ORDER BY j.id LIMIT ${take}) AS page
-      ${seek ? `WHERE p2."distanceKm" >= ${seekDistance}` : ""}
-      ORDER BY 2, 1 LIMIT ${params.add(window.limit, "int")} OFFSET ${params.add(window.skip, "int")}`;
+      SELECT page.id, page."${order.key}" FROM points_within AS p2 CROSS JOIN LATERAL (
+        SELECT j.id, ${order.value} AS "${order.key}" FROM jobs j
+         WHERE j.latitude = p2.latitude AND j.longitude = p2.longitude AND ${where}${seek.walk}
+         ORDER BY ${order.walk} LIMIT ${take}) AS page${seek.points}
+      ORDER BY ${order.merge} LIMIT ${params.add(window.limit, "int")} OFFSET ${params.add(window.skip, "int")}`;
   if (!read) return sql.query<RankedId>(ids, params.values);
-  const statement = read.statement(ids, `page."distanceKm", j.id`, `, page."distanceKm" AS "distanceKm"`);
-  return read.rows(await sql.query(statement, params.values)) as RankedId[];
+  const extra = order.key === "distanceKm" ? `, page."distanceKm" AS "distanceKm"` : "";
+  return read.rows(await sql.query(read.statement(ids, order.merge, extra), params.values)) as RankedId[];
+}
+
+/**
+ * The ids of a page within a radius in the list order (newest first, then the id). Reading every
+ * job of the radius to sort them read 27,589 index entries for Berlin at a million jobs, and three
+ * times as many at three million.
+ */
+export function nearListPage(sql: SqlQuery, window: Window, near: Near, read?: RowsOfIds): Promise<RankedId[]> {
+  return walkPoints(
+    sql,
+    window,
+    near,
+    {
+      key: "publishedAt",
+      value: "j.published_at",
+      walk: "j.published_at DESC, j.id DESC",
+      merge: `page."publishedAt" DESC, page.id DESC`,
+      seek: (p, [at, id]) => ({
+        walk: ` AND (j.published_at, j.id) < (${p.add(at, "timestamptz")}, ${p.add(id, "uuid")})`,
+        points: "",
+      }),
+    },
+    read,
+  );
+}
+
+/** The ids of a page nearest first: the distance, then the id. */
+export function distancePage(sql: SqlQuery, window: Window, near: Near, read?: RowsOfIds): Promise<RankedId[]> {
+  return walkPoints(
+    sql,
+    window,
+    near,
+    {
+      key: "distanceKm",
+      value: `p2."distanceKm"`,
+      walk: "j.id",
+      merge: `page."distanceKm", page.id`,
+      seek: (p, [distance, id]) => {
+        const [d, after] = [p.add(distance, "float8"), p.add(id, "uuid")];
+        return { walk: ` AND (p2."distanceKm" > ${d} OR j.id > ${after})`, points: ` WHERE p2."distanceKm" >= ${d}` };
+      },
+    },
+    read,
+  );
 }
