@@ -10,6 +10,7 @@ import { fail } from "./compression.ts";
 import { RENEW_EVERY_MS, startHoldRenewal } from "./holds.ts";
 import { expireIdempotencyKeys, renewIdempotencyClaims } from "./idempotency.ts";
 import type { ObjectStorage } from "./storage/storage.ts";
+import { forgetFailedNames } from "./workflow/compressions.ts";
 import { sweepExpiredResults } from "./workflow/results.ts";
 import { sweepWorkspaces } from "./workflow/workspace.ts";
 import { guarded } from "../callbacks.ts";
@@ -95,10 +96,11 @@ export function startHousekeeping(options: {
       const cutoff = new Date(now - options.retentionHours * 3_600_000);
       const uploads = await expireDirectUploads(options.prisma, options.storage, cutoff);
       const idempotencyKeys = await expireIdempotencyKeys(options.prisma, new Date(now));
-      if (deleted || swept || uploads || idempotencyKeys) {
+      const names = await forgetFailedNames(options.prisma, cutoff);
+      if (deleted || swept || uploads || idempotencyKeys || names) {
         options.logger.info(
-          { deleted, swept, uploads, idempotencyKeys },
-          "housekeeping: expired results, stale uploads, direct uploads, idempotency keys",
+          { deleted, swept, uploads, idempotencyKeys, names },
+          "housekeeping: expired results, stale uploads, direct uploads, idempotency keys, names of failed calls",
         );
       }
     } catch (error) {

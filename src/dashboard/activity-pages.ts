@@ -4,7 +4,9 @@
 import { breakableName, html, type Html } from "./html.ts";
 import {
   bytes,
+  cardsTable,
   csrfField,
+  type Column,
   DASHBOARD,
   layout,
   notice,
@@ -56,23 +58,19 @@ export function historyPage(
 }
 
 function historyTable(rows: HistoryRow[], links: ReadonlyMap<string, ResultLink>): Html {
+  const columns: Column[] = [
+    "Date",
+    "File",
+    "Profile",
+    { label: "Original", num: true },
+    { label: "Compressed", num: true },
+  ];
   return html`<div class="table-wrap" ${scrollableRegion("recent")}>
-    <table class="history cards">
-      <thead>
-        <tr>
-          <th scope="col">Date</th>
-          <th scope="col">File</th>
-          <th scope="col">Profile</th>
-          <th scope="col" class="num">Original</th>
-          <th scope="col" class="num">Compressed</th>
-          <th scope="col">Status</th>
-          <th scope="col">Result</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${rows.map((row) => historyRow(row, links.get(row.id)))}
-      </tbody>
-    </table>
+    ${cardsTable(
+      "history",
+      [...columns, "Status", "Result"],
+      rows.map((row) => historyRow(row, links.get(row.id))),
+    )}
   </div>`;
 }
 
@@ -80,26 +78,35 @@ const size = (n: number | null) => (n === null ? html`<span class="muted">—</s
 
 function historyRow(row: HistoryRow, link: ResultLink | undefined): Html {
   const how = row.jobId ? `job ${row.jobId.slice(0, 8)}… · ${row.key.name}` : `call · ${row.key.name}`;
-  return html`<tr>
-    <td class="when" data-label="Date">${when(row.createdAt)}</td>
-    <th scope="row">
+  return html`<tr role="row">
+    <td role="cell" class="when" data-label="Date">${when(row.createdAt)}</td>
+    <th scope="row" role="rowheader">
       ${row.filename ? html`<span class="filename">${breakableName(row.filename)}</span>` : html`<span class="muted">(name not kept)</span>`}<br /><span
         class="muted small"
         >${how}</span
       >
     </th>
-    <td data-label="Profile">${row.profile}</td>
-    <td class="num nowrap" data-label="Original">${size(row.originalSize)}</td>
-    <td class="num nowrap" data-label="Compressed">${size(row.compressedSize)}</td>
-    <td class="nowrap" data-label="Status">
-      <span class="status status-${row.status}">${STATUS_TEXT[row.status]}</span>
-      ${row.status === "failed" && row.errorCode ? html`<br /><code class="small">${row.errorCode}</code>` : ""}
+    <td role="cell" data-label="Profile">${row.profile}${withBreak(optionsList(row.options))}</td>
+    <td role="cell" class="num nowrap" data-label="Original">${size(row.originalSize)}</td>
+    <td role="cell" class="num nowrap" data-label="Compressed">${size(row.compressedSize)}</td>
+    <td role="cell" data-label="Status">
+      <span class="status status-${row.status} nowrap">${STATUS_TEXT[row.status]}</span>
+      ${row.status === "failed" && row.errorCode ? html`<br /><code class="small">${breakableName(row.errorCode)}</code>` : ""}
     </td>
-    <td class="nowrap" data-label="Result">${resultCell(row, link)}${withBreak(deleteLink(row))}</td>
+    <td role="cell" class="nowrap" data-label="Result">${resultCell(row, link)}${withBreak(deleteLink(row))}</td>
   </tr>`;
 }
 
 const withBreak = (part: Html | string) => (part === "" ? "" : html`<br />${part}`);
+
+/** The options a call asked for besides its profile, as sent: `target_size=500000 · grayscale=true`. */
+function optionsList(options: Record<string, string>): Html | string {
+  const set = Object.entries(options);
+  if (set.length === 0) return "";
+  return html`<span class="muted small options"
+    >${set.map(([field, value], i) => [i === 0 ? "" : " · ", html`<code>${field}=<wbr />${value}</code>`])}</span
+  >`;
+}
 
 function resultCell(row: HistoryRow, link: ResultLink | undefined): Html | string {
   if (link) {
@@ -214,23 +221,16 @@ const STATE_TEXT: Record<DeliveryRow["status"], string> = {
 };
 
 function deliveriesTable(rows: DeliveryRow[]): Html {
+  const columns: Column[] = [
+    "Time",
+    "Job",
+    "Event",
+    { label: "Status code", num: true },
+    { label: "Attempts", num: true },
+  ];
   return html`<p class="hint">The last ${DELIVERY_ROWS} deliveries, newest first.</p>
     <div class="table-wrap" ${scrollableRegion("deliveries")}>
-      <table class="deliveries cards">
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            <th scope="col">Job</th>
-            <th scope="col">Event</th>
-            <th scope="col" class="num">Status code</th>
-            <th scope="col" class="num">Attempts</th>
-            <th scope="col">State</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows.map(deliveryRow)}
-        </tbody>
-      </table>
+      ${cardsTable("deliveries", [...columns, "State"], rows.map(deliveryRow))}
     </div>`;
 }
 
@@ -241,20 +241,20 @@ function deliveryRow(row: DeliveryRow): Html {
       : row.status === "pending"
         ? html`${STATE_TEXT.pending}<br /><span class="muted small">next at ${soon(row.nextAttemptAt)}</span>`
         : STATE_TEXT.failed;
-  return html`<tr>
-    <td class="when" data-label="Time">${when(row.createdAt)}</td>
-    <th scope="row">
+  return html`<tr role="row">
+    <td role="cell" class="when" data-label="Time">${when(row.createdAt)}</td>
+    <th scope="row" role="rowheader">
       <code>${row.job.id.slice(0, 8)}…</code><br /><span class="muted small filename"
         >${breakableName(row.job.filename)}</span
       >
     </th>
-    <td data-label="Event"><code>${row.event}</code></td>
-    <td class="num" data-label="Status code">
+    <td role="cell" data-label="Event"><code>${row.event}</code></td>
+    <td role="cell" class="num" data-label="Status code">
       ${row.lastStatus ?? html`<span class="muted">none</span>`}
       ${row.lastStatus === null && row.lastError ? html`<br /><span class="muted small">${row.lastError}</span>` : ""}
     </td>
-    <td class="num" data-label="Attempts">${row.attempts}</td>
-    <td class="nowrap" data-label="State">${state}</td>
+    <td role="cell" class="num" data-label="Attempts">${row.attempts}</td>
+    <td role="cell" class="nowrap" data-label="State">${state}</td>
   </tr>`;
 }
 

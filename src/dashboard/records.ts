@@ -13,11 +13,14 @@ export interface HistoryRow {
   id: string;
   createdAt: Date;
   finishedAt: Date | null;
-  /** The name the client gave the file; null for a synchronous call that did not succeed. */
+  /** The name the client gave the file; null once forgotten (docs/data.md) or for records made before it was kept. */
   filename: string | null;
   originalSize: number | null;
   compressedSize: number | null;
+  /** The profile asked for (as sent, when it was not one), else the default the call ran with. */
   profile: string;
+  /** The other option fields asked for, as sent (target_size, grayscale, …); empty when none or not kept. */
+  options: Record<string, string>;
   /** A job's status (queued, running, …) or a synchronous compression's (running, succeeded, failed). */
   status: CompressionJobStatus;
   errorCode: string | null;
@@ -48,6 +51,7 @@ export async function history(prisma: PrismaClient, subscriberId: string): Promi
       originalSize: true,
       compressedSize: true,
       profile: true,
+      options: true,
       status: true,
       errorCode: true,
       objectName: true,
@@ -69,7 +73,7 @@ export async function history(prisma: PrismaClient, subscriberId: string): Promi
       filename: job?.filename || row.filename,
       originalSize: size(row.originalSize ?? job?.originalSize),
       compressedSize: size(row.compressedSize),
-      profile: row.profile,
+      ...askedOf(row.profile, row.options),
       status: job?.status ?? row.status,
       errorCode: job?.errorCode ?? row.errorCode,
       key: row.apiKey,
@@ -81,6 +85,18 @@ export async function history(prisma: PrismaClient, subscriberId: string): Promi
       kind: row.kind,
     };
   });
+}
+
+/** The profile and the other options a record says were asked for (its `options`: field → value as sent). */
+function askedOf(profile: string, options: unknown): Pick<HistoryRow, "profile" | "options"> {
+  const asked =
+    options && typeof options === "object" && !Array.isArray(options)
+      ? Object.fromEntries(
+          Object.entries(options).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+        )
+      : {};
+  const { profile: askedProfile, ...rest } = asked;
+  return { profile: askedProfile ?? profile, options: rest };
 }
 
 /**

@@ -184,7 +184,7 @@ describe.each(["local", "gcs"] as const)("results under the subscriber's control
     expect(refused.status).toBe(422);
     const failed = await get(token, "/v1/compressions?status=failed");
     expect((failed.json["data"] as Json[]).map((item) => item["status"])).toEqual(["failed"]);
-    expect((failed.json["data"] as Json[])[0]).toMatchObject({ error: { code: "not_a_pdf" }, filename: null });
+    expect((failed.json["data"] as Json[])[0]).toMatchObject({ error: { code: "not_a_pdf" }, filename: "x.pdf" });
     const succeeded = await get(token, "/v1/compressions?status=succeeded");
     expect((succeeded.json["data"] as Json[]).map((item) => item["id"])).toEqual([ok.json["id"]]);
     const future = await get(token, `/v1/compressions?created_after=${new Date(Date.now() + 60_000).toISOString()}`);

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sessions } from "../../src/auth/sessions.ts";
 import { startJobWorker, type JobWorker } from "../../src/compress/async-jobs/worker.ts";
 import { createLocalStorage } from "../../src/compress/storage/local.ts";
+import { forgetFailedNames } from "../../src/compress/workflow/compressions.ts";
 import { makePdf, multipart, passThroughRunner, subscriberWithKey } from "../helpers/compress.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -108,8 +109,9 @@ async function compress(token: string, filename: string, file: Buffer | string, 
 /** The table rows of a page, as their cells' text (tags dropped, spaces collapsed). */
 function rows(html: string, table: string): string[][] {
   const body =
-    new RegExp(`<table class="${table}(?: [^"]*)?">[\\s\\S]*?<tbody>([\\s\\S]*?)</tbody>`).exec(html)?.[1] ?? "";
-  return [...body.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map(([, row]) =>
+    new RegExp(`<table class="${table}(?: [^"]*)?"[^>]*>[\\s\\S]*?<tbody[^>]*>([\\s\\S]*?)</tbody>`).exec(html)?.[1] ??
+    "";
+  return [...body.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].map(([, row]) =>
     [...row!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map(([, cell]) =>
       cell!
         .replace(/<wbr \/>/g, "")
@@ -160,12 +162,12 @@ describe("History", () => {
     ]);
     expect(table[1]).toEqual([
       expect.any(String),
-      "(name not kept) call · test",
+      "broken.pdf call · test",
       "balanced",
       "—",
       "—",
       "Failed not_a_pdf",
-      "—",
+      "— Delete now…",
     ]);
     expect(table[2]).toEqual([
       expect.any(String),
@@ -199,6 +201,47 @@ describe("History", () => {
     const expired = { finishedAt: dayAgo, expiresAt: new Date(dayAgo.getTime() + 24 * 3_600_000) };
     await db.prisma.compression.updateMany({ where: { subscriberId: subscriber.id }, data: expired });
     expect(rows((await get(cookie, "/dashboard/history")).html, "history")[0]![6]).toMatch(/^Expired( Delete now…)?$/);
+  });
+
+  it("lists refused calls with the profile, options and file name they asked for", async () => {
+    const { token, email } = await subscriberWithKey(db.prisma);
+    // Options before the file, and after it (curl -F file=@… -F profile=…), each refused by the
+    // profile: listed as asked, not as "balanced" with no name.
+    const asked = { profile: "lossless", target_size: "100000" };
+    expect((await compress(token, "offer-letter.pdf", pdf, asked)).status).toBe(400);
+    const { body, contentType } = multipart([
+      { name: "file", value: pdf, filename: "Lebenslauf_Müller.pdf" },
+      { name: "profile", value: "lossless" },
+      { name: "grayscale", value: "true" },
+    ]);
+    const after = await fetch(`${server.url}/v1/compress`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": contentType },
+      body: new Uint8Array(body),
+    });
+    expect(after.status).toBe(400);
+    // An unknown profile is listed as it was sent.
+    expect((await compress(token, "scan.pdf", pdf, { profile: "smallest" })).status).toBe(400);
+
+    const { cookie } = await session(email);
+    const table = rows((await get(cookie, "/dashboard/history")).html, "history");
+    expect(table.map((row) => row.slice(1, 3).concat(row[5]!))).toEqual([
+      ["scan.pdf call · test", "smallest", "Failed invalid_profile"],
+      ["Lebenslauf_Müller.pdf call · test", "lossless grayscale=true", "Failed invalid_grayscale"],
+      ["offer-letter.pdf call · test", "lossless target_size=100000", "Failed invalid_target_size"],
+    ]);
+  });
+
+  it("keeps a failed call's name as long as a result would be kept, then forgets it", async () => {
+    const { subscriber, token, email } = await subscriberWithKey(db.prisma);
+    expect((await compress(token, "contract.pdf", "not a pdf")).status).toBe(422);
+    const { cookie } = await session(email);
+    expect(rows((await get(cookie, "/dashboard/history")).html, "history")[0]![1]).toBe("contract.pdf call · test");
+    const [record] = await db.prisma.compression.findMany({ where: { subscriberId: subscriber.id } });
+    await forgetFailedNames(db.prisma, record!.createdAt);
+    expect(rows((await get(cookie, "/dashboard/history")).html, "history")[0]![1]).toBe("contract.pdf call · test");
+    expect(await forgetFailedNames(db.prisma, new Date(record!.createdAt.getTime() + 1))).toBeGreaterThanOrEqual(1);
+    expect(rows((await get(cookie, "/dashboard/history")).html, "history")[0]![1]).toBe("(name not kept) call · test");
   });
 
   it("says so when there is nothing yet, and sends a signed-out browser to sign in", async () => {
@@ -293,7 +336,7 @@ describe("Usage per key", () => {
     const { cookie } = await session(email);
     const html = (await get(cookie, "/dashboard/usage")).html;
     const perKey = /<h2 id="per-key">[\s\S]*?<tbody>([\s\S]*?)<\/tbody>/.exec(html)?.[1] ?? "";
-    const cells = [...perKey.matchAll(/<tr>([\s\S]*?)<\/tr>/g)].map(([, row]) =>
+    const cells = [...perKey.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].map(([, row]) =>
       [...row!.matchAll(/<t[hd][^>]*>([\s\S]*?)<\/t[hd]>/g)].map(([, c]) =>
         c!
           .replace(/<[^>]+>/g, "")

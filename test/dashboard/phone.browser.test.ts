@@ -2,8 +2,11 @@
 // Keys, History and Webhooks show each record as a card, with Revoke, Status, Download and State on
 // screen (no sideways scrolling: the page is no wider than the phone), axe-core clean; at 1440 a
 // long file name in History wraps only between its words (after _ - . or a space), never mid-word.
-// Screenshots to look at: /tmp/phone-keys.png, /tmp/phone-history.png, /tmp/phone-webhooks.png,
-// /tmp/desktop-history.png.
+// The cards keep their table semantics (explicit roles, as display: block strips them in some
+// browsers): Chromium's accessibility tree has the table, its rows, column headers and cells, and
+// Revoke is a button reached by Tab. Screenshots to look at (SCREENS_DIR, default /tmp):
+// phone-keys.png, phone-history.png, phone-webhooks.png, desktop-keys.png, desktop-history.png,
+// desktop-webhooks.png.
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -20,6 +23,7 @@ import { makePdf, multipart, passThroughRunner, subscriberWithKey } from "../hel
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 
+const SCREENS = process.env["SCREENS_DIR"] ?? "/tmp";
 const LONG_NAME = "Quarterly_financial_statements_and_auditor_commentary-2026-final-signed-version.pdf";
 let db: TestDatabase;
 let server: TestServer;
@@ -71,6 +75,18 @@ beforeAll(async () => {
   await compress(token, LONG_NAME);
   await compress(token, "cv.pdf", { profile: "extreme" });
   await compress(token, "scan-with-a-callback.pdf", { callback_url: hook });
+  // A refused call, listed with what it asked for.
+  const { body, contentType } = multipart([
+    { name: "profile", value: "lossless" },
+    { name: "target_size", value: "100000" },
+    { name: "file", value: await makePdf(1), filename: "offer-letter_2026.pdf" },
+  ]);
+  const refused = await fetch(`${server.url}/v1/compress`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": contentType },
+    body: new Uint8Array(body),
+  });
+  expect(refused.status).toBe(400);
   for (let i = 0; i < 150 && (await db.prisma.webhookDelivery.count()) === 0; i++) {
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -121,7 +137,69 @@ describe.skipIf(!hasChromium)("the dashboard on a phone (390 x 844)", () => {
         .first()
         .evaluate((el) => getComputedStyle(el.closest("td")!, "::before").content);
       expect(label).not.toBe("none");
-      await page.screenshot({ path: `/tmp/phone-${name}.png`, fullPage: true });
+      await page.screenshot({ path: path.join(SCREENS, `phone-${name}.png`), fullPage: true });
+      expect(await seriousViolations(page)).toEqual([]);
+      expect(await tableRoles(page)).toEqual({ table: 1, columnheader: true, row: true, cell: true });
+    } finally {
+      await page.context().close();
+    }
+  });
+});
+
+/** The roles Chromium's accessibility tree gives the page's table: how many tables; rows, headers, cells seen. */
+async function tableRoles(page: Page) {
+  const cdp = await page.context().newCDPSession(page);
+  const { nodes } = (await cdp.send("Accessibility.getFullAXTree")) as { nodes: { role?: { value?: string } }[] };
+  const roles = nodes.map((node) => node.role?.value);
+  return {
+    table: roles.filter((role) => role === "table").length,
+    columnheader: roles.includes("columnheader"),
+    row: roles.includes("row"),
+    cell: roles.includes("cell") || roles.includes("gridcell"),
+  };
+}
+
+describe.skipIf(!hasChromium)("the cards' semantics", () => {
+  it("states the table's roles in the markup, so display: block cannot strip them", async () => {
+    const page = await open("/dashboard/history", 390, 844);
+    try {
+      const roles = await page.evaluate(() => ({
+        table: document.querySelector("table.cards")!.getAttribute("role"),
+        rows: [...document.querySelectorAll("table.cards tr")].every((tr) => tr.getAttribute("role") === "row"),
+        cells: [...document.querySelectorAll("table.cards td")].every((td) => td.getAttribute("role") === "cell"),
+        labels: [...document.querySelectorAll("table.cards td")].every((td) => td.hasAttribute("data-label")),
+      }));
+      expect(roles).toEqual({ table: "table", rows: true, cells: true, labels: true });
+    } finally {
+      await page.context().close();
+    }
+  });
+
+  it("reaches Revoke by Tab on a phone", async () => {
+    const page = await open("/dashboard/keys", 390, 844);
+    try {
+      let focused = "";
+      for (let i = 0; i < 40 && !focused.startsWith("Revoke"); i++) {
+        await page.keyboard.press("Tab");
+        focused = await page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? "");
+      }
+      expect(focused).toMatch(/^Revoke /);
+      expect(await onScreen(page, "button.danger:focus")).toBe(true);
+    } finally {
+      await page.context().close();
+    }
+  });
+});
+
+describe.skipIf(!hasChromium)("the tables at 1440 px", () => {
+  it.each([
+    ["keys", "/dashboard/keys"],
+    ["webhooks", "/dashboard/webhooks"],
+  ])("shows %s as a table, axe-core clean", async (name, pathname) => {
+    const page = await open(pathname, 1440, 900);
+    try {
+      await page.screenshot({ path: path.join(SCREENS, `desktop-${name}.png`), fullPage: true });
+      expect(await page.locator("table.cards thead").first().isVisible()).toBe(true);
       expect(await seriousViolations(page)).toEqual([]);
     } finally {
       await page.context().close();
@@ -133,7 +211,15 @@ describe.skipIf(!hasChromium)("History at 1440 px", () => {
   it("wraps a long file name between its words, never mid-word", async () => {
     const page = await open("/dashboard/history", 1440, 900);
     try {
-      await page.screenshot({ path: "/tmp/desktop-history.png", fullPage: true });
+      await page.screenshot({ path: path.join(SCREENS, "desktop-history.png"), fullPage: true });
+      expect(await seriousViolations(page)).toEqual([]);
+      // Every column fits the page: the table does not scroll sideways (a refused call's options and
+      // error code wrap in their cells).
+      const hidden = await page.evaluate(() => {
+        const wrap = document.querySelector(".table-wrap")!;
+        return wrap.scrollWidth - wrap.clientWidth;
+      });
+      expect(hidden, "pixels of the table hidden to the right").toBeLessThanOrEqual(0);
       // Where each line of the name starts: the character before it must end a word.
       const breaks = await page.evaluate((name) => {
         const span = [...document.querySelectorAll(".filename")].find((el) => el.textContent === name)!;

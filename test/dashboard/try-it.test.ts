@@ -116,6 +116,13 @@ describe("Try it", () => {
     expect(refused.html).toMatch(/id="linearize"\s+name="linearize"\s+value="true"\s+checked/);
     expect(refused.html).toMatch(new RegExp(`<option value="${key.id}" selected`));
     expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(0);
+    // Listed on History as asked: its profile and options, not the defaults.
+    const listed = await db.prisma.compression.findFirst({
+      where: { subscriberId: subscriber.id, status: "failed" },
+      orderBy: { createdAt: "desc" },
+    });
+    expect(listed).toMatchObject({ profile: "lossless", errorCode: "invalid_max_image_ppi", filename: "report.pdf" });
+    expect(listed!.options).toEqual({ profile: "lossless", ...chosen });
 
     const done = await tryIt(cookie, { csrf_token: csrf, key_id: key.id, profile: "extreme", ...chosen });
     expect(done.status).toBe(200);

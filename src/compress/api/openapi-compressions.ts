@@ -48,7 +48,11 @@ export const compressionSchemas = {
       status: { type: "string", enum: ["queued", "running", "succeeded", "failed"] },
       profile: { type: "string" },
       job_id: { type: ["string", "null"], format: "uuid", description: "The job's id when it was one." },
-      filename: { type: ["string", "null"], description: "The name the file was sent with; null once deleted." },
+      filename: {
+        type: ["string", "null"],
+        description:
+          "The name the file was sent with (a failed call's too); null once the result is deleted, and for a failed call once RESULT_RETENTION_HOURS have passed.",
+      },
       original_size: { type: ["integer", "null"], minimum: 1 },
       compressed_size: { type: ["integer", "null"], minimum: 1 },
       created_at: dateTime,

@@ -3,6 +3,8 @@
 // call of their own. A compression is found by its id or by its job's (GET /v1/jobs/{id} and
 // GET /v1/compressions/{id} name the same result); only its subscriber's keys find it.
 import type { Prisma, PrismaClient } from "../../generated/prisma/client.ts";
+import { isCompressionProfile } from "../../pdf/index.ts";
+import { askedOptions } from "./options.ts";
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -183,9 +185,43 @@ export async function recordRetention(prisma: PrismaClient, id: string, retentio
   await prisma.compression.update({ where: { id }, data: { retentionSeconds } });
 }
 
-/** Records what a compression is (compress or unlock), for its resource and its download's name. */
-export async function recordKind(prisma: PrismaClient, id: string, kind: "compress" | "unlock"): Promise<void> {
-  if (kind === "unlock") await prisma.compression.update({ where: { id }, data: { kind } });
+/** What a call asked for, as its record keeps it: History's profile, options and file name. */
+export interface Asked {
+  /** Its option fields, as sent (askedOptions). */
+  fields: Readonly<Partial<Record<string, string>>>;
+  filename: string;
+  kind?: "compress" | "unlock";
+}
+
+/**
+ * Records what a compression was asked for, as its file begins (and again when fields follow the
+ * file): the operation, the profile when it is one (an unknown one stays in the options), the
+ * option fields as sent and the file's name, so a call refused or failed from then on is listed
+ * with what it asked, not the defaults.
+ */
+export async function recordAsked(prisma: PrismaClient, id: string, asked: Asked): Promise<void> {
+  const profile = asked.fields["profile"];
+  await prisma.compression.update({
+    where: { id },
+    data: {
+      options: askedOptions(asked.fields),
+      filename: asked.filename || null,
+      ...(profile !== undefined && isCompressionProfile(profile) ? { profile } : {}),
+      ...(asked.kind ? { kind: asked.kind } : {}),
+    },
+  });
+}
+
+/**
+ * Forgets the file names of calls that failed before `before` (docs/data.md: a failed call's name is
+ * kept as long as a result would have been at most). Returns how many.
+ */
+export async function forgetFailedNames(prisma: PrismaClient, before: Date): Promise<number> {
+  const { count } = await prisma.compression.updateMany({
+    where: { status: "failed", filename: { not: null }, createdAt: { lt: before } },
+    data: { filename: null },
+  });
+  return count;
 }
 
 /** A queued job of this compression ends failed ("deleted") before it runs; true when it was queued. */

@@ -52,6 +52,19 @@ export const OPTION_FIELDS = [
   OUTPUT_FIELDS.linearize.field,
 ] as const;
 
+/**
+ * The option fields a call asked for, by their names on the wire and as sent (each cut to 64
+ * characters; absent and empty ones left out): what its record keeps for History, valid or not.
+ */
+export function askedOptions(fields: Readonly<Partial<Record<string, string>>>): Record<string, string> {
+  return Object.fromEntries(
+    OPTION_FIELDS.flatMap((field) => {
+      const value = fields[field];
+      return value === undefined || value === "" ? [] : [[field, value.slice(0, 64)] as const];
+    }),
+  );
+}
+
 /** What the engine is asked to do: compress, or unlock with the document's password (then compress). */
 export type Operation = { kind: "compress" } | { kind: "unlock"; password: string };
 

@@ -29,10 +29,10 @@ import type { CompressionResultBody, EngineRunner, Reserved } from "../compressi
 import type { EngineJob } from "../isolation/protocol.ts";
 import type { Runner } from "../isolation/runner.ts";
 import { newObjectName, type ObjectStorage } from "../storage/storage.ts";
-import { recordKind, recordRetention } from "./compressions.ts";
+import { recordAsked, recordRetention } from "./compressions.ts";
 import { giveBackUpload, takeDirectUpload, tieUpload } from "./direct-uploads.ts";
 import { failureCode, UploadAborted } from "./failure.ts";
-import { OPTION_FIELDS, parseOperation, parseOptions, type CompressionOptions } from "./options.ts";
+import { askedOptions, OPTION_FIELDS, parseOperation, parseOptions, type CompressionOptions } from "./options.ts";
 import { produce, produceFromStorage, type Produced, type Work } from "./produce.ts";
 import { checkFileUrl, fetchFileUrl, type FileUrlPolicy } from "./file-url.ts";
 import { FILE_URL, MULTIPART_OVERHEAD, receiveUpload, tooLarge, type Upload } from "./upload.ts";
@@ -83,6 +83,8 @@ export interface StoredInput {
   retentionSeconds: number;
   /** The direct upload it came from, tied to the compression (deleted with it). */
   uploadId?: string;
+  /** The option fields as the request sent them, for the record (askedOptions). */
+  fields?: Readonly<Partial<Record<string, string>>>;
 }
 
 /** POST /v1/compress's JSON body naming a direct upload: its id and the form fields of its options. */
@@ -210,7 +212,7 @@ function receive(
   upload: IncomingUpload,
   workspace: Workspace,
   fields: readonly string[],
-  beforeFile?: (fields: Readonly<Record<string, string>>) => Promise<void>,
+  beforeFile?: (fields: Readonly<Record<string, string>>, filename: string) => Promise<void>,
 ): Promise<Upload> {
   return receiveUpload(upload.body, {
     dir: workspace.dir,
@@ -242,10 +244,11 @@ async function takeFile(
   incoming: Incoming,
   workspace: Workspace,
   fields: readonly string[],
+  beforeFile?: (fields: Readonly<Record<string, string>>, filename: string) => Promise<void>,
 ): Promise<Upload> {
   const upload =
     "upload" in incoming
-      ? await receive(deps, incoming.upload, workspace, fields)
+      ? await receive(deps, incoming.upload, workspace, fields, beforeFile)
       : {
           path: workspace.input,
           size: 0,
@@ -254,6 +257,8 @@ async function takeFile(
           fileUrl: incoming.url.fileUrl,
         };
   if (upload.fileUrl === undefined) return upload;
+  // A file by URL: what was asked is recorded before it is fetched (its name is known after).
+  await beforeFile?.(upload.fields, upload.filename);
   const fetched = await fetchFileUrl(upload.fileUrl, upload.path, fileUrlPolicy(deps), cancellation(deps, request));
   return { ...upload, ...fetched };
 }
@@ -373,7 +378,7 @@ async function compressFile(
     const { stored } = intake;
     const work = { operation: { kind: "compress" as const }, options: stored.options, uploadedName: stored.filename };
     return charged(deps, request, key, async (reserved) => {
-      if (stored.uploadId) await tieUpload(deps.prisma, stored.uploadId, reserved.id);
+      await takeStored(deps, reserved, stored);
       const produced = await produceFromStorage(deps, stored.objectName, work, cancellation(deps, request));
       const { retentionSeconds } = stored;
       return succeed(deps, request, reserved, { ...produced, work, originalSize: stored.size, retentionSeconds });
@@ -385,7 +390,9 @@ async function compressFile(
       // The engine's room is checked once the unit is reserved, before the body is read: a 503 busy
       // costs the client its headers, not its upload (the unit goes back as for any failure).
       assertRoom();
-      const upload = await takeFile(deps, request, intake, workspace, FIELDS[kind]);
+      const asked = askedRecorder(deps, reserved, kind);
+      const upload = await takeFile(deps, request, intake, workspace, FIELDS[kind], asked.atFile);
+      await asked.atEnd(upload);
       if (kind === "compress") refuseCallback(upload.fields);
       const work = {
         operation: parseOperation(kind, upload.fields),
@@ -393,10 +400,31 @@ async function compressFile(
         uploadedName: upload.filename,
         retentionSeconds: retentionOf(deps.config, upload.fields, key),
       };
-      await recordKind(deps.prisma, reserved.id, kind);
       return compressUpload(deps, request, reserved, workspace, upload, work);
     }),
   );
+}
+
+/**
+ * Records what a call asked for (compressions.ts, recordAsked) as its file begins, and again once the
+ * body is read when fields followed the file: a call refused or failed from then on is listed on
+ * History with its profile, options and file name.
+ */
+function askedRecorder(deps: CompressDeps, reserved: Reserved, kind: EngineJob["kind"]) {
+  let recorded = "";
+  const atFile = async (fields: Readonly<Record<string, string>>, filename: string) => {
+    const asked = JSON.stringify([askedOptions(fields), filename]);
+    if (asked === recorded) return;
+    recorded = asked;
+    await recordAsked(deps.prisma, reserved.id, { fields, filename, kind });
+  };
+  return { atFile, atEnd: (upload: Upload) => atFile(upload.fields, upload.filename) };
+}
+
+/** A direct upload taken by a reserved compression: tied to it, and what it asked for recorded. */
+async function takeStored(deps: CompressDeps, reserved: Reserved, stored: StoredInput): Promise<void> {
+  if (stored.uploadId) await tieUpload(deps.prisma, stored.uploadId, reserved.id);
+  await recordAsked(deps.prisma, reserved.id, { fields: stored.fields ?? {}, filename: stored.filename });
 }
 
 /**
@@ -431,15 +459,18 @@ async function compressForm(
       limited = await admit(deps, service.perKey, key);
       service.assertRoom();
     });
-    const work = {
-      operation: { kind: "compress" as const },
-      options: parseOptions(upload.fields),
-      uploadedName: upload.filename,
-      retentionSeconds: retentionOf(deps.config, upload.fields, key!),
-    };
-    const answer = await charged(deps, request, key!, (reserved) =>
-      compressUpload(deps, request, reserved, workspace, upload, work),
-    );
+    // Its options are read once the unit is reserved and the call recorded, as the API's are: a
+    // refused option is listed on History with what was asked (the unit given back).
+    const answer = await charged(deps, request, key!, async (reserved) => {
+      await recordAsked(deps.prisma, reserved.id, { fields: upload.fields, filename: upload.filename });
+      const work = {
+        operation: { kind: "compress" as const },
+        options: parseOptions(upload.fields),
+        uploadedName: upload.filename,
+        retentionSeconds: retentionOf(deps.config, upload.fields, key!),
+      };
+      return compressUpload(deps, request, reserved, workspace, upload, work);
+    });
     return { ...answer, headers: { ...limited, ...answer.headers }, filename: upload.filename, fields: upload.fields };
   });
 }
@@ -490,14 +521,16 @@ function acceptJob(
   if ("stored" in intake) {
     const { stored } = intake;
     return charged(deps, request, key, async (reserved) => {
-      if (stored.uploadId) await tieUpload(deps.prisma, stored.uploadId, reserved.id);
+      await takeStored(deps, reserved, stored);
       return queueJob(deps, request, key, reserved, stored);
     });
   }
   checkUrlInput(deps, "job", intake);
   return charged(deps, request, key, (reserved) =>
     withWorkspace(deps.config, async (workspace) => {
-      const upload = await takeFile(deps, request, intake, workspace, FIELDS.job);
+      const asked = askedRecorder(deps, reserved, "compress");
+      const upload = await takeFile(deps, request, intake, workspace, FIELDS.job, asked.atFile);
+      await asked.atEnd(upload);
       const { callbackUrl, ...options } = parseJobOptions(deps.config, upload.fields);
       const retentionSeconds = retentionOf(deps.config, upload.fields, key);
       const objectName = newObjectName();
@@ -562,7 +595,7 @@ async function fromDirectUpload(
   const { callbackUrl, ...options } = parseJobOptions(deps.config, body.fields);
   const retentionSeconds = retentionOf(deps.config, body.fields, key);
   const upload = await takeDirectUpload(deps, key, body.uploadId);
-  const stored = { ...upload, uploadId: upload.id, options, retentionSeconds };
+  const stored = { ...upload, uploadId: upload.id, options, retentionSeconds, fields: body.fields };
   let answered;
   try {
     answered =

@@ -51,11 +51,12 @@ export interface UploadOptions {
   /** Gives up the upload, rejecting with the signal's reason (the service shutting down). */
   signal?: AbortSignal;
   /**
-   * Called with the fields received so far when the file part begins, before a byte of the file is
-   * read or written; a rejection refuses the upload with that error. Lets a form whose credentials
-   * come in the body (the dashboard's Try it) be checked before the file is taken.
+   * Called with the fields received so far and the file's name when the file part begins, before a
+   * byte of the file is read or written; a rejection refuses the upload with that error. Lets a form
+   * whose credentials come in the body (the dashboard's Try it) be checked before the file is taken,
+   * and a call's record say what it asked for even when its upload then fails.
    */
-  beforeFile?: (fields: Readonly<Record<string, string>>) => Promise<void>;
+  beforeFile?: (fields: Readonly<Record<string, string>>, filename: string) => Promise<void>;
 }
 
 const malformed = (detail: string) => new HttpError(400, "invalid_multipart", `Malformed multipart body: ${detail}`);
@@ -268,7 +269,7 @@ function onFilePart(upload: Receiving, name: string, stream: Readable, info: bus
   if (!beforeFile) return writeFile(upload, stream);
   // Not read until the check passes: busboy, then the request, then the client are held back.
   stream.pause();
-  upload.fileDone = beforeFile({ ...upload.fields }).then(
+  upload.fileDone = beforeFile({ ...upload.fields }, upload.filename).then(
     () => {
       if (upload.settled) return;
       writeFile(upload, stream);

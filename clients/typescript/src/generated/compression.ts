@@ -357,7 +357,7 @@ export interface components {
        * @description The job's id when it was one.
        */
       job_id: string | null;
-      /** @description The name the file was sent with; null once deleted. */
+      /** @description The name the file was sent with (a failed call's too); null once the result is deleted, and for a failed call once RESULT_RETENTION_HOURS have passed. */
       filename: string | null;
       original_size: number | null;
       compressed_size: number | null;

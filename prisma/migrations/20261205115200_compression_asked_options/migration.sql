@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "compressions" ADD COLUMN     "options" JSONB;
