@@ -77,4 +77,36 @@ describe.skipIf(!hasChromium)("pages in Chromium", () => {
     expect(external).toEqual([]);
     expect(errors).toEqual([]);
   }, 60_000);
+
+  // Endpoints first: the first operation on the first screen, at 1440 x 900 and on a phone; the
+  // conventions folded below the links to the other surfaces. Screenshots in SCREENS_DIR (or /tmp).
+  it.each([
+    [1440, 900],
+    [390, 844],
+  ])(
+    "the REST API docs show an operation on the first screen at %i x %i, and link the other surfaces",
+    async (width, height) => {
+      const { page, errors } = await openPage();
+      await page.setViewportSize({ width, height });
+      await page.goto(`${server.url}/api/v1/docs`);
+      const first = page.locator(".opblock").first();
+      await first.waitFor({ timeout: 15_000 });
+      const top = (await first.boundingBox())!.y;
+      const screens = process.env["SCREENS_DIR"] ?? tmpdir();
+      await page.screenshot({ path: path.join(screens, `api-docs-first-screen-${width}.png`) });
+      expect(top, "the first operation's top, in px").toBeLessThan(height - 60);
+      const details = page.locator(".info .description details");
+      expect(await details.count()).toBe(1);
+      expect(await details.evaluate((el) => (el as HTMLDetailsElement).open)).toBe(false);
+      const hrefs = await page
+        .locator(".info .description a")
+        .evaluateAll((links) => links.map((a) => new URL((a as HTMLAnchorElement).href).pathname));
+      expect(hrefs).toEqual(expect.arrayContaining(["/graphql", "/v1/docs", "/dashboard", "/mcp", "/llms.txt", "/"]));
+      // The conventions are one press away.
+      await details.locator("summary").click();
+      await expect.poll(() => details.innerText()).toContain("Versioning");
+      expect(errors).toEqual([]);
+    },
+    60_000,
+  );
 });

@@ -31,6 +31,27 @@ const DESCRIPTIONS: Record<keyof typeof SURFACES, string> = {
   health: "Health check",
 };
 
+/** The names of the surfaces other pages link to, in the order they are listed. */
+const NEIGHBOURS: Partial<Record<keyof typeof SURFACES, string>> = {
+  catalog_docs: "Catalog REST API",
+  graphql: "GraphQL explorer",
+  compression_docs: "PDF compression API",
+  dashboard: "Subscribers' dashboard",
+  mcp: "MCP for AI agents",
+  llms_txt: "llms.txt",
+};
+
+/**
+ * One line of Markdown linking a page to the other surfaces (the OpenAPI documents' descriptions),
+ * `self` left out, ending with the map of them all (GET /).
+ */
+export function surfaceLinks(base: string, self: keyof typeof SURFACES): string {
+  const links = Object.entries(NEIGHBOURS)
+    .filter(([name]) => name !== self)
+    .map(([name, label]) => `[${label}](${base}${SURFACES[name as keyof typeof SURFACES]})`);
+  return `**Also here:** ${[...links, `[every link](${base}/)`].join(" · ")}`;
+}
+
 // No script, no inline style: one small page under a CSP that allows nothing else.
 const CSP =
   "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";

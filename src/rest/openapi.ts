@@ -3,9 +3,11 @@
 // is described is what is served. Decisions the catalog document left open are stated here.
 import { z } from "zod";
 import { errorCodesOf } from "../errors.ts";
+import { surfaceLinks } from "../http/root.ts";
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from "../graphql/paging.ts";
 import { routes, API_PREFIX, COMPANY_OPEN_JOBS, type Route } from "./routes.ts";
 import * as resources from "./resources.ts";
+import { errorExample, successExample } from "./examples.ts";
 
 export const API_VERSION = "1.0.0";
 
@@ -30,10 +32,11 @@ const successHeaders = {
   ...rateLimitHeaders,
 };
 
-const errorResponse = (description: string, extraHeaders: Json = {}) => ({
+/** An error response: what it means, its example (a code and message as answered), its headers. */
+const errorResponse = (description: string, example: [code: string, message: string], extraHeaders: Json = {}) => ({
   description,
   headers: { ...rateLimitHeaders, ...extraHeaders },
-  content: { "application/json": { schema: ref(resources.ErrorBody) } },
+  content: { "application/json": { schema: ref(resources.ErrorBody), example: errorExample(...example) } },
 });
 
 const retryAfter = { "Retry-After": header("Whole seconds to wait, at least 1.", { type: "integer", minimum: 1 }) };
@@ -41,14 +44,25 @@ const retryAfter = { "Retry-After": header("Whole seconds to wait, at least 1.",
 const commonErrors = {
   "400": errorResponse(
     "A malformed, out-of-range, repeated or unknown query parameter: code `invalid_<parameter>` or `unknown_parameter`.",
+    ["invalid_limit", `limit must be an integer from 1 to ${PAGE_LIMIT_MAX}; got "500".`],
   ),
-  "405": errorResponse("Any method other than GET, HEAD and OPTIONS: code `method_not_allowed`, with `Allow`.", {
-    Allow: header("GET, HEAD"),
-  }),
-  "429": errorResponse("Too many requests from this client IP: code `rate_limited`.", retryAfter),
-  "500": errorResponse("An unexpected fault: code `internal_error`; quote request_id when reporting it."),
+  "405": errorResponse(
+    "Any method other than GET, HEAD and OPTIONS: code `method_not_allowed`, with `Allow`.",
+    ["method_not_allowed", "POST is not allowed here; use GET, HEAD."],
+    { Allow: header("GET, HEAD") },
+  ),
+  "429": errorResponse(
+    "Too many requests from this client IP: code `rate_limited`.",
+    ["rate_limited", "Too many requests; retry in 12 s."],
+    retryAfter,
+  ),
+  "500": errorResponse("An unexpected fault: code `internal_error`; quote request_id when reporting it.", [
+    "internal_error",
+    "Something went wrong on our side.",
+  ]),
   "503": errorResponse(
     "A dependency (database, rate-limit store) is unavailable: code `database_unavailable` or `rate_limit_unavailable`.",
+    ["database_unavailable", "The database is unavailable; retry shortly."],
     retryAfter,
   ),
 };
@@ -60,35 +74,7 @@ function operation(route: Route): Json {
     description: route.description,
     operationId: operationId(route),
   };
-  if (route.kind === "detail") {
-    return {
-      ...base,
-      parameters: [
-        {
-          name: route.key.name,
-          in: "path",
-          required: true,
-          description: route.key.description,
-          schema: { type: "string" },
-        },
-      ],
-      responses: {
-        "200": {
-          description: "The resource.",
-          headers: successHeaders,
-          content: {
-            "application/json": {
-              schema: { type: "object", required: ["data"], properties: { data: ref(route.item) } },
-            },
-            ...(route.alternate ? { [route.alternate.type]: { schema: ref(route.alternate.schema) } } : {}),
-          },
-        },
-        "304": { description: "Not modified: the If-None-Match ETag is current.", headers: successHeaders },
-        "404": errorResponse(`No public ${route.noun} has this ${route.key.name}: code \`not_found\`.`),
-        ...commonErrors,
-      },
-    };
-  }
+  if (route.kind === "detail") return detailOperation(route, base);
   const parameters = Object.values(route.params).map((p) => ({
     name: p.name,
     in: "query",
@@ -121,13 +107,54 @@ function operation(route: Route): Json {
                 meta: ref(route.kind === "feed" ? resources.ChangesMeta : resources.Meta),
               },
             },
+            ...exampleOf(route),
           },
         },
       },
       ...(route.kind === "feed"
-        ? { "410": errorResponse("since is older than the changes kept: code `since_expired`.") }
+        ? {
+            "410": errorResponse("since is older than the changes kept: code `since_expired`.", [
+              "since_expired",
+              "since is older than the changes kept; start again without since.",
+            ]),
+          }
         : {}),
       "304": { description: "Not modified: the If-None-Match ETag is current.", headers: successHeaders },
+      ...commonErrors,
+    },
+  };
+}
+
+/** A route answering one resource by its key (and, for a job, its JSON-LD beside the JSON). */
+function detailOperation(route: Extract<Route, { kind: "detail" }>, base: Json): Json {
+  return {
+    ...base,
+    parameters: [
+      {
+        name: route.key.name,
+        in: "path",
+        required: true,
+        description: route.key.description,
+        schema: { type: "string" },
+      },
+    ],
+    responses: {
+      "200": {
+        description: "The resource.",
+        headers: successHeaders,
+        content: {
+          "application/json": {
+            schema: { type: "object", required: ["data"], properties: { data: ref(route.item) } },
+            ...exampleOf(route),
+          },
+          ...(route.alternate ? { [route.alternate.type]: { schema: ref(route.alternate.schema) } } : {}),
+        },
+      },
+      "304": { description: "Not modified: the If-None-Match ETag is current.", headers: successHeaders },
+      "404": errorResponse(`No public ${route.noun} has this ${route.key.name}: code \`not_found\`.`, [
+        "not_found",
+        `No public ${route.noun} has this ${route.key.name}.`,
+      ]),
       ...commonErrors,
     },
   };
@@ -145,6 +172,7 @@ function summaryOperation(route: Route, base: Json, parameters: Json[]): Json {
         content: {
           "application/json": {
             schema: { type: "object", required: ["data"], properties: { data: ref(route.item) } },
+            ...exampleOf(route),
           },
         },
       },
@@ -152,6 +180,12 @@ function summaryOperation(route: Route, base: Json, parameters: Json[]): Json {
       ...commonErrors,
     },
   };
+}
+
+/** The example of a route's 200 (examples.ts), under the media type's `example`. */
+function exampleOf(route: Route): Json {
+  const example = successExample(route.kind, z.globalRegistry.get(route.item)?.id ?? "", route.path);
+  return example === null ? {} : { example };
 }
 
 function operationId(route: Route): string {
@@ -180,8 +214,18 @@ function componentSchemas(): Json {
   return schemas;
 }
 
-const DESCRIPTION = `Read-only, unauthenticated API over the public catalog of the job marketplace: jobs, talents,
-AI agents, companies, sectors and skills. It shows exactly what the public web pages show.
+// The description Swagger UI shows above the operations: two lines and the links to the other
+// surfaces, the rest folded in a <details> (closed), so the first operation is on the first screen.
+const lead = (
+  origin: string,
+) => `Read-only, unauthenticated API over the public catalog of the job marketplace: jobs, talents,
+AI agents, companies, sectors and skills. It shows exactly what the public web pages show. Press an operation,
+then **Try it out**.
+
+${surfaceLinks(origin, "catalog_docs")}`;
+
+const DETAILS = `<details>
+<summary>Conventions, rate limit, errors and versioning</summary>
 
 ## Conventions
 - JSON only; fields are snake_case; instants are RFC 3339 in UTC; enumerations are lowercase strings.
@@ -217,9 +261,12 @@ ${errorCodesOf("catalog")
 ## Versioning
 The version is in the path. Within v1, changes are additive only (new fields, parameters, endpoints);
 clients must ignore fields they do not know. A breaking change gets /api/v2, and v1 keeps working for
-at least 12 months after v2 ships, announced with \`Deprecation\` and \`Sunset\` headers.`;
+at least 12 months after v2 ships, announced with \`Deprecation\` and \`Sunset\` headers.
+
+</details>`;
 
 export function buildOpenApiDocument(serverUrl: string): Json {
+  const origin = new URL(serverUrl).origin;
   const paths: Record<string, Json> = {};
   for (const route of routes) paths[route.path] = { get: operation(route) };
   return {
@@ -227,7 +274,7 @@ export function buildOpenApiDocument(serverUrl: string): Json {
     info: {
       title: "Marketplace public catalog API",
       version: API_VERSION,
-      description: DESCRIPTION,
+      description: `${lead(origin)}\n\n${DETAILS}`,
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: serverUrl, description: "This deployment" }],

@@ -25,7 +25,7 @@ export interface ApiClient {
 const DOC_ID = "https://openapi.test/openapi.json";
 
 /** The served document keeps objects open for additive change; tests close them to catch undocumented fields. */
-function closeObjects(value: unknown): unknown {
+export function closeObjects(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(closeObjects);
   if (!value || typeof value !== "object") return value;
   const copy = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, closeObjects(v)]));

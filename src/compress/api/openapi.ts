@@ -1,13 +1,16 @@
 // The OpenAPI 3.1 description of the compression API (/v1), served at /v1/openapi.json. The
 // statuses and codes are the ones src/compress/api/routes.ts and upload.ts answer; the tests
 // validate responses against this document.
+import { surfaceLinks } from "../../http/root.ts";
 import { COMPRESS_TIMEOUT_DEFAULTS } from "../../config/env.ts";
+import { errorCodeEntry } from "../../errors.ts";
 import { COMPRESSION_PROFILES } from "../../pdf/index.ts";
 import { compressionPaths, compressionSchemas, jobDelete, retentionField } from "./openapi-compressions.ts";
 import { compressExtras, directUploadBody, fileUrlBody, fileUrlField, jobPaths, jobSchemas } from "./openapi-jobs.ts";
 import { outputOptionFields } from "./openapi-options.ts";
 import { reportProperty, reportSchemas } from "./openapi-report.ts";
 import { webhooks } from "./openapi-webhooks.ts";
+import { addSuccessExamples } from "./openapi-examples.ts";
 
 type Json = Record<string, unknown>;
 
@@ -16,11 +19,28 @@ const errorHeaders = {
   "X-Error-Message": { description: "The message, percent-encoded where not ASCII.", schema: { type: "string" } },
 };
 
-const error = (description: string, extra: Json = {}) => ({
-  description,
-  headers: { ...errorHeaders, ...extra },
-  content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
-});
+/**
+ * An error response's example: the first registered code its description names (each begins with
+ * its codes), with the registry's meaning as its message (src/errors.ts).
+ */
+function errorExample(description: string): Json | undefined {
+  const code = description.match(/[a-z][a-z0-9_]*/g)?.find((word) => errorCodeEntry(word) !== undefined);
+  if (!code) return undefined;
+  const meaning = errorCodeEntry(code)!.meaning;
+  const message = meaning.charAt(0).toUpperCase() + meaning.slice(1);
+  return { error: { code, message, request_id: "4bf92f3577b34da6a3ce929d0e0e4736" } };
+}
+
+const error = (description: string, extra: Json = {}) => {
+  const example = errorExample(description);
+  return {
+    description,
+    headers: { ...errorHeaders, ...extra },
+    content: {
+      "application/json": { schema: { $ref: "#/components/schemas/Error" }, ...(example ? { example } : {}) },
+    },
+  };
+};
 
 const retryAfter = { "Retry-After": { schema: { type: "integer", minimum: 1 } } };
 
@@ -254,7 +274,8 @@ const info = (serverUrl: string) => ({
   version: "1.0.0",
   description:
     `Compresses PDFs for corporate subscribers. **Keys** come from the [dashboard](${serverUrl}/dashboard): sign in with the e-mail address on record (a one-time link is mailed), open Settings → API keys and create one (its secret is shown once; corporate plan only); then press Authorize on this page, or send \`Authorization: Bearer <key>\`. ` +
-    "Checks run from the headers before the body is read (key, per-key rate limit, declared size, monthly quota), so a client sending `Expect: 100-continue` uploads nothing that would be refused. Sizes are bytes. Errors carry `X-Error-Code` and `X-Error-Message` headers and a `{error: {code, message, request_id}}` body. The monthly quota counts compressions per calendar month in UTC; failures are not charged.",
+    "Checks run from the headers before the body is read (key, per-key rate limit, declared size, monthly quota), so a client sending `Expect: 100-continue` uploads nothing that would be refused. Sizes are bytes. Errors carry `X-Error-Code` and `X-Error-Message` headers and a `{error: {code, message, request_id}}` body. The monthly quota counts compressions per calendar month in UTC; failures are not charged.\n\n" +
+    surfaceLinks(new URL(serverUrl).origin, "compression_docs"),
 });
 
 export function buildCompressOpenApi(serverUrl: string, maxRetentionSeconds = 86_400): Json {
@@ -262,7 +283,7 @@ export function buildCompressOpenApi(serverUrl: string, maxRetentionSeconds = 86
   const retention = retentionField(maxRetentionSeconds);
   const shared = { error, retryAfter, common, profileField };
   const extras = compressExtras(shared);
-  return {
+  const document = {
     openapi: "3.1.0",
     info: info(serverUrl),
     servers: [{ url: serverUrl }],
@@ -324,4 +345,6 @@ export function buildCompressOpenApi(serverUrl: string, maxRetentionSeconds = 86
       schemas: { ...schemas, ...jobSchemas, ...compressionSchemas, ...reportSchemas },
     },
   };
+  addSuccessExamples(document.paths);
+  return document;
 }

@@ -949,6 +949,51 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "0193a0b4-6c1e-7f00-8a00-000000000401",
+           *           "slug": "senior-machine-learning-engineer-northwind-payments-berlin",
+           *           "title": "Senior Machine Learning Engineer",
+           *           "work_model": "hybrid",
+           *           "employment_type": "full_time",
+           *           "location_city": "Berlin",
+           *           "location_state": null,
+           *           "location_country": "DE",
+           *           "salary": {
+           *             "min": 80000,
+           *             "max": 98000,
+           *             "currency": "EUR",
+           *             "period": "year"
+           *           },
+           *           "company": {
+           *             "id": "0193a0b4-6c1e-7f00-8a00-000000000301",
+           *             "slug": "northwind-payments",
+           *             "name": "Northwind Payments",
+           *             "logo_url": "https://www.example.com/logos/northwind-payments.png",
+           *             "links": {
+           *               "self": "https://api.example.com/api/v1/companies/northwind-payments",
+           *               "html": "https://www.example.com/companies/northwind-payments"
+           *             }
+           *           },
+           *           "published_at": "2026-11-30T09:15:00.000Z",
+           *           "links": {
+           *             "self": "https://api.example.com/api/v1/jobs/senior-machine-learning-engineer-northwind-payments-berlin",
+           *             "html": "https://www.example.com/jobs/senior-machine-learning-engineer-northwind-payments-berlin"
+           *           }
+           *         }
+           *       ],
+           *       "meta": {
+           *         "total": 1,
+           *         "total_exact": true,
+           *         "limit": 20,
+           *         "offset": 0,
+           *         "self": "https://api.example.com/api/v1/jobs?limit=20&offset=0",
+           *         "next": null
+           *       }
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["JobSummary"][];
             meta: components["schemas"]["Meta"];
@@ -980,6 +1025,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_limit",
+           *         "message": "limit must be an integer from 1 to 100; got \"500\".",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -995,6 +1049,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "method_not_allowed",
+           *         "message": "POST is not allowed here; use GET, HEAD.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1010,6 +1073,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "Too many requests; retry in 12 s.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1023,6 +1095,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1038,6 +1119,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "database_unavailable",
+           *         "message": "The database is unavailable; retry shortly.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1103,6 +1193,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": {
+           *         "total": 2,
+           *         "work_model": [
+           *           {
+           *             "value": "hybrid",
+           *             "name": "Hybrid",
+           *             "count": 1
+           *           },
+           *           {
+           *             "value": "remote",
+           *             "name": "Remote",
+           *             "count": 1
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["JobFacets"];
           };
@@ -1133,6 +1242,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_limit",
+           *         "message": "limit must be an integer from 1 to 100; got \"500\".",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1148,6 +1266,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "method_not_allowed",
+           *         "message": "POST is not allowed here; use GET, HEAD.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1163,6 +1290,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "Too many requests; retry in 12 s.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1176,6 +1312,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1191,6 +1336,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "database_unavailable",
+           *         "message": "The database is unavailable; retry shortly.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1226,6 +1380,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": {
+           *         "suggestions": [
+           *           {
+           *             "type": "skill",
+           *             "text": "PyTorch",
+           *             "open_jobs": 310,
+           *             "typos": 0,
+           *             "filter": {
+           *               "skill": "pytorch"
+           *             }
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["Suggestions"];
           };
@@ -1256,6 +1427,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_limit",
+           *         "message": "limit must be an integer from 1 to 100; got \"500\".",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1271,6 +1451,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "method_not_allowed",
+           *         "message": "POST is not allowed here; use GET, HEAD.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1286,6 +1475,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "Too many requests; retry in 12 s.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1299,6 +1497,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1314,6 +1521,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "database_unavailable",
+           *         "message": "The database is unavailable; retry shortly.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1347,6 +1563,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "kind": "published",
+           *           "slug": "senior-machine-learning-engineer-northwind-payments-berlin",
+           *           "at": "2026-11-30T09:15:00.000Z",
+           *           "links": {
+           *             "self": "https://api.example.com/api/v1/jobs/senior-machine-learning-engineer-northwind-payments-berlin",
+           *             "html": "https://www.example.com/jobs/senior-machine-learning-engineer-northwind-payments-berlin"
+           *           }
+           *         }
+           *       ],
+           *       "meta": {
+           *         "since": "01JDXK2M",
+           *         "next_since": "01JDXK9Q",
+           *         "has_more": false,
+           *         "self": "https://api.example.com/api/v1/jobs/changes?since=01JDXK2M&limit=50",
+           *         "next": "https://api.example.com/api/v1/jobs/changes?since=01JDXK9Q&limit=50"
+           *       }
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["JobChange"][];
             meta: components["schemas"]["ChangesMeta"];
@@ -1378,6 +1616,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_limit",
+           *         "message": "limit must be an integer from 1 to 100; got \"500\".",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1393,6 +1640,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "method_not_allowed",
+           *         "message": "POST is not allowed here; use GET, HEAD.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1406,6 +1662,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "since_expired",
+           *         "message": "since is older than the changes kept; start again without since.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1421,6 +1686,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "Too many requests; retry in 12 s.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1434,6 +1708,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1449,6 +1732,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "database_unavailable",
+           *         "message": "The database is unavailable; retry shortly.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1480,6 +1772,78 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": {
+           *         "id": "0193a0b4-6c1e-7f00-8a00-000000000401",
+           *         "slug": "senior-machine-learning-engineer-northwind-payments-berlin",
+           *         "title": "Senior Machine Learning Engineer",
+           *         "work_model": "hybrid",
+           *         "employment_type": "full_time",
+           *         "location_city": "Berlin",
+           *         "location_state": null,
+           *         "location_country": "DE",
+           *         "salary": {
+           *           "min": 80000,
+           *           "max": 98000,
+           *           "currency": "EUR",
+           *           "period": "year"
+           *         },
+           *         "company": {
+           *           "id": "0193a0b4-6c1e-7f00-8a00-000000000301",
+           *           "slug": "northwind-payments",
+           *           "name": "Northwind Payments",
+           *           "logo_url": "https://www.example.com/logos/northwind-payments.png",
+           *           "links": {
+           *             "self": "https://api.example.com/api/v1/companies/northwind-payments",
+           *             "html": "https://www.example.com/companies/northwind-payments"
+           *           }
+           *         },
+           *         "published_at": "2026-11-30T09:15:00.000Z",
+           *         "links": {
+           *           "self": "https://api.example.com/api/v1/jobs/senior-machine-learning-engineer-northwind-payments-berlin",
+           *           "html": "https://www.example.com/jobs/senior-machine-learning-engineer-northwind-payments-berlin"
+           *         },
+           *         "seniority": "senior",
+           *         "description_html": "<p>Build the fraud models that score every card payment in under 50 ms.</p>",
+           *         "description_text": "Build the fraud models that score every card payment in under 50 ms.",
+           *         "apply_url": "https://careers.example.com/northwind/ml-engineer",
+           *         "valid_through": "2027-01-31T23:59:59.000Z",
+           *         "updated_at": "2026-11-30T09:15:00.000Z",
+           *         "sector": {
+           *           "id": "0193a0b4-6c1e-7f00-8a00-000000000101",
+           *           "slug": "fintech",
+           *           "name": "Fintech",
+           *           "links": {
+           *             "self": "https://api.example.com/api/v1/sectors/fintech",
+           *             "html": "https://www.example.com/sectors/fintech"
+           *           }
+           *         },
+           *         "skills": [
+           *           {
+           *             "id": "0193a0b4-6c1e-7f00-8a00-000000000201",
+           *             "slug": "python",
+           *             "name": "Python",
+           *             "category": "language",
+           *             "links": {
+           *               "self": "https://api.example.com/api/v1/skills/python",
+           *               "html": "https://www.example.com/skills/python"
+           *             }
+           *           },
+           *           {
+           *             "id": "0193a0b4-6c1e-7f00-8a00-000000000202",
+           *             "slug": "pytorch",
+           *             "name": "PyTorch",
+           *             "category": "ml",
+           *             "links": {
+           *               "self": "https://api.example.com/api/v1/skills/pytorch",
+           *               "html": "https://www.example.com/skills/pytorch"
+           *             }
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["Job"];
           };
@@ -1511,6 +1875,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_limit",
+           *         "message": "limit must be an integer from 1 to 100; got \"500\".",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1524,6 +1897,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "not_found",
+           *         "message": "No public job has this slug.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1539,6 +1921,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "method_not_allowed",
+           *         "message": "POST is not allowed here; use GET, HEAD.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1554,6 +1945,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "Too many requests; retry in 12 s.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1567,6 +1967,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1582,6 +1991,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "database_unavailable",
+           *         "message": "The database is unavailable; retry shortly.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1631,6 +2049,42 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "0193a0b4-6c1e-7f00-8a00-000000000501",
+           *           "handle": "ada-k",
+           *           "display_name": "Ada Kowalska",
+           *           "headline": "Data engineer: streaming pipelines and dbt",
+           *           "avatar_url": null,
+           *           "location": {
+           *             "city": "Warsaw",
+           *             "state": null,
+           *             "country": "PL"
+           *           },
+           *           "availability": "open_to_offers",
+           *           "work_models": [
+           *             "remote",
+           *             "hybrid"
+           *           ],
+           *           "years_experience": 7,
+           *           "links": {
+           *             "self": "https://api.example.com/api/v1/talents/ada-k",
+           *             "html": "https://www.example.com/talents/ada-k"
+           *           }
+           *         }
+           *       ],
+           *       "meta": {
+           *         "total": 1,
+           *         "total_exact": true,
+           *         "limit": 20,
+           *         "offset": 0,
+           *         "self": "https://api.example.com/api/v1/talents?limit=20&offset=0",
+           *         "next": null
+           *       }
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["TalentSummary"][];
             meta: components["schemas"]["Meta"];
@@ -1662,6 +2116,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_limit",
+           *         "message": "limit must be an integer from 1 to 100; got \"500\".",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1677,6 +2140,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "method_not_allowed",
+           *         "message": "POST is not allowed here; use GET, HEAD.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1692,6 +2164,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "Too many requests; retry in 12 s.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1705,6 +2186,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1720,6 +2210,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "database_unavailable",
+           *         "message": "The database is unavailable; retry shortly.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1751,6 +2250,74 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": {
+           *         "id": "0193a0b4-6c1e-7f00-8a00-000000000501",
+           *         "handle": "ada-k",
+           *         "display_name": "Ada Kowalska",
+           *         "headline": "Data engineer: streaming pipelines and dbt",
+           *         "avatar_url": null,
+           *         "location": {
+           *           "city": "Warsaw",
+           *           "state": null,
+           *           "country": "PL"
+           *         },
+           *         "availability": "open_to_offers",
+           *         "work_models": [
+           *           "remote",
+           *           "hybrid"
+           *         ],
+           *         "years_experience": 7,
+           *         "links": {
+           *           "self": "https://api.example.com/api/v1/talents/ada-k",
+           *           "html": "https://www.example.com/talents/ada-k"
+           *         },
+           *         "bio": "Seven years of Kafka and Spark at two payment companies.",
+           *         "member_since": "2025-03-02T10:00:00.000Z",
+           *         "updated_at": "2026-11-30T09:15:00.000Z",
+           *         "profile_links": [
+           *           {
+           *             "kind": "github",
+           *             "url": "https://github.com/example"
+           *           }
+           *         ],
+           *         "skills": [
+           *           {
+           *             "id": "0193a0b4-6c1e-7f00-8a00-000000000201",
+           *             "slug": "python",
+           *             "name": "Python",
+           *             "category": "language",
+           *             "links": {
+           *               "self": "https://api.example.com/api/v1/skills/python",
+           *               "html": "https://www.example.com/skills/python"
+           *             }
+           *           },
+           *           {
+           *             "id": "0193a0b4-6c1e-7f00-8a00-000000000202",
+           *             "slug": "pytorch",
+           *             "name": "PyTorch",
+           *             "category": "ml",
+           *             "links": {
+           *               "self": "https://api.example.com/api/v1/skills/pytorch",
+           *               "html": "https://www.example.com/skills/pytorch"
+           *             }
+           *           }
+           *         ],
+           *         "sectors": [
+           *           {
+           *             "id": "0193a0b4-6c1e-7f00-8a00-000000000101",
+           *             "slug": "fintech",
+           *             "name": "Fintech",
+           *             "links": {
+           *               "self": "https://api.example.com/api/v1/sectors/fintech",
+           *               "html": "https://www.example.com/sectors/fintech"
+           *             }
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["Talent"];
           };
@@ -1781,6 +2348,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_limit",
+           *         "message": "limit must be an integer from 1 to 100; got \"500\".",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1794,6 +2370,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "not_found",
+           *         "message": "No public talent has this handle.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1809,6 +2394,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "method_not_allowed",
+           *         "message": "POST is not allowed here; use GET, HEAD.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1824,6 +2418,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "Too many requests; retry in 12 s.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1837,6 +2440,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1852,6 +2464,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "database_unavailable",
+           *         "message": "The database is unavailable; retry shortly.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1891,6 +2512,49 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "0193a0b4-6c1e-7f00-8a00-000000000601",
+           *           "slug": "invoice-reader",
+           *           "name": "Invoice Reader",
+           *           "tagline": "Reads supplier invoices into your ledger",
+           *           "category": "finance",
+           *           "pricing": {
+           *             "model": "subscription",
+           *             "amount": "49.00",
+           *             "currency": "EUR",
+           *             "period": "month",
+           *             "unit": null
+           *           },
+           *           "vendor": {
+           *             "id": "0193a0b4-6c1e-7f00-8a00-000000000301",
+           *             "slug": "northwind-payments",
+           *             "name": "Northwind Payments",
+           *             "logo_url": "https://www.example.com/logos/northwind-payments.png",
+           *             "links": {
+           *               "self": "https://api.example.com/api/v1/companies/northwind-payments",
+           *               "html": "https://www.example.com/companies/northwind-payments"
+           *             }
+           *           },
+           *           "published_at": "2026-11-30T09:15:00.000Z",
+           *           "links": {
+           *             "self": "https://api.example.com/api/v1/agents/invoice-reader",
+           *             "html": "https://www.example.com/agents/invoice-reader"
+           *           }
+           *         }
+           *       ],
+           *       "meta": {
+           *         "total": 1,
+           *         "total_exact": true,
+           *         "limit": 20,
+           *         "offset": 0,
+           *         "self": "https://api.example.com/api/v1/agents?limit=20&offset=0",
+           *         "next": null
+           *       }
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["AgentSummary"][];
             meta: components["schemas"]["Meta"];
@@ -1922,6 +2586,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_limit",
+           *         "message": "limit must be an integer from 1 to 100; got \"500\".",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1937,6 +2610,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "method_not_allowed",
+           *         "message": "POST is not allowed here; use GET, HEAD.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1952,6 +2634,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "Too many requests; retry in 12 s.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1965,6 +2656,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1980,6 +2680,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "database_unavailable",
+           *         "message": "The database is unavailable; retry shortly.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2011,6 +2720,59 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": {
+           *         "id": "0193a0b4-6c1e-7f00-8a00-000000000601",
+           *         "slug": "invoice-reader",
+           *         "name": "Invoice Reader",
+           *         "tagline": "Reads supplier invoices into your ledger",
+           *         "category": "finance",
+           *         "pricing": {
+           *           "model": "subscription",
+           *           "amount": "49.00",
+           *           "currency": "EUR",
+           *           "period": "month",
+           *           "unit": null
+           *         },
+           *         "vendor": {
+           *           "id": "0193a0b4-6c1e-7f00-8a00-000000000301",
+           *           "slug": "northwind-payments",
+           *           "name": "Northwind Payments",
+           *           "logo_url": "https://www.example.com/logos/northwind-payments.png",
+           *           "links": {
+           *             "self": "https://api.example.com/api/v1/companies/northwind-payments",
+           *             "html": "https://www.example.com/companies/northwind-payments"
+           *           }
+           *         },
+           *         "published_at": "2026-11-30T09:15:00.000Z",
+           *         "links": {
+           *           "self": "https://api.example.com/api/v1/agents/invoice-reader",
+           *           "html": "https://www.example.com/agents/invoice-reader"
+           *         },
+           *         "description": "Extracts line items, VAT and due dates from PDF invoices and posts them to the ledger.",
+           *         "capabilities": [
+           *           "pdf extraction",
+           *           "vat validation"
+           *         ],
+           *         "version": "2.3.0",
+           *         "website_url": "https://www.example.com/agents/invoice-reader",
+           *         "updated_at": "2026-11-30T09:15:00.000Z",
+           *         "skills": [
+           *           {
+           *             "id": "0193a0b4-6c1e-7f00-8a00-000000000201",
+           *             "slug": "python",
+           *             "name": "Python",
+           *             "category": "language",
+           *             "links": {
+           *               "self": "https://api.example.com/api/v1/skills/python",
+           *               "html": "https://www.example.com/skills/python"
+           *             }
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["Agent"];
           };
@@ -2041,6 +2803,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_limit",
+           *         "message": "limit must be an integer from 1 to 100; got \"500\".",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2054,6 +2825,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "not_found",
+           *         "message": "No public agent has this slug.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2069,6 +2849,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "method_not_allowed",
+           *         "message": "POST is not allowed here; use GET, HEAD.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2084,6 +2873,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "Too many requests; retry in 12 s.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2097,6 +2895,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2112,6 +2919,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "database_unavailable",
+           *         "message": "The database is unavailable; retry shortly.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2147,6 +2963,38 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "0193a0b4-6c1e-7f00-8a00-000000000301",
+           *           "slug": "northwind-payments",
+           *           "name": "Northwind Payments",
+           *           "tagline": "Card payments for European merchants",
+           *           "logo_url": "https://www.example.com/logos/northwind-payments.png",
+           *           "size": "201-500",
+           *           "headquarters": {
+           *             "city": "Berlin",
+           *             "state": null,
+           *             "country": "DE"
+           *           },
+           *           "open_job_count": 1,
+           *           "links": {
+           *             "self": "https://api.example.com/api/v1/companies/northwind-payments",
+           *             "html": "https://www.example.com/companies/northwind-payments"
+           *           }
+           *         }
+           *       ],
+           *       "meta": {
+           *         "total": 1,
+           *         "total_exact": true,
+           *         "limit": 20,
+           *         "offset": 0,
+           *         "self": "https://api.example.com/api/v1/companies?limit=20&offset=0",
+           *         "next": null
+           *       }
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["CompanySummary"][];
             meta: components["schemas"]["Meta"];
@@ -2178,6 +3026,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_limit",
+           *         "message": "limit must be an integer from 1 to 100; got \"500\".",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2193,6 +3050,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "method_not_allowed",
+           *         "message": "POST is not allowed here; use GET, HEAD.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2208,6 +3074,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "Too many requests; retry in 12 s.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2221,6 +3096,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2236,6 +3120,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "database_unavailable",
+           *         "message": "The database is unavailable; retry shortly.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2267,6 +3160,77 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": {
+           *         "id": "0193a0b4-6c1e-7f00-8a00-000000000301",
+           *         "slug": "northwind-payments",
+           *         "name": "Northwind Payments",
+           *         "tagline": "Card payments for European merchants",
+           *         "logo_url": "https://www.example.com/logos/northwind-payments.png",
+           *         "size": "201-500",
+           *         "headquarters": {
+           *           "city": "Berlin",
+           *           "state": null,
+           *           "country": "DE"
+           *         },
+           *         "open_job_count": 1,
+           *         "links": {
+           *           "self": "https://api.example.com/api/v1/companies/northwind-payments",
+           *           "html": "https://www.example.com/companies/northwind-payments",
+           *           "open_jobs": "https://api.example.com/api/v1/jobs?company=northwind-payments"
+           *         },
+           *         "description": "Northwind Payments processes card payments for 20,000 merchants.",
+           *         "website_url": "https://northwind.example.com",
+           *         "founded_year": 2014,
+           *         "updated_at": "2026-11-30T09:15:00.000Z",
+           *         "sectors": [
+           *           {
+           *             "id": "0193a0b4-6c1e-7f00-8a00-000000000101",
+           *             "slug": "fintech",
+           *             "name": "Fintech",
+           *             "links": {
+           *               "self": "https://api.example.com/api/v1/sectors/fintech",
+           *               "html": "https://www.example.com/sectors/fintech"
+           *             }
+           *           }
+           *         ],
+           *         "open_jobs": [
+           *           {
+           *             "id": "0193a0b4-6c1e-7f00-8a00-000000000401",
+           *             "slug": "senior-machine-learning-engineer-northwind-payments-berlin",
+           *             "title": "Senior Machine Learning Engineer",
+           *             "work_model": "hybrid",
+           *             "employment_type": "full_time",
+           *             "location_city": "Berlin",
+           *             "location_state": null,
+           *             "location_country": "DE",
+           *             "salary": {
+           *               "min": 80000,
+           *               "max": 98000,
+           *               "currency": "EUR",
+           *               "period": "year"
+           *             },
+           *             "company": {
+           *               "id": "0193a0b4-6c1e-7f00-8a00-000000000301",
+           *               "slug": "northwind-payments",
+           *               "name": "Northwind Payments",
+           *               "logo_url": "https://www.example.com/logos/northwind-payments.png",
+           *               "links": {
+           *                 "self": "https://api.example.com/api/v1/companies/northwind-payments",
+           *                 "html": "https://www.example.com/companies/northwind-payments"
+           *               }
+           *             },
+           *             "published_at": "2026-11-30T09:15:00.000Z",
+           *             "links": {
+           *               "self": "https://api.example.com/api/v1/jobs/senior-machine-learning-engineer-northwind-payments-berlin",
+           *               "html": "https://www.example.com/jobs/senior-machine-learning-engineer-northwind-payments-berlin"
+           *             }
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["Company"];
           };
@@ -2297,6 +3261,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_limit",
+           *         "message": "limit must be an integer from 1 to 100; got \"500\".",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2310,6 +3283,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "not_found",
+           *         "message": "No public company has this slug.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2325,6 +3307,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "method_not_allowed",
+           *         "message": "POST is not allowed here; use GET, HEAD.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2340,6 +3331,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "Too many requests; retry in 12 s.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2353,6 +3353,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2368,6 +3377,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "database_unavailable",
+           *         "message": "The database is unavailable; retry shortly.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2398,6 +3416,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "0193a0b4-6c1e-7f00-8a00-000000000101",
+           *           "slug": "fintech",
+           *           "name": "Fintech",
+           *           "links": {
+           *             "self": "https://api.example.com/api/v1/sectors/fintech",
+           *             "html": "https://www.example.com/sectors/fintech"
+           *           },
+           *           "open_job_count": 412,
+           *           "company_count": 38,
+           *           "talent_count": 1290
+           *         }
+           *       ],
+           *       "meta": {
+           *         "total": 1,
+           *         "total_exact": true,
+           *         "limit": 20,
+           *         "offset": 0,
+           *         "self": "https://api.example.com/api/v1/sectors?limit=20&offset=0",
+           *         "next": null
+           *       }
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["Sector"][];
             meta: components["schemas"]["Meta"];
@@ -2429,6 +3473,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_limit",
+           *         "message": "limit must be an integer from 1 to 100; got \"500\".",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2444,6 +3497,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "method_not_allowed",
+           *         "message": "POST is not allowed here; use GET, HEAD.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2459,6 +3521,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "Too many requests; retry in 12 s.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2472,6 +3543,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2487,6 +3567,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "database_unavailable",
+           *         "message": "The database is unavailable; retry shortly.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2518,6 +3607,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": {
+           *         "id": "0193a0b4-6c1e-7f00-8a00-000000000101",
+           *         "slug": "fintech",
+           *         "name": "Fintech",
+           *         "links": {
+           *           "self": "https://api.example.com/api/v1/sectors/fintech",
+           *           "html": "https://www.example.com/sectors/fintech"
+           *         },
+           *         "open_job_count": 412,
+           *         "company_count": 38,
+           *         "talent_count": 1290
+           *       }
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["Sector"];
           };
@@ -2548,6 +3653,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_limit",
+           *         "message": "limit must be an integer from 1 to 100; got \"500\".",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2561,6 +3675,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "not_found",
+           *         "message": "No public sector has this slug.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2576,6 +3699,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "method_not_allowed",
+           *         "message": "POST is not allowed here; use GET, HEAD.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2591,6 +3723,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "Too many requests; retry in 12 s.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2604,6 +3745,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2619,6 +3769,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "database_unavailable",
+           *         "message": "The database is unavailable; retry shortly.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2656,6 +3815,33 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "0193a0b4-6c1e-7f00-8a00-000000000201",
+           *           "slug": "python",
+           *           "name": "Python",
+           *           "category": "language",
+           *           "links": {
+           *             "self": "https://api.example.com/api/v1/skills/python",
+           *             "html": "https://www.example.com/skills/python"
+           *           },
+           *           "open_job_count": 2310,
+           *           "talent_count": 5120,
+           *           "agent_count": 14
+           *         }
+           *       ],
+           *       "meta": {
+           *         "total": 1,
+           *         "total_exact": true,
+           *         "limit": 20,
+           *         "offset": 0,
+           *         "self": "https://api.example.com/api/v1/skills?limit=20&offset=0",
+           *         "next": null
+           *       }
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["Skill"][];
             meta: components["schemas"]["Meta"];
@@ -2687,6 +3873,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_limit",
+           *         "message": "limit must be an integer from 1 to 100; got \"500\".",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2702,6 +3897,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "method_not_allowed",
+           *         "message": "POST is not allowed here; use GET, HEAD.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2717,6 +3921,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "Too many requests; retry in 12 s.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2730,6 +3943,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2745,6 +3967,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "database_unavailable",
+           *         "message": "The database is unavailable; retry shortly.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2776,6 +4007,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "data": {
+           *         "id": "0193a0b4-6c1e-7f00-8a00-000000000201",
+           *         "slug": "python",
+           *         "name": "Python",
+           *         "category": "language",
+           *         "links": {
+           *           "self": "https://api.example.com/api/v1/skills/python",
+           *           "html": "https://www.example.com/skills/python"
+           *         },
+           *         "open_job_count": 2310,
+           *         "talent_count": 5120,
+           *         "agent_count": 14
+           *       }
+           *     }
+           */
           "application/json": {
             data: components["schemas"]["Skill"];
           };
@@ -2806,6 +4054,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_limit",
+           *         "message": "limit must be an integer from 1 to 100; got \"500\".",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2819,6 +4076,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "not_found",
+           *         "message": "No public skill has this slug.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2834,6 +4100,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "method_not_allowed",
+           *         "message": "POST is not allowed here; use GET, HEAD.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2849,6 +4124,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "Too many requests; retry in 12 s.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2862,6 +4146,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "internal_error",
+           *         "message": "Something went wrong on our side.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -2877,6 +4170,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "database_unavailable",
+           *         "message": "The database is unavailable; retry shortly.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };

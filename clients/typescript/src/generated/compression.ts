@@ -640,6 +640,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "0193a0b4-6c1e-7f00-8a00-00000000c001",
+           *       "success": true,
+           *       "original_size": 2480112,
+           *       "compressed_size": 612480,
+           *       "savings_percentage": 75.3,
+           *       "url": "https://api.example.com/v1/results/8f3e1c0a9b2d4e6f8a1c3e5f7a9b1d3e?expires=1764583000&signature=3c9f0d2a",
+           *       "expires_in": 3600,
+           *       "retention": 86400,
+           *       "expires_at": "2026-12-02T09:15:04.000Z"
+           *     }
+           */
           "application/json": components["schemas"]["CompressionResult"];
         };
       };
@@ -652,6 +665,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "0193a0b4-6c1e-7f00-8a00-00000000c002",
+           *       "object": "compression_job",
+           *       "status": "queued",
+           *       "profile": "balanced",
+           *       "options": {
+           *         "signatures": "refuse",
+           *         "target_size": 1000000
+           *       },
+           *       "created_at": "2026-12-01T09:15:00.000Z",
+           *       "started_at": null,
+           *       "finished_at": null,
+           *       "attempts": 0,
+           *       "compression_id": "0193a0b4-6c1e-7f00-8a00-00000000c001"
+           *     }
+           */
           "application/json": components["schemas"]["Job"];
         };
       };
@@ -665,6 +695,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_profile",
+           *         "message": "Profile is not lossless, balanced or extreme, or was sent more than once.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -679,6 +718,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "missing_api_key",
+           *         "message": "No Authorization header.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -694,6 +742,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "quota_exceeded",
+           *         "message": "The month's quota is used up; Retry-After and X-Quota-Reset say when it renews.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -707,6 +764,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "upload_not_found",
+           *         "message": "No direct upload with this id is the subscriber's.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -720,6 +786,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "upload_timeout",
+           *         "message": "No data arrived for the upload's idle time limit.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -734,6 +809,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "upload_incomplete",
+           *         "message": "Nothing was PUT to the direct upload's URL yet.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -747,6 +831,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "file_too_large",
+           *         "message": "The file is larger than the most one request may carry.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -760,6 +853,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "unsupported_media_type",
+           *         "message": "The body is not of the media type the endpoint takes.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -773,6 +875,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "not_a_pdf",
+           *         "message": "The file is not a PDF.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -787,6 +898,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "This client (the catalog: its IP; the compression API: its key) used up its requests for the window; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -801,6 +921,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "busy",
+           *         "message": "Every compression slot and queue place is taken; retry after Retry-After.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -824,6 +953,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "0193a0b4-6c1e-7f00-8a00-00000000c002",
+           *       "object": "compression_job",
+           *       "status": "succeeded",
+           *       "profile": "balanced",
+           *       "options": {
+           *         "signatures": "refuse",
+           *         "target_size": 1000000
+           *       },
+           *       "created_at": "2026-12-01T09:15:00.000Z",
+           *       "started_at": "2026-12-01T09:15:00.000Z",
+           *       "finished_at": "2026-12-01T09:15:04.000Z",
+           *       "attempts": 1,
+           *       "compression_id": "0193a0b4-6c1e-7f00-8a00-00000000c001",
+           *       "success": true,
+           *       "original_size": 2480112,
+           *       "compressed_size": 612480,
+           *       "savings_percentage": 75.3,
+           *       "url": "https://api.example.com/v1/results/8f3e1c0a9b2d4e6f8a1c3e5f7a9b1d3e?expires=1764583000&signature=3c9f0d2a",
+           *       "expires_in": 3600
+           *     }
+           */
           "application/json": components["schemas"]["Job"];
         };
       };
@@ -838,6 +990,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "missing_api_key",
+           *         "message": "No Authorization header.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -851,6 +1012,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "not_found",
+           *         "message": "No public resource has this identifier, or no route has this path.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -865,6 +1035,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "This client (the catalog: its IP; the compression API: its key) used up its requests for the window; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -879,6 +1058,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limit_unavailable",
+           *         "message": "The shared rate-limit store cannot be reached; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -914,6 +1102,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "missing_api_key",
+           *         "message": "No Authorization header.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -927,6 +1124,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "not_found",
+           *         "message": "No public resource has this identifier, or no route has this path.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -941,6 +1147,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "compression_running",
+           *         "message": "The compression is running; delete it once it has ended (Retry-After).",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -955,6 +1170,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "This client (the catalog: its IP; the compression API: its key) used up its requests for the window; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -969,6 +1193,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limit_unavailable",
+           *         "message": "The shared rate-limit store cannot be reached; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -998,6 +1231,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "upload_id": "0193a0b4-6c1e-7f00-8a00-00000000c003",
+           *       "upload_url": "https://api.example.com/v1/uploads/0193a0b4-6c1e-7f00-8a00-00000000c003?expires=1764583000&signature=9a1b",
+           *       "method": "PUT",
+           *       "headers": {
+           *         "Content-Type": "application/pdf"
+           *       },
+           *       "max_bytes": 314572800,
+           *       "expires_at": "2026-12-01T10:15:00.000Z"
+           *     }
+           */
           "application/json": components["schemas"]["DirectUpload"];
         };
       };
@@ -1011,6 +1256,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_json",
+           *         "message": "A JSON body is not a JSON object.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1025,6 +1279,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "missing_api_key",
+           *         "message": "No Authorization header.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1040,6 +1303,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "quota_exceeded",
+           *         "message": "The month's quota is used up; Retry-After and X-Quota-Reset say when it renews.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1054,6 +1326,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "idempotency_key_reused",
+           *         "message": "This Idempotency-Key was used in the last 24 hours for another request (another route, fields or file); use a new key.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1067,6 +1348,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "body_too_large",
+           *         "message": "A JSON body is larger than the endpoint takes (16 KiB; /mcp and /graphql: 64 KiB).",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1081,6 +1371,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "This client (the catalog: its IP; the compression API: its key) used up its requests for the window; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1095,6 +1394,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limit_unavailable",
+           *         "message": "The shared rate-limit store cannot be reached; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1173,6 +1481,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "missing_api_key",
+           *         "message": "No Authorization header.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1187,6 +1504,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "This client (the catalog: its IP; the compression API: its key) used up its requests for the window; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1201,6 +1527,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limit_unavailable",
+           *         "message": "The shared rate-limit store cannot be reached; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1279,6 +1614,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "missing_api_key",
+           *         "message": "No Authorization header.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1293,6 +1637,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "This client (the catalog: its IP; the compression API: its key) used up its requests for the window; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1307,6 +1660,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limit_unavailable",
+           *         "message": "The shared rate-limit store cannot be reached; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1338,6 +1700,32 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "object": "list",
+           *       "data": [
+           *         {
+           *           "id": "0193a0b4-6c1e-7f00-8a00-00000000c001",
+           *           "object": "compression",
+           *           "operation": "compress",
+           *           "status": "succeeded",
+           *           "profile": "balanced",
+           *           "job_id": null,
+           *           "filename": "cv-2026.pdf",
+           *           "original_size": 2480112,
+           *           "compressed_size": 612480,
+           *           "created_at": "2026-12-01T09:15:00.000Z",
+           *           "finished_at": "2026-12-01T09:15:04.000Z",
+           *           "retention": 86400,
+           *           "expires_at": "2026-12-02T09:15:04.000Z",
+           *           "deleted_at": null,
+           *           "deleted_by": null
+           *         }
+           *       ],
+           *       "has_more": false,
+           *       "next_cursor": null
+           *     }
+           */
           "application/json": components["schemas"]["CompressionList"];
         };
       };
@@ -1351,6 +1739,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_limit",
+           *         "message": "Limit is not a whole number from 1 to 100.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1365,6 +1762,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "missing_api_key",
+           *         "message": "No Authorization header.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1379,6 +1785,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "This client (the catalog: its IP; the compression API: its key) used up its requests for the window; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1393,6 +1808,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limit_unavailable",
+           *         "message": "The shared rate-limit store cannot be reached; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1417,6 +1841,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "0193a0b4-6c1e-7f00-8a00-00000000c001",
+           *       "object": "compression",
+           *       "operation": "compress",
+           *       "status": "succeeded",
+           *       "profile": "balanced",
+           *       "job_id": null,
+           *       "filename": "cv-2026.pdf",
+           *       "original_size": 2480112,
+           *       "compressed_size": 612480,
+           *       "created_at": "2026-12-01T09:15:00.000Z",
+           *       "finished_at": "2026-12-01T09:15:04.000Z",
+           *       "retention": 86400,
+           *       "expires_at": "2026-12-02T09:15:04.000Z",
+           *       "deleted_at": null,
+           *       "deleted_by": null,
+           *       "savings_percentage": 75.3,
+           *       "url": "https://api.example.com/v1/results/8f3e1c0a9b2d4e6f8a1c3e5f7a9b1d3e?expires=1764583000&signature=3c9f0d2a",
+           *       "expires_in": 3600
+           *     }
+           */
           "application/json": components["schemas"]["Compression"];
         };
       };
@@ -1431,6 +1877,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "missing_api_key",
+           *         "message": "No Authorization header.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1444,6 +1899,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "not_found",
+           *         "message": "No public resource has this identifier, or no route has this path.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1458,6 +1922,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "This client (the catalog: its IP; the compression API: its key) used up its requests for the window; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1472,6 +1945,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limit_unavailable",
+           *         "message": "The shared rate-limit store cannot be reached; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1507,6 +1989,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "missing_api_key",
+           *         "message": "No Authorization header.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1520,6 +2011,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "not_found",
+           *         "message": "No public resource has this identifier, or no route has this path.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1534,6 +2034,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "compression_running",
+           *         "message": "The compression is running; delete it once it has ended (Retry-After).",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1548,6 +2057,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "This client (the catalog: its IP; the compression API: its key) used up its requests for the window; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1562,6 +2080,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limit_unavailable",
+           *         "message": "The shared rate-limit store cannot be reached; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1602,6 +2129,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_signature",
+           *         "message": "A local download address was altered.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1615,6 +2151,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "result_deleted",
+           *         "message": "The result was deleted: on request (DELETE), at the end of its retention, or after its first complete download (retention 0).",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1641,6 +2186,16 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "plan": "corporate",
+           *       "monthly_quota": 10000,
+           *       "used": 1284,
+           *       "remaining": 8716,
+           *       "period_start": "2026-12-01T00:00:00.000Z",
+           *       "resets_at": "2027-01-01T00:00:00.000Z"
+           *     }
+           */
           "application/json": components["schemas"]["Usage"];
         };
       };
@@ -1655,6 +2210,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "missing_api_key",
+           *         "message": "No Authorization header.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1669,6 +2233,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "This client (the catalog: its IP; the compression API: its key) used up its requests for the window; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1683,6 +2256,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limit_unavailable",
+           *         "message": "The shared rate-limit store cannot be reached; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1818,6 +2400,19 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "0193a0b4-6c1e-7f00-8a00-00000000c001",
+           *       "success": true,
+           *       "original_size": 2480112,
+           *       "compressed_size": 612480,
+           *       "savings_percentage": 75.3,
+           *       "url": "https://api.example.com/v1/results/8f3e1c0a9b2d4e6f8a1c3e5f7a9b1d3e?expires=1764583000&signature=3c9f0d2a",
+           *       "expires_in": 3600,
+           *       "retention": 86400,
+           *       "expires_at": "2026-12-02T09:15:04.000Z"
+           *     }
+           */
           "application/json": components["schemas"]["CompressionResult"];
         };
       };
@@ -1831,6 +2426,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "invalid_profile",
+           *         "message": "Profile is not lossless, balanced or extreme, or was sent more than once.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1845,6 +2449,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "missing_api_key",
+           *         "message": "No Authorization header.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1860,6 +2473,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "quota_exceeded",
+           *         "message": "The month's quota is used up; Retry-After and X-Quota-Reset say when it renews.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1873,6 +2495,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "upload_timeout",
+           *         "message": "No data arrived for the upload's idle time limit.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1886,6 +2517,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "file_too_large",
+           *         "message": "The file is larger than the most one request may carry.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1899,6 +2539,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "unsupported_media_type",
+           *         "message": "The body is not of the media type the endpoint takes.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1912,6 +2561,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "not_a_pdf",
+           *         "message": "The file is not a PDF.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1926,6 +2584,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "This client (the catalog: its IP; the compression API: its key) used up its requests for the window; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
@@ -1940,6 +2607,15 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "busy",
+           *         "message": "Every compression slot and queue place is taken; retry after Retry-After.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
           "application/json": components["schemas"]["Error"];
         };
       };
