@@ -11,7 +11,7 @@ import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
 import { colourOf, grayOf } from "../shared/colour.ts";
 import { decodeStreamData, deflate, N } from "../streams/filters.ts";
 import { contentStreamsOf, pagesOf } from "../shared/placement.ts";
-import { isRegular, scanContent, WHITESPACE } from "../shared/syntax.ts";
+import { Lexer, scanContent, Tok } from "../shared/syntax.ts";
 
 type Kind = "rgb" | "cmyk";
 const ColorSpace = PDFName.of("ColorSpace");
@@ -57,48 +57,21 @@ interface Token {
   number?: number;
 }
 
-/** Where a literal string starting at `at` ends (after its closing parenthesis). */
-function stringEnd(bytes: Uint8Array, at: number): number {
-  let depth = 0;
-  for (let i = at; i < bytes.length; i++) {
-    const b = bytes[i]!;
-    if (b === 0x5c) i++;
-    else if (b === 0x28) depth++;
-    else if (b === 0x29 && --depth === 0) return i + 1;
+/** The next token (a span of `lexer`'s bytes), skipping the `skip` ranges (inline images) whole; undefined at the end. */
+function nextToken(lexer: Lexer, skip: Map<number, number>): Token | undefined {
+  const at = lexer.skipWhiteAndComments();
+  const skipTo = skip.get(at);
+  if (skipTo !== undefined) {
+    lexer.pos = skipTo;
+    return { start: at, end: skipTo };
   }
-  return bytes.length;
-}
-
-/** The next token at or after `at`, skipping `skip` ranges (inline images); undefined at the end. */
-function nextToken(bytes: Uint8Array, at: number, skip: Map<number, number>): Token | undefined {
-  let i = at;
-  for (;;) {
-    while (i < bytes.length && WHITESPACE[bytes[i]!]) i++;
-    if (i >= bytes.length) return undefined;
-    const skipTo = skip.get(i);
-    if (skipTo !== undefined) return { start: i, end: skipTo };
-    if (bytes[i] !== 0x25) break;
-    while (i < bytes.length && bytes[i] !== 0x0a && bytes[i] !== 0x0d) i++;
-  }
-  const b = bytes[i]!;
-  if (b === 0x28) return { start: i, end: stringEnd(bytes, i) };
-  if (b === 0x3c && bytes[i + 1] !== 0x3c) {
-    const close = bytes.indexOf(0x3e, i);
-    return { start: i, end: close < 0 ? bytes.length : close + 1 };
-  }
-  if (b === 0x3c || b === 0x3e) return { start: i, end: Math.min(bytes.length, i + 2) };
-  if (b === 0x5b || b === 0x5d || b === 0x7b || b === 0x7d) return { start: i, end: i + 1 };
-  if (b === 0x2f) {
-    let j = i + 1;
-    while (isRegular(bytes[j])) j++;
-    return { start: i, end: j, text: latin1.decode(bytes.subarray(i, j)) };
-  }
-  let j = i;
-  while (isRegular(bytes[j])) j++;
-  if (j === i) return { start: i, end: i + 1 };
-  const text = latin1.decode(bytes.subarray(i, j));
-  const number = /^[+-]?(\d+\.?\d*|\.\d+)$/.test(text) ? Number(text) : undefined;
-  return number === undefined ? { start: i, end: j, text } : { start: i, end: j, number };
+  const kind = lexer.next();
+  if (kind === Tok.End) return undefined;
+  const { start, pos: end } = lexer;
+  if (kind !== Tok.Regular && kind !== Tok.Name) return { start, end };
+  const text = latin1.decode(lexer.bytes.subarray(start, end));
+  const number = kind === Tok.Regular && /^[+-]?(\d+\.?\d*|\.\d+)$/.test(text) ? Number(text) : undefined;
+  return number === undefined ? { start, end, text } : { start, end, number };
 }
 
 /** The gray of the last `count` operands when they are all numbers (0-1 components). */
@@ -125,7 +98,8 @@ export function grayContent(bytes: Uint8Array, spaces: Map<string, Kind>, state:
     parts.push(latin1.decode(bytes.subarray(copied, from)), text);
     copied = to;
   };
-  for (let token = nextToken(bytes, 0, skip); token; token = nextToken(bytes, token.end, skip)) {
+  const lexer = new Lexer(bytes);
+  for (let token = nextToken(lexer, skip); token; token = nextToken(lexer, skip)) {
     if (token.number !== undefined || token.text === undefined || token.text.startsWith("/")) {
       operands.push(token);
       continue;

@@ -1,15 +1,19 @@
 // PDF syntax, read in one place (ISO 32000-2, 7.2): the character classes (white-space and
-// delimiters: the only definition in the engine, used by the content rewriters, the Type 1 font
-// reader, xref reading and reconstruction), and two readers of content streams built on them:
+// delimiters: the only definition in the engine), and one lexer on them (`Lexer`, a token at a
+// time with its byte span; as pdf.js's Lexer feeds both its object and its content-stream parsers),
+// through which every reader of PDF syntax in the engine reads: xref validation and reconstruction
+// (structure/), the grayscale rewriter, and the two readers of content streams here:
 //
 // - scanContent, for the image and font passes and the grayscale rewriter: linear time, never
 //   throws, and reports only what those passes use: the operators with their number and name
 //   operands (q, Q, cm, gs, Do, Tf, the text-showing ones), strings when asked for (the font
-//   pass), and inline images (BI … ID … EI, found and skipped whole, their dictionary parsed).
-//   Everything else (paths, comments, arrays, dictionaries) is read and dropped.
+//   pass), and inline images (BI … ID … EI, found and skipped whole, their dictionary parsed: the
+//   engine's one inline-image finder). Everything else (paths, comments, arrays, dictionaries) is
+//   read and dropped.
 // - tokenize, for the content compaction: every token in order with the bytes it was written as
 //   (its byte span in the stream, a subarray; a number also in its shortest form), strings with
 //   their escapes applied; inline images found by scanContent and handed over whole.
+// The Type 1 font reader (fonts/type1.ts) reads PostScript with the same white-space table.
 
 /** An operand as the passes see it: a number, a name (without the slash), or anything else. */
 export type Operand = number | string | null;
@@ -63,105 +67,216 @@ export const isDelimiter = (b: number | undefined): boolean => b !== undefined &
 export const isRegular = (b: number | undefined): boolean =>
   b !== undefined && WHITESPACE[b] === 0 && DELIMITER[b] === 0;
 
+/** An ASCII digit (false past the end). */
+export const isDigit = (b: number | undefined): boolean => b !== undefined && b >= 0x30 && b <= 0x39;
+
 const latin1 = new TextDecoder("latin1");
 
-/** Operands kept before an operator; the operators read here take at most six. */
-const MAX_OPERANDS = 8;
+/** What Lexer.next found: the kinds of PDF tokens (7.2-7.3), told apart by their first bytes. */
+export const Tok = {
+  End: 0,
+  /** A run of regular bytes: a number or a keyword (an operator, true, false, null, obj, R, …). */
+  Regular: 1,
+  /** A name, with its slash (`nameText` decodes it). */
+  Name: 2,
+  /** A literal string `( … )`. */
+  Literal: 3,
+  /** A hex string `< … >`. */
+  Hex: 4,
+  DictOpen: 5,
+  DictClose: 6,
+  /** `[`, `]`, `{` or `}`. */
+  Bracket: 7,
+  /** A byte no token starts with: a stray `)` or a lone `>`. */
+  Stray: 8,
+} as const;
+export type TokKind = (typeof Tok)[keyof typeof Tok];
 
-export interface ContentHandlers {
-  /** An operator with its operands (the last few, oldest first). */
-  operator?(op: number, operands: readonly Operand[]): void;
-  inlineImage?(image: InlineImage): void;
-  /**
-   * A string operand (literal or hex, escapes applied), as it is read: those of a TJ array come
-   * one by one before the operator. Without this handler strings are skipped, not decoded.
-   */
-  string?(bytes: Uint8Array): void;
+/** Escapes of literal strings (7.3.4.2) that stand for one byte other than themselves. */
+const ESCAPE = new Int16Array(256).fill(-1);
+for (const [e, value] of [
+  [0x6e, 10],
+  [0x72, 13],
+  [0x74, 9],
+  [0x62, 8],
+  [0x66, 12],
+]) {
+  ESCAPE[e!] = value!;
 }
 
-class Reader {
-  pos = 0;
-  readonly bytes: Uint8Array;
+/** A hex digit's value, or -1. */
+function hexValue(b: number): number {
+  if (b >= 0x30 && b <= 0x39) return b - 0x30;
+  const lower = b | 0x20;
+  return lower >= 0x61 && lower <= 0x66 ? lower - 0x57 : -1;
+}
 
-  constructor(bytes: Uint8Array) {
+/**
+ * The engine's one reader of PDF syntax, as pdf.js's Lexer: a position in bytes (up to `end`),
+ * and `next()`, which skips white-space and comments and reads one token, leaving its byte span
+ * in [start, pos). The content-stream readers below, the grayscale rewriter, xref validation and
+ * reconstruction all read through it; what a token means is theirs to say.
+ */
+export class Lexer {
+  readonly bytes: Uint8Array;
+  /** Where reading stops (a region of the bytes). */
+  readonly end: number;
+  pos: number;
+  /** Where the token `next()` read starts (it ends at `pos`). */
+  start = 0;
+  /** The last string's bytes, escapes applied, when it was read with `keep` (else undefined). */
+  string: Uint8Array | undefined;
+  /**
+   * Whether the last string was well formed: closed before the end, and (a hex string read with
+   * `keep`) of hex digits and white-space only.
+   */
+  wellFormed = true;
+
+  constructor(bytes: Uint8Array, pos = 0, end = bytes.length) {
     this.bytes = bytes;
+    this.pos = pos;
+    this.end = end;
   }
 
-  skipWhitespaceAndComments(): void {
-    const { bytes } = this;
-    while (this.pos < bytes.length) {
+  /** Skips white-space; returns the position. */
+  skipWhite(): number {
+    const { bytes, end } = this;
+    while (this.pos < end && WHITESPACE[bytes[this.pos]!]) this.pos++;
+    return this.pos;
+  }
+
+  /** Skips white-space and comments (to the end of their line); returns the position. */
+  skipWhiteAndComments(): number {
+    const { bytes, end } = this;
+    while (this.pos < end) {
       const b = bytes[this.pos]!;
       if (WHITESPACE[b]) this.pos++;
       else if (b === 0x25) {
-        while (this.pos < bytes.length && bytes[this.pos] !== 0x0a && bytes[this.pos] !== 0x0d) this.pos++;
-      } else return;
+        while (this.pos < end && bytes[this.pos] !== 0x0a && bytes[this.pos] !== 0x0d) this.pos++;
+      } else break;
     }
+    return this.pos;
   }
 
-  /** Position after the regular characters starting at `from`. */
+  /** Position after the regular bytes starting at `from`. */
   regularEnd(from: number): number {
+    const { bytes, end } = this;
     let j = from;
-    while (j < this.bytes.length && isRegular(this.bytes[j])) j++;
+    while (j < end && WHITESPACE[bytes[j]!] === 0 && DELIMITER[bytes[j]!] === 0) j++;
     return j;
   }
 
-  name(): string {
-    const start = this.pos + 1;
-    const end = this.regularEnd(start);
-    this.pos = end;
-    const raw = latin1.decode(this.bytes.subarray(start, end));
+  /** Reads the next token (strings decoded into `string` with `keepStrings`); its kind. */
+  next(keepStrings = false): TokKind {
+    const at = (this.start = this.skipWhiteAndComments());
+    if (at >= this.end) return Tok.End;
+    const { bytes } = this;
+    switch (bytes[at]) {
+      case 0x2f: // /
+        this.pos = this.regularEnd(at + 1);
+        return Tok.Name;
+      case 0x28: // (
+        this.string = this.literalString(keepStrings);
+        return Tok.Literal;
+      case 0x3c: // <
+        if (bytes[at + 1] === 0x3c) {
+          this.pos = at + 2;
+          return Tok.DictOpen;
+        }
+        this.string = this.hexString(keepStrings);
+        return Tok.Hex;
+      case 0x3e: // >
+        if (bytes[at + 1] === 0x3e) {
+          this.pos = at + 2;
+          return Tok.DictClose;
+        }
+        this.pos = at + 1;
+        return Tok.Stray;
+      case 0x5b:
+      case 0x5d:
+      case 0x7b:
+      case 0x7d:
+        this.pos = at + 1;
+        return Tok.Bracket;
+      case 0x29: // )
+        this.pos = at + 1;
+        return Tok.Stray;
+    }
+    this.pos = this.regularEnd(at);
+    return Tok.Regular;
+  }
+
+  /** The name just read (without its slash, `#xx` escapes decoded). */
+  nameText(): string {
+    const raw = latin1.decode(this.bytes.subarray(this.start + 1, this.pos));
     return raw.includes("#")
       ? raw.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
       : raw;
   }
 
-  /** A literal string; with `keep`, its bytes (escapes applied). */
+  /** Reads a literal string at `pos` (its `(`); with `keep`, returns its bytes (escapes applied). */
   literalString(keep: boolean): Uint8Array | undefined {
-    const { bytes } = this;
+    const { bytes, end } = this;
     const out: number[] | undefined = keep ? [] : undefined;
     let depth = 1;
     this.pos++;
-    while (this.pos < bytes.length) {
+    this.wellFormed = false;
+    while (this.pos < end) {
       const b = bytes[this.pos++]!;
       if (b === 0x5c) {
-        if (this.pos >= bytes.length) break;
+        if (this.pos >= end) break;
         const e = bytes[this.pos++]!;
-        if (!out) continue;
-        const simple: Record<number, number> = { 0x6e: 10, 0x72: 13, 0x74: 9, 0x62: 8, 0x66: 12 };
-        if (simple[e] !== undefined) out.push(simple[e]);
-        else if (e >= 0x30 && e <= 0x37) {
-          let value = e - 0x30;
-          for (let k = 0; k < 2 && this.pos < bytes.length; k++) {
-            const d = bytes[this.pos]!;
-            if (d < 0x30 || d > 0x37) break;
-            value = value * 8 + d - 0x30;
-            this.pos++;
-          }
-          out.push(value & 0xff);
-        } else if (e === 0x0d) {
-          if (bytes[this.pos] === 0x0a) this.pos++;
-        } else if (e !== 0x0a) out.push(e);
+        if (out) this.escape(e, out);
         continue;
       }
       if (b === 0x28) depth++;
-      else if (b === 0x29 && --depth === 0) break;
+      else if (b === 0x29 && --depth === 0) {
+        this.wellFormed = true;
+        break;
+      }
       out?.push(b);
     }
     return out && Uint8Array.from(out);
   }
 
-  /** A hex string (after `<`); with `keep`, its bytes. */
+  /** One escape after a backslash (its byte `e` read), into `out`. */
+  private escape(e: number, out: number[]): void {
+    const { bytes, end } = this;
+    if (ESCAPE[e]! >= 0) out.push(ESCAPE[e]!);
+    else if (e >= 0x30 && e <= 0x37) {
+      let value = e - 0x30;
+      for (let k = 0; k < 2 && this.pos < end; k++) {
+        const d = bytes[this.pos]!;
+        if (d < 0x30 || d > 0x37) break;
+        value = value * 8 + d - 0x30;
+        this.pos++;
+      }
+      out.push(value & 0xff);
+    } else if (e === 0x0d) {
+      if (bytes[this.pos] === 0x0a) this.pos++;
+    } else if (e !== 0x0a) out.push(e);
+  }
+
+  /** Reads a hex string at `pos` (its `<`); with `keep`, returns its bytes. */
   hexString(keep: boolean): Uint8Array | undefined {
-    const { bytes } = this;
+    const { bytes, end } = this;
     const out: number[] | undefined = keep ? [] : undefined;
     let half = -1;
+    let clean = true;
     this.pos++;
-    while (this.pos < bytes.length) {
+    this.wellFormed = false;
+    while (this.pos < end) {
       const b = bytes[this.pos++]!;
-      if (b === 0x3e) break;
+      if (b === 0x3e) {
+        this.wellFormed = clean;
+        break;
+      }
       if (!out) continue;
-      const v = b >= 0x30 && b <= 0x39 ? b - 0x30 : (b | 0x20) >= 0x61 && (b | 0x20) <= 0x66 ? (b | 0x20) - 0x57 : -1;
-      if (v < 0) continue;
+      const v = hexValue(b);
+      if (v < 0) {
+        if (!WHITESPACE[b]) clean = false;
+        continue;
+      }
       if (half < 0) half = v;
       else {
         out.push(half * 16 + v);
@@ -172,7 +287,7 @@ class Reader {
     return out && Uint8Array.from(out);
   }
 
-  /** A number token between `start` and `end`, or undefined when it is not one. */
+  /** The number written between `start` and `end`, or undefined when it is not one. */
   number(start: number, end: number): number | undefined {
     const { bytes } = this;
     let i = start;
@@ -199,65 +314,109 @@ class Reader {
     return i === end && digits > 0 ? sign * value : undefined;
   }
 
+  /** The digits at `pos` (at most `maxDigits`) as an unsigned integer, or undefined when there are none. */
+  unsignedInt(maxDigits = Infinity): number | undefined {
+    const { bytes, end } = this;
+    const start = this.pos;
+    let value = 0;
+    while (this.pos < end && isDigit(bytes[this.pos]) && this.pos - start < maxDigits) {
+      value = value * 10 + bytes[this.pos++]! - 0x30;
+    }
+    return this.pos > start ? value : undefined;
+  }
+
+  /** Whether the bytes at `pos` are `word`; if so, reads past it. */
+  keyword(word: string): boolean {
+    for (let i = 0; i < word.length; i++) if (this.bytes[this.pos + i] !== word.charCodeAt(i)) return false;
+    this.pos += word.length;
+    return true;
+  }
+
   /**
    * One object of an inline image dictionary, or the keyword `ID` (returned as the string "ID"),
    * or undefined at the end of the data or on something that cannot be there.
    */
   object(depth = 0): InlineValue | "ID" | undefined {
-    this.skipWhitespaceAndComments();
+    if (depth > 8) return undefined;
+    switch (this.next(true)) {
+      case Tok.Name:
+        return { name: this.nameText() };
+      case Tok.Literal:
+      case Tok.Hex:
+        return { bytes: this.string! };
+      case Tok.DictOpen:
+        return this.dictionary(depth);
+      case Tok.Bracket:
+        return this.bytes[this.start] === 0x5b ? this.array(depth) : undefined;
+      case Tok.Regular:
+        return this.word();
+      default:
+        return undefined;
+    }
+  }
+
+  /** The rest of a dictionary (after `<<`), or undefined. */
+  private dictionary(depth: number): Map<string, InlineValue> | undefined {
     const { bytes } = this;
-    if (this.pos >= bytes.length || depth > 8) return undefined;
-    const b = bytes[this.pos]!;
-    if (b === 0x2f) return { name: this.name() };
-    if (b === 0x28) return { bytes: this.literalString(true)! };
-    if (b === 0x3c) {
-      if (bytes[this.pos + 1] === 0x3c) {
+    const dict = new Map<string, InlineValue>();
+    for (;;) {
+      this.skipWhiteAndComments();
+      if (bytes[this.pos] === 0x3e && bytes[this.pos + 1] === 0x3e) {
         this.pos += 2;
-        const dict = new Map<string, InlineValue>();
-        for (;;) {
-          this.skipWhitespaceAndComments();
-          if (bytes[this.pos] === 0x3e && bytes[this.pos + 1] === 0x3e) {
-            this.pos += 2;
-            return dict;
-          }
-          const key = this.object(depth + 1);
-          if (key === undefined || key === "ID" || typeof key !== "object" || key === null || !("name" in key)) {
-            return undefined;
-          }
-          const value = this.object(depth + 1);
-          if (value === undefined || value === "ID") return undefined;
-          dict.set(key.name, value);
-        }
+        return dict;
       }
-      return { bytes: this.hexString(true)! };
-    }
-    if (b === 0x5b) {
-      this.pos++;
-      const items: InlineValue[] = [];
-      for (;;) {
-        this.skipWhitespaceAndComments();
-        if (this.pos >= bytes.length) return undefined;
-        if (bytes[this.pos] === 0x5d) {
-          this.pos++;
-          return items;
-        }
-        const item = this.object(depth + 1);
-        if (item === undefined || item === "ID") return undefined;
-        items.push(item);
+      const key = this.object(depth + 1);
+      if (key === undefined || key === "ID" || typeof key !== "object" || key === null || !("name" in key)) {
+        return undefined;
       }
+      const value = this.object(depth + 1);
+      if (value === undefined || value === "ID") return undefined;
+      dict.set(key.name, value);
     }
-    if (!isRegular(b)) return undefined;
-    const end = this.regularEnd(this.pos);
-    const start = this.pos;
-    this.pos = end;
-    const number = this.number(start, end);
+  }
+
+  /** The rest of an array (after `[`), or undefined. */
+  private array(depth: number): InlineValue[] | undefined {
+    const items: InlineValue[] = [];
+    for (;;) {
+      if (this.skipWhiteAndComments() >= this.end) return undefined;
+      if (this.bytes[this.pos] === 0x5d) {
+        this.pos++;
+        return items;
+      }
+      const item = this.object(depth + 1);
+      if (item === undefined || item === "ID") return undefined;
+      items.push(item);
+    }
+  }
+
+  /** The regular token just read as an inline image's value: a number, a boolean, null or `ID`. */
+  private word(): InlineValue | "ID" | undefined {
+    const number = this.number(this.start, this.pos);
     if (number !== undefined) return number;
-    const word = latin1.decode(bytes.subarray(start, end));
+    const word = latin1.decode(this.bytes.subarray(this.start, this.pos));
     if (word === "ID") return "ID";
     if (word === "true" || word === "false") return word === "true";
     if (word === "null") return null;
     return undefined;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Content streams, read for the passes (scanContent) and token by token (tokenize)
+
+/** Operands kept before an operator; the operators read here take at most six. */
+const MAX_OPERANDS = 8;
+
+export interface ContentHandlers {
+  /** An operator with its operands (the last few, oldest first). */
+  operator?(op: number, operands: readonly Operand[]): void;
+  inlineImage?(image: InlineImage): void;
+  /**
+   * A string operand (literal or hex, escapes applied), as it is read: those of a TJ array come
+   * one by one before the operator. Without this handler strings are skipped, not decoded.
+   */
+  string?(bytes: Uint8Array): void;
 }
 
 const INLINE_COMPONENTS: Record<string, number> = {
@@ -350,60 +509,27 @@ function findInlineEnd(
  * read as a content stream (an inline image without an end): what came before was reported.
  */
 export function scanContent(bytes: Uint8Array, handlers: ContentHandlers): boolean {
-  const reader = new Reader(bytes);
+  const lexer = new Lexer(bytes);
+  const keepStrings = handlers.string !== undefined;
   const operands: Operand[] = [];
   const push = (operand: Operand) => {
     if (operands.length >= MAX_OPERANDS) operands.shift();
     operands.push(operand);
   };
-  const n = bytes.length;
-  while (reader.pos < n) {
-    const b = bytes[reader.pos]!;
-    if (WHITESPACE[b]) {
-      reader.pos++;
+  for (let kind = lexer.next(keepStrings); kind !== Tok.End; kind = lexer.next(keepStrings)) {
+    if (kind === Tok.Name) {
+      push(lexer.nameText());
       continue;
     }
-    switch (b) {
-      case 0x25: // %
-        reader.skipWhitespaceAndComments();
-        continue;
-      case 0x2f: // /
-        push(reader.name());
-        continue;
-      case 0x28: {
-        // (
-        const string = reader.literalString(handlers.string !== undefined);
-        if (string) handlers.string?.(string);
-        push(null);
-        continue;
-      }
-      case 0x3c: // <
-        if (bytes[reader.pos + 1] === 0x3c) reader.pos += 2;
-        else {
-          const string = reader.hexString(handlers.string !== undefined);
-          if (string) handlers.string?.(string);
-        }
-        push(null);
-        continue;
-      case 0x3e: // >
-        reader.pos += bytes[reader.pos + 1] === 0x3e ? 2 : 1;
-        push(null);
-        continue;
-      case 0x5b:
-      case 0x5d:
-      case 0x7b:
-      case 0x7d:
-      case 0x29: // a stray ')'
-        reader.pos++;
-        push(null);
-        continue;
+    if (kind !== Tok.Regular) {
+      if (lexer.string && (kind === Tok.Literal || kind === Tok.Hex)) handlers.string?.(lexer.string);
+      push(null);
+      continue;
     }
-    const start = reader.pos;
-    const end = reader.regularEnd(start);
-    reader.pos = end;
+    const { start, pos: end } = lexer;
     const first = bytes[start]!;
     if ((first >= 0x30 && first <= 0x39) || first === 0x2b || first === 0x2d || first === 0x2e) {
-      push(reader.number(start, end) ?? null);
+      push(lexer.number(start, end) ?? null);
       continue;
     }
     let op = -1;
@@ -412,27 +538,10 @@ export function scanContent(bytes: Uint8Array, handlers: ContentHandlers): boole
       for (let i = end - 1; i >= start; i--) op = op * 256 + bytes[i]!;
     }
     if (op === Op.BI) {
-      const dict = new Map<string, InlineValue>();
-      let complete = false;
-      for (;;) {
-        const key = reader.object();
-        if (key === "ID") {
-          complete = true;
-          break;
-        }
-        if (key === undefined || key === null || typeof key !== "object" || !("name" in key)) break;
-        const value = reader.object();
-        if (value === undefined || value === "ID") break;
-        dict.set(key.name, value);
-      }
-      if (!complete) return false;
-      // One whitespace byte separates ID from the data.
-      const dataStart = Math.min(n, reader.pos + 1);
-      const found = findInlineEnd(bytes, dataStart, inlineDataLength(dict));
-      if (!found) return false;
-      reader.pos = found[1];
+      const image = inlineImageAt(lexer);
+      if (!image) return false;
       operands.length = 0;
-      handlers.inlineImage?.({ start, end: found[1], dict, data: bytes.subarray(dataStart, found[0]) });
+      handlers.inlineImage?.(image);
       continue;
     }
     if (
@@ -447,6 +556,26 @@ export function scanContent(bytes: Uint8Array, handlers: ContentHandlers): boole
     operands.length = 0;
   }
   return true;
+}
+
+/** The inline image whose `BI` the lexer just read (reading past its `EI`), or undefined when it has no end. */
+function inlineImageAt(lexer: Lexer): InlineImage | undefined {
+  const { bytes, start } = lexer;
+  const dict = new Map<string, InlineValue>();
+  for (;;) {
+    const key = lexer.object();
+    if (key === "ID") break;
+    if (key === undefined || key === null || typeof key !== "object" || !("name" in key)) return undefined;
+    const value = lexer.object();
+    if (value === undefined || value === "ID") return undefined;
+    dict.set(key.name, value);
+  }
+  // One whitespace byte separates ID from the data.
+  const dataStart = Math.min(bytes.length, lexer.pos + 1);
+  const found = findInlineEnd(bytes, dataStart, inlineDataLength(dict));
+  if (!found) return undefined;
+  lexer.pos = found[1];
+  return { start, end: found[1], dict, data: bytes.subarray(dataStart, found[0]) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -498,60 +627,6 @@ function shortNumber(text: string): string {
 /** A number written with at most `decimals` decimals, shortest form. */
 export function formatNumber(value: number, decimals: number): string {
   return shortNumber(value.toFixed(decimals));
-}
-
-function literalBytes(bytes: Uint8Array, from: number): { end: number; value: Uint8Array } | undefined {
-  const out: number[] = [];
-  let depth = 1;
-  let pos = from + 1;
-  while (pos < bytes.length) {
-    const b = bytes[pos++]!;
-    if (b === 0x5c) {
-      if (pos >= bytes.length) return undefined;
-      const e = bytes[pos++]!;
-      const simple: Record<number, number> = { 0x6e: 10, 0x72: 13, 0x74: 9, 0x62: 8, 0x66: 12, 0x28: 40, 0x29: 41 };
-      if (simple[e] !== undefined) out.push(simple[e]);
-      else if (e >= 0x30 && e <= 0x37) {
-        let value = e - 0x30;
-        for (let k = 0; k < 2 && pos < bytes.length; k++) {
-          const d = bytes[pos]!;
-          if (d < 0x30 || d > 0x37) break;
-          value = value * 8 + d - 0x30;
-          pos++;
-        }
-        out.push(value & 0xff);
-      } else if (e === 0x0d) {
-        if (bytes[pos] === 0x0a) pos++;
-      } else if (e !== 0x0a) out.push(e);
-      continue;
-    }
-    if (b === 0x28) depth++;
-    else if (b === 0x29 && --depth === 0) return { end: pos, value: Uint8Array.from(out) };
-    out.push(b);
-  }
-  return undefined;
-}
-
-function hexBytes(bytes: Uint8Array, from: number): { end: number; value: Uint8Array } | undefined {
-  const out: number[] = [];
-  let half = -1;
-  let pos = from + 1;
-  while (pos < bytes.length) {
-    const b = bytes[pos++]!;
-    if (b === 0x3e) {
-      if (half >= 0) out.push(half * 16);
-      return { end: pos, value: Uint8Array.from(out) };
-    }
-    if (WHITESPACE[b]) continue;
-    const v = b >= 0x30 && b <= 0x39 ? b - 0x30 : (b | 0x20) >= 0x61 && (b | 0x20) <= 0x66 ? (b | 0x20) - 0x57 : -1;
-    if (v < 0) return undefined;
-    if (half < 0) half = v;
-    else {
-      out.push(half * 16 + v);
-      half = -1;
-    }
-  }
-  return undefined;
 }
 
 /** Whether "BI" stands as a word somewhere (then inline images are found first, by the image pass's reader). */
@@ -622,74 +697,46 @@ export function tokenize(bytes: Uint8Array, emit: (token: Token) => void): boole
   ) {
     return false;
   }
+  const lexer = new Lexer(bytes);
   let next = 0;
-  let pos = 0;
-  const n = bytes.length;
-  while (pos < n) {
-    const b = bytes[pos]!;
-    if (next < inline.length && pos === inline[next]![0]) {
+  for (;;) {
+    const at = lexer.skipWhiteAndComments();
+    if (next < inline.length && at === inline[next]![0]) {
       const [start, end] = inline[next++]!;
       emit({ type: T.Inline, raw: bytes.subarray(start, end) });
-      pos = end;
+      lexer.pos = end;
       continue;
     }
-    if (WHITESPACE[b]) {
-      pos++;
-      continue;
-    }
-    if (b === 0x25) {
-      while (pos < n && bytes[pos] !== 0x0a && bytes[pos] !== 0x0d) pos++;
-      continue;
-    }
-    if (b === 0x28) {
-      const s = literalBytes(bytes, pos);
-      if (!s) return false;
-      emit({ type: T.String, raw: bytes.subarray(pos, s.end), bytes: s.value });
-      pos = s.end;
-      continue;
-    }
-    if (b === 0x3c && bytes[pos + 1] !== 0x3c) {
-      const s = hexBytes(bytes, pos);
-      if (!s) return false;
-      emit({ type: T.String, raw: bytes.subarray(pos, s.end), bytes: s.value });
-      pos = s.end;
-      continue;
-    }
-    if ((b === 0x3c || b === 0x3e) && bytes[pos + 1] === b) {
-      emit({ type: T.Other, raw: bytes.subarray(pos, pos + 2) });
-      pos += 2;
-      continue;
-    }
-    if (b === 0x5b || b === 0x5d || b === 0x7b || b === 0x7d) {
-      emit({ type: T.Other, raw: bytes.subarray(pos, pos + 1) });
-      pos++;
-      continue;
-    }
-    if (b === 0x2f) {
-      let end = pos + 1;
-      while (end < n && isRegular(bytes[end])) end++;
-      emit({ type: T.Other, raw: bytes.subarray(pos, end) });
-      pos = end;
-      continue;
-    }
-    if (!isRegular(b)) return false; // a stray ')' or '>'
-    let end = pos;
-    while (end < n && isRegular(bytes[end])) end++;
-    const start = pos;
-    pos = end;
-    if ((b >= 0x30 && b <= 0x39) || b === 0x2e || b === 0x2d || b === 0x2b) {
-      const token = numberToken(bytes, start, end);
-      if (!token) return false;
-      emit(token);
-      continue;
-    }
-    const word = wordOf(bytes, start, end);
-    if (word === "true" || word === "false" || word === "null") {
-      emit({ type: T.Other, raw: bytes.subarray(start, end) });
-    } else {
-      const after = pos < n && WHITESPACE[bytes[pos]!] ? bytes[pos]! : 0x0a;
-      emit({ type: T.Operator, raw: bytes.subarray(start, end), op: word, after });
+    const kind = lexer.next(true);
+    const { start, pos: end } = lexer;
+    switch (kind) {
+      case Tok.End:
+        return next === inline.length;
+      case Tok.Stray:
+        return false;
+      case Tok.Literal:
+      case Tok.Hex:
+        if (!lexer.wellFormed) return false;
+        emit({ type: T.String, raw: bytes.subarray(start, end), bytes: lexer.string! });
+        continue;
+      case Tok.Regular: {
+        const token = regularToken(bytes, start, end);
+        if (!token) return false;
+        emit(token);
+        continue;
+      }
+      default: // a name, << >> [ ] { }
+        emit({ type: T.Other, raw: bytes.subarray(start, end) });
     }
   }
-  return next === inline.length;
+}
+
+/** A number, keyword or operator token, or undefined when a number is malformed. */
+function regularToken(bytes: Uint8Array, start: number, end: number): Token | undefined {
+  const b = bytes[start]!;
+  if ((b >= 0x30 && b <= 0x39) || b === 0x2e || b === 0x2d || b === 0x2b) return numberToken(bytes, start, end);
+  const word = wordOf(bytes, start, end);
+  if (word === "true" || word === "false" || word === "null") return { type: T.Other, raw: bytes.subarray(start, end) };
+  const after = end < bytes.length && WHITESPACE[bytes[end]!] ? bytes[end]! : 0x0a;
+  return { type: T.Operator, raw: bytes.subarray(start, end), op: word, after };
 }

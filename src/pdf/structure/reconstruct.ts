@@ -16,7 +16,7 @@ import { PDFContext } from "@cantoo/pdf-lib";
 import type { PDFObject } from "@cantoo/pdf-lib";
 import { PdfRejected } from "../shared/errors.ts";
 import { decodeStreamData, N, numberOf } from "../streams/filters.ts";
-import { isDelimiter, isWhite } from "../shared/syntax.ts";
+import { isDelimiter, isDigit, isWhite, Lexer, Tok } from "../shared/syntax.ts";
 
 /** What a reconstruction repaired, as the compression report names it. */
 export type Repair = "cross_reference" | "stream_length" | "trailer" | "truncated";
@@ -65,7 +65,6 @@ const ENDSTREAM = ascii("endstream");
 const TRAILER = ascii("trailer");
 const EOF_MARKER = ascii("%%EOF");
 
-const isDigit = (b: number | undefined) => b !== undefined && b >= 0x30 && b <= 0x39;
 /** PDF delimiters (7.2.2) and white-space: what may follow a keyword. */
 const isDelimiterOrWhite = (b: number | undefined) => b === undefined || isWhite(b) || isDelimiter(b);
 
@@ -125,48 +124,19 @@ function firstAtOrAfter(sorted: number[], at: number): number | undefined {
   return sorted[low];
 }
 
-function skipWhiteAndComments(bytes: Uint8Array, at: number, end: number): number {
-  let p = at;
-  while (p < end) {
-    if (isWhite(bytes[p])) p++;
-    else if (bytes[p] === 0x25) while (p < end && bytes[p] !== 0x0a && bytes[p] !== 0x0d) p++;
-    else break;
-  }
-  return p;
-}
+const skipWhiteAndComments = (bytes: Uint8Array, at: number, end: number): number =>
+  new Lexer(bytes, at, end).skipWhiteAndComments();
 
 /**
  * Where the dictionary that starts at `at` (with `<<`) ends, just after its `>>`, or undefined
  * when it does not close before `end`. Strings, hex strings and comments are skipped whole.
  */
 function dictionaryEnd(bytes: Uint8Array, at: number, end: number): number | undefined {
+  const lexer = new Lexer(bytes, at, end);
   let depth = 0;
-  let p = at;
-  while (p < end) {
-    const b = bytes[p];
-    if (b === 0x3c && bytes[p + 1] === 0x3c) {
-      depth++;
-      p += 2;
-    } else if (b === 0x3e && bytes[p + 1] === 0x3e) {
-      depth--;
-      p += 2;
-      if (depth === 0) return p;
-    } else if (b === 0x3c) {
-      while (p < end && bytes[p] !== 0x3e) p++;
-      p++;
-    } else if (b === 0x28) {
-      let nesting = 0;
-      for (; p < end; p++) {
-        if (bytes[p] === 0x5c) p++;
-        else if (bytes[p] === 0x28) nesting++;
-        else if (bytes[p] === 0x29 && --nesting === 0) break;
-      }
-      p++;
-    } else if (b === 0x25) {
-      while (p < end && bytes[p] !== 0x0a && bytes[p] !== 0x0d) p++;
-    } else {
-      p++;
-    }
+  for (let kind = lexer.next(); kind !== Tok.End; kind = lexer.next()) {
+    if (kind === Tok.DictOpen) depth++;
+    else if (kind === Tok.DictClose && --depth === 0) return lexer.pos;
   }
   return undefined;
 }
@@ -321,13 +291,12 @@ class Rebuilder {
 
 /** Up to `max` unsigned integers separated by white-space, from the start of `data` up to `end`. */
 function readIntegers(data: Uint8Array, end: number, max: number): number[] {
+  const lexer = new Lexer(data, 0, end);
   const values: number[] = [];
-  let p = 0;
   while (values.length < max) {
-    while (p < end && isWhite(data[p])) p++;
-    if (p >= end || !isDigit(data[p])) break;
-    let value = 0;
-    while (p < end && isDigit(data[p])) value = value * 10 + data[p++]! - 0x30;
+    lexer.skipWhite();
+    const value = lexer.unsignedInt();
+    if (value === undefined) break;
     values.push(value);
   }
   return values;

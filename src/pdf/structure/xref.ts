@@ -6,7 +6,7 @@
 // object it names.
 import { PDFArray, PDFDict, PDFName, PDFObjectParser, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFContext } from "@cantoo/pdf-lib";
-import { isWhite } from "../shared/syntax.ts";
+import { isDigit, isWhite, Lexer } from "../shared/syntax.ts";
 import { decodeStreamData, N, numberOf } from "../streams/filters.ts";
 
 const TAIL = 1024; // like Acrobat: the end-of-file marker must be in the last 1 KB
@@ -14,30 +14,17 @@ const MAX_SECTIONS = 1000;
 const MAX_XREF_STREAM_BYTES = 64 * 1024 * 1024;
 const latin1 = new TextDecoder("latin1");
 
-const isDigit = (b: number | undefined) => b !== undefined && b >= 0x30 && b <= 0x39;
-
-class Scanner {
-  readonly bytes: Uint8Array;
-  pos: number;
-  constructor(bytes: Uint8Array, pos: number) {
-    this.bytes = bytes;
-    this.pos = pos;
-  }
-  skipWhite(): void {
-    while (this.pos < this.bytes.length && isWhite(this.bytes[this.pos])) this.pos++;
-  }
-  int(): number | undefined {
+/** A reader of the plain syntax of xref tables and object headers: integers and keywords between white-space. */
+class Scanner extends Lexer {
+  /** An unsigned integer after white-space (of at most `maxDigits` digits: an offset or an object number). */
+  int(maxDigits = 16): number | undefined {
     this.skipWhite();
-    const start = this.pos;
-    let value = 0;
-    while (isDigit(this.bytes[this.pos]) && this.pos - start < 16) value = value * 10 + this.bytes[this.pos++]! - 0x30;
-    return this.pos > start ? value : undefined;
+    return this.unsignedInt(maxDigits);
   }
-  keyword(word: string): boolean {
+  /** Whether `word` comes after white-space; read past it when it does. */
+  nextKeyword(word: string): boolean {
     this.skipWhite();
-    for (let i = 0; i < word.length; i++) if (this.bytes[this.pos + i] !== word.charCodeAt(i)) return false;
-    this.pos += word.length;
-    return true;
+    return this.keyword(word);
   }
 }
 
@@ -47,7 +34,7 @@ function objectNumberAt(bytes: Uint8Array, offset: number): number | undefined {
   const s = new Scanner(bytes, offset);
   const num = s.int();
   const gen = s.int();
-  return num !== undefined && gen !== undefined && s.keyword("obj") ? num : undefined;
+  return num !== undefined && gen !== undefined && s.nextKeyword("obj") ? num : undefined;
 }
 
 interface Section {
@@ -60,7 +47,7 @@ type Parsed = Section | { problem: string };
 
 function parseTable(bytes: Uint8Array, at: number, context: PDFContext): Parsed {
   const s = new Scanner(bytes, at);
-  s.keyword("xref");
+  s.nextKeyword("xref");
   const entries: [number, number | undefined][] = [];
   for (;;) {
     s.skipWhite();
@@ -79,7 +66,7 @@ function parseTable(bytes: Uint8Array, at: number, context: PDFContext): Parsed 
       if (kind === 0x6e) entries.push([first + i, offset]);
     }
   }
-  if (!s.keyword("trailer")) return { problem: "an xref table without a trailer" };
+  if (!s.nextKeyword("trailer")) return { problem: "an xref table without a trailer" };
   const dict = parseObjectAt(bytes, s.pos, context);
   if (!(dict instanceof PDFDict)) return { problem: "an unreadable trailer dictionary" };
   const next: number[] = [];
@@ -100,7 +87,7 @@ function parseObjectAt(bytes: Uint8Array, at: number, context: PDFContext) {
 
 function parseStream(bytes: Uint8Array, at: number, context: PDFContext): Parsed {
   const s = new Scanner(bytes, at);
-  if (s.int() === undefined || s.int() === undefined || !s.keyword("obj")) {
+  if (s.int() === undefined || s.int() === undefined || !s.nextKeyword("obj")) {
     return { problem: "a cross-reference offset that points at neither an xref table nor an xref stream" };
   }
   const stream = parseObjectAt(bytes, s.pos, context);
@@ -153,7 +140,7 @@ function validate(bytes: Uint8Array, startxref: number, shift: number, context: 
     if (at < 0 || at >= bytes.length) return "a cross-reference offset beyond the end of the file";
     const s = new Scanner(bytes, at);
     s.skipWhite();
-    const section = s.keyword("xref") ? parseTable(bytes, at, context) : parseStream(bytes, at, context);
+    const section = s.nextKeyword("xref") ? parseTable(bytes, at, context) : parseStream(bytes, at, context);
     if ("problem" in section) return section.problem;
     for (const [num, entryOffset] of section.entries) {
       if (seen.has(num)) continue; // a newer section already said where this object is
@@ -182,9 +169,9 @@ export function findCrossReferenceProblem(
   const tail = latin1.decode(bytes.subarray(Math.max(0, bytes.length - TAIL)));
   const at = tail.lastIndexOf("startxref");
   if (at < 0) return "no cross-reference at the end of the file: it is truncated or damaged";
-  const match = /^startxref\s+(\d+)/.exec(tail.slice(at));
-  if (!match) return "a malformed startxref";
-  const startxref = Number(match[1]);
+  const s = new Scanner(bytes, bytes.length - tail.length + at + "startxref".length);
+  const startxref = isWhite(bytes[s.pos]) ? s.int(Infinity) : undefined;
+  if (startxref === undefined) return "a malformed startxref";
   const problem = validate(bytes, startxref, 0, context);
   if (problem === undefined || headerOffset === 0) return problem;
   return validate(bytes, startxref, headerOffset, context) === undefined ? undefined : problem;
