@@ -48,7 +48,7 @@ async function pageByIds(ctx: GraphQLContext, query: JobQuery, window: SqlWindow
     if (near) return nearListPage(ctx.sql, window, near, read);
     // The deferred join: the ids within a radius come off the coordinates' index alone, where
     // reading whole rows in date order walked the date index (Berlin: 485 ms against 53 ms).
-    return jobPage(ctx.sql, plain.select, window, 0);
+    return jobPage(ctx.sql, plain.select, window);
   }
   const ids: RankedId[] =
     ranking?.kind === "relevance"
@@ -99,7 +99,7 @@ async function pageItems(
   // Our statement is always a deferred join (the page's ids off the list's index, then its rows),
   // as a hand-written one would be: a filter an index covers (work model, salary, a radius) then
   // reads no row it does not answer, and a deep offset reads none it skips.
-  if (sql && sqlWhere && answersJobQuery(query)) return jobPage(sql, query.select, { ...page, sqlWhere }, 0);
+  if (sql && sqlWhere && answersJobQuery(query)) return jobPage(sql, query.select, { ...page, sqlWhere });
   const relationLoadStrategy = loadStrategy("Job", query);
   const orderBy = page.order ? orderByOf(page.order) : jobOrder;
   // Near the start (or after a cursor, which seeks) the skipped rows are few: one statement.

@@ -182,25 +182,21 @@ function orderOf(window: PageWindow<unknown>, params: SqlParams): { by: string; 
 }
 
 /**
- * A page of jobs in one statement. Near the start (or after a cursor, which seeks) it reads the
- * page's rows directly; past `deferFrom` skipped rows it skips over the list's index alone (an
- * index-only scan) and joins the page's rows after, so skipped rows' heap tuples are never read.
+ * A page of jobs in one statement, as a deferred join: the page's ids off the list's index alone
+ * (an index-only scan), then the page's rows joined on them, so skipped rows' heap tuples are never
+ * read and a filter an index covers reads no row it does not answer.
  */
 export async function jobPage(
   sql: SqlRunner,
   select: Selection,
   window: PageWindow<unknown> & { sqlWhere: SqlCondition },
-  deferFrom: number,
 ): Promise<Record<string, unknown>[]> {
   const params = new SqlParams();
   const { columns, joins } = columnsOf(select);
   const where = window.sqlWhere(params);
   const { by, seek } = orderOf(window, params);
   const page = `ORDER BY ${by} LIMIT ${params.add(window.limit, "int")} OFFSET ${params.add(window.skip, "int")}`;
-  const text =
-    window.skip < deferFrom
-      ? `SELECT ${columns} FROM jobs j${joins} WHERE ${where}${seek} ${page}`
-      : `SELECT ${columns} FROM (SELECT j.id FROM jobs j WHERE ${where}${seek} ${page}) AS page
+  const text = `SELECT ${columns} FROM (SELECT j.id FROM jobs j WHERE ${where}${seek} ${page}) AS page
            JOIN jobs j ON j.id = page.id${joins} ORDER BY ${by}`;
   const rows = await sql.query(text, params.values);
   return rows.map(nest);
