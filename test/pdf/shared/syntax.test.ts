@@ -1,0 +1,85 @@
+// The engine's one PDF lexer (src/pdf/shared/syntax.ts): the kinds of tokens and their byte spans,
+// strings decoded and judged well formed, a region's end, and the plain integers xref tables and
+// object streams are made of. The content-stream readers built on it are tested through the passes
+// (test/pdf/images, test/pdf/content) and held to the engine's output bytes (npm run bench:engine-md5).
+import { describe, expect, it } from "vitest";
+import { Lexer, Tok, tokenize, scanContent } from "../../../src/pdf/shared/syntax.ts";
+import type { Token } from "../../../src/pdf/shared/syntax.ts";
+
+const bytes = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+const KIND = Object.fromEntries(Object.entries(Tok).map(([name, kind]) => [kind, name]));
+
+/** Every token of `text` as "Kind:bytes as written". */
+function tokens(text: string, end?: number): string[] {
+  const lexer = new Lexer(bytes(text), 0, end);
+  const out: string[] = [];
+  for (let kind = lexer.next(); kind !== Tok.End; kind = lexer.next()) {
+    out.push(`${KIND[kind]}:${text.slice(lexer.start, lexer.pos)}`);
+  }
+  return out;
+}
+
+describe("Lexer.next", () => {
+  it.each([
+    [
+      "1 0 0 1 72.5 -.5 cm",
+      ["Regular:1", "Regular:0", "Regular:0", "Regular:1", "Regular:72.5", "Regular:-.5", "Regular:cm"],
+    ],
+    ["/F1 12 Tf", ["Name:/F1", "Regular:12", "Regular:Tf"]],
+    ["<</Type/XObject>>", ["DictOpen:<<", "Name:/Type", "Name:/XObject", "DictClose:>>"]],
+    ["[(a\\)b) <41 42>] TJ", ["Bracket:[", "Literal:(a\\)b)", "Hex:<41 42>", "Bracket:]", "Regular:TJ"]],
+    ["(nested (parens)) % a comment\nQ", ["Literal:(nested (parens))", "Regular:Q"]],
+    ["{ } ) > q", ["Bracket:{", "Bracket:}", "Stray:)", "Stray:>", "Regular:q"]],
+    ["(never closed", ["Literal:(never closed"]],
+  ])("%j", (text, expected) => {
+    expect(tokens(text)).toEqual(expected);
+  });
+
+  it("stops at the end of its region", () => {
+    expect(tokens("12 0 obj << /Length 5 >>", 8)).toEqual(["Regular:12", "Regular:0", "Regular:obj"]);
+    expect(tokens("(abc) def", 3)).toEqual(["Literal:(ab"]);
+  });
+
+  it.each([
+    ["(a\\nb\\051\\\r\nc)", "a\nb)c", true],
+    ["(unclosed \\", "unclosed ", false],
+    ["<48 65 6c6C6>", "Hel\x6c\x60", true],
+    ["<48 zz>", "H", false],
+    ["<48", "H", false],
+  ])("the string %j reads as %j, well formed: %s", (text, value, wellFormed) => {
+    const lexer = new Lexer(bytes(text));
+    lexer.next(true);
+    expect(String.fromCharCode(...lexer.string!)).toBe(value);
+    expect(lexer.wellFormed).toBe(wellFormed);
+  });
+
+  it("decodes a name's #xx escapes", () => {
+    const lexer = new Lexer(bytes("/A#20B#2f"));
+    expect(lexer.next()).toBe(Tok.Name);
+    expect(lexer.nameText()).toBe("A B/");
+  });
+});
+
+describe("integers and keywords", () => {
+  it("reads the integers of an xref subsection, at most so many digits", () => {
+    const lexer = new Lexer(bytes("0000000017 00000 n\r\n"));
+    expect(lexer.unsignedInt()).toBe(17);
+    lexer.skipWhite();
+    expect(lexer.unsignedInt(3)).toBe(0);
+    expect(lexer.unsignedInt(3)).toBe(0);
+    lexer.skipWhite();
+    expect(lexer.unsignedInt()).toBeUndefined();
+    expect(lexer.keyword("n")).toBe(true);
+    expect(lexer.skipWhite()).toBe(20);
+  });
+});
+
+describe("content streams", () => {
+  it("tokenize fails on what is not content; scanContent reads past it", () => {
+    const emitted: Token[] = [];
+    expect(tokenize(bytes("q ) Q"), (token) => emitted.push(token))).toBe(false);
+    const operators: number[] = [];
+    expect(scanContent(bytes("q ) Q"), { operator: (op) => operators.push(op) })).toBe(true);
+    expect(operators).toHaveLength(2);
+  });
+});
