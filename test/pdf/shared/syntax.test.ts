@@ -3,8 +3,8 @@
 // object streams are made of. The content-stream readers built on it are tested through the passes
 // (test/pdf/images, test/pdf/content) and held to the engine's output bytes (npm run bench:engine-md5).
 import { describe, expect, it } from "vitest";
-import { Lexer, Tok, tokenize, scanContent } from "../../../src/pdf/shared/syntax.ts";
-import type { Token } from "../../../src/pdf/shared/syntax.ts";
+import { Lexer, Op, Tok, tokenize, scanContent } from "../../../src/pdf/shared/syntax.ts";
+import type { InlineImage, Token } from "../../../src/pdf/shared/syntax.ts";
 
 const bytes = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
 const KIND = Object.fromEntries(Object.entries(Tok).map(([name, kind]) => [kind, name]));
@@ -75,6 +75,39 @@ describe("integers and keywords", () => {
 });
 
 describe("content streams", () => {
+  it("reports q, Q, cm, Do and gs with their operands, and nothing from strings or comments", () => {
+    const seen: string[] = [];
+    const content = bytes(
+      "% a comment with 1 0 0 1 0 0 cm\n" +
+        "q 2 0 0 3 4 5 cm BT (text with \\( cm and \\) Do (inside)) Tj <414243> Tj ET\n" +
+        "/Span <</ActualText (x) /MCID 3>> BDC [(a) 1 (b)] TJ EMC /GS1 gs /Im1 Do Q",
+    );
+    expect(
+      scanContent(content, {
+        operator: (op, operands) => {
+          if ([Op.q, Op.Q, Op.cm, Op.Do, Op.gs].includes(op)) seen.push(`${op}:${operands.join(",")}`);
+        },
+      }),
+    ).toBe(true);
+    expect(seen).toEqual([`${Op.q}:`, `${Op.cm}:2,0,0,3,4,5`, `${Op.gs}:GS1`, `${Op.Do}:Im1`, `${Op.Q}:`]);
+  });
+
+  it("skips inline images whole, binary data with EI, Q and cm bytes inside included", () => {
+    // 4 x 4 gray samples that spell out operators and an early "EI".
+    const samples = bytes(" EI Q 1 0 0 cm  ");
+    const head = bytes("q 10 0 0 10 0 0 cm BI /W 4 /H 4 /BPC 8 /CS /G ID ");
+    const tail = bytes("\nEI Q q 5 0 0 5 0 0 cm /Im Do Q");
+    const content = new Uint8Array([...head, ...samples, ...tail]);
+    const inline: InlineImage[] = [];
+    const ops: number[] = [];
+    scanContent(content, { inlineImage: (image) => inline.push(image), operator: (op) => ops.push(op) });
+    expect(inline).toHaveLength(1);
+    expect(Buffer.from(inline[0]!.data).equals(Buffer.from(samples))).toBe(true);
+    expect(inline[0]!.dict.get("W")).toBe(4);
+    expect(ops.filter((op) => op === Op.Do)).toHaveLength(1);
+    expect(ops.filter((op) => op === Op.cm)).toHaveLength(2);
+  });
+
   it("tokenize fails on what is not content; scanContent reads past it", () => {
     const emitted: Token[] = [];
     expect(tokenize(bytes("q ) Q"), (token) => emitted.push(token))).toBe(false);

@@ -1,0 +1,101 @@
+// Where images are drawn (src/pdf/shared/placement.ts): nested q/Q, forms with their matrix, the
+// largest placement, the share of a page images cover, annotation appearances.
+import { describe, expect, it } from "vitest";
+import { PDFDocument, PDFName } from "@cantoo/pdf-lib";
+import type { PDFRef, PDFRawStream } from "@cantoo/pdf-lib";
+import { findImagePlacements } from "../../../src/pdf/shared/placement.ts";
+import { encoder, image, pageWith, draw } from "../helpers/images.ts";
+
+describe("placements", () => {
+  it("finds where images are drawn: nested q/Q, forms with their matrix, the largest placement", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const im = image(doc, new Uint8Array(100 * 50), {
+      Width: 100,
+      Height: 50,
+      ColorSpace: "DeviceGray",
+      BitsPerComponent: 8,
+    });
+    const other = image(doc, new Uint8Array(64 * 64), {
+      Width: 64,
+      Height: 64,
+      ColorSpace: "DeviceGray",
+      BitsPerComponent: 8,
+    });
+    // A form that draws `im` at its unit square scaled by its own matrix (x3).
+    const form = doc.context.register(
+      doc.context.flateStream(encoder.encode("q 10 0 0 20 0 0 cm /Im Do Q"), {
+        Type: "XObject",
+        Subtype: "Form",
+        BBox: [0, 0, 100, 100],
+        Matrix: [3, 0, 0, 3, 0, 0],
+        Resources: { XObject: { Im: im } },
+      }),
+    );
+    // Page 1: `im` at 72 x 36 inside two levels of q; the form drawn scaled by 2 (im: 60 x 120 at x2 = 120 x 240... see below).
+    pageWith(
+      doc,
+      "q 2 0 0 2 0 0 cm q 36 0 0 18 0 0 cm /Im Do Q Q\n" + // 72 x 36
+        "q 2 0 0 2 100 100 cm /Fm Do Q\n" + // form: 10x20 x3 x2 = 60 x 120
+        "BI /W 2 /H 2 /BPC 8 /CS /G ID \x00EI\x00\x00\nEI\n" +
+        "q 0 50 -25 0 300 300 cm /Other Do Q", // rotated: width edge 50, height edge 25
+      { Im: im, Fm: form, Other: other },
+    );
+    // Page 2: `im` small.
+    pageWith(doc, draw("Im", 10, 5), { Im: im });
+    const { images, complete } = findImagePlacements(doc.context);
+    expect(complete).toBe(true);
+    const placed = (ref: PDFRef) => images.get(doc.context.lookup(ref) as PDFRawStream);
+    expect(placed(im)).toMatchObject({ width: 72, height: 120 });
+    expect(placed(other)!.width).toBeCloseTo(50);
+    expect(placed(other)!.height).toBeCloseTo(25);
+  });
+
+  it("tells how much of its page images cover", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const a = image(doc, new Uint8Array(64 * 64), {
+      Width: 64,
+      Height: 64,
+      ColorSpace: "DeviceGray",
+      BitsPerComponent: 8,
+    });
+    const b = image(doc, new Uint8Array(64 * 64), {
+      Width: 64,
+      Height: 64,
+      ColorSpace: "DeviceGray",
+      BitsPerComponent: 8,
+    });
+    pageWith(doc, draw("A", 300, 396) + draw("B", 100, 100, 400, 400), { A: a, B: b }, [600, 792]);
+    const { images } = findImagePlacements(doc.context);
+    const share = (300 * 396 + 100 * 100) / (600 * 792);
+    expect(images.get(doc.context.lookup(a) as PDFRawStream)!.pageShare).toBeCloseTo(share, 6);
+    expect(images.get(doc.context.lookup(b) as PDFRawStream)!.pageShare).toBeCloseTo(share, 6);
+  });
+
+  it("counts annotation appearances, fitted to their rectangle", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const im = image(doc, new Uint8Array(64 * 64), {
+      Width: 64,
+      Height: 64,
+      ColorSpace: "DeviceGray",
+      BitsPerComponent: 8,
+    });
+    const appearance = doc.context.register(
+      doc.context.flateStream(encoder.encode(draw("Im", 10, 10)), {
+        Type: "XObject",
+        Subtype: "Form",
+        BBox: [0, 0, 10, 10],
+        Resources: { XObject: { Im: im } },
+      }),
+    );
+    const page = pageWith(doc, "", {});
+    const annot = doc.context.obj({
+      Type: "Annot",
+      Subtype: "Stamp",
+      Rect: [100, 100, 300, 150],
+      AP: { N: appearance },
+    });
+    page.node.set(PDFName.of("Annots"), doc.context.obj([doc.context.register(annot)]));
+    const { images } = findImagePlacements(doc.context);
+    expect(images.get(doc.context.lookup(im) as PDFRawStream)).toMatchObject({ width: 200, height: 50 });
+  });
+});
