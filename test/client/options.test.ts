@@ -5,8 +5,7 @@
 // the floor cannot reach fails the job with target_unreachable, and a refused option comes back as
 // the typed 400 naming the field.
 import { execFileSync } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -17,53 +16,37 @@ import {
   uploadFile,
   waitForJob,
 } from "../../clients/typescript/src/index.ts";
-import { startJobWorker, type JobWorker } from "../../src/compress/async-jobs/worker.ts";
-import type { EngineRunner } from "../../src/compress/compression.ts";
 import type { EngineJob } from "../../src/compress/isolation/protocol.ts";
-import { createRunner, type Runner } from "../../src/compress/isolation/runner.ts";
-import { createLocalStorage } from "../../src/compress/storage/local.ts";
-import { createLogger } from "../../src/logger.ts";
+import { startCompressionStack, type CompressionStack } from "../helpers/compression-stack.ts";
 import { subscriberWithKey } from "../helpers/compress.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
-import { startServer, type TestServer } from "../helpers/server.ts";
+import type { TestDatabase } from "../helpers/database.ts";
+import type { TestServer } from "../helpers/server.ts";
 import { documentWithInformation, textPdf } from "../pdf/fixtures.ts";
 
 let db: TestDatabase;
 let work: string;
-let runner: Runner;
 let server: TestServer;
-let worker: JobWorker;
+let stack: CompressionStack | undefined;
 let document: Blob;
 const jobs: EngineJob[] = [];
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  work = await mkdtemp(path.join(tmpdir(), "client-options-"));
   document = new Blob([Buffer.from(await documentWithInformation())], { type: "application/pdf" });
-  runner = createRunner({ concurrency: 2, queueLimit: 16, timeoutMs: 60_000, memoryMb: 1024 });
-  // The real runner; each job it is given is kept, to see what reached the engine.
-  const recording: EngineRunner = {
-    run: (job, options) => {
-      jobs.push(job);
-      return runner.run(job, options);
-    },
-  };
-  const storage = await createLocalStorage(path.join(work, "objects"), null);
-  server = await startServer(
-    db,
-    { UPLOAD_TMP_DIR: path.join(work, "uploads"), COMPRESS_JOB_WORKERS: "0" },
-    { compress: { storage, runner: recording } },
-  );
-  const logger = createLogger({ logLevel: "silent" });
-  const deps = { config: server.config, prisma: db.prisma, storage, runner: recording, logger, pollMs: 100 };
-  worker = startJobWorker(deps, 1);
+  stack = await startCompressionStack({
+    name: "client-options",
+    jobWorker: true,
+    // The real runner; each job it is given is kept, to see what reached the engine.
+    engine: (runner) => ({
+      run: (job, options) => {
+        jobs.push(job);
+        return runner.run(job, options);
+      },
+    }),
+  });
+  ({ db, work, server } = stack);
 });
 afterAll(async () => {
-  await worker?.stop();
-  await server?.close();
-  await runner?.close();
-  await db?.close();
-  await rm(work, { recursive: true, force: true });
+  await stack?.close();
 });
 
 /** The document information fields pdfinfo shows of a downloaded result. */

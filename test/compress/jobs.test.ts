@@ -6,8 +6,7 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { readFileSync } from "node:fs";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { PDFDocument } from "@cantoo/pdf-lib";
@@ -16,10 +15,11 @@ import { usedThisMonth } from "../../src/auth/quota.ts";
 import type { EngineRunner } from "../../src/compress/compression.ts";
 import { startJobWorker, type JobWorker } from "../../src/compress/async-jobs/worker.ts";
 import { verifyWebhook } from "../../src/compress/async-jobs/signature.ts";
-import { createRunner, type Runner } from "../../src/compress/isolation/runner.ts";
-import { createLocalStorage, type LocalStorage } from "../../src/compress/storage/local.ts";
+import type { Runner } from "../../src/compress/isolation/runner.ts";
+import type { LocalStorage } from "../../src/compress/storage/local.ts";
+import { startCompressionStack, type CompressionStack } from "../helpers/compression-stack.ts";
 import { multipart, subscriberWithKey } from "../helpers/compress.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import type { TestDatabase } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { photoPdf } from "../pdf/fixtures.ts";
 
@@ -29,6 +29,7 @@ let work: string;
 let runner: Runner;
 let storage: LocalStorage;
 let server: TestServer;
+let stack: CompressionStack | undefined;
 const workers: JobWorker[] = [];
 
 function worker(run: EngineRunner = runner, options: { leaseSeconds?: number; slots?: number } = {}) {
@@ -51,30 +52,19 @@ const silentLogger = () => {
 };
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   photo = Buffer.from((await photoPdf()).bytes);
-  work = await mkdtemp(path.join(tmpdir(), "compress-jobs-"));
-  runner = createRunner({ concurrency: 2, queueLimit: 8, timeoutMs: 60_000, memoryMb: 1024, warmProcesses: 1 });
-  storage = await createLocalStorage(path.join(work, "objects"), null);
-  server = await startServer(
-    db,
+  stack = await startCompressionStack({
+    name: "compress-jobs",
+    runner: { queueLimit: 8, warmProcesses: 1 },
     // The webhook receivers of these tests listen on loopback.
     // The polls (every 150 ms) of a job slowed by a busy machine would pass 120 requests a minute.
-    {
-      UPLOAD_TMP_DIR: path.join(work, "uploads"),
-      COMPRESS_JOB_WORKERS: "0",
-      WEBHOOK_ALLOW_PRIVATE: "true",
-      COMPRESS_RATE_LIMIT_PER_MINUTE: "100000",
-    },
-    { compress: { storage, runner } },
-  );
+    env: { COMPRESS_JOB_WORKERS: "0", WEBHOOK_ALLOW_PRIVATE: "true", COMPRESS_RATE_LIMIT_PER_MINUTE: "100000" },
+  });
+  ({ db, work, runner, storage, server } = stack);
 });
 afterAll(async () => {
   for (const started of workers) await started.stop().catch(() => undefined);
-  await server?.close();
-  await runner?.close();
-  await db?.close();
-  await rm(work, { recursive: true, force: true });
+  await stack?.close();
 });
 
 type Job = {
