@@ -15,38 +15,95 @@ export const SUGGEST_Q_MAX = 100;
 export const SUGGEST_LIMIT_DEFAULT = 10;
 export const SUGGEST_LIMIT_MAX = 50;
 
-/** The typos by which `typed` (words, the last unfinished) begins the words of `name` from `at`, or null. */
-function typosAt(typed: string[], name: string[], at: number): number | null {
-  let typos = 0;
-  for (let i = 0; i < typed.length; i++) {
-    const word = typed[i]!;
-    const target = name[at + i];
-    if (target === undefined) return null;
-    const last = i === typed.length - 1;
-    const compared = last ? target.slice(0, word.length) : target;
-    if (word === compared) continue;
-    const allowed = typosAllowed(word);
-    // An unfinished word may also be a letter short of or past the name's prefix.
-    const d = last
-      ? Math.min(...[0, -1, 1].map((k) => typoDistance(word, target.slice(0, word.length + k), allowed)))
-      : typoDistance(word, compared, allowed);
-    if (d > allowed) return null;
-    typos += d;
-  }
-  return typos;
+/** How many of `word`'s letters `target` lacks: each one is a typo at least (a cheap bound before measuring). */
+function lettersMissing(word: string, target: string): number {
+  let missing = 0;
+  for (const letter of word) if (!target.includes(letter)) missing++;
+  return missing;
 }
 
-/** The fewest typos by which `typed` begins some run of a name's words, or null. */
-export function matchTypos(typed: string[], entry: Pick<NamedEntry, "keys">): number | null {
-  let best: number | null = null;
-  for (const key of entry.keys) {
-    for (let at = 0; at < key.length; at++) {
-      const t = typosAt(typed, key, at);
-      if (t !== null && (best === null || t < best)) best = t;
+/** The typos by which a typed word stands for a name's word (the last one: begins it), or null past its allowance. */
+function wordTypos(word: string, target: string, last: boolean): number | null {
+  const compared = last ? target.slice(0, word.length) : target;
+  if (word === compared) return 0;
+  const allowed = typosAllowed(word);
+  if (allowed === 0 || lettersMissing(word, last ? target.slice(0, word.length + allowed) : target) > allowed) {
+    return null;
+  }
+  // An unfinished word may also be a letter short of or past the name's prefix.
+  const d = last
+    ? Math.min(...[0, -1, 1].map((k) => typoDistance(word, target.slice(0, word.length + k), allowed)))
+    : typoDistance(word, compared, allowed);
+  return d > allowed ? null : d;
+}
+
+/**
+ * The typos of each typed word against a name's word, remembered for one ranking: names share
+ * their words (companies' "Labs", "Group"; titles' "Engineer"), so each pair is measured once.
+ */
+type WordMatcher = (i: number, target: string) => number | null;
+
+function wordMatcher(typed: string[]): WordMatcher {
+  const memo = typed.map(() => new Map<string, number | null>());
+  return (i, target) => {
+    const seen = memo[i]!;
+    let typos = seen.get(target);
+    if (typos === undefined) {
+      typos = wordTypos(typed[i]!, target, i === typed.length - 1);
+      seen.set(target, typos);
+    }
+    return typos;
+  };
+}
+
+/** Where a word stands among the names: entry, which of its keys, which word of it. */
+type Occurrence = { entry: number; key: number; at: number };
+
+// Every distinct word of a names snapshot with where it stands, built once per snapshot (the
+// snapshot is kept a minute): a ranking measures each distinct word once against the first typed
+// word, and looks further only where one stands for it (4,306 names at a million jobs).
+const indexes = new WeakMap<readonly NamedEntry[], Map<string, Occurrence[]>>();
+
+function wordIndex(names: readonly NamedEntry[]): Map<string, Occurrence[]> {
+  let index = indexes.get(names);
+  if (index) return index;
+  index = new Map();
+  names.forEach((entry, e) =>
+    entry.keys.forEach((key, k) =>
+      key.forEach((word, at) => {
+        let list = index.get(word);
+        if (!list) index.set(word, (list = []));
+        list.push({ entry: e, key: k, at });
+      }),
+    ),
+  );
+  indexes.set(names, index);
+  return index;
+}
+
+/** For each name, the fewest typos by which `typed` begins some run of its words (names none begins are absent). */
+function typosOfNames(names: readonly NamedEntry[], typed: string[], wanted: Set<SuggestionKind>): Map<number, number> {
+  const match = wordMatcher(typed);
+  const best = new Map<number, number>();
+  for (const [word, occurrences] of wordIndex(names)) {
+    const first = match(0, word);
+    if (first === null) continue;
+    for (const { entry, key, at } of occurrences) {
+      if (!wanted.has(names[entry]!.kind)) continue;
+      const words = names[entry]!.keys[key]!;
+      let typos: number | null = first;
+      for (let i = 1; i < typed.length && typos !== null; i++) {
+        const target = words[at + i];
+        const d = target === undefined ? null : match(i, target);
+        typos = d === null ? null : typos + d;
+      }
+      if (typos !== null && typos < (best.get(entry) ?? Infinity)) best.set(entry, typos);
     }
   }
   return best;
 }
+
+const byName = new Intl.Collator();
 
 export interface Suggestion extends NamedEntry {
   typos: number;
@@ -60,14 +117,9 @@ export function rankSuggestions(
 ): Suggestion[] {
   const typed = phraseKey(q.split(/\s+/u)).split(" ").filter(Boolean);
   if (typed.length === 0) return [];
-  const wanted = new Set(kinds);
   const found: Suggestion[] = [];
-  for (const entry of names) {
-    if (!wanted.has(entry.kind)) continue;
-    const typos = matchTypos(typed, entry);
-    if (typos !== null) found.push({ ...entry, typos });
-  }
-  found.sort((a, b) => a.typos - b.typos || b.openJobs - a.openJobs || a.text.localeCompare(b.text));
+  for (const [entry, typos] of typosOfNames(names, typed, new Set(kinds))) found.push({ ...names[entry]!, typos });
+  found.sort((a, b) => a.typos - b.typos || b.openJobs - a.openJobs || byName.compare(a.text, b.text));
   return found.slice(0, limit);
 }
 
