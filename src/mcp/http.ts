@@ -6,6 +6,7 @@
 // per-IP rate limit); here: the Origin and Host checks against DNS rebinding, a body limit, one
 // JSON-RPC message per request.
 import Router from "@koa/router";
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Context } from "koa";
 import { HttpError } from "../errors.ts";
@@ -133,12 +134,24 @@ function parseMessage(ctx: Context, body: string): unknown {
 
 async function handle(ctx: Context, options: McpOptions): Promise<void> {
   checkCaller(ctx, options);
-  const message = parseMessage(ctx, await readMessage(ctx));
+  const message = await readMcpMessage(ctx);
   if (message === undefined) return;
   const apiBase = `${publicOrigin(ctx, options.publicBaseUrl)}${API_PREFIX}`;
   const rc: RouteContext = { context: options.context, linker: { apiBase, webBase: options.webBaseUrl } };
   const faults: Faults = {};
-  const server = createMcpServer(rc, faults);
+  await answerMcp(ctx, createMcpServer(rc, faults), faults, message);
+}
+
+/** Reads the body (within MCP_BODY_MAX) as one JSON-RPC message; or answers the error and returns undefined. */
+export async function readMcpMessage(ctx: Context): Promise<unknown> {
+  return parseMessage(ctx, await readMessage(ctx));
+}
+
+/**
+ * Answers one message with `server` over the SDK's stateless transport (JSON, no session); a fault a
+ * tool left in `faults` is thrown for the error middleware. Shared by /mcp and /v1/mcp.
+ */
+export async function answerMcp(ctx: Context, server: McpServer, faults: Faults, message: unknown): Promise<void> {
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

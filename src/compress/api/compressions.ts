@@ -38,15 +38,18 @@ const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:
 
 const invalid = (name: string, message: string) => new HttpError(400, `invalid_${name}`, `${name} ${message}`);
 
+/** The list's parameters: a route's query, or a tool's arguments (/v1/mcp). */
+export type ListQuery = Readonly<Record<string, string | string[] | undefined>>;
+
 /** One query parameter's value: absent, or given once (repeated is refused). */
-function single(ctx: KeyedContext, name: string): string | undefined {
-  const value = ctx.query[name];
+function single(query: ListQuery, name: string): string | undefined {
+  const value = query[name];
   if (Array.isArray(value)) throw invalid(name, "was given more than once.");
   return value;
 }
 
-function instant(ctx: KeyedContext, name: "created_after" | "created_before"): Date | undefined {
-  const value = single(ctx, name);
+function instant(query: ListQuery, name: "created_after" | "created_before"): Date | undefined {
+  const value = single(query, name);
   if (value === undefined) return undefined;
   const date = new Date(value);
   if (!DATE_TIME.test(value) || Number.isNaN(date.getTime())) {
@@ -55,8 +58,8 @@ function instant(ctx: KeyedContext, name: "created_after" | "created_before"): D
   return date;
 }
 
-function limitOf(ctx: KeyedContext): number {
-  const value = single(ctx, "limit");
+function limitOf(query: ListQuery): number {
+  const value = single(query, "limit");
   if (value === undefined) return DEFAULT_LIMIT;
   const limit = /^[0-9]{1,3}$/.test(value) ? Number(value) : Number.NaN;
   if (!(limit >= 1 && limit <= MAX_LIMIT)) {
@@ -71,8 +74,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const encodeCursor = (position: Position) =>
   Buffer.from(`${position.createdAt.toISOString()}|${position.id}`).toString("base64url");
 
-function cursorOf(ctx: KeyedContext): Position | undefined {
-  const value = single(ctx, "cursor");
+function cursorOf(query: ListQuery): Position | undefined {
+  const value = single(query, "cursor");
   if (value === undefined) return undefined;
   const [at = "", id = "", ...rest] = Buffer.from(value, "base64url").toString("utf8").split("|");
   const createdAt = new Date(at);
@@ -82,8 +85,8 @@ function cursorOf(ctx: KeyedContext): Position | undefined {
   return { createdAt, id };
 }
 
-function filterOf(ctx: KeyedContext): ListFilter {
-  const unknown = Object.keys(ctx.query).find((name) => !(LIST_PARAMETERS as readonly string[]).includes(name));
+function filterOf(query: ListQuery): ListFilter {
+  const unknown = Object.keys(query).find((name) => !(LIST_PARAMETERS as readonly string[]).includes(name));
   if (unknown !== undefined) {
     throw new HttpError(
       400,
@@ -91,12 +94,12 @@ function filterOf(ctx: KeyedContext): ListFilter {
       `Unknown parameter "${unknown.slice(0, 40)}"; this list takes ${LIST_PARAMETERS.join(", ")}.`,
     );
   }
-  const status = single(ctx, "status");
+  const status = single(query, "status");
   if (status !== undefined && !(STATUSES as readonly string[]).includes(status)) {
     throw invalid("status", `must be one of ${STATUSES.join(", ")}; got "${status.slice(0, 40)}".`);
   }
-  const createdAfter = instant(ctx, "created_after");
-  const createdBefore = instant(ctx, "created_before");
+  const createdAfter = instant(query, "created_after");
+  const createdBefore = instant(query, "created_before");
   return {
     ...(status ? { status: status as ListStatus } : {}),
     ...(createdAfter ? { createdAfter } : {}),
@@ -104,35 +107,45 @@ function filterOf(ctx: KeyedContext): ListFilter {
   };
 }
 
-/** GET /v1/compressions: one page, and the cursor of the next while there is one. */
-async function list(deps: CompressDeps, ctx: KeyedContext): Promise<void> {
-  const filter = filterOf(ctx);
-  const limit = limitOf(ctx);
-  const after = cursorOf(ctx);
-  const rows = await listCompressions(deps.prisma, ctx.state.apiKey.subscriberId, filter, {
-    limit,
-    ...(after ? { after } : {}),
-  });
+/** One page of the subscriber's compressions, and the cursor of the next while there is one. */
+export async function compressionPage(deps: CompressDeps, subscriberId: string, query: ListQuery) {
+  const filter = filterOf(query);
+  const limit = limitOf(query);
+  const after = cursorOf(query);
+  const rows = await listCompressions(deps.prisma, subscriberId, filter, { limit, ...(after ? { after } : {}) });
   const page = rows.slice(0, limit);
   const last = page.at(-1);
-  ctx.set("Cache-Control", "no-store");
-  ctx.body = {
-    object: "list",
+  return {
+    object: "list" as const,
     data: await Promise.all(page.map((row) => compressionResource(deps, row))),
     has_more: rows.length > limit,
     next_cursor: rows.length > limit && last ? encodeCursor(last) : null,
   };
 }
 
+/** GET /v1/compressions. */
+async function list(deps: CompressDeps, ctx: KeyedContext): Promise<void> {
+  const page = await compressionPage(deps, ctx.state.apiKey.subscriberId, ctx.query);
+  ctx.set("Cache-Control", "no-store");
+  ctx.body = page;
+}
+
 const notFound = () =>
   new HttpError(404, "not_found", "No compression with this id belongs to this API key's subscriber.");
 
-async function getOne(deps: CompressDeps, ctx: KeyedContext, id: string): Promise<void> {
-  const record = await findCompression(deps.prisma, ctx.state.apiKey.subscriberId, id);
+/** One of the subscriber's compressions, its URL signed now (404 for anyone else's). */
+export async function compressionOf(deps: CompressDeps, subscriberId: string, id: string, origin: string) {
+  const record = await findCompression(deps.prisma, subscriberId, id);
   if (!record) throw notFound();
+  return { record, resource: await compressionResource(deps, record, { origin }) };
+}
+
+async function getOne(deps: CompressDeps, ctx: KeyedContext, id: string): Promise<void> {
+  const origin = publicOrigin(ctx, deps.config.publicApiBaseUrl);
+  const { record, resource } = await compressionOf(deps, ctx.state.apiKey.subscriberId, id, origin);
   ctx.set("Cache-Control", "no-store");
   if (record.status === "running") ctx.set("Retry-After", "2");
-  ctx.body = await compressionResource(deps, record, { origin: publicOrigin(ctx, deps.config.publicApiBaseUrl) });
+  ctx.body = resource;
 }
 
 async function deleteOne(deps: CompressDeps, ctx: KeyedContext, id: string): Promise<void> {

@@ -38,6 +38,7 @@ import {
 } from "./jobs-and-uploads.ts";
 import { maxRetentionSeconds, resultDeleted } from "../workflow/results.ts";
 import { addCompressionRoutes } from "./compressions.ts";
+import { addCompressionMcpRoute } from "./mcp.ts";
 import { idempotent } from "./idempotency.ts";
 import { buildCompressOpenApi } from "./openapi.ts";
 import { isBodyOf } from "../../http/read-body.ts";
@@ -134,6 +135,7 @@ export function createCompressRouter(
     createDirectUpload(deps, ctx),
   );
   addCompressionRoutes(router, deps, keyed);
+  addCompressionMcpRoute(router, deps, service, keyed);
   router.get<KeyedState>("/v1/webhook-secret", ...keyed, answerWebhookSecret(deps, false));
   router.post<KeyedState>("/v1/webhook-secret", ...keyed, answerWebhookSecret(deps, true));
 

@@ -1,0 +1,127 @@
+// Compression for agents (issue 44 item 6): POST /v1/mcp through the official SDK's client
+// (Client + StreamableHTTPClientTransport) against a real server: the tools listed with their
+// output schemas, a file compressed by its URL from a local server (and as a job), the result got,
+// listed and deleted, the usage, a refusal as a tool error; a missing or wrong key is a 401 in the
+// error shape with WWW-Authenticate, before any tool runs.
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { usedThisMonth } from "../../src/auth/quota.ts";
+import { makePdf, subscriberWithKey } from "../helpers/compress.ts";
+import { startCompressionStack, type CompressionStack } from "../helpers/compression-stack.ts";
+
+let stack: CompressionStack;
+let files: Server;
+let origin: string;
+
+beforeAll(async () => {
+  const pdf = await makePdf(2);
+  files = createServer((req, res) => {
+    if (req.url === "/cv.pdf") res.writeHead(200, { "Content-Type": "application/pdf" }).end(pdf);
+    else res.writeHead(200, { "Content-Type": "text/html" }).end("<html></html>");
+  });
+  await new Promise<void>((resolve) => files.listen(0, "127.0.0.1", resolve));
+  origin = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
+  // development: this machine's file server may be fetched (the webhook policy's loopback default)
+  stack = await startCompressionStack({ name: "mcp-compression", env: { NODE_ENV: "development" } });
+});
+afterAll(async () => {
+  files?.close();
+  await stack?.close();
+});
+
+async function connect(token: string): Promise<Client> {
+  const client = new Client({ name: "test-agent", version: "1.0.0" });
+  const transport = new StreamableHTTPClientTransport(new URL(`${stack.server.url}/v1/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+describe("/v1/mcp", () => {
+  it("lists the compression tools, each with an output schema", async () => {
+    const { token } = await subscriberWithKey(stack.db.prisma);
+    const client = await connect(token);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual([
+        "compress_pdf",
+        "delete_compression",
+        "get_compression",
+        "list_compressions",
+        "usage",
+      ]);
+      for (const tool of tools) expect(tool.outputSchema, tool.name).toBeDefined();
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("compresses a file by URL, gets, lists and deletes it, and tells the usage", async () => {
+    const { token, subscriber } = await subscriberWithKey(stack.db.prisma, { quota: 10 });
+    const client = await connect(token);
+    try {
+      const done = await client.callTool({ name: "compress_pdf", arguments: { file_url: `${origin}/cv.pdf` } });
+      expect(done.isError).toBeFalsy();
+      const result = done.structuredContent as { id: string; url: string; report?: unknown; compressed_size: number };
+      expect(result).toMatchObject({ id: expect.any(String) as string, url: expect.any(String) as string });
+      expect(result.report).toBeDefined();
+      const download = await fetch(result.url);
+      expect(download.status).toBe(200);
+      expect((await download.arrayBuffer()).byteLength).toBe(result.compressed_size);
+
+      const job = await client.callTool({
+        name: "compress_pdf",
+        arguments: { file_url: `${origin}/cv.pdf`, async: true, profile: "extreme" },
+      });
+      expect(job.structuredContent).toMatchObject({ status: "queued" });
+
+      const got = await client.callTool({ name: "get_compression", arguments: { id: result.id } });
+      expect(got.structuredContent).toMatchObject({ id: result.id, status: "succeeded" });
+      const listed = await client.callTool({ name: "list_compressions", arguments: { limit: 1 } });
+      expect(listed.structuredContent).toMatchObject({ has_more: true });
+      const usage = await client.callTool({ name: "usage", arguments: {} });
+      expect(usage.structuredContent).toMatchObject({ monthly_quota: 10, used: 2, remaining: 8 });
+
+      const deleted = await client.callTool({ name: "delete_compression", arguments: { id: result.id } });
+      expect(deleted.structuredContent).toEqual({ id: result.id, deleted: true });
+      expect((await fetch(result.url)).status).toBeGreaterThanOrEqual(404);
+
+      // A refusal of the arguments is a tool error naming its code; nothing charged.
+      const refused = await client.callTool({ name: "compress_pdf", arguments: { file_url: `${origin}/page.html` } });
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain("file_url_not_pdf");
+      const other = await client.callTool({ name: "get_compression", arguments: { id: "nope" } });
+      expect(JSON.stringify(other.content)).toContain("not_found");
+      expect(await usedThisMonth(stack.db.prisma, subscriber.id)).toBe(2);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("is listed in /llms.txt", async () => {
+    const text = await (await fetch(`${stack.server.url}/llms.txt`)).text();
+    expect(text).toContain(`${stack.server.url}/v1/mcp`);
+    expect(text).toContain("compress_pdf");
+  });
+
+  it.each([
+    ["no key", {}],
+    ["a wrong key", { authorization: "Bearer mk_live_notarealkey0000000000000000000000" }],
+  ])("answers 401 in the error shape with WWW-Authenticate for %s", async (_what, headers) => {
+    const response = await fetch(`${stack.server.url}/v1/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    const body = (await response.json()) as { error: { code: string } };
+    expect(["missing_api_key", "malformed_api_key", "invalid_api_key"]).toContain(body.error.code);
+    // and the SDK's client cannot connect with it
+    await expect(connect("mk_live_notarealkey0000000000000000000000")).rejects.toThrow();
+  });
+});
