@@ -2,7 +2,7 @@
 //   npm run bench:compress -- <dir> [--profiles lossless,balanced,extreme] [--tools engine,gs,qpdf]
 //     [--no-peers] [--only substr[,substr]] [--jobs N] [--keep DIR] [--json FILE]
 //     [--timeout S (per peer run, 300)] [--heap-mb MB (engine child heap, 1536)] [--live-engine]
-//     [--cold]
+//     [--cold] [--record FILE] [--against FILE]
 // <dir> is a folder of PDFs, or the shared corpus layout (files/ + MANIFEST.tsv, of which only
 // the files the API should accept without a password are used). --only keeps the files whose name
 // contains one of the strings (--only cv_ runs the CVs). The report has aggregates for all files
@@ -20,6 +20,9 @@
 // The engine runs from a copy of src/pdf taken at the start (bench/pdf/snapshot.ts),
 // so that edits made during a run do not reach half of its files; --live-engine runs the
 // working tree instead.
+// --record FILE keeps this run's figures per file (bytes, time, peak memory, worst SSIM) as a
+// baseline; --against FILE prints what got larger, slower (past the noise this run measures:
+// how far gs's own times moved), hungrier or worse-looking than that baseline (bench/pdf/against.ts).
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -34,6 +37,7 @@ import {
   bestOf,
   checkTargets,
   countedFiles,
+  noFileSlowerThanGs,
   PER_FILE_CATEGORIES,
   perFileTargets,
   trailing,
@@ -61,6 +65,7 @@ import {
   trailingTable,
 } from "./pdf/report.ts";
 import { findBinary, killRunning, MissingBinary, requireBinary } from "./pdf/tools.ts";
+import { againstSection, compareWithBaseline, readBaseline, recordBaseline } from "./pdf/against.ts";
 
 const { values: flags, positionals } = parseArgs({
   allowPositionals: true,
@@ -76,6 +81,8 @@ const { values: flags, positionals } = parseArgs({
     "heap-mb": { type: "string", default: "1536" },
     "live-engine": { type: "boolean", default: false },
     cold: { type: "boolean", default: false },
+    record: { type: "string" },
+    against: { type: "string" },
   },
 });
 
@@ -341,6 +348,7 @@ const byCategory = aggregateByCategory(contenders, results);
 const targets = [
   ...checkTargets(aggregates),
   ...PER_FILE_CATEGORIES.flatMap((category) => perFileTargets(contenders, results, category)),
+  ...noFileSlowerThanGs(results),
 ];
 const behind = trailing(results);
 const counted = countedFiles(results);
@@ -394,7 +402,15 @@ out.push("", bestOfLines(best));
 out.push("", "== TARGETS ==", targetsSection(targets));
 out.push("", "== Files where the engine trails gs (5+ points less saving, or worst page SSIM 0.02+ lower) ==");
 out.push(trailingTable(behind));
+if (flags.against) {
+  const baseline = await readBaseline(flags.against);
+  out.push("", againstSection(flags.against, baseline, compareWithBaseline(baseline, results)));
+}
 console.log(out.join("\n"));
+if (flags.record) {
+  await recordBaseline(flags.record, results, environment);
+  console.error(`bench:compress: figures recorded in ${flags.record}`);
+}
 
 if (flags.json) {
   const report = {
