@@ -244,6 +244,34 @@ describe("History", () => {
     expect(rows((await get(cookie, "/dashboard/history")).html, "history")[0]![1]).toBe("(name not kept) call · test");
   });
 
+  it("forgets a failed job's name on the job's own row too", async () => {
+    const { subscriber, token, email } = await subscriberWithKey(db.prisma);
+    const accepted = await compress(token, "Arbeitsvertrag.pdf", pdf, { callback_url: "" });
+    expect(accepted.status).toBe(202);
+    const job = (await accepted.json()) as { id: string };
+    await until(async () => (await db.prisma.compressionJob.findUnique({ where: { id: job.id } }))?.finishedAt);
+    // As the worker leaves a job that failed: the job and its record failed, no result.
+    await db.prisma.compressionJob.update({
+      where: { id: job.id },
+      data: { status: "failed", errorCode: "engine_failed" },
+    });
+    const record = await db.prisma.compression.update({
+      where: {
+        subscriberId: subscriber.id,
+        id: (await db.prisma.compressionJob.findUnique({ where: { id: job.id } }))!.compressionId,
+      },
+      data: { status: "failed", errorCode: "engine_failed", objectName: null, expiresAt: null },
+    });
+    const { cookie } = await session(email);
+    const name = async () => rows((await get(cookie, "/dashboard/history")).html, "history")[0]![1];
+    expect(await name()).toBe(`Arbeitsvertrag.pdf job ${job.id.slice(0, 8)}… · test`);
+
+    await forgetFailedNames(db.prisma, new Date(record.createdAt.getTime() + 1));
+    expect(await name()).toBe(`(name not kept) job ${job.id.slice(0, 8)}… · test`);
+    const row = await db.prisma.compressionJob.findUnique({ where: { id: job.id }, select: { filename: true } });
+    expect(row!.filename).toBe("");
+  });
+
   it("says so when there is nothing yet, and sends a signed-out browser to sign in", async () => {
     const { email } = await subscriberWithKey(db.prisma);
     const { cookie } = await session(email);

@@ -214,14 +214,27 @@ export async function recordAsked(prisma: PrismaClient, id: string, asked: Asked
 
 /**
  * Forgets the file names of calls that failed before `before` (docs/data.md: a failed call's name is
- * kept as long as a result would have been at most). Returns how many.
+ * kept as long as a result would have been at most): the record's, and an asynchronous job's on its
+ * own row ("" there, as when a result is deleted: the column is required). Returns how many names.
  */
 export async function forgetFailedNames(prisma: PrismaClient, before: Date): Promise<number> {
-  const { count } = await prisma.compression.updateMany({
-    where: { status: "failed", filename: { not: null }, createdAt: { lt: before } },
-    data: { filename: null },
-  });
-  return count;
+  const [records, jobs] = await prisma.$transaction([
+    prisma.compression.updateMany({
+      where: { status: "failed", filename: { not: null }, createdAt: { lt: before } },
+      data: { filename: null },
+    }),
+    prisma.compressionJob.updateMany({
+      where: {
+        filename: { not: "" },
+        OR: [
+          { status: "failed", createdAt: { lt: before } },
+          { compression: { status: "failed", createdAt: { lt: before } } },
+        ],
+      },
+      data: { filename: "" },
+    }),
+  ]);
+  return records.count + jobs.count;
 }
 
 /** A queued job of this compression ends failed ("deleted") before it runs; true when it was queued. */
