@@ -30,7 +30,7 @@ import { errorMiddleware } from "./http/errors.ts";
 import { createHealthRouter, dependencyFaults } from "./http/health.ts";
 import { createRateLimiter, rateLimitByClientIp } from "./http/rate-limit.ts";
 import { requestLog } from "./http/request-log.ts";
-import { createRootRouter } from "./http/root.ts";
+import { createRootRouter, neighbourSurfaces } from "./http/root.ts";
 import type { AppState } from "./http/state.ts";
 import type { Lifecycle } from "./http/drain.ts";
 import type { Logger } from "./logger.ts";
@@ -199,7 +199,7 @@ function graphqlRouter(deps: AppDeps, totals: TotalsCache | null): Router<AppSta
   const warning = accessWarning(config.graphql.access);
   if (warning) logger.warn(warning);
   const explorer = config.graphql.explorer
-    ? explorerPage(EXPLORER)
+    ? explorerPage({ ...EXPLORER, links: neighbourSurfaces("graphql") })
     : (_ctx: unknown, next: () => Promise<void>) => next();
   graphql.all("/graphql", graphqlAccess(config.graphql.access, deps.googleAuth ?? undefined), explorer, async (ctx) => {
     // The body is read here, within its limit, and handed to yoga whole: yoga would read any size.

@@ -4,6 +4,7 @@ import { get as httpGet, type IncomingHttpHeaders } from "node:http";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inlineScriptHashes } from "../src/graphql/explorer.ts";
+import { neighbourSurfaces } from "../src/http/root.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
 import { factories } from "./helpers/factories.ts";
 import { startServer, type TestServer } from "./helpers/server.ts";
@@ -173,6 +174,26 @@ describe("the explorer page", () => {
     expect(csp).toContain(`script-src ${hashes.map((h) => `'sha256-${h}'`).join(" ")};`);
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("frame-ancestors 'none'");
+  });
+
+  it("links the other surfaces, the list GET / and the OpenAPI documents use, with no script added", async () => {
+    const { body } = await getPage("identity");
+    const html = body.toString("utf8");
+    const nav = /<nav class="surfaces" aria-label="[^"]+">([\s\S]*?)<\/nav>/.exec(html)?.[1] ?? "";
+    const links = [...nav.matchAll(/<a href="([^"]+)">([^<]+)<\/a>/g)].map(([, href, label]) => ({
+      label,
+      path: href,
+    }));
+    expect(links).toEqual(neighbourSurfaces("graphql"));
+    expect(links.map((link) => link.path)).toEqual([
+      "/api/v1/docs",
+      "/v1/docs",
+      "/dashboard",
+      "/mcp",
+      "/llms.txt",
+      "/",
+    ]);
+    expect(nav).not.toContain("<script");
   });
 
   it("is not what a GraphQL client gets from GET", async () => {

@@ -5,10 +5,12 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { seriousViolations } from "./helpers/axe.ts";
 import { hasChromium, launchChromium, warnWithoutChromium } from "./helpers/chromium.ts";
 import { createTestDatabase, type TestDatabase } from "./helpers/database.ts";
 import { factories } from "./helpers/factories.ts";
 import { startServer, type TestServer } from "./helpers/server.ts";
+import { neighbourSurfaces } from "../src/http/root.ts";
 import { routes } from "../src/rest/routes.ts";
 
 warnWithoutChromium();
@@ -53,11 +55,47 @@ describe.skipIf(!hasChromium)("pages in Chromium", () => {
     expect(headers["content-security-policy"]).toMatch(/script-src 'sha256-/);
     await page.locator(".graphiql-execute-button").click({ timeout: 15_000 });
     await expect.poll(() => page.locator(".result-window").innerText(), { timeout: 15_000 }).toContain("explorer-job");
-    await page.screenshot({ path: path.join(tmpdir(), "explorer.png") });
+    await page.screenshot({ path: path.join(process.env["SCREENS_DIR"] ?? tmpdir(), "explorer.png") });
     expect(external).toEqual([]);
     // A script, style or worker the CSP refused shows here ("Refused to ...").
     expect(errors).toEqual([]);
   }, 60_000);
+
+  // The bar of links above the editor: each goes where GET / says, by keyboard too, and axe-core
+  // finds nothing serious in it (GraphiQL's own markup is not this service's to fix).
+  it.each([
+    [1440, 900],
+    [390, 844],
+  ])(
+    "the GraphQL explorer links the other surfaces at %i x %i, axe-core clean",
+    async (width, height) => {
+      const { page, errors } = await openPage();
+      await page.setViewportSize({ width, height });
+      await page.goto(`${server.url}/graphql`);
+      await page.locator(".graphiql-execute-button").waitFor({ timeout: 15_000 });
+      const nav = page.getByRole("navigation", { name: "Other surfaces of this service" });
+      const links = await nav
+        .getByRole("link")
+        .evaluateAll((all) =>
+          all.map((a) => ({ label: a.textContent, path: new URL((a as HTMLAnchorElement).href).pathname })),
+        );
+      expect(links).toEqual(neighbourSurfaces("graphql"));
+      // Every link is on the screen, and the editor still fills the rest of it.
+      for (const link of await nav.getByRole("link").all()) expect(await link.isVisible()).toBe(true);
+      const editor = (await page.locator("#root > .graphiql-container").boundingBox())!;
+      const bar = (await nav.boundingBox())!;
+      expect(editor.y).toBeGreaterThanOrEqual(bar.y + bar.height - 1);
+      expect(editor.y + editor.height).toBeLessThanOrEqual(height + 1);
+      await page.screenshot({ path: path.join(process.env["SCREENS_DIR"] ?? tmpdir(), `explorer-links-${width}.png`) });
+      expect(await seriousViolations(page, "nav.surfaces")).toEqual([]);
+      // The first link is reached by Tab and followed by Enter.
+      await page.keyboard.press("Tab");
+      expect(await page.evaluate(() => document.activeElement?.getAttribute("href"))).toBe("/api/v1/docs");
+      await Promise.all([page.waitForURL(`${server.url}/api/v1/docs`), page.keyboard.press("Enter")]);
+      expect(errors).toEqual([]);
+    },
+    60_000,
+  );
 
   it("the REST API docs load without external requests or errors and try GET /jobs", async () => {
     const { page, external, errors } = await openPage();

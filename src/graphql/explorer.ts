@@ -2,6 +2,8 @@
 // GraphiQL, 9 MB of HTML with the whole editor inline. Served here rather than by yoga so that it
 // goes out compressed (brotli 1.9 MB, gzip 2.4 MB) and under a Content-Security-Policy: its two
 // inline scripts are allowed by their hashes, computed from the page itself, so nothing else can run.
+// Above the editor, a bar of links to the other surfaces (the list GET / and the OpenAPI documents
+// use, given by the app): plain HTML and a <style>, which the policy already allows for Monaco.
 import { createHash } from "node:crypto";
 import { promisify } from "node:util";
 import { brotliCompress, constants, gzip } from "node:zlib";
@@ -11,6 +13,8 @@ import type { Context, Next } from "koa";
 export interface ExplorerOptions {
   title: string;
   defaultQuery: string;
+  /** The other surfaces, for the bar above the editor (src/http/root.ts's list, passed in by the app). */
+  links: readonly { label: string; path: string }[];
 }
 
 interface Encoded {
@@ -45,9 +49,36 @@ export function inlineScriptHashes(html: string): string[] {
   );
 }
 
+/** The bar of links above the editor; the editor fills the rest of the window. */
+const surfacesBar = (links: ExplorerOptions["links"]) => `<style>
+      body { display: flex; flex-direction: column; height: 100vh; margin: 0; }
+      #root { flex: 1; min-height: 0; }
+      #root > .graphiql-container { height: 100%; }
+      .surfaces { flex: none; display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.25rem 1rem; padding: 0.4rem 1rem;
+        font: 14px/1.4 system-ui, sans-serif; background: #f6f7f9; color: #1a1a1a; border-bottom: 1px solid #d0d4da; }
+      .surfaces ul { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; margin: 0; padding: 0; list-style: none; }
+      .surfaces a { color: #0b57d0; }
+      .surfaces a:focus-visible { outline: 2px solid #0b57d0; outline-offset: 2px; }
+    </style>
+    <nav class="surfaces" aria-label="Other surfaces of this service">
+      <strong>GraphQL explorer</strong>
+      <ul>
+        ${links.map(({ label, path }) => `<li><a href="${path}">${label}</a></li>`).join("\n        ")}
+      </ul>
+    </nav>`;
+
+/** The explorer's page with the bar of links first in its body. */
+export function explorerHtml(options: ExplorerOptions): string {
+  const html = renderGraphiQL({ title: options.title, defaultQuery: options.defaultQuery });
+  const body = /<body[^>]*>/.exec(html);
+  if (!body) throw new Error("the GraphiQL page has no <body>");
+  const at = body.index + body[0].length;
+  return `${html.slice(0, at)}\n    ${surfacesBar(options.links)}${html.slice(at)}`;
+}
+
 /** Renders and compresses the page once, off the event loop (zlib's thread pool: about 1 s of work). */
 async function encode(options: ExplorerOptions): Promise<Encoded> {
-  const html = renderGraphiQL(options);
+  const html = explorerHtml(options);
   const identity = Buffer.from(html, "utf8");
   const [br, gzipped] = await Promise.all([
     promisify(brotliCompress)(identity, {

@@ -42,14 +42,21 @@ const NEIGHBOURS: Partial<Record<keyof typeof SURFACES, string>> = {
 };
 
 /**
- * One line of Markdown linking a page to the other surfaces (the OpenAPI documents' descriptions),
- * `self` left out, ending with the map of them all (GET /).
+ * The other surfaces a page links to, `self` left out, ending with the map of them all (GET /):
+ * each one's label and path, relative to the service's public address.
  */
-export function surfaceLinks(base: string, self: keyof typeof SURFACES): string {
+export function neighbourSurfaces(self: keyof typeof SURFACES): { label: string; path: string }[] {
   const links = Object.entries(NEIGHBOURS)
     .filter(([name]) => name !== self)
-    .map(([name, label]) => `[${label}](${base}${SURFACES[name as keyof typeof SURFACES]})`);
-  return `**Also here:** ${[...links, `[every link](${base}/)`].join(" · ")}`;
+    .map(([name, label]) => ({ label, path: SURFACES[name as keyof typeof SURFACES] }));
+  return [...links, { label: "every link", path: "/" }];
+}
+
+/** One line of Markdown linking a page to the other surfaces (the OpenAPI documents' descriptions). */
+export function surfaceLinks(base: string, self: keyof typeof SURFACES): string {
+  return `**Also here:** ${neighbourSurfaces(self)
+    .map(({ label, path }) => `[${label}](${base}${path})`)
+    .join(" · ")}`;
 }
 
 // No script, no inline style: one small page under a CSP that allows nothing else.

@@ -12,16 +12,17 @@ export interface Violation {
   targets: string[];
 }
 
-export async function seriousViolations(page: Page): Promise<Violation[]> {
+/** `within`: a CSS selector to check only that part of the page (default: all of it). */
+export async function seriousViolations(page: Page, within?: string): Promise<Violation[]> {
   await page.evaluate(axeSource);
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: () => Promise<{ violations: unknown[] }> } }).axe;
-    const result = await axe.run();
+  const violations = await page.evaluate(async (context) => {
+    const axe = (window as unknown as { axe: { run: (context?: string) => Promise<{ violations: unknown[] }> } }).axe;
+    const result = await (context === null ? axe.run() : axe.run(context));
     return (result.violations as { id: string; impact: string; nodes: { target: string[] }[] }[]).map((v) => ({
       id: v.id,
       impact: v.impact,
       targets: v.nodes.map((n) => n.target.join(" ")).slice(0, 3),
     }));
-  });
+  }, within ?? null);
   return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
 }
