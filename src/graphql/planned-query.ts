@@ -172,3 +172,19 @@ export function derivedFrom<T>(query: object, key: unknown, make: () => T): T {
   }
   return derived.get(key) as T;
 }
+
+/**
+ * A root field's resolver that loads `model` with the planner's query, as Pothos's
+ * `t.prismaField` hands `query` to its resolver first: `resolve: planned("Skill", (query, { slug },
+ * ctx) => ctx.prisma.skill.findUnique({ ...query, where: { slug } }))`. The row a planned query
+ * loads is the field's shape, which Prisma's types cannot say for a query built at run time: the
+ * one cast of it is here.
+ */
+export function planned<M extends Model, Args>(
+  _model: M,
+  load: (query: PlannedQuery<M>, args: Args, ctx: GraphQLContext) => Promise<unknown>,
+) {
+  // never: the field's shape, whichever it is (an object, a list of them, or null).
+  return async (_root: unknown, args: Args, ctx: GraphQLContext, info: GraphQLResolveInfo): Promise<never> =>
+    (await load(await plannedQuery<M>(ctx, info), args, ctx)) as never;
+}

@@ -4,7 +4,7 @@ import { BillingPeriodEnum, PricingModelEnum } from "../enums.ts";
 import { isPublicCompany, listedAgentWhere, reachableAgentWhere } from "../gates.ts";
 import { cursorArgs, definePage, loadStrategy, pageArgs, pagedByLimit, pageRequest, tagList } from "../paging.ts";
 import { Company } from "./company.ts";
-import { plannedQuery } from "../planned-query.ts";
+import { planned } from "../planned-query.ts";
 
 type PricingShape = Pick<AgentRow, "pricingModel" | "priceAmount" | "priceCurrency" | "pricePeriod" | "priceUnit">;
 
@@ -88,10 +88,8 @@ builder.queryFields((t) => ({
     nullable: true,
     description: "A published or unlisted agent.",
     args: { slug: t.arg.string({ required: true }) },
-    resolve: async (_root, { slug }, ctx, info) =>
-      ctx.prisma.agent.findFirst({
-        ...(await plannedQuery<"Agent">(ctx, info)),
-        where: { slug, ...reachableAgentWhere },
-      }) as never,
+    resolve: planned("Agent", (query, { slug }, ctx) =>
+      ctx.prisma.agent.findFirst({ ...query, where: { slug, ...reachableAgentWhere } }),
+    ),
   }),
 }));

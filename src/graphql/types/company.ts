@@ -4,7 +4,7 @@ import { CompanySizeEnum } from "../enums.ts";
 import { publicCompanyWhere, publicJobWhere } from "../gates.ts";
 import { definePage, pageArgs, pagedByLimit, pageRequest, tagList } from "../paging.ts";
 import { Location, locationOf } from "./location.ts";
-import { plannedQuery } from "../planned-query.ts";
+import { planned } from "../planned-query.ts";
 
 export const Company = builder.prismaObject("Company", {
   description: "A company with a branded public page.",
@@ -76,10 +76,8 @@ builder.queryFields((t) => ({
     type: Company,
     nullable: true,
     args: { slug: t.arg.string({ required: true }) },
-    resolve: async (_root, { slug }, ctx, info) =>
-      ctx.prisma.company.findFirst({
-        ...(await plannedQuery<"Company">(ctx, info)),
-        where: { slug, ...publicCompanyWhere },
-      }) as never,
+    resolve: planned("Company", (query, { slug }, ctx) =>
+      ctx.prisma.company.findFirst({ ...query, where: { slug, ...publicCompanyWhere } }),
+    ),
   }),
 }));

@@ -25,7 +25,7 @@ import {
   RADIUS_KM_MAX,
   resolveNear,
 } from "./location.ts";
-import { plannedQuery } from "../planned-query.ts";
+import { planned } from "../planned-query.ts";
 
 const TalentLink = builder.prismaObject("TalentLink", {
   description: "A public link on a talent's profile.",
@@ -205,10 +205,11 @@ builder.queryFields((t) => ({
     type: Talent,
     nullable: true,
     args: { handle: t.arg.string({ required: true, description: "With or without the leading @." }) },
-    resolve: async (_root, { handle }, ctx, info) =>
+    resolve: planned("Talent", (query, { handle }, ctx) =>
       ctx.prisma.talent.findFirst({
-        ...(await plannedQuery<"Talent">(ctx, info)),
+        ...query,
         where: { handle: handle.replace(/^@/, "").toLowerCase(), ...publicTalentWhere },
-      }) as never,
+      }),
+    ),
   }),
 }));

@@ -6,7 +6,7 @@ import type { GraphQLContext } from "../context.ts";
 import { countsOf, type Counts } from "../counters.ts";
 import { badArgument, definePage, pageArgs, pagedByLimit, pageRequest } from "../paging.ts";
 import { listSize } from "../cost.ts";
-import { plannedQuery } from "../planned-query.ts";
+import { planned } from "../planned-query.ts";
 
 /** The bound the cost estimate assumes for the list of every sector (about 25 today). */
 export const SECTORS_AT_MOST = 200;
@@ -60,18 +60,15 @@ builder.queryFields((t) => ({
     // The whole taxonomy, which has no limit: a bound for the cost estimate, well above its size.
     ...listSize({ atMost: SECTORS_AT_MOST }),
     description: "Every sector, by name then slug.",
-    resolve: async (_root, _args, ctx, info) =>
-      ctx.prisma.sector.findMany({
-        ...(await plannedQuery<"Sector">(ctx, info)),
-        orderBy: [{ name: "asc" }, { slug: "asc" }],
-      }) as never,
+    resolve: planned("Sector", (query, _args, ctx) =>
+      ctx.prisma.sector.findMany({ ...query, orderBy: [{ name: "asc" }, { slug: "asc" }] }),
+    ),
   }),
   sector: t.field({
     type: Sector,
     nullable: true,
     args: { slug: t.arg.string({ required: true }) },
-    resolve: async (_root, { slug }, ctx, info) =>
-      ctx.prisma.sector.findUnique({ ...(await plannedQuery<"Sector">(ctx, info)), where: { slug } }) as never,
+    resolve: planned("Sector", (query, { slug }, ctx) => ctx.prisma.sector.findUnique({ ...query, where: { slug } })),
   }),
   skills: t.field({
     ...pagedByLimit,
@@ -88,7 +85,6 @@ builder.queryFields((t) => ({
     type: Skill,
     nullable: true,
     args: { slug: t.arg.string({ required: true }) },
-    resolve: async (_root, { slug }, ctx, info) =>
-      ctx.prisma.skill.findUnique({ ...(await plannedQuery<"Skill">(ctx, info)), where: { slug } }) as never,
+    resolve: planned("Skill", (query, { slug }, ctx) => ctx.prisma.skill.findUnique({ ...query, where: { slug } })),
   }),
 }));

@@ -9,7 +9,7 @@ import { JobFilter } from "./filter.ts";
 import { COMPUTED_ORDERS, isComputedSort, JOB_ORDERS, JobSort, type JobSortValue } from "./order.ts";
 import { JobPage, type JobRanking } from "./page.ts";
 import { resolveNear } from "../location.ts";
-import { plannedQuery } from "../../planned-query.ts";
+import { planned } from "../../planned-query.ts";
 import { Job } from "./object.ts";
 import type { JobFilterShape } from "./filter.ts";
 import type { GraphQLContext } from "../../context.ts";
@@ -78,11 +78,10 @@ builder.queryFields((t) => ({
     type: Job,
     nullable: true,
     args: { slug: t.arg.string({ required: true }) },
-    resolve: async (_root, { slug }, ctx, info) => {
-      const query = await plannedQuery<"Job">(ctx, info);
-      return ctx.sql && answersJobQuery(query)
-        ? (jobBySlug(ctx.sql, query.select, publicJobSql(ctx.now), slug) as never)
-        : (ctx.prisma.job.findFirst({ ...query, where: { slug, ...publicJobWhere(ctx.now) } }) as never);
-    },
+    resolve: planned("Job", (query, { slug }, ctx) =>
+      ctx.sql && answersJobQuery(query)
+        ? jobBySlug(ctx.sql, query.select, publicJobSql(ctx.now), slug)
+        : ctx.prisma.job.findFirst({ ...query, where: { slug, ...publicJobWhere(ctx.now) } }),
+    ),
   }),
 }));
