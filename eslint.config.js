@@ -198,6 +198,25 @@ export default tseslint.config(
     },
   },
   {
+    // The compression API's routes read the request and answer; the rows are the workflow's and
+    // auth's (compress/workflow, src/auth), never touched from here (issue 41).
+    files: ["src/compress/api/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^(\\.\\./)+(db|generated/prisma)/|^@prisma/|^pg$",
+              message:
+                "compress/api hands plain inputs to the workflow (compress/workflow) and auth, which hold the database calls; it never imports Prisma or src/db.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ["src/dashboard/**/*.ts"],
     rules: {
       "no-restricted-imports": [

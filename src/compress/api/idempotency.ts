@@ -12,7 +12,6 @@
 // fields and its file's SHA-256, ../workflow/body-digest.ts).
 import { createHash } from "node:crypto";
 import type { Next } from "koa";
-import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { errorBody, HttpError, retryAfter } from "../../errors.ts";
 import { setHeaders } from "../../http/rate-limit.ts";
 import {
@@ -22,6 +21,7 @@ import {
   type StoredAnswer,
 } from "../idempotency.ts";
 import { bodyDigestOf } from "../workflow/body-digest.ts";
+import type { CompressDeps } from "../workflow/service.ts";
 import type { KeyedContext } from "./jobs-and-uploads.ts";
 
 /** The answer's headers a replay repeats (the rest are the connection's, the request's or the limits'). */
@@ -77,7 +77,7 @@ function replay(ctx: KeyedContext, answer: StoredAnswer): void {
 /**
  * The middleware; `readBody` reads the route's body without running it (for a replay's fingerprint).
  */
-export function idempotent(prisma: PrismaClient, readBody: (ctx: KeyedContext) => Promise<unknown>) {
+export function idempotent(prisma: CompressDeps["prisma"], readBody: (ctx: KeyedContext) => Promise<unknown>) {
   return async (ctx: KeyedContext, next: Next): Promise<void> => {
     const key = ctx.get("Idempotency-Key");
     if (!key) {

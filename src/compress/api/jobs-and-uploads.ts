@@ -23,7 +23,7 @@ import { findJob } from "../workflow/compressions.ts";
 import { createDirectUpload as createUpload, receiveLocalUpload } from "../workflow/direct-uploads.ts";
 import type { EngineJob } from "../isolation/protocol.ts";
 import { invalidFileUrl } from "../workflow/file-url.ts";
-import { OPTION_FIELDS } from "../workflow/options.ts";
+import { FILE_NAMING, ROUTE_FIELDS } from "../workflow/options.ts";
 import type { Answer, CompressDeps, CompressService } from "../workflow/service.ts";
 import { isBodyOf, readBody } from "../../http/read-body.ts";
 
@@ -34,7 +34,7 @@ export interface KeyedState extends AppState {
 export type KeyedContext = ParameterizedContext<KeyedState>;
 
 /** What a job takes besides its file (multipart) or upload_id (JSON). */
-export const JOB_FIELDS = [...OPTION_FIELDS, "callback_url"] as const;
+export const JOB_FIELDS = ROUTE_FIELDS.compress;
 
 const JSON_BODY_MAX = 16 * 1024;
 
@@ -108,13 +108,12 @@ function formValue(body: Record<string, unknown>, name: string): string | undefi
 }
 
 /** The JSON members of each route besides the file's (upload_id: compress only; file_url: both). */
-const JSON_FIELDS = { compress: JOB_FIELDS, unlock: [...OPTION_FIELDS, "password"] } as const;
 
 /** A JSON body of /v1/compress or /v1/unlock: the file by its upload_id or its file_url, and the fields. */
 async function readJsonRequest(ctx: KeyedContext, kind: EngineJob["kind"]) {
   const body = await readJsonObject(ctx);
-  const names: readonly string[] = JSON_FIELDS[kind];
-  const files = kind === "compress" ? ["upload_id", "file_url"] : ["file_url"];
+  const names: readonly string[] = ROUTE_FIELDS[kind];
+  const files: readonly string[] = FILE_NAMING.json[kind];
   const unknown = Object.keys(body).filter((name) => ![...files, ...names].includes(name));
   if (unknown.length > 0) {
     throw new HttpError(

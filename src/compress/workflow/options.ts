@@ -65,6 +65,23 @@ export function askedOptions(fields: Readonly<Partial<Record<string, string>>>):
   );
 }
 
+/**
+ * The fields each route takes besides its file, as multipart fields and JSON members alike, written
+ * once (issue 41): the options, and compress's callback_url (a job's webhook) or unlock's password.
+ * The file itself is a `file` part, or named by `file_url` (a form field or JSON member, both routes)
+ * or `upload_id` (a JSON member, compress only): FILE_NAMING.
+ */
+export const ROUTE_FIELDS = {
+  compress: [...OPTION_FIELDS, "callback_url"],
+  unlock: [...OPTION_FIELDS, "password"],
+} as const;
+
+/** How a request names its file instead of sending it: in a form (file_url), in a JSON body. */
+export const FILE_NAMING = {
+  form: ["file_url"],
+  json: { compress: ["upload_id", "file_url"], unlock: ["file_url"] },
+} as const;
+
 /** What the engine is asked to do: compress, or unlock with the document's password (then compress). */
 export type Operation = { kind: "compress" } | { kind: "unlock"; password: string };
 

@@ -32,10 +32,18 @@ import { newObjectName, type ObjectStorage } from "../storage/storage.ts";
 import { recordAsked, recordRetention } from "./compressions.ts";
 import { giveBackUpload, takeDirectUpload, tieUpload } from "./direct-uploads.ts";
 import { failureCode, UploadAborted } from "./failure.ts";
-import { askedOptions, OPTION_FIELDS, parseOperation, parseOptions, type CompressionOptions } from "./options.ts";
+import {
+  askedOptions,
+  FILE_NAMING,
+  OPTION_FIELDS,
+  parseOperation,
+  parseOptions,
+  ROUTE_FIELDS,
+  type CompressionOptions,
+} from "./options.ts";
 import { produce, produceFromStorage, type Produced, type Work } from "./produce.ts";
 import { checkFileUrl, fetchFileUrl, type FileUrlPolicy } from "./file-url.ts";
-import { FILE_URL, MULTIPART_OVERHEAD, receiveUpload, tooLarge, type Upload } from "./upload.ts";
+import { MULTIPART_OVERHEAD, receiveUpload, tooLarge, type Upload } from "./upload.ts";
 import { maxRetentionSeconds, parseRetention, resultUrl } from "./results.ts";
 import { withWorkspace, type Workspace } from "./workspace.ts";
 
@@ -162,11 +170,11 @@ export interface CompressService {
   ): Promise<{ now: Answer<CompressionResultBody> } | { job: Answer<JobResource> }>;
 }
 
-/** The multipart fields each surface takes besides the file (file_url: the file by its address). */
+/** The multipart fields each surface takes besides the file part (options.ts ROUTE_FIELDS, and file_url). */
 const FIELDS = {
-  compress: [...OPTION_FIELDS, "callback_url", FILE_URL],
-  unlock: [...OPTION_FIELDS, "password", FILE_URL],
-  job: [...OPTION_FIELDS, "callback_url", FILE_URL],
+  compress: [...ROUTE_FIELDS.compress, ...FILE_NAMING.form],
+  unlock: [...ROUTE_FIELDS.unlock, ...FILE_NAMING.form],
+  job: [...ROUTE_FIELDS.compress, ...FILE_NAMING.form],
 } as const;
 
 export function createCompressService(deps: CompressDeps): CompressService {

@@ -20,6 +20,7 @@ import { expectsContinue } from "../../http/continue.ts";
 import { recordBodyDigest } from "./body-digest.ts";
 import { UploadAborted } from "./failure.ts";
 import { invalidFileUrl } from "./file-url.ts";
+import { FILE_NAMING } from "./options.ts";
 import { notPdf, pdfSniffer } from "./pdf-signature.ts";
 
 export interface Upload {
@@ -356,7 +357,7 @@ async function finish(upload: Receiving): Promise<void> {
 }
 
 /** The form's field naming the file by its address instead of a file part (./file-url.ts). */
-export const FILE_URL = "file_url";
+const FILE_URL = FILE_NAMING.form[0];
 
 const bothFileAndUrl = () => invalidFileUrl("was sent beside a file; send the file or its address, not both");
 
