@@ -53,7 +53,8 @@ export function inlineScriptHashes(html: string): string[] {
 const surfacesBar = (links: ExplorerOptions["links"]) => `<style>
       body { display: flex; flex-direction: column; height: 100vh; margin: 0; }
       #root { flex: 1; min-height: 0; }
-      #root > .graphiql-container { height: 100%; }
+      /* GraphiQL makes its container as tall as the window (100vh): under the bar, as tall as what is left. */
+      #root > *, #root .graphiql-container { height: 100%; width: 100%; }
       .surfaces { flex: none; display: flex; flex-wrap: wrap; align-items: baseline; gap: 0.25rem 1rem; padding: 0.4rem 1rem;
         font: 14px/1.4 system-ui, sans-serif; background: #f6f7f9; color: #1a1a1a; border-bottom: 1px solid #d0d4da; }
       .surfaces ul { display: flex; flex-wrap: wrap; gap: 0.25rem 1rem; margin: 0; padding: 0; list-style: none; }
