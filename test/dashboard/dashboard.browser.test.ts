@@ -419,7 +419,9 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
     await page.getByRole("link", { name: "History" }).click();
     await page.waitForURL(`${server.url}/dashboard/history`);
     const rows = page.locator("table.history tbody tr");
-    expect(await rows.count()).toBe(6);
+    // Six results and the Try it call refused above (lossless with a resolution), recorded as asked.
+    expect(await rows.count()).toBe(7);
+    expect(await page.locator("table.history tbody tr", { hasText: "Failed" }).count()).toBe(1);
     expect(await rows.first().locator("th").innerText()).toContain("queued.pdf");
     expect(await rows.first().innerText()).toContain("Succeeded");
     const links = page.getByRole("link", { name: /^Download / });

@@ -252,6 +252,10 @@ function onFilePart(upload: Receiving, name: string, stream: Readable, info: bus
   // busboy destroys the part's stream with "Unexpected end of form" when the body ends inside it:
   // an error event with no listener would be thrown out of the event loop.
   stream.on("error", (error: Error) => fail(upload, malformed(error.message)));
+  // Listened for at once: busboy counts the bytes as they arrive, not as they are read, so a part
+  // held back for beforeFile can pass the limit before writeFile listens (it was then taken,
+  // truncated, as a whole file).
+  stream.on("limit", () => fail(upload, tooLarge(upload.options.maxBytes)));
   if (name !== "file") {
     stream.resume();
     return fail(
@@ -294,7 +298,6 @@ function writeFile(upload: Receiving, stream: Readable): void {
       if (sniffer.push(chunk) === "not_pdf") fail(upload, notPdf());
     }),
   );
-  stream.on("limit", () => fail(upload, tooLarge(upload.options.maxBytes)));
   upload.fileDone = new Promise<void>((done, error) => {
     out.on("finish", done);
     out.on("error", error);
