@@ -149,7 +149,7 @@ describe("GET /jobs?q= reads words as people write them", () => {
     expect(await found("site reliability engineer")).toBe("h");
   });
 
-  it("folds accents and case in places named in q, and takes them as the location filter", async () => {
+  it("folds accents and case in places named in q, and takes them as the filter of the jobs in that city", async () => {
     const body = await list("q=engineer%20berlin");
     expect(
       body.data

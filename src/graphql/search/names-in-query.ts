@@ -12,6 +12,9 @@ export interface NamedPlace {
   country: string;
   /** The `location` filter it stands for ("Berlin, DE"). */
   location: string;
+  /** The place's coordinates: the jobs in it stand there (a trigger copies them from places). */
+  latitude: number;
+  longitude: number;
 }
 
 export interface NamedCompanies {
@@ -26,7 +29,15 @@ export interface NamedCompanies {
 /** The most companies one name in q stands for (names are shared: the seed reuses 600 of them). */
 export const COMPANIES_NAMED_MAX = 50;
 
-type PlaceRow = { city: string; state: string | null; country: string; nameKey: string; aliasKeys: string[] };
+type PlaceRow = {
+  city: string;
+  state: string | null;
+  country: string;
+  nameKey: string;
+  aliasKeys: string[];
+  latitude: number;
+  longitude: number;
+};
 
 // The known places change with a migration, not per request.
 const PLACES_CACHE_MS = 60_000;
@@ -36,7 +47,17 @@ function placesByKey(prisma: PrismaClient): Promise<Map<string, PlaceRow>> {
   const hit = placeLists.get(prisma);
   if (hit && Date.now() - hit.at < PLACES_CACHE_MS) return hit.byKey;
   const byKey = prisma.place
-    .findMany({ select: { city: true, state: true, country: true, nameKey: true, aliasKeys: true } })
+    .findMany({
+      select: {
+        city: true,
+        state: true,
+        country: true,
+        nameKey: true,
+        aliasKeys: true,
+        latitude: true,
+        longitude: true,
+      },
+    })
     .then((rows) => {
       const map = new Map<string, PlaceRow>();
       for (const row of rows) for (const key of [row.nameKey, ...row.aliasKeys]) map.set(key, row);
@@ -51,7 +72,8 @@ function placesByKey(prisma: PrismaClient): Promise<Map<string, PlaceRow>> {
 export async function placeNamed(prisma: PrismaClient, words: string): Promise<NamedPlace | null> {
   const row = (await placesByKey(prisma)).get(placeKey(words));
   if (!row) return null;
-  return { city: row.city, state: row.state, country: row.country, location: `${row.city}, ${row.country}` };
+  const { city, state, country, latitude, longitude } = row;
+  return { city, state, country, location: `${city}, ${country}`, latitude, longitude };
 }
 
 /** The public companies named exactly by one of these runs of words (the longest first), if any. */

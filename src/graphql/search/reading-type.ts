@@ -35,12 +35,15 @@ const SearchExpansionRef = builder.objectRef<Expansion>("SearchExpansion").imple
 });
 
 const SearchPlaceRef = builder.objectRef<NamedPlace>("SearchPlace").implement({
-  description: "A known place named in q, taken as the location filter.",
+  description:
+    "A known place named in q, taken as a filter: the jobs in that city (at its coordinates, which follow a job's city and country).",
   fields: (t) => ({
     city: t.exposeString("city"),
     state: t.exposeString("state", { nullable: true }),
     country: t.exposeString("country", { description: "ISO 3166-1 alpha-2." }),
-    location: t.exposeString("location", { description: "The location filter it stands for." }),
+    location: t.exposeString("location", {
+      description: "The location filter naming the same city (it also matches a state or country of that name).",
+    }),
   }),
 });
 

@@ -110,9 +110,16 @@ function searchConditions(reading: SearchReading): JobCondition[] {
     const { where, exact } = searchWhere(reading);
     all.push({ where, sql: searchSql(reading), ...(exact ? {} : { sqlOnly: true }) });
   }
+  // A place named in q stands for the jobs in it: those at its coordinates, which follow a job's
+  // city and country (a trigger copies them from places). On the coordinates' index a page walks
+  // the place's jobs newest first and stops when it is full; the location terms' GIN index gave
+  // every job of the city to sort (Berlin at a million jobs: 27,589 rows, over a second).
   if (reading.place) {
-    const where = locationWhere(reading.place.location);
-    all.push({ where, sql: (p) => `j.location_terms @> ${p.add(where.locationTerms.hasEvery, "text[]")}` });
+    const { latitude, longitude } = reading.place;
+    all.push({
+      where: { latitude, longitude },
+      sql: (p) => `j.latitude = ${p.add(latitude, "float8")} AND j.longitude = ${p.add(longitude, "float8")}`,
+    });
   }
   if (reading.company) {
     const ids = reading.company.ids;
