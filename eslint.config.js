@@ -26,7 +26,7 @@ const aboveTheWorkflow = [
 // src/pdf's floors. A relative import may not climb out of src/pdf; the rule knows the specifier,
 // not the file, so there is one block per folder and depth (and flat config replaces a rule's
 // options, so the blocks must not overlap).
-const PDF_PASSES = ["content", "fonts", "images", "security", "structure"];
+const PDF_PASSES = ["content", "fonts", "images", "ocr", "security", "structure"];
 const PDF_GROUND = ["codecs", "shared", "streams"];
 const outOfTheEngine = (depth) => ({
   regex: `^(\\.\\./){${depth + 1},}|^/|^src/`,

@@ -126,7 +126,7 @@ describe("layer rules", () => {
 
 // src/pdf's floors (eslint.config.js): every folder is a pass or a room of the ground floor, so
 // that every file has its rule; and no import circle, which a rule on one specifier cannot see.
-const PDF_FOLDERS = ["codecs", "content", "fonts", "images", "security", "shared", "streams", "structure"];
+const PDF_FOLDERS = ["codecs", "content", "fonts", "images", "ocr", "security", "shared", "streams", "structure"];
 const pdfRoot = path.join(root, "src/pdf");
 
 /** Every .ts file of src/pdf (tests and AssemblyScript aside), with the src/pdf files it imports. */
