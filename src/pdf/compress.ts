@@ -16,7 +16,7 @@ import { grayPageContent } from "./content/grayscale.ts";
 import { srgbAsDeviceRgb } from "./content/srgb.ts";
 import { subsetFonts } from "./fonts/subset.ts";
 import { recodeBitonalImages } from "./images/bitonal-images.ts";
-import { grayImages } from "./images/grayscale.ts";
+import { grayImages, grayLeftovers } from "./images/grayscale.ts";
 import { optimiseImages } from "./images/optimise.ts";
 import type { CompressionReport, EngineOutput } from "./report.ts";
 import { activeContentRemoved, removeActiveContent } from "./security/active-content.ts";
@@ -73,20 +73,29 @@ async function rewrite(
     concurrency: defaultConcurrency(),
     memoryBudget: Math.min(64 * 1024 * 1024 + input.length, 256 * 1024 * 1024),
   });
-  // Before the image pass, which then recodes the gray images (and checks them against the gray).
-  const grayscale = settings.grayscale
-    ? { images: await grayImages(context), contentStreams: grayPageContent(context) }
-    : undefined;
+  // Before the image pass, which then recodes the gray images (and checks them against the gray),
+  // and makes gray candidates of the RGB JPEGs handed over (images/grayscale.ts).
+  const gray = settings.grayscale ? await grayImages(context, settings.images !== undefined) : undefined;
+  const grayContent = settings.grayscale ? grayPageContent(context) : 0;
   const images = settings.images
-    ? await optimiseImages(context, settings.images, {
-        concurrency: defaultConcurrency(),
-        workerThreads: input.length >= WORKERS_MIN_INPUT_BYTES ? availableParallelism() - 1 : 0,
-        // What images being recoded may hold at once: within the memory budget of 3 x the input +
-        // 200 MB (at most 1.2 GiB), beside Node and its modules (about 100 MB), the input, the
-        // parsed document and the output.
-        memoryBudget: Math.min(64 * 1024 * 1024 + input.length, 256 * 1024 * 1024),
-      })
+    ? await optimiseImages(
+        context,
+        settings.images,
+        {
+          concurrency: defaultConcurrency(),
+          workerThreads: input.length >= WORKERS_MIN_INPUT_BYTES ? availableParallelism() - 1 : 0,
+          // What images being recoded may hold at once: within the memory budget of 3 x the input +
+          // 200 MB (at most 1.2 GiB), beside Node and its modules (about 100 MB), the input, the
+          // parsed document and the output.
+          memoryBudget: Math.min(64 * 1024 * 1024 + input.length, 256 * 1024 * 1024),
+        },
+        gray?.handedOver,
+      )
     : undefined;
+  const grayscale = gray && {
+    images: gray.changed + (await grayLeftovers(context, gray.handedOver, images?.replaced ?? new Set())),
+    contentStreams: grayContent,
+  };
   // After the font and image passes (which read the content as it came), before the stream pass.
   const content = settings.compactContent ? compactContentStreams(context) : undefined;
   const streams = recompressStreams(context, {

@@ -9,6 +9,7 @@ import { deflate, N } from "../streams/filters.ts";
 import type { Placement } from "../shared/placement.ts";
 import type { ImageSettings } from "../shared/profiles.ts";
 import type { LayeredEncoding } from "./layers.ts";
+import { luminance } from "./quality.ts";
 import { MIN_PIXELS, MAX_DECODED_BYTES, pixelComponents, reduceWhileInflating, pixelsOf } from "./samples.ts";
 import type { ImageInfo, Source } from "./samples.ts";
 
@@ -57,6 +58,8 @@ export interface Job {
   settings: ImageSettings;
   /** How hard the JPEG encoder works on this document's images (see `effortFor`). */
   effort: JpegEffort;
+  /** An RGB JPEG to make gray (the grayscale option, images/grayscale.ts): its working pixels are its luminance. */
+  gray?: boolean;
 }
 
 export const scaled = (size: Size, factor: number): Size => ({
@@ -126,11 +129,19 @@ export async function workingPixels(job: Job, source: Source): Promise<Working |
     // draws it. (libvips's shrink-on-load does not apply below a 3x reduction, and decoding twice,
     // reduced for the candidates and whole for the check, cost more than decoding once.) A very
     // large one is decoded reduced, and checked against that.
-    const pixels = await decodeJpeg(source.data, n, reduceTo);
+    let pixels = await decodeJpeg(source.data, n, reduceTo);
+    let recoloured: Working["recoloured"] = {};
+    if (job.gray && pixels.components === 3) {
+      // Luminance as renderers take it (quality.ts), so the check compares gray candidates with the page.
+      const gray: Pixels = { data: luminance(pixels), width: pixels.width, height: pixels.height, components: 1 };
+      release(pixels.data);
+      pixels = gray;
+      recoloured = { colour: DEVICE_GRAY, decode: null };
+    }
     return {
       pixels,
       reduced: reduceTo !== undefined,
-      recoloured: {},
+      recoloured,
       jpeg: source.header,
       storedLossless: undefined,
       owned: true,

@@ -2,6 +2,14 @@
 // luminance renderers compute (images/quality.ts: 0.3 R + 0.59 G + 0.11 B; CMYK through
 // 1 - min(1, K + ...)), so the quality check that follows sees the same page.
 //
+// RGB JPEGs are not re-encoded here when the image pass follows (grayImages hands them over): a
+// gray JPEG made here, then recoded by the image pass, was coded twice, and the check compared the
+// candidates with the first coding's noise instead of the page; the corpus's Epson scan came out
+// larger with grayscale than without (472,581 B against 435,570 B), its backgrounds failing at 75
+// ppi. The image pass takes their luminance as its working pixels (candidates.ts) and so makes
+// gray candidates of the colour original, each no larger than its colour candidate; the ones it
+// leaves as they are are made gray afterwards, here (grayLeftovers).
+//
 // - Indexed images over RGB or CMYK: the palette becomes gray (the samples stay as they are).
 // - 8-bit RGB and CMYK images (DeviceRGB/CMYK, ICCBased of 3 or 4, CalRGB) without /Decode: behind
 //   general filters, stored gray with Flate; JPEGs, re-encoded as gray JPEGs at their quality.
@@ -107,13 +115,45 @@ async function grayImage(stream: PDFRawStream, context: PDFContext): Promise<boo
   return true;
 }
 
-/** Makes the document's colour image XObjects gray; answers how many it changed. */
-export async function grayImages(context: PDFContext): Promise<number> {
+/** Whether grayImage would re-encode the image as a gray JPEG (an RGB JPEG it can read). */
+function isRgbJpeg(stream: PDFRawStream, context: PDFContext): boolean {
+  const colour = colourOf(stream.dict.lookup(N.ColorSpace), context);
+  if (colour?.kind !== "direct" || stream.dict.has(N.Decode) || kindOf(colour) !== "rgb") return false;
+  return filtersOf(stream.dict)?.at(-1) === "DCTDecode";
+}
+
+/**
+ * Makes the document's colour image XObjects gray; answers how many it changed. With
+ * `handOverJpegs` (the image pass follows), RGB JPEGs are left in colour and returned instead, for
+ * the image pass to make gray candidates of (then grayLeftovers).
+ */
+export async function grayImages(
+  context: PDFContext,
+  handOverJpegs = false,
+): Promise<{ changed: number; handedOver: Set<PDFRawStream> }> {
   let changed = 0;
+  const handedOver = new Set<PDFRawStream>();
   for (const [, object] of context.enumerateIndirectObjects()) {
     if (!(object instanceof PDFRawStream) || object.dict.lookup(Subtype) !== Image) continue;
     if (object.dict.lookup(ImageMask)?.toString() === "true") continue;
-    if (grayPalette(object, context) || (await grayImage(object, context))) changed++;
+    if (handOverJpegs && isRgbJpeg(object, context)) handedOver.add(object);
+    else if (grayPalette(object, context) || (await grayImage(object, context))) changed++;
+  }
+  return { changed, handedOver };
+}
+
+/**
+ * The images handed over by grayImages made gray: those the image pass wrote gray (`recoded`)
+ * are counted, the others converted here. Answers how many are gray.
+ */
+export async function grayLeftovers(
+  context: PDFContext,
+  handedOver: ReadonlySet<PDFRawStream>,
+  recoded: ReadonlySet<PDFRawStream>,
+): Promise<number> {
+  let changed = 0;
+  for (const stream of handedOver) {
+    if (recoded.has(stream) || (await grayImage(stream, context))) changed++;
   }
   return changed;
 }

@@ -79,6 +79,8 @@ interface ImageJob {
   placement: Placement | undefined;
   /** Keep its size (a soft mask with /Matte, or the image of one). */
   fixedSize: boolean;
+  /** Recode it gray (the grayscale option's RGB JPEGs). */
+  gray: boolean;
 }
 
 /**
@@ -136,13 +138,15 @@ function peakBytesOf(job: ImageJob, context: PDFContext, settings: ImageSettings
 
 /**
  * Downsamples and re-encodes the document's image XObjects in place, per `settings`, several at a
- * time within `bounds`. Returns the streams it replaced (already optimally encoded: leave them out
- * of later passes) and a report.
+ * time within `bounds`; the images in `gray` (RGB JPEGs under the grayscale option) are recoded as
+ * gray. Returns the streams it replaced (already optimally encoded: leave them out of later
+ * passes) and a report.
  */
 export async function optimiseImages(
   context: PDFContext,
   settings: ImageSettings,
   bounds: JobBounds,
+  gray: ReadonlySet<PDFRawStream> = new Set(),
 ): Promise<{ replaced: Set<PDFRawStream>; report: ImageReport }> {
   let placements: Placements;
   let inlineConverted = 0;
@@ -196,16 +200,18 @@ export async function optimiseImages(
     if (mask) stencils.add(mask);
   }
 
-  const process = async (stream: PDFRawStream, mask: boolean, placement: Placement | undefined, fixedSize: boolean) => {
+  const process = async (job: ImageJob) => {
+    const { stream, mask, placement, fixedSize } = job;
     let info: ImageInfo | undefined;
     let replacement: Replacement | undefined;
     try {
       info = describe(stream.dict, context);
       const source = info && (sourceOf(stream, info) ?? (await jpxSourceOf(stream, info)));
       if (!info || !source) return;
-      const image: ImageToRecode = { stream, info, mask, masked: hasMasks(stream.dict), placement, fixedSize };
-      // To a thread that has room for it; else here, while they are busy.
-      const toThread = workers?.hasRoom() && source.kind === "jpeg";
+      const masked = hasMasks(stream.dict);
+      const image: ImageToRecode = { stream, info, mask, masked, placement, fixedSize, gray: job.gray };
+      // To a thread that has room for it (in colour: threads do not make gray); else here, while they are busy.
+      const toThread = workers?.hasRoom() && source.kind === "jpeg" && !job.gray;
       const detached = toThread ? detachJpeg(image, source, settings, effort) : undefined;
       if (detached) report.offThread++;
       replacement = detached
@@ -232,14 +238,15 @@ export async function optimiseImages(
   const jobs: ImageJob[] = [];
   for (const stream of images) {
     if (softMasks.has(stream) || stencils.has(stream)) continue;
-    jobs.push({ stream, mask: false, placement: placed.get(stream), fixedSize: matteParents.has(stream) });
+    const fixedSize = matteParents.has(stream);
+    jobs.push({ stream, mask: false, placement: placed.get(stream), fixedSize, gray: gray.has(stream) });
   }
   for (const [stream, entry] of softMasks) {
     if (stencils.has(stream)) continue;
     // A mask whose image is drawn somewhere we did not see keeps the longest-side rule; one also
     // drawn on its own counts that placement too.
     const placement = entry.unplacedParent ? undefined : union(entry.placement, placed.get(stream));
-    jobs.push({ stream, mask: true, placement, fixedSize: entry.matte });
+    jobs.push({ stream, mask: true, placement, fixedSize: entry.matte, gray: false });
   }
   const effort = effortFor(jobs, context, settings);
   const workers = recodeWorkersFor(jobs, bounds);
@@ -248,7 +255,7 @@ export async function optimiseImages(
     await forEachBounded(
       jobs,
       (job) => peakBytesOf(job, context, settings),
-      (job) => process(job.stream, job.mask, job.placement, job.fixedSize),
+      (job) => process(job),
       bounds,
     );
   } finally {

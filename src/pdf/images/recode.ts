@@ -97,6 +97,14 @@ export function targetSize(info: Size, placement: Placement | undefined, setting
     if (longest <= settings.maxSide) return undefined;
     scale = settings.maxSide / longest;
   }
+  // The floor on the short side (settings.minShortSide), unless the caller's maxPpi asks for less.
+  const short = Math.min(info.width, info.height) * scale;
+  const floor = settings.minShortSide ?? 0;
+  if (short < floor && !(capWidth(info, placement, settings) < info.width)) {
+    scale = Math.min(1, floor / Math.min(info.width, info.height));
+    // Too little smaller than the image's own to be worth a resampling (as above).
+    if (1 / scale <= settings.downsampleThreshold) return undefined;
+  }
   return {
     width: Math.max(1, Math.round(info.width * scale)),
     height: Math.max(1, Math.round(info.height * scale)),
@@ -307,6 +315,8 @@ export interface ImageToRecode {
   masked: boolean;
   placement: Placement | undefined;
   fixedSize: boolean;
+  /** Make it gray (an RGB JPEG under the grayscale option: candidates.ts). */
+  gray?: boolean;
 }
 
 export const hasMasks = (dict: PDFDict) => dict.has(N.SMask) || dict.has(N.Mask);

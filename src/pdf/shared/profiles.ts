@@ -28,6 +28,12 @@ export interface ImageSettings {
   maxPpi?: number;
   /** Longest side in pixels for images the pages were not seen to draw; larger ones are downsampled to it. */
   maxSide: number;
+  /**
+   * No image is downsampled to fewer pixels than this on its short side (one already smaller keeps
+   * its own): at 72 ppi a CV's headshot drawn 50 points wide came to 50 x 50 pixels, a face no
+   * longer recognisable, to save 1.2 KB. Undefined: no floor.
+   */
+  minShortSide?: number;
   /** mozjpeg quality of re-encoded images. */
   jpegQuality: number;
   /**
@@ -143,6 +149,7 @@ export const PROFILE_SETTINGS: Record<CompressionProfile, ProfileSettings> = {
       minSsim: 0.915,
       minImageSsim: 0.85,
       maxSide: 1200,
+      minShortSide: 96,
       jpegQuality: 40,
       losslessToJpegRatio: 0.7,
       minJpegSaving: 0.05,
