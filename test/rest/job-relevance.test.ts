@@ -9,6 +9,7 @@ import { createApiClient, type ApiClient } from "../helpers/api.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { daysAgo, daysFromNow, factories } from "../helpers/factories.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
+import { phraseWalk } from "../../src/graphql/types/job/ranked-sql.ts";
 
 let db: TestDatabase;
 let server: TestServer;
@@ -93,6 +94,24 @@ describe("GET /jobs?sort=relevance", () => {
     expect(body.meta.total).toBe(5);
     const { body: plain } = await api.get<List>("/api/v1/jobs?q=kestrel&limit=2");
     expect(plain.meta.total).toBe(5);
+  });
+
+  it("pages a phrase the same whether the newest-first walk finds its rows or its own statement does", async () => {
+    const walkRows = phraseWalk.rows;
+    try {
+      // A walk past every job (the default here), then walks of 1 and 3 jobs that end before the
+      // list does, so the phrase's own statement goes on after them.
+      for (const rows of [walkRows, 1, 3]) {
+        phraseWalk.rows = rows;
+        // b, e: the phrase in their skills (tier 2); c's title (tier 3); a holds "kestrels" apart.
+        expect(await letters(`q=${encodeURIComponent('"kestrel tracking"')}`), `walk ${rows}`).toBe("be");
+        expect(await follow(`q=${encodeURIComponent('"kestrel tracking"')}&limit=1`), `walk ${rows}`).toBe("be");
+        expect(await letters(`q=${encodeURIComponent('"kestrel engineer"')}`), `walk ${rows}`).toBe("c");
+        expect(await follow(`q=${encodeURIComponent('"kestrel" OR "lead of"')}&limit=1`), `walk ${rows}`).toBe("cdbea");
+      }
+    } finally {
+      phraseWalk.rows = walkRows;
+    }
   });
 
   it("refuses relevance without q, and a cursor of another order", async () => {

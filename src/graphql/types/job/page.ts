@@ -42,7 +42,8 @@ async function pageByIds(ctx: GraphQLContext, query: JobQuery, window: SqlWindow
   });
   if (ctx.sql && answersJobQuery(plain)) {
     const read = rowsOfIds(plain.select);
-    if (ranking?.kind === "relevance") return relevancePage(ctx.sql, window, ranking.reading, read);
+    if (ranking?.kind === "relevance")
+      return relevancePage(ctx.sql, { ...window, now: ctx.now }, ranking.reading, read);
     if (ranking?.kind === "distance") return distancePage(ctx.sql, window, ranking, read);
     const near = nearInListOrder(window);
     if (near) return nearListPage(ctx.sql, window, near, read);
@@ -52,7 +53,7 @@ async function pageByIds(ctx: GraphQLContext, query: JobQuery, window: SqlWindow
   }
   const ids: RankedId[] =
     ranking?.kind === "relevance"
-      ? await relevancePage(sql, window, ranking.reading)
+      ? await relevancePage(sql, { ...window, now: ctx.now }, ranking.reading)
       : ranking?.kind === "distance"
         ? await distancePage(sql, window, ranking)
         : ((await jobIdsPage(sql, window)) as RankedId[]);
