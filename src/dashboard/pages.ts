@@ -268,6 +268,8 @@ export function errorPage(title: string, message: string, viewer: Viewer | null 
 
 export interface KeysPageOptions {
   keys: KeyView[];
+  /** The API's public origin: where the keys are used (the API, its MCP endpoint). */
+  origin: string;
   created?: { name: string; prefix: string; token: string };
   revoked?: string;
   error?: string;
@@ -295,18 +297,61 @@ export function keysPage(viewer: Viewer, options: KeysPageOptions): string {
       <section class="card" aria-labelledby="list">
         <h2 id="list">Your keys</h2>
         ${keys.length ? keysTable(viewer, keys) : html`<p>No keys yet.</p>`}
-      </section>`,
+      </section>
+      ${useKeysSection(options.origin)}`,
     viewer,
     "keys",
   );
 }
 
+/** The compression API's MCP endpoint (src/compress/api/mcp.ts COMPRESSION_MCP_PATH). */
+const MCP_PATH = "/v1/mcp";
+
+/** An MCP client's configuration for the endpoint (the mcpServers entry Claude, Cursor and VS Code read). */
+export function mcpClientConfig(endpoint: string): string {
+  const server = { type: "http", url: endpoint, headers: { Authorization: "Bearer <your API key>" } };
+  return JSON.stringify({ mcpServers: { "marketplace-compression": server } }, null, 2);
+}
+
+/**
+ * Where a key is used: the API (a file, or its address as file_url, a result's url included) and the
+ * MCP endpoint for AI agents, with a client's configuration to copy (docs/dashboard.md, "API keys").
+ */
+function useKeysSection(origin: string): Html {
+  const endpoint = `${origin}${MCP_PATH}`;
+  const config = mcpClientConfig(endpoint);
+  return html`<section class="card" aria-labelledby="use">
+    <h2 id="use">Using a key</h2>
+    <h3>From your code</h3>
+    <p>
+      Send a PDF to <code>POST ${origin}/v1/compress</code> (or <code>/v1/unlock</code>) with
+      <code>Authorization: Bearer &lt;key&gt;</code>: the file itself, or its address as <code>file_url</code> (an https
+      address on a public host, or the <code>url</code> of one of your results, which is read from our storage). Every
+      parameter is in the <a href="/v1/docs">API reference</a>.
+    </p>
+    <h3>From an AI agent (MCP)</h3>
+    <p>
+      Agents compress through the Model Context Protocol at this endpoint, with a key as the Bearer token: tools
+      <code>compress_pdf</code> (a <code>file_url</code> or an <code>upload_id</code>), <code>get_compression</code>,
+      <code>list_compressions</code>, <code>delete_compression</code> and <code>usage</code>, on the same quota and rate
+      limit as the API.
+    </p>
+    ${secretField("mcp-endpoint", "MCP endpoint", endpoint, "Copy endpoint")}
+    <div class="secret config">
+      <label for="mcp-config">MCP client configuration (with your key in its Authorization header)</label>
+      <textarea id="mcp-config" readonly rows="${config.split("\n").length}" spellcheck="false">${config}</textarea>
+      <button type="button" data-copy="mcp-config" hidden>Copy configuration</button>
+    </div>
+    <p class="copy-status" aria-live="polite" data-copy-status></p>
+  </section>`;
+}
+
 /** A secret in a read-only field, with the copy button dashboard.js enables and where it says what it did. */
-export function secretField(id: string, label: string, value: string): Html {
+export function secretField(id: string, label: string, value: string, button = "Copy"): Html {
   return html`<div class="secret">
       <label for="${id}">${label}</label>
       <input id="${id}" type="text" readonly value="${value}" spellcheck="false" />
-      <button type="button" data-copy="${id}" hidden>Copy</button>
+      <button type="button" data-copy="${id}" hidden>${button}</button>
     </div>
     <p class="copy-status" aria-live="polite" data-copy-status></p>`;
 }

@@ -129,7 +129,7 @@ export function createDashboardRouter(deps: DashboardDeps): Router<DashboardStat
     ctx.redirect((await viewerOf(ctx, auth)) ? `${DASHBOARD}/keys` : `${DASHBOARD}/sign-in`);
   });
   registerSignIn(router, { config, logger, redis: deps.redis, mailer: deps.mailer, auth, signedIn });
-  registerKeys(router, { logger, admin, signedIn });
+  registerKeys(router, { logger, admin, signedIn, publicApiBaseUrl: config.publicApiBaseUrl });
   registerUsage(router, { prisma, signedIn });
   registerHistory(router, { config, prisma, storage: deps.storage, signedIn });
   registerWebhooks(router, { config, prisma, logger, signedIn });
@@ -354,11 +354,18 @@ const keysOf = (admin: Accounts, session: SessionSubscriber) => admin.listKeys(s
 
 function registerKeys(
   router: Router<DashboardState>,
-  deps: { logger: Logger; admin: Accounts; signedIn: SignedInGate },
+  deps: { logger: Logger; admin: Accounts; signedIn: SignedInGate; publicApiBaseUrl: string | null },
 ) {
   const { logger, admin, signedIn } = deps;
-  const showKeys = async (ctx: Context, viewer: Viewer, options: Omit<KeysPageOptions, "keys">, status = 200) =>
-    page(ctx, keysPage(viewer, { keys: await keysOf(admin, viewer.session), ...options }), status);
+  const showKeys = async (
+    ctx: Context,
+    viewer: Viewer,
+    options: Omit<KeysPageOptions, "keys" | "origin">,
+    status = 200,
+  ) => {
+    const origin = publicOrigin(ctx, deps.publicApiBaseUrl);
+    page(ctx, keysPage(viewer, { keys: await keysOf(admin, viewer.session), origin, ...options }), status);
+  };
 
   router.get<SignedInState>("/keys", signedIn, async (ctx) => {
     const viewer = ctx.state.dashboard;

@@ -223,8 +223,8 @@ describe("file_url fetched (development: this machine allowed)", () => {
     expect(job.headers.get("location")).toMatch(/^\/v1\/jobs\//);
     // the typed client's compressUrl() and unlockUrl()
     const client = createCompressionClient({ baseUrl: local.server.url, apiKey: token });
-    const typed = await compressUrl(client, `${origin}/cv.pdf`, { profile: "balanced" });
-    expect(typed.data).toMatchObject({ compressed_size: uploaded.body.compressed_size });
+    const typed = await compressUrl(client, `${origin}/cv.pdf`, { profile: "balanced", retention: 600 });
+    expect(typed.data).toMatchObject({ compressed_size: uploaded.body.compressed_size, retention: 600 });
     const typedUnlock = await unlockUrl(client, `${origin}/page.html`, "x");
     expect([typedUnlock.response.status, typedUnlock.error?.error.code]).toEqual([422, "file_url_not_pdf"]);
     expect(await usedThisMonth(local.db.prisma, subscriber.id)).toBe(5);
@@ -256,7 +256,130 @@ describe("file_url fetched (development: this machine allowed)", () => {
   });
 });
 
+// "https, or a URL the service signed itself": on the defaults the service's own addresses are this
+// machine's (http://127.0.0.1:…), which the policy refuses for any other URL; a result's url, a
+// download-once url and a direct upload's upload_url of the same account are read from storage.
+describe("file_url naming an address this service signed (local storage, public addresses only)", () => {
+  const json = async (response: Response) => ({
+    status: response.status,
+    body: (await response.json()) as Answer["body"] & { url?: string; upload_url?: string },
+  });
+
+  it("reads the same account's result url, download-once url and upload_url from storage; refuses another account's, an altered one, a deleted one", async () => {
+    const owner = await subscriberWithKey(strict.db.prisma);
+    const other = await subscriberWithKey(strict.db.prisma);
+    const first = await post(strict, owner.token, { retention: "3600" }, { file: pdf });
+    expect(first.status).toBe(200);
+    const { url } = first.body as { url: string };
+    expect(new URL(url).hostname).toBe("127.0.0.1");
+    lookups.length = 0;
+    // JSON and form, compress and unlock, and a job: the result's bytes, read from storage
+    const again = await post(strict, owner.token, { file_url: url, profile: "lossless" });
+    expect([again.status, again.body.original_size]).toEqual([200, first.body.compressed_size]);
+    const record = await strict.db.prisma.compression.findUniqueOrThrow({ where: { id: again.body.id! } });
+    expect(record.filename).toBe("cv-compressed.pdf");
+    const unlock = await post(
+      strict,
+      owner.token,
+      { file_url: url, password: "x" },
+      { form: true, route: "/v1/unlock" },
+    );
+    expect([unlock.status, unlock.body.error?.code]).toEqual([422, "not_encrypted"]);
+    const job = await post(strict, owner.token, { file_url: url }, { async: true });
+    expect(job.status).toBe(202);
+    expect(lookups).toEqual([]);
+
+    // a download-once url (retention 0): read, and still there for the client's own download
+    const once = await post(strict, owner.token, { retention: "0" }, { file: pdf });
+    const onceUrl = (once.body as { url: string }).url;
+    expect(new URL(onceUrl).pathname).toMatch(/^\/v1\/results\//);
+    expect((await post(strict, owner.token, { file_url: onceUrl })).status).toBe(200);
+    expect((await fetch(onceUrl)).status).toBe(200);
+
+    // a direct upload's upload_url, once its file is PUT
+    const created = await json(
+      await fetch(`${strict.server.url}/v1/uploads`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${owner.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ filename: "offer.pdf" }),
+      }),
+    );
+    const uploadUrl = created.body.upload_url!;
+    const early = await post(strict, owner.token, { file_url: uploadUrl });
+    expect([early.status, early.body.error?.code]).toEqual([422, "file_url_unreachable"]);
+    const put = await fetch(uploadUrl, {
+      method: "PUT",
+      headers: { "content-type": "application/pdf" },
+      body: new Uint8Array(pdf),
+    });
+    expect(put.status).toBeLessThan(300);
+    const byUpload = await post(strict, owner.token, { file_url: uploadUrl });
+    expect([byUpload.status, byUpload.body.original_size]).toEqual([200, pdf.length]);
+    const uploaded = await strict.db.prisma.compression.findUniqueOrThrow({ where: { id: byUpload.body.id! } });
+    expect(uploaded.filename).toBe("offer.pdf");
+
+    const used = await usedThisMonth(strict.db.prisma, owner.subscriber.id);
+    expect(used).toBe(6);
+
+    // another account's addresses, an altered signature, an altered name: refused, not charged
+    const tampered = new URL(url);
+    tampered.searchParams.set("signature", `${tampered.searchParams.get("signature")!.slice(0, -2)}AA`);
+    const renamed = url.replace(/\/v1\/files\/[A-Za-z0-9_-]{4}/, "/v1/files/AAAA");
+    for (const [token, address, status, code] of [
+      [other.token, url, 400, "file_url_forbidden"],
+      [other.token, onceUrl, 400, "file_url_forbidden"],
+      [other.token, uploadUrl, 400, "file_url_forbidden"],
+      [owner.token, tampered.toString(), 400, "invalid_file_url"],
+      [owner.token, renamed, 400, "invalid_file_url"],
+      [owner.token, `${strict.server.url}/v1/files/not-signed.pdf`, 400, "invalid_file_url"],
+    ] as const) {
+      for (const options of [{}, { form: true }, { async: true }, { route: "/v1/unlock" }]) {
+        const fields: Record<string, string> = { file_url: address, ...(options.route ? { password: "x" } : {}) };
+        const answer = await post(strict, token, fields, options);
+        expect([answer.status, answer.body.error?.code], `${address} ${JSON.stringify(options)}`).toEqual([
+          status,
+          code,
+        ]);
+      }
+    }
+    // a result deleted since: its url names nothing any more
+    const deleted = await fetch(`${strict.server.url}/v1/compressions/${first.body.id!}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${owner.token}` },
+    });
+    expect(deleted.status).toBe(204);
+    const gone = await post(strict, owner.token, { file_url: url });
+    expect([gone.status, gone.body.error?.code]).toEqual([422, "file_url_unreachable"]);
+    expect(await usedThisMonth(strict.db.prisma, other.subscriber.id)).toBe(0);
+    expect(await usedThisMonth(strict.db.prisma, owner.subscriber.id)).toBe(used);
+    expect(await leftovers(strict)).toEqual([]);
+  });
+});
+
 describe("the fetcher's own timers", () => {
+  it("leaves no timer and no socket behind after fetches that never answer, stall, are cut or run over", async () => {
+    const count = (kind: string) => process.getActiveResourcesInfo().filter((resource) => resource === kind).length;
+    const before = { timers: count("Timeout"), sockets: count("TCPSocketWrap") };
+    const dest = path.join(local.work, "faults.pdf");
+    const policy = { targets: "loopback" as const, maxBytes: MAX_BYTES, idleTimeoutMs: 300, totalTimeoutMs: 2000 };
+    for (const [route, code] of [
+      ["/silent.pdf", "file_url_timeout"],
+      ["/stall.pdf", "file_url_timeout"],
+      ["/cut.pdf", "file_url_unreachable"],
+      ["/endless.pdf", "file_url_too_large"],
+      ["/declared-large.pdf", "file_url_too_large"],
+      ["/page.html", "file_url_not_pdf"],
+    ] as const) {
+      await expect(
+        fetchFileUrl(`${origin}${route}`, dest, policy, new AbortController().signal),
+        route,
+      ).rejects.toMatchObject({ code });
+    }
+    await expect.poll(() => count("Timeout")).toBeLessThanOrEqual(before.timers);
+    await expect.poll(() => count("TCPSocketWrap")).toBeLessThanOrEqual(before.sockets);
+    expect(await readdir(local.work)).not.toContain("faults.pdf");
+  });
+
   it("ends a fetch that trickles past its whole limit, and one the client gave up, leaving no file", async () => {
     const trickle = createServer((_req, res) => {
       res.writeHead(200);

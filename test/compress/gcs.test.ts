@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { PDFDocument } from "@cantoo/pdf-lib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { usedThisMonth } from "../../src/auth/quota.ts";
 import { createGcsStorage } from "../../src/compress/storage/gcs.ts";
 import { makePdf, multipart, passThroughRunner, subscriberWithKey } from "../helpers/compress.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -117,4 +118,71 @@ describe("Cloud Storage", () => {
       await db.close();
     }
   });
+
+  it("takes a result's signed URL as file_url from the same account: read from the bucket, never fetched; another account's, an altered or a deleted one refused", async () => {
+    const db: TestDatabase = await createTestDatabase();
+    // The defaults (public addresses only): the stand-in's loopback address could not be fetched.
+    const server = await startServer(db, {}, { compress: { storage: storage(), runner: passThroughRunner } });
+    const post = async (token: string, body: Record<string, string>) => {
+      const response = await fetch(`${server.url}/v1/compress`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      const answer = (await response.json()) as { original_size?: number; error?: { code: string } };
+      return { status: response.status, size: answer.original_size, code: answer.error?.code };
+    };
+    try {
+      const owner = await subscriberWithKey(db.prisma);
+      const other = await subscriberWithKey(db.prisma);
+      const pdf = await makePdf(2);
+      const { body, contentType } = multipart([{ name: "file", value: pdf, filename: "deck.pdf" }]);
+      const response = await fetch(`${server.url}/v1/compress`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${owner.token}`, "content-type": contentType },
+        body: new Uint8Array(body),
+      });
+      const result = (await response.json()) as { id: string; url: string; compressed_size: number };
+      expect(response.status).toBe(200);
+      expect(new URL(result.url).origin).toBe(gcs.url);
+      const browserGets = () => gcs.requests.filter((r) => r.path.startsWith(`/${BUCKET}/`)).length;
+      const before = browserGets();
+      expect(await post(owner.token, { file_url: result.url })).toEqual({
+        status: 200,
+        size: result.compressed_size,
+        code: undefined,
+      });
+      expect(browserGets()).toBe(before);
+
+      const altered = new URL(result.url);
+      const signature = altered.searchParams.get("X-Goog-Signature")!;
+      altered.searchParams.set(
+        "X-Goog-Signature",
+        `${signature.slice(0, -2)}${signature.endsWith("00") ? "11" : "00"}`,
+      );
+      const longer = new URL(result.url);
+      longer.searchParams.set("X-Goog-Expires", "7200");
+      for (const [token, address, status, code] of [
+        [other.token, result.url, 400, "file_url_forbidden"],
+        [owner.token, altered.toString(), 400, "invalid_file_url"],
+        [owner.token, longer.toString(), 400, "invalid_file_url"],
+      ] as const) {
+        expect(await post(token, { file_url: address }), address).toMatchObject({ status, code });
+      }
+      const deleted = await fetch(`${server.url}/v1/compressions/${result.id}`, {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${owner.token}` },
+      });
+      expect(deleted.status).toBe(204);
+      expect(await post(owner.token, { file_url: result.url })).toMatchObject({
+        status: 422,
+        code: "file_url_unreachable",
+      });
+      expect(await usedThisMonth(db.prisma, owner.subscriber.id)).toBe(2);
+      expect(await usedThisMonth(db.prisma, other.subscriber.id)).toBe(0);
+    } finally {
+      await server.close();
+      await db.close();
+    }
+  }, 120_000);
 });

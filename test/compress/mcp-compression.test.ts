@@ -102,10 +102,26 @@ describe("/v1/mcp", () => {
     }
   });
 
-  it("is listed in /llms.txt", async () => {
+  it("is listed in /llms.txt and described in /v1/openapi.json (POST, Bearer, a JSON-RPC body)", async () => {
     const text = await (await fetch(`${stack.server.url}/llms.txt`)).text();
     expect(text).toContain(`${stack.server.url}/v1/mcp`);
     expect(text).toContain("compress_pdf");
+    const document = (await (await fetch(`${stack.server.url}/v1/openapi.json`)).json()) as {
+      security: unknown;
+      paths: Record<
+        string,
+        Record<string, { requestBody: unknown; responses: Record<string, unknown>; description: string }>
+      >;
+    };
+    const mcp = document.paths["/v1/mcp"]!;
+    expect(Object.keys(mcp)).toEqual(["post"]);
+    expect(document.security).toEqual([{ bearer: [] }]);
+    expect(mcp["post"]!.requestBody).toMatchObject({
+      content: { "application/json": { schema: { required: ["jsonrpc", "method"] } } },
+    });
+    expect(Object.keys(mcp["post"]!.responses)).toEqual(expect.arrayContaining(["200", "202", "401", "429"]));
+    expect(mcp["post"]!.description).toContain('"url": "<origin>/v1/mcp"');
+    expect(mcp["post"]!.description).toContain("docs/mcp.md");
   });
 
   it.each([

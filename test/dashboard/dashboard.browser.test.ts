@@ -261,8 +261,8 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
     const field = page.getByLabel("API key");
     token = await field.inputValue();
     expect(token).toMatch(/^mkp_[0-9A-Za-z]{36}$/);
-    await page.getByRole("button", { name: "Copy" }).click();
-    await expect.poll(() => page.locator("[data-copy-status]").innerText()).toBe("Copied to the clipboard.");
+    await page.getByRole("button", { name: "Copy", exact: true }).click();
+    await expect.poll(() => page.locator("[data-copy-status]").first().innerText()).toBe("Copied to the clipboard.");
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(token);
     await audit(page, "5-key-created");
     // Shown once: the list has the prefix, never the secret.
@@ -270,6 +270,35 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
     const listed = await page.content();
     expect(listed).not.toContain(token);
     expect(listed).toContain(`${token.slice(0, 10)}…`);
+  }, 60_000);
+
+  it("shows where a key is used: file_url on the API, and the MCP endpoint with a client configuration to copy that works", async () => {
+    await page.goto(`${server.url}/dashboard/keys`);
+    const section = page.getByRole("region", { name: "Using a key" });
+    await expect.poll(() => section.innerText()).toContain("file_url");
+    const endpoint = `${server.url}/v1/mcp`;
+    expect(await section.getByLabel("MCP endpoint").inputValue()).toBe(endpoint);
+    await section.getByRole("button", { name: "Copy configuration" }).click();
+    await expect.poll(() => section.locator("[data-copy-status]").last().innerText()).toBe("Copied to the clipboard.");
+    const copied = JSON.parse(await page.evaluate(() => navigator.clipboard.readText())) as {
+      mcpServers: Record<string, { type: string; url: string; headers: Record<string, string> }>;
+    };
+    const entry = copied.mcpServers["marketplace-compression"]!;
+    expect(entry).toMatchObject({ type: "http", url: endpoint });
+    expect(entry.headers["Authorization"]).toBe("Bearer <your API key>");
+    await section.getByLabel("MCP client configuration", { exact: false }).scrollIntoViewIfNeeded();
+    await audit(page, "4b-keys-using-a-key");
+    await shot(page, "keys-mcp");
+    // The configuration as an MCP client uses it, the key in place of the placeholder: the tools answer.
+    const headers = { ...entry.headers, Authorization: `Bearer ${token}` };
+    const listed = await fetch(entry.url, {
+      method: "POST",
+      headers: { ...headers, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(listed.status).toBe(200);
+    const tools = ((await listed.json()) as { result: { tools: { name: string }[] } }).result.tools.map((t) => t.name);
+    expect(tools).toEqual(expect.arrayContaining(["compress_pdf", "list_compressions", "delete_compression"]));
   }, 60_000);
 
   it("compresses a PDF from Try it through /v1/compress's service, and with fetch", async () => {
@@ -455,7 +484,7 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
     const rotated = await page.getByLabel("Webhook secret").inputValue();
     expect(rotated).toMatch(/^whsec_/);
     expect(rotated).not.toBe(secret);
-    await page.getByRole("button", { name: "Copy" }).click();
+    await page.getByRole("button", { name: "Copy", exact: true }).click();
     await expect.poll(() => page.locator("[data-copy-status]").innerText()).toBe("Copied to the clipboard.");
     await shot(page, "webhooks-rotated");
     await audit(page, "22-webhook-rotated");

@@ -54,11 +54,16 @@ export interface OutputOptions {
   linearize?: NonNullable<CompressForm["linearize"]>;
   /** A signed document: refused (the default) or compressed with its signatures removed. */
   signatures?: NonNullable<CompressForm["signatures"]>;
+  /**
+   * Seconds the result is kept, then deleted (0: until its first complete download); left out, the
+   * account's default (dashboard, Settings → Webhooks), at most the service's maximum.
+   */
+  retention?: NonNullable<CompressForm["retention"]>;
 }
 
 type OutputFields = Pick<
   CompressForm,
-  "target_size" | "grayscale" | "max_image_ppi" | "remove_metadata" | "linearize" | "signatures"
+  "target_size" | "grayscale" | "max_image_ppi" | "remove_metadata" | "linearize" | "signatures" | "retention"
 >;
 
 /** The API's fields of the options given (those left out are not sent). */
@@ -70,6 +75,7 @@ export function outputFields(options: OutputOptions): OutputFields {
     remove_metadata: options.removeMetadata,
     linearize: options.linearize,
     signatures: options.signatures,
+    retention: options.retention,
   };
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
 }

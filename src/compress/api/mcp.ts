@@ -46,7 +46,12 @@ const options = {
 };
 
 const compressInput = z.object({
-  file_url: z.string().optional().describe("The PDF's https address (public hosts only, at most 300 MB)."),
+  file_url: z
+    .string()
+    .optional()
+    .describe(
+      "The PDF's https address (public hosts only, at most 300 MB), or the url of one of this account's results (read from storage).",
+    ),
   upload_id: z.string().optional().describe("A direct upload's id (POST /v1/uploads, after the PUT)."),
   async: z.boolean().optional().describe("Queue a job and answer it at once (for large files); poll get_compression."),
   ...options,

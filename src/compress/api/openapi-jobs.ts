@@ -54,7 +54,7 @@ export const fileUrlField = {
   format: "uri",
   maxLength: 2048,
   description:
-    "The PDF's address, instead of the file: https, a public host (never loopback, private, link-local or metadata addresses, checked again at connect time), at most 3 redirects, at most 300 MB, %PDF- within its first 1024 bytes. Refused as 400 invalid_file_url or file_url_forbidden, 413 file_url_too_large, 422 file_url_not_pdf, file_url_unreachable or file_url_timeout, never charged. Not with file or upload_id.",
+    "The PDF's address, instead of the file: https, a public host (never loopback, private, link-local or metadata addresses, checked again at connect time), at most 3 redirects, at most 300 MB, %PDF- within its first 1024 bytes; or an address this service signed for the same account (a result's url, a local upload_url), read from storage directly. Refused as 400 invalid_file_url (also an altered or expired signature) or file_url_forbidden (also another account's file), 413 file_url_too_large, 422 file_url_not_pdf, file_url_unreachable or file_url_timeout, never charged. Not with file or upload_id.",
 };
 
 /** The JSON body of POST /v1/compress or /v1/unlock naming the file by its address. */

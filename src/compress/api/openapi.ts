@@ -11,6 +11,7 @@ import { outputOptionFields } from "./openapi-options.ts";
 import { reportProperty, reportSchemas } from "./openapi-report.ts";
 import { webhooks } from "./openapi-webhooks.ts";
 import { addSuccessExamples } from "./openapi-examples.ts";
+import { mcpPath } from "./openapi-mcp.ts";
 
 type Json = Record<string, unknown>;
 
@@ -260,6 +261,11 @@ const tags = [
       "Every result is a resource: list the account's, read one, delete it now; retention keeps one no longer than asked.",
   },
   { name: "Usage", description: "The plan and this month's quota." },
+  {
+    name: "Agents (MCP)",
+    description:
+      "The same compressions for AI agents: an MCP endpoint with the key as its Bearer token (tools compress_pdf, get_compression, list_compressions, delete_compression, usage).",
+  },
 ];
 
 const bearer = {
@@ -338,6 +344,7 @@ export function buildCompressOpenApi(serverUrl: string, maxRetentionSeconds = 86
           responses: { "200": result, ...common },
         },
       },
+      ...mcpPath(shared),
     },
     webhooks,
     components: {

@@ -7,7 +7,7 @@ import { createReadStream } from "node:fs";
 import { copyFile, link, mkdir, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { BOOT_ID } from "../holds.ts";
-import { INPUT_NAME, type ObjectStorage, type StoredObject } from "./storage.ts";
+import { INPUT_NAME, type ObjectStorage, type SignedObjectVerdict, type StoredObject } from "./storage.ts";
 
 export const LOCAL_DOWNLOAD_PREFIX = "/v1/files/";
 /** Where a direct upload is PUT on the embedded default (the signed path of POST /v1/uploads). */
@@ -142,7 +142,7 @@ export async function createLocalStorage(dir: string, secret: string | null): Pr
   const inputs = path.join(dir, "inputs");
   await mkdir(inputs, { recursive: true });
 
-  return {
+  const storage: LocalStorage = {
     kind: "local",
     ...localInputs(inputs, key),
     async put(name, file) {
@@ -191,5 +191,25 @@ export async function createLocalStorage(dir: string, secret: string | null): Pr
       }
       return deleted;
     },
+    signedObject: (url, origin) => signedObject(storage, url, origin),
   };
+  return storage;
+}
+
+/** An address of the API's origin under /v1/files/ or /v1/uploads/content/: its object, checked as a download or an upload is. */
+async function signedObject(storage: LocalStorage, url: URL, origin: string): Promise<SignedObjectVerdict> {
+  if (url.origin !== new URL(origin).origin) return null;
+  const { pathname, searchParams } = url;
+  if (pathname.startsWith(LOCAL_DOWNLOAD_PREFIX)) {
+    const name = pathname.slice(LOCAL_DOWNLOAD_PREFIX.length);
+    const verdict = await storage.verify(name, searchParams);
+    // A result deleted since (reason "gone") is still the result the address names.
+    return verdict.ok || verdict.reason === "gone" ? { kind: "result", name } : verdict.reason;
+  }
+  if (pathname.startsWith(LOCAL_UPLOAD_PREFIX)) {
+    const name = pathname.slice(LOCAL_UPLOAD_PREFIX.length);
+    const verdict = storage.verifyUpload(name, searchParams);
+    return verdict.ok ? { kind: "input", name } : verdict.reason;
+  }
+  return null;
 }

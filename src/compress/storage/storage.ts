@@ -12,12 +12,30 @@ export interface StoredObject {
   downloadName: string;
 }
 
+/** An object named by an address this storage signed (a file_url the service reads itself). */
+export interface SignedObject {
+  /** A result (downloaded by its url), or a direct upload's input (its upload_url, local storage). */
+  kind: "result" | "input";
+  name: string;
+}
+
+/** What an address is to the storage: an object it signed, a signature refused, or none of its own (null). */
+export type SignedObjectVerdict = SignedObject | "invalid" | "expired" | null;
+
 export interface ObjectStorage {
   readonly kind: "gcs" | "local";
   /** Stores the file at path under name. */
   put(name: string, path: string, meta: StoredObject): Promise<void>;
   /** A URL that downloads the object until it expires. origin: the API's public origin (local only). */
   signedUrl(name: string, meta: StoredObject, expiresInSeconds: number, origin: string): Promise<string>;
+  /**
+   * Whether url is an address this storage signed: a result's download url (local: /v1/files/… on
+   * the API's origin; Cloud Storage: the bucket's V4 signed url, its signature computed again), or
+   * locally a direct upload's upload_url. The object it names, "invalid" or "expired" when it is
+   * such an address whose signature does not hold, null when it is not one. origin: the API's
+   * public origin (local only).
+   */
+  signedObject(url: URL, origin: string): Promise<SignedObjectVerdict>;
   /** Deletes objects stored before the cutoff; returns how many. */
   deleteOlderThan(cutoff: Date): Promise<number>;
   /** Deletes one result now (nothing when it is already gone). */

@@ -276,3 +276,11 @@ export function findJob(prisma: PrismaClient, subscriberId: string, id: string) 
   if (!UUID.test(id)) return Promise.resolve(null);
   return prisma.compressionJob.findFirst({ where: { id, subscriberId }, include: WITH_REPORT });
 }
+
+/** A stored result's record by its object's name (a file_url that names it): whose it is, its kind and name. */
+export function resultOfObject(prisma: PrismaClient, objectName: string) {
+  return prisma.compression.findFirst({
+    where: { objectName },
+    select: { subscriberId: true, deletedAt: true, kind: true, filename: true, job: { select: { filename: true } } },
+  });
+}

@@ -184,3 +184,8 @@ export async function receiveLocalUpload(local: LocalStorage, prisma: PrismaClie
   }
   return size;
 }
+
+/** A direct upload by its object's name (a file_url that is its upload_url): whose it is, and its name. */
+export function uploadOfObject(prisma: PrismaClient, objectName: string) {
+  return prisma.directUpload.findUnique({ where: { objectName }, select: { subscriberId: true, filename: true } });
+}

@@ -14,7 +14,7 @@ import { rm } from "node:fs/promises";
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import path from "node:path";
-import { Transform } from "node:stream";
+import { Transform, type Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { HttpError, isStorageUnavailable, storageUnavailable } from "../../errors.ts";
 import {
@@ -50,23 +50,23 @@ export interface FetchedFile {
 }
 
 export const invalidFileUrl = (why: string) => new HttpError(400, "invalid_file_url", `file_url ${why}.`);
-const forbidden = (why: string) =>
+export const forbidden = (why: string) =>
   new HttpError(
     400,
     "file_url_forbidden",
     `file_url ${why}: the service fetches files from public addresses only (never loopback, private, link-local or metadata ones).`,
   );
-const unreachable = (why: string) =>
+export const unreachable = (why: string) =>
   new HttpError(422, "file_url_unreachable", `file_url could not be fetched: ${why}. Nothing was charged.`);
 const timedOut = (why: string) =>
   new HttpError(422, "file_url_timeout", `file_url could not be fetched in time: ${why}. Nothing was charged.`);
-const tooLarge = (maxBytes: number) =>
+export const tooLarge = (maxBytes: number) =>
   new HttpError(
     413,
     "file_url_too_large",
     `The file at file_url is larger than ${maxBytes.toLocaleString("en")} bytes, the most one request may carry. Nothing was charged.`,
   );
-const notPdf = () =>
+export const notPdf = () =>
   new HttpError(
     422,
     "file_url_not_pdf",
@@ -195,21 +195,35 @@ function connectionError(url: URL, error: NodeJS.ErrnoException): Error {
 }
 
 /** Streams the answer's body to dest: counted (413 past maxBytes), sniffed, and stopped when it stalls. */
-async function receiveBody(
+function receiveBody(
   response: IncomingMessage,
   dest: string,
   policy: FileUrlPolicy,
   signal: AbortSignal,
 ): Promise<number> {
-  const declared = Number(response.headers["content-length"]);
+  return receiveStream(response, Number(response.headers["content-length"]), dest, policy, signal);
+}
+
+/**
+ * Streams a file's bytes to dest (an answer's body, or an object read from storage): refused at
+ * once when its declared size is over maxBytes, counted (413 past maxBytes), sniffed (422 without
+ * %PDF-), and stopped when no bytes come for idleTimeoutMs. Answers its size.
+ */
+export async function receiveStream(
+  source: Readable,
+  declared: number,
+  dest: string,
+  policy: Pick<FileUrlPolicy, "maxBytes" | "idleTimeoutMs">,
+  signal: AbortSignal,
+): Promise<number> {
   if (declared > policy.maxBytes) {
-    response.destroy();
+    source.destroy();
     throw tooLarge(policy.maxBytes);
   }
   let size = 0;
   const sniffer = pdfSniffer();
   const idle = setTimeout(
-    () => response.destroy(timedOut(`no data arrived for ${policy.idleTimeoutMs / 1000} s after ${size} bytes`)),
+    () => source.destroy(timedOut(`no data arrived for ${policy.idleTimeoutMs / 1000} s after ${size} bytes`)),
     policy.idleTimeoutMs,
   );
   const check = new Transform({
@@ -225,7 +239,7 @@ async function receiveBody(
     },
   });
   try {
-    await pipeline(response, check, createWriteStream(dest, { flags: "w", mode: 0o600 }), { signal });
+    await pipeline(source, check, createWriteStream(dest, { flags: "w", mode: 0o600 }), { signal });
   } catch (error) {
     if (error instanceof HttpError || signal.aborted) throw error;
     if (isStorageUnavailable(error)) throw storageUnavailable();

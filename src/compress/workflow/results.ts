@@ -100,15 +100,35 @@ export interface OnceDownload {
   completed: () => Promise<void>;
 }
 
-/** Checks a download-once address and opens its result (403 altered or expired, 410 gone). */
-export async function openOnce(deps: ResultDeps, name: string, query: URLSearchParams): Promise<OnceDownload> {
+/** Why a download-once address is refused (its signature, in constant time; its expiry), or null. */
+function onceRefusal(config: ResultDeps["config"], name: string, query: URLSearchParams): "invalid" | "expired" | null {
   const expires = query.get("expires") ?? "";
   const given = Buffer.from(query.get("signature") ?? "");
-  const wanted = Buffer.from(onceSignature(onceKey(deps.config), name, expires));
-  if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) {
-    throw new HttpError(403, "invalid_signature", "This download address is not valid.");
-  }
-  if (Number(expires) * 1000 <= Date.now()) {
+  const wanted = Buffer.from(onceSignature(onceKey(config), name, expires));
+  if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) return "invalid";
+  return Number(expires) * 1000 <= Date.now() ? "expired" : null;
+}
+
+/**
+ * A download-once address of the API's origin (a file_url the service reads itself): the result it
+ * names, "invalid" or "expired", or null when the address is not one. Reading it so is not its
+ * download: the result stays until the client's own complete download, or its maximum retention.
+ */
+export function onceObject(
+  deps: Pick<ResultDeps, "config">,
+  url: URL,
+  origin: string,
+): { kind: "result"; name: string } | "invalid" | "expired" | null {
+  if (url.origin !== new URL(origin).origin || !url.pathname.startsWith(ONCE_DOWNLOAD_PREFIX)) return null;
+  const name = url.pathname.slice(ONCE_DOWNLOAD_PREFIX.length);
+  return onceRefusal(deps.config, name, url.searchParams) ?? { kind: "result", name };
+}
+
+/** Checks a download-once address and opens its result (403 altered or expired, 410 gone). */
+export async function openOnce(deps: ResultDeps, name: string, query: URLSearchParams): Promise<OnceDownload> {
+  const refused = onceRefusal(deps.config, name, query);
+  if (refused === "invalid") throw new HttpError(403, "invalid_signature", "This download address is not valid.");
+  if (refused === "expired") {
     throw new HttpError(403, "url_expired", "This download address has expired; read the compression again.");
   }
   const record = await onceResult(deps.prisma, name);

@@ -43,6 +43,7 @@ import {
 } from "./options.ts";
 import { produce, produceFromStorage, type Produced, type Work } from "./produce.ts";
 import { checkFileUrl, fetchFileUrl, type FileUrlPolicy } from "./file-url.ts";
+import { ownObject, readOwnObject } from "./own-file-url.ts";
 import { MULTIPART_OVERHEAD, receiveUpload, tooLarge, type Upload } from "./upload.ts";
 import { maxRetentionSeconds, parseRetention, resultUrl } from "./results.ts";
 import { withWorkspace, type Workspace } from "./workspace.ts";
@@ -244,11 +245,13 @@ const fileUrlPolicy = (deps: CompressDeps): FileUrlPolicy => ({
 
 /**
  * Takes the request's file into the workspace: the multipart body read, then a file_url (the form's,
- * or a JSON body's) fetched to the workspace's input.
+ * or a JSON body's) fetched to the workspace's input; an address this service signed
+ * (own-file-url.ts) is read from storage instead, when it names an object of the key's account.
  */
 async function takeFile(
   deps: CompressDeps,
   request: RequestInfo,
+  key: AuthenticatedKey,
   incoming: Incoming,
   workspace: Workspace,
   fields: readonly string[],
@@ -267,15 +270,24 @@ async function takeFile(
   if (upload.fileUrl === undefined) return upload;
   // A file by URL: what was asked is recorded before it is fetched (its name is known after).
   await beforeFile?.(upload.fields, upload.filename);
-  const fetched = await fetchFileUrl(upload.fileUrl, upload.path, fileUrlPolicy(deps), cancellation(deps, request));
+  const policy = fileUrlPolicy(deps);
+  const own = await ownObject(deps, upload.fileUrl, request.origin);
+  const fetched = own
+    ? await readOwnObject(deps, own, key.subscriberId, upload.path, policy, cancellation(deps, request))
+    : await fetchFileUrl(upload.fileUrl, upload.path, policy, cancellation(deps, request));
   return { ...upload, ...fetched };
 }
 
 /** A JSON body's file_url and fields, checked before a unit is reserved (400s cost nothing). */
-function checkUrlInput(deps: CompressDeps, kind: EngineJob["kind"] | "job", incoming: Incoming): void {
+async function checkUrlInput(
+  deps: CompressDeps,
+  request: RequestInfo,
+  kind: EngineJob["kind"] | "job",
+  incoming: Incoming,
+): Promise<void> {
   if (!("url" in incoming)) return checkDeclaredSize(deps.config, incoming.upload);
   const { fileUrl, fields } = incoming.url;
-  checkFileUrl(fileUrl, deps.config.webhookTargets);
+  if (!(await ownObject(deps, fileUrl, request.origin))) checkFileUrl(fileUrl, deps.config.webhookTargets);
   if (kind === "job") parseJobOptions(deps.config, fields);
   else parseOperation(kind, fields);
   parseOptions(fields);
@@ -392,14 +404,14 @@ async function compressFile(
       return succeed(deps, request, reserved, { ...produced, work, originalSize: stored.size, retentionSeconds });
     });
   }
-  checkUrlInput(deps, kind, intake);
+  await checkUrlInput(deps, request, kind, intake);
   return charged(deps, request, key, (reserved) =>
     withWorkspace(deps.config, async (workspace) => {
       // The engine's room is checked once the unit is reserved, before the body is read: a 503 busy
       // costs the client its headers, not its upload (the unit goes back as for any failure).
       assertRoom();
       const asked = askedRecorder(deps, reserved, kind);
-      const upload = await takeFile(deps, request, intake, workspace, FIELDS[kind], asked.atFile);
+      const upload = await takeFile(deps, request, key, intake, workspace, FIELDS[kind], asked.atFile);
       await asked.atEnd(upload);
       if (kind === "compress") refuseCallback(upload.fields);
       const work = {
@@ -520,7 +532,7 @@ export function parseJobOptions(
  * call), a multipart file received and stored as the job's input, the job queued. On any failure
  * the compression fails and its unit is released once, and an input stored for it is deleted.
  */
-function acceptJob(
+async function acceptJob(
   deps: CompressDeps,
   request: RequestInfo,
   key: AuthenticatedKey,
@@ -533,11 +545,11 @@ function acceptJob(
       return queueJob(deps, request, key, reserved, stored);
     });
   }
-  checkUrlInput(deps, "job", intake);
+  await checkUrlInput(deps, request, "job", intake);
   return charged(deps, request, key, (reserved) =>
     withWorkspace(deps.config, async (workspace) => {
       const asked = askedRecorder(deps, reserved, "compress");
-      const upload = await takeFile(deps, request, intake, workspace, FIELDS.job, asked.atFile);
+      const upload = await takeFile(deps, request, key, intake, workspace, FIELDS.job, asked.atFile);
       await asked.atEnd(upload);
       const { callbackUrl, ...options } = parseJobOptions(deps.config, upload.fields);
       const retentionSeconds = retentionOf(deps.config, upload.fields, key);

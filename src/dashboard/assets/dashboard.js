@@ -12,7 +12,9 @@
 function enableCopyButtons(root) {
   for (const button of root.querySelectorAll("button[data-copy]")) {
     const field = document.getElementById(button.dataset.copy);
-    const status = root.querySelector("[data-copy-status]");
+    // The status line after the button's field (a page may have several), else the page's first.
+    const next = button.parentElement && button.parentElement.nextElementSibling;
+    const status = next && next.matches("[data-copy-status]") ? next : root.querySelector("[data-copy-status]");
     if (!field) continue;
     const say = (text) => {
       if (status) status.textContent = text;

@@ -185,6 +185,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/mcp": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Compression for AI agents: the Model Context Protocol over Streamable HTTP
+     * @description An MCP endpoint (Streamable HTTP, stateless: POST only, one JSON-RPC 2.0 message per request, JSON answers) with the tools compress_pdf, get_compression, list_compressions, delete_compression and usage; tools/list gives each tool's input and output schemas. The subscriber's API key is the Bearer token, as for every route here: without it or with a wrong one, 401 in the error shape before any tool runs. Each request counts against the key's rate limit; compress_pdf charges a unit of the monthly quota as POST /v1/compress does (a failure gives it back).
+     *
+     *     An MCP client's configuration, with this API's origin in place of <origin>: {"mcpServers": {"marketplace-compression": {"type": "http", "url": "<origin>/v1/mcp", "headers": {"Authorization": "Bearer <API key>"}}}} (the dashboard's API keys page shows it filled in). Also listed in /llms.txt; the full description is docs/mcp.md, "Compression for agents (/v1/mcp)", in the service's repository.
+     */
+    post: operations["mcp"];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   compressionJobEnded: {
@@ -462,7 +484,7 @@ export interface operations {
           file?: Blob;
           /**
            * Format: uri
-           * @description The PDF's address, instead of the file: https, a public host (never loopback, private, link-local or metadata addresses, checked again at connect time), at most 3 redirects, at most 300 MB, %PDF- within its first 1024 bytes. Refused as 400 invalid_file_url or file_url_forbidden, 413 file_url_too_large, 422 file_url_not_pdf, file_url_unreachable or file_url_timeout, never charged. Not with file or upload_id.
+           * @description The PDF's address, instead of the file: https, a public host (never loopback, private, link-local or metadata addresses, checked again at connect time), at most 3 redirects, at most 300 MB, %PDF- within its first 1024 bytes; or an address this service signed for the same account (a result's url, a local upload_url), read from storage directly. Refused as 400 invalid_file_url (also an altered or expired signature) or file_url_forbidden (also another account's file), 413 file_url_too_large, 422 file_url_not_pdf, file_url_unreachable or file_url_timeout, never charged. Not with file or upload_id.
            * @default
            */
           file_url?: string;
@@ -572,7 +594,7 @@ export interface operations {
           | {
               /**
                * Format: uri
-               * @description The PDF's address, instead of the file: https, a public host (never loopback, private, link-local or metadata addresses, checked again at connect time), at most 3 redirects, at most 300 MB, %PDF- within its first 1024 bytes. Refused as 400 invalid_file_url or file_url_forbidden, 413 file_url_too_large, 422 file_url_not_pdf, file_url_unreachable or file_url_timeout, never charged. Not with file or upload_id.
+               * @description The PDF's address, instead of the file: https, a public host (never loopback, private, link-local or metadata addresses, checked again at connect time), at most 3 redirects, at most 300 MB, %PDF- within its first 1024 bytes; or an address this service signed for the same account (a result's url, a local upload_url), read from storage directly. Refused as 400 invalid_file_url (also an altered or expired signature) or file_url_forbidden (also another account's file), 413 file_url_too_large, 422 file_url_not_pdf, file_url_unreachable or file_url_timeout, never charged. Not with file or upload_id.
                */
               file_url: string;
               /**
@@ -2287,7 +2309,7 @@ export interface operations {
           file?: Blob;
           /**
            * Format: uri
-           * @description The PDF's address, instead of the file: https, a public host (never loopback, private, link-local or metadata addresses, checked again at connect time), at most 3 redirects, at most 300 MB, %PDF- within its first 1024 bytes. Refused as 400 invalid_file_url or file_url_forbidden, 413 file_url_too_large, 422 file_url_not_pdf, file_url_unreachable or file_url_timeout, never charged. Not with file or upload_id.
+           * @description The PDF's address, instead of the file: https, a public host (never loopback, private, link-local or metadata addresses, checked again at connect time), at most 3 redirects, at most 300 MB, %PDF- within its first 1024 bytes; or an address this service signed for the same account (a result's url, a local upload_url), read from storage directly. Refused as 400 invalid_file_url (also an altered or expired signature) or file_url_forbidden (also another account's file), 413 file_url_too_large, 422 file_url_not_pdf, file_url_unreachable or file_url_timeout, never charged. Not with file or upload_id.
            * @default
            */
           file_url?: string;
@@ -2337,7 +2359,7 @@ export interface operations {
         "application/json": {
           /**
            * Format: uri
-           * @description The PDF's address, instead of the file: https, a public host (never loopback, private, link-local or metadata addresses, checked again at connect time), at most 3 redirects, at most 300 MB, %PDF- within its first 1024 bytes. Refused as 400 invalid_file_url or file_url_forbidden, 413 file_url_too_large, 422 file_url_not_pdf, file_url_unreachable or file_url_timeout, never charged. Not with file or upload_id.
+           * @description The PDF's address, instead of the file: https, a public host (never loopback, private, link-local or metadata addresses, checked again at connect time), at most 3 redirects, at most 300 MB, %PDF- within its first 1024 bytes; or an address this service signed for the same account (a result's url, a local upload_url), read from storage directly. Refused as 400 invalid_file_url (also an altered or expired signature) or file_url_forbidden (also another account's file), 413 file_url_too_large, 422 file_url_not_pdf, file_url_unreachable or file_url_timeout, never charged. Not with file or upload_id.
            */
           file_url: string;
           password: string;
@@ -2612,6 +2634,212 @@ export interface operations {
            *       "error": {
            *         "code": "busy",
            *         "message": "Every compression slot and queue place is taken; retry after Retry-After.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+    };
+  };
+  mcp: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description Streamable HTTP clients send both; the answer is JSON. */
+        Accept: string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "jsonrpc": "2.0",
+         *       "id": 1,
+         *       "method": "tools/list"
+         *     }
+         */
+        "application/json": {
+          /** @constant */
+          jsonrpc: "2.0";
+          /** @description Absent in a notification (answered 202 without a body). */
+          id?: string | number;
+          /** @description initialize, tools/list, tools/call, ping, or a notification such as notifications/initialized. */
+          method: string;
+          params?: Record<string, never>;
+        };
+      };
+    };
+    responses: {
+      /** @description The JSON-RPC answer (a result, or a JSON-RPC error for a message it cannot take). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "jsonrpc": "2.0",
+           *       "id": 1,
+           *       "result": {
+           *         "structuredContent": {
+           *           "plan": "corporate",
+           *           "monthly_quota": 1000,
+           *           "used": 12,
+           *           "remaining": 988
+           *         },
+           *         "content": [
+           *           {
+           *             "type": "text",
+           *             "text": "{\"plan\":\"corporate\",\"monthly_quota\":1000,\"used\":12,\"remaining\":988}"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @constant */
+            jsonrpc: "2.0";
+            id?: string | number | null;
+            /** @description tools/call: structuredContent (each tool's outputSchema) and the same JSON as text; a refused argument is isError with the error code first in its text. */
+            result?: Record<string, never>;
+            error?: {
+              code?: number;
+              message?: string;
+            };
+          };
+        };
+      };
+      /** @description A notification or a response was accepted; no body. */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description Not one JSON-RPC message (a batch, invalid JSON): a JSON-RPC error. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "jsonrpc": "2.0",
+           *       "id": null,
+           *       "error": {
+           *         "code": -32700,
+           *         "message": "Parse error: the body is not JSON."
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @constant */
+            jsonrpc: "2.0";
+            id?: string | number | null;
+            /** @description tools/call: structuredContent (each tool's outputSchema) and the same JSON as text; a refused argument is isError with the error code first in its text. */
+            result?: Record<string, never>;
+            error?: {
+              code?: number;
+              message?: string;
+            };
+          };
+        };
+      };
+      /** @description Missing, malformed, unknown, revoked or non-corporate key: missing_api_key, malformed_api_key, invalid_api_key, plan_not_eligible. */
+      401: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "WWW-Authenticate"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "missing_api_key",
+           *         "message": "No Authorization header.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description Accept names neither application/json nor text/event-stream: a JSON-RPC error. */
+      406: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description body_too_large: a message over 64 KiB. */
+      413: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "body_too_large",
+           *         "message": "A JSON body is larger than the endpoint takes (16 KiB; /mcp and /graphql: 64 KiB).",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description rate_limited: over 120 requests a minute for this key. */
+      429: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limited",
+           *         "message": "This client (the catalog: its IP; the compression API: its key) used up its requests for the window; retry after Retry-After seconds.",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
+      /** @description rate_limit_unavailable or database_unavailable. */
+      503: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          "Retry-After"?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "rate_limit_unavailable",
+           *         "message": "The shared rate-limit store cannot be reached; retry after Retry-After seconds.",
            *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
            *       }
            *     }
