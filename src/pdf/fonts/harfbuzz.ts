@@ -37,12 +37,24 @@ interface SubsetExports {
 }
 
 let loading: Promise<SubsetExports> | undefined;
+let compiled: Promise<WebAssembly.Module> | undefined;
 
-/** The module, compiled once per process and only when a font is to be subset. */
+/**
+ * The module's code, compiled once per process (warm-up.ts has it compiled before the job comes,
+ * instead of in the job); code only, no document's data.
+ */
+export function compiledSubsetter(): Promise<WebAssembly.Module> {
+  compiled ??= (async () => {
+    const file = createRequire(import.meta.url).resolve("harfbuzzjs/dist/harfbuzz-subset.wasm");
+    return WebAssembly.compile(await readFile(file));
+  })();
+  return compiled;
+}
+
+/** The module, instantiated once per job and only when a font is to be subset. */
 function subsetter(): Promise<SubsetExports> {
   loading ??= (async () => {
-    const file = createRequire(import.meta.url).resolve("harfbuzzjs/dist/harfbuzz-subset.wasm");
-    const { instance } = await WebAssembly.instantiate(await readFile(file), {});
+    const instance = await WebAssembly.instantiate(await compiledSubsetter(), {});
     return instance.exports as unknown as SubsetExports;
   })();
   return loading;

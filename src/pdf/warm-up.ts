@@ -1,0 +1,86 @@
+// Work an engine process does once, before its first document: compiling the WebAssembly modules
+// and running the passes once over a small document made here, so that V8 has compiled the
+// engine's and pdf-lib's functions, and libvips has loaded its JPEG and PNG coders, before a job
+// comes. A warm process (src/compress/isolation/pool.ts) calls it before it says it is ready, off
+// any request's path. Measured on the corpus's small CVs (issue 42, docs/engine.md "Where the time
+// goes"): the first document of a process took two to three times the CPU of the same document
+// run again. Nothing of a document is kept: only compiled code.
+import { deflateSync } from "node:zlib";
+import { PDFDocument, PDFName, StandardFonts } from "@cantoo/pdf-lib";
+import { compressPdf } from "./compress.ts";
+import { compiledSubsetter } from "./fonts/harfbuzz.ts";
+import { encodeJpeg } from "./images/codecs.ts";
+
+/** A photograph-like image (smooth gradients and a little noise): JPEG's kind, not a graphic's. */
+function photo(width: number, height: number): Uint8Array {
+  const data = new Uint8Array(width * height * 3);
+  let seed = 42;
+  for (let y = 0, i = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      const noise = (seed >>> 28) - 8;
+      data[i++] = (x * 255) / width + noise;
+      data[i++] = (y * 255) / height + noise;
+      data[i++] = ((x + y) * 127) / (width + height) + 64 + noise;
+    }
+  }
+  return data;
+}
+
+/**
+ * Lines of text as word processors write them (glyph runs with kerning in TJ, hex strings, moves,
+ * colours set again): enough operators for V8 to compile the content readers and the compaction.
+ */
+function textLines(font: string): string {
+  const lines: string[] = [];
+  for (let i = 0; i < 400; i++) {
+    const y = 280 - (i % 50) * 5;
+    lines.push(
+      `BT /${font} 9 Tf 0 0 0 rg 1 0 0 1 20 ${y}.25 Tm [(Warm) -20.5 (ing) 3 (up) ] TJ 0.000 Tw <5761726d> Tj ET`,
+    );
+  }
+  return lines.join("\n");
+}
+
+/**
+ * A page of text with a JPEG and a Flate image drawn at a third of their pixels (so both are
+ * downsampled, checked and recoded), a second page sharing them (duplicates, placements).
+ */
+async function sampleDocument(): Promise<Uint8Array> {
+  const doc = await PDFDocument.create({ updateMetadata: false });
+  const font = await doc.embedFont(StandardFonts.Helvetica);
+  const size = 240;
+  const pixels = photo(size, size);
+  const jpeg = await encodeJpeg({ data: pixels, width: size, height: size, components: 3 }, { quality: 92 });
+  const image = { Type: "XObject", Subtype: "Image", Width: size, Height: size, BitsPerComponent: 8 };
+  const flate = doc.context.stream(deflateSync(pixels), { ...image, ColorSpace: "DeviceRGB", Filter: "FlateDecode" });
+  const dct = doc.context.stream(jpeg, { ...image, ColorSpace: "DeviceRGB", Filter: "DCTDecode" });
+  const refs = [doc.context.register(flate), doc.context.register(dct)];
+  for (let p = 0; p < 2; p++) {
+    const page = doc.addPage([300, 300]);
+    page.drawText("Warm-up: the engine's passes, once.", { x: 20, y: 270, size: 12, font });
+    const names = refs.map((ref, i) => page.node.newXObject(`Im${i}`, ref));
+    page.pushOperators();
+    const draw = names.map((name, i) => `q 80 0 0 80 ${20 + i * 100} 100 cm ${name.toString()} Do Q`).join("\n");
+    const fontName = page.node.newFontDictionary("F", font.ref).asString().slice(1);
+    const content = doc.context.flateStream(`${draw}\n${textLines(fontName)}`);
+    page.node.addContentStream(doc.context.register(content));
+  }
+  doc.catalog.set(PDFName.of("PageMode"), PDFName.of("UseNone"));
+  return doc.save({ useObjectStreams: false });
+}
+
+/**
+ * Prepares the process for its first document (see above); resolves when done. Failures are
+ * swallowed: a process that could not warm up still compresses, only slower.
+ */
+export async function warmUp(): Promise<void> {
+  try {
+    await compiledSubsetter();
+    const sample = await sampleDocument();
+    await compressPdf(sample, "balanced");
+    await compressPdf(sample, "lossless");
+  } catch {
+    // Only the first job's speed depended on it.
+  }
+}
