@@ -9,6 +9,11 @@
 // never exited. Issue 39: on dc094a6 a body that a route stopped reading before it had fully
 // arrived killed the process about a second later (the body watch read a socket Node had detached).
 //
+// Issue 44: the JSON bodies of /v1/compress, /v1/unlock, jobs and /v1/mcp that name a file_url are
+// routes of the grid too, and FUZZ_RUNS JSON bodies give file_url (this service's own addresses, a
+// real result's among them, altered ones, refused ones), retention, upload_id, password,
+// callback_url and options any value, on the three routes.
+//
 // Bounded for CI: the grid of route x size x delivery (HTTP/1.1), a smaller grid over h2c, and
 // FUZZ_RUNS random cases (default 20: random route, size, split points and pauses). A long run:
 //   FUZZ_RUNS=2000 npx vitest run test/http/body-fuzz.test.ts
@@ -18,6 +23,7 @@ import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makePdf } from "../helpers/compress.ts";
+import { hostileText, integerEdges } from "../helpers/fuzz.ts";
 import { h2connect } from "../helpers/h2.ts";
 import {
   createServiceDatabase,
@@ -101,6 +107,15 @@ const pad = (prefix: string, suffix: string, size: number, fill = "a") =>
 const form = (fields: string) => (size: number) => pad(`${fields}&pad=`, "", size);
 const json = (head: string) => (size: number) => pad(`${head},"pad":"`, `"}`, size);
 const B = "bodyFuzzB0undary";
+/** A whole multipart body: the fields, then the PDF as its file. */
+const multipartBody = (fields: string) =>
+  Buffer.concat([
+    Buffer.from(
+      `${fields}--${B}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
+    ),
+    pdf,
+    Buffer.from(`\r\n--${B}--\r\n`),
+  ]);
 const multipart = (fields: string) => (size: number) => {
   const start = Buffer.from(
     `${fields}--${B}\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
@@ -182,6 +197,45 @@ const ROUTES: Route[] = [
     headers: () => ({ ...keyed(), ...jsonType }),
     limit: 16 * KIB,
     body: json('{"upload_id":"00000000-0000-4000-8000-000000000000"'),
+  },
+  {
+    name: "POST /v1/compress (JSON, file_url: this service's address, altered)",
+    method: "POST",
+    target: at("/v1/compress"),
+    headers: () => ({ ...keyed(), ...jsonType }),
+    limit: 16 * KIB,
+    body: (size) =>
+      json(
+        `{"file_url":"${service.url}/v1/files/AAAAAAAAAAAAAAAAAAAAAAAA.pdf?expires=1&filename=a.pdf&signature=x","retention":"0","profile":"extreme","grayscale":"true"`,
+      )(size),
+  },
+  {
+    name: "POST /v1/compress (JSON, file_url, a job)",
+    method: "POST",
+    target: at("/v1/compress"),
+    headers: () => ({ ...keyed(), ...jsonType, prefer: "respond-async" }),
+    limit: 16 * KIB,
+    body: json(
+      '{"file_url":"https://169.254.169.254/latest/meta-data/","retention":"60","callback_url":"https://10.0.0.1/hook"',
+    ),
+  },
+  {
+    name: "POST /v1/unlock (JSON, file_url)",
+    method: "POST",
+    target: at("/v1/unlock"),
+    headers: () => ({ ...keyed(), ...jsonType }),
+    limit: 16 * KIB,
+    body: json('{"file_url":"https://10.0.0.1/cv.pdf","password":"secret","retention":"3600","signatures":"remove"'),
+  },
+  {
+    name: "POST /v1/mcp (compress_pdf with a file_url)",
+    method: "POST",
+    target: at("/v1/mcp"),
+    headers: () => ({ ...keyed(), ...jsonType, accept: "application/json, text/event-stream" }),
+    limit: 64 * KIB,
+    body: json(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"compress_pdf","arguments":{"file_url":"https://[::1]/a.pdf","profile":"lossless"}}',
+    ),
   },
   {
     name: "POST /v1/compress (multipart)",
@@ -427,6 +481,80 @@ describe(`random routes, sizes, cuts and pauses (${FUZZ_RUNS} runs)`, () => {
           await alive(context);
         },
       ),
+      { numRuns: FUZZ_RUNS },
+    );
+  }, 300_000);
+});
+
+// The fields of issue 44 with any value, in JSON bodies of /v1/compress, /v1/unlock and jobs: file_url
+// (this service's own addresses, a real result's url among them, altered ones, refused addresses,
+// hostile text, values that are not strings), retention, upload_id, password, callback_url and the
+// options. Nothing is fetched from outside: every address is this service's or refused by its spelling.
+describe(`JSON bodies with file_url, retention and the other fields, any values (${FUZZ_RUNS} runs)`, () => {
+  it("2xx-4xx in the documented shape on every route, never a 5xx, the same process", async () => {
+    const made = multipartBody(field("retention", "3600"));
+    const first = await fetch(`${service.url}/v1/compress`, {
+      method: "POST",
+      headers: { ...keyed(), ...multipartType },
+      body: new Uint8Array(made),
+    });
+    expect(first.status).toBe(200);
+    const resultUrl = ((await first.json()) as { url: string }).url;
+    const name = new URL(resultUrl).pathname.split("/").pop()!;
+    const fileUrl = fc.oneof(
+      fc.constantFrom(
+        resultUrl,
+        resultUrl.replace(/signature=[^&]+/, "signature=AAAA"),
+        resultUrl.replace(/expires=\d+/, "expires=9999999999"),
+        `${service.url}/v1/results/${name}?expires=9999999999&signature=abc`,
+        `${service.url}/v1/uploads/content/${name}?expires=9999999999&max=1&signature=x`,
+        `${service.url}/v1/files/../${name}`,
+        "https://10.0.0.1/cv.pdf",
+        "https://169.254.169.254/latest/meta-data/",
+        "http://127.0.0.1:9/cv.pdf",
+        "https://[::ffff:127.0.0.1]/a.pdf",
+        "ftp://files.example.com/a.pdf",
+      ),
+      hostileText,
+    );
+    const text = fc.oneof(hostileText, integerEdges, fc.constantFrom("0", "60", "true", "balanced", "remove", ""));
+    const value = fc.oneof(
+      { weight: 4, arbitrary: text },
+      fc.integer(),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.string({ maxLength: 8 }), { maxLength: 2 }),
+    );
+    const fields = fc.record(
+      {
+        file_url: fc.oneof({ weight: 4, arbitrary: fileUrl }, value),
+        retention: value,
+        upload_id: value,
+        password: value,
+        callback_url: value,
+        profile: value,
+        grayscale: value,
+        target_size: value,
+      },
+      { requiredKeys: [] },
+    );
+    const routes = fc.constantFrom("/v1/compress", "/v1/unlock", "job");
+    await fc.assert(
+      fc.asyncProperty(routes, fields, async (route, sent) => {
+        const headers = { ...keyed(), ...jsonType, ...(route === "job" ? { prefer: "respond-async" } : {}) };
+        const target = route === "job" ? "/v1/compress" : route;
+        const body = Buffer.from(JSON.stringify(sent));
+        const answer = await exchange(
+          service.port,
+          [head("POST", target, { ...headers, "content-length": body.length }), body],
+          {
+            timeoutMs: 10_000,
+          },
+        );
+        const context = `${route} ${body.toString().slice(0, 300)}`;
+        expectAnswered(answer, context, "one write");
+        await alive(context);
+      }),
       { numRuns: FUZZ_RUNS },
     );
   }, 300_000);
