@@ -102,6 +102,27 @@ describe("/v1/mcp", () => {
     }
   });
 
+  it("counts against the key's own rate limit and quota: a call of /v1/mcp is a request of the key, a unit over the quota a tool error", async () => {
+    const { token } = await subscriberWithKey(stack.db.prisma, { quota: 1 });
+    const remaining = async () => {
+      const response = await fetch(`${stack.server.url}/v1/usage`, { headers: { authorization: `Bearer ${token}` } });
+      return Number(/"api-key";r=(\d+)/.exec(response.headers.get("ratelimit") ?? "")?.[1]);
+    };
+    const before = await remaining();
+    const client = await connect(token);
+    try {
+      const first = await client.callTool({ name: "compress_pdf", arguments: { file_url: `${origin}/cv.pdf` } });
+      expect(first.isError ?? false).toBe(false);
+      const over = await client.callTool({ name: "compress_pdf", arguments: { file_url: `${origin}/cv.pdf` } });
+      expect(over.isError).toBe(true);
+      expect(JSON.stringify(over.content)).toContain("quota_exceeded");
+    } finally {
+      await client.close();
+    }
+    // initialize, its notification, two tools/call: each a request of the key, between two of /v1/usage
+    expect(before - (await remaining())).toBeGreaterThanOrEqual(5);
+  });
+
   it("is listed in /llms.txt and described in /v1/openapi.json (POST, Bearer, a JSON-RPC body)", async () => {
     const text = await (await fetch(`${stack.server.url}/llms.txt`)).text();
     expect(text).toContain(`${stack.server.url}/v1/mcp`);
