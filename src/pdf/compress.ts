@@ -18,12 +18,14 @@ import { subsetFonts } from "./fonts/subset.ts";
 import { recodeBitonalImages } from "./images/bitonal-images.ts";
 import { grayImages, grayLeftovers } from "./images/grayscale.ts";
 import { optimiseImages } from "./images/optimise.ts";
+import { addTextLayers } from "./ocr/text-layers.ts";
 import type { CompressionReport, EngineOutput } from "./report.ts";
 import { activeContentRemoved, removeActiveContent } from "./security/active-content.ts";
 import { handleSignatures, removeUsageRights } from "./security/signatures.ts";
 import { defaultConcurrency } from "./shared/bounded-jobs.ts";
 import { PdfRejected } from "./shared/errors.ts";
-import { optionProblem, settingsFor } from "./shared/options.ts";
+import { OCR_PAGE_TIMEOUT_MS, OCR_TIME_BUDGET_MS, optionProblem, settingsFor } from "./shared/options.ts";
+import type { OcrLanguage } from "./shared/options.ts";
 import type { EngineOptions } from "./shared/options.ts";
 import { isCompressionProfile } from "./shared/profiles.ts";
 import type { CompressionProfile, ProfileSettings } from "./shared/profiles.ts";
@@ -45,7 +47,7 @@ const ACTIVE_CONTENT_STUCK =
   "The PDF contains active content (JavaScript or launch actions), and it could not be written back without it.";
 
 const OPTIONS_STUCK =
-  "The PDF could not be written back with the options asked (grayscale, remove_metadata, linearize).";
+  "The PDF could not be written back with the options asked (grayscale, remove_metadata, linearize, ocr).";
 
 const REPAIR_STUCK = "The PDF is damaged, and the document rebuilt from it could not be written back.";
 
@@ -68,6 +70,14 @@ async function rewrite(
   let mergedObjects = mergeDuplicates(context).merged;
   // Visually lossless: in every profile. After the merge, so that a font copied per page is subset once.
   const fonts = await subsetFonts(context);
+  // Before the bi-tonal and image passes: the scans are read as they were stored, at full resolution.
+  const ocr = options.ocr
+    ? await addTextLayers(context, {
+        languages: (options.ocrLanguages ?? ["eng"]) as OcrLanguage[],
+        pageTimeoutMs: OCR_PAGE_TIMEOUT_MS,
+        timeBudgetMs: options.ocrTimeBudgetMs ?? OCR_TIME_BUDGET_MS,
+      })
+    : undefined;
   // Lossless, in every profile; before the image pass, whose text masks are made as they should be.
   const bitonal = await recodeBitonalImages(context, {
     concurrency: defaultConcurrency(),
@@ -117,6 +127,7 @@ async function rewrite(
     streams,
     ...(content ? { content } : {}),
     ...(srgbSpaces ? { srgbSpaces } : {}),
+    ...(ocr ? { ocr } : {}),
     activeContent,
     discardedEntries: discarded,
     removedObjects,
@@ -187,7 +198,10 @@ async function compressWith(
   // one whose pages or metadata the caller asked to change.
   // A linearized output is what was asked for, even a few bytes larger than the input.
   const asked =
-    settings.grayscale === true || settings.removeMetadata === true || report.linearization?.linearized === true;
+    settings.grayscale === true ||
+    settings.removeMetadata === true ||
+    report.linearization?.linearized === true ||
+    (report.ocr?.pagesRead ?? 0) > 0;
   const mustRewrite = cleaned || report.repaired !== undefined || asked;
   const unchanged = (why: "write_failed" | "output_invalid"): EngineOutput => {
     // The input still holds the JavaScript we must not hand back: refuse rather than return it.

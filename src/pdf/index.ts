@@ -2,8 +2,16 @@
 export { compressPdf } from "./compress.ts";
 export type { CompressionReport, EngineOutput } from "./report.ts";
 export { isPdfRejectedCode, PDF_REJECTED_CODES, PdfRejected, TargetUnreachable } from "./shared/errors.ts";
-export { MAX_IMAGE_PPI, MIN_IMAGE_PPI, MIN_TARGET_SIZE, optionProblem } from "./shared/options.ts";
-export type { EngineOptions, OptionProblem, SignaturePolicy } from "./shared/options.ts";
+export {
+  MAX_IMAGE_PPI,
+  MAX_OCR_LANGUAGES,
+  MIN_IMAGE_PPI,
+  MIN_TARGET_SIZE,
+  OCR_LANGUAGES,
+  optionProblem,
+} from "./shared/options.ts";
+export type { EngineOptions, OcrLanguage, OptionProblem, SignaturePolicy } from "./shared/options.ts";
+export type { OcrReport } from "./ocr/text-layers.ts";
 export { TARGET_FLOOR_SSIM } from "./target.ts";
 export type { PdfRejectedCode } from "./shared/errors.ts";
 export { COMPRESSION_PROFILES, isCompressionProfile, PROFILE_SETTINGS } from "./shared/profiles.ts";

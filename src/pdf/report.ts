@@ -5,6 +5,7 @@ import type { ContentReport } from "./content/compact.ts";
 import type { FontReport } from "./fonts/subset.ts";
 import type { BitonalReport } from "./images/bitonal-images.ts";
 import type { ImageReport } from "./images/optimise.ts";
+import type { OcrReport } from "./ocr/text-layers.ts";
 import type { ActiveContentReport } from "./security/active-content.ts";
 import type { StreamReport } from "./streams/recompress.ts";
 import type { LinearizationReport } from "./structure/save.ts";
@@ -52,6 +53,8 @@ export interface CompressionReport {
   repaired?: string[];
   /** With grayscale: the images and content streams made gray. */
   grayscale?: { images: number; contentStreams: number };
+  /** With ocr: the pages read, left (they had text), not read, and the languages. */
+  ocr?: OcrReport;
   /** With targetSize: the step of the ladder that reached it (target.ts). */
   target?: TargetReport;
   /**

@@ -10,15 +10,10 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { createWorker, OEM, PSM } from "tesseract.js";
 import type { Worker } from "tesseract.js";
+import type { OcrLanguage } from "../shared/options.ts";
 import type { OcrLine } from "./text-layer.ts";
 
 const require = createRequire(import.meta.url);
-
-/** The languages whose traineddata are dependencies: Tesseract's codes (ISO 639-2/T). */
-export const OCR_LANGUAGES = ["eng", "deu", "fra", "spa", "por", "ita"] as const;
-export type OcrLanguage = (typeof OCR_LANGUAGES)[number];
-
-export const isOcrLanguage = (code: string): code is OcrLanguage => (OCR_LANGUAGES as readonly string[]).includes(code);
 
 const WORKER_PATH = fileURLToPath(new URL("./tesseract-worker.ts", import.meta.url));
 

@@ -11,8 +11,8 @@ import { N } from "../streams/filters.ts";
 import { addGlyphlessFont } from "./glyphless-font.ts";
 import { pageImageOf, surveyPages } from "./page-image.ts";
 import type { ScanPage } from "./page-image.ts";
+import type { OcrLanguage } from "../shared/options.ts";
 import { OcrTimeout, openReader } from "./recognise.ts";
-import type { OcrLanguage } from "./recognise.ts";
 import { textLayerContent } from "./text-layer.ts";
 
 export interface OcrSettings {

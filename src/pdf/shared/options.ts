@@ -15,6 +15,10 @@
 // - linearize: the output is linearized ("fast web view", ISO 32000-1 Annex F,
 //   structure/linearize.ts): a reader over HTTP shows the first page before the rest arrives. Every
 //   profile. A document that cannot be linearized is written without, and the report says why.
+// - ocr, ocrLanguages: an invisible text layer on every page that has no text and is mostly one
+//   image (ocr/text-layers.ts), read in these languages (Tesseract's codes, OCR_LANGUAGES; eng
+//   unless told). Every profile: the layer never moves a pixel. Not with targetSize, whose ladder
+//   runs the passes again (each run would read the pages again).
 import type { CompressionProfile, ImageSettings, ProfileSettings } from "./profiles.ts";
 import { PROFILE_SETTINGS } from "./profiles.ts";
 
@@ -36,6 +40,50 @@ export interface EngineOptions {
   targetSize?: number;
   /** The output linearized for fast web view (or, where it cannot be, the report says why). */
   linearize?: boolean;
+  /** An invisible text layer on the scanned pages (pages without text, mostly one image). */
+  ocr?: boolean;
+  /** The languages the scans are read in (OCR_LANGUAGES; ["eng"] unless told); only with ocr. */
+  ocrLanguages?: string[];
+  /** The OCR pass's time, at most (pages not begun by then are left unread); default OCR_TIME_BUDGET_MS. */
+  ocrTimeBudgetMs?: number;
+}
+
+/**
+ * The languages OCR reads (Tesseract's ISO 639-2/T codes), each an npm dependency,
+ * @tesseract.js-data/<code>: a language is added by adding its package and its code here.
+ */
+export const OCR_LANGUAGES = ["eng", "deu", "fra", "spa", "por", "ita"] as const;
+export type OcrLanguage = (typeof OCR_LANGUAGES)[number];
+export const isOcrLanguage = (code: string): code is OcrLanguage => (OCR_LANGUAGES as readonly string[]).includes(code);
+/** Languages read at once, at most: each one more is read on every page, and slows it. */
+export const MAX_OCR_LANGUAGES = 3;
+/** One page's recognition, at most. */
+export const OCR_PAGE_TIMEOUT_MS = 120_000;
+/** The whole OCR pass, at most, unless the caller says less (the service: within its job's time limit). */
+export const OCR_TIME_BUDGET_MS = 30 * 60_000;
+
+function ocrProblem(options: EngineOptions): OptionProblem | undefined {
+  const languages = options.ocrLanguages;
+  if (languages !== undefined) {
+    if (options.ocr !== true) return { option: "ocrLanguages", message: "applies only with ocr=true" };
+    const unknown = languages.find((code) => !isOcrLanguage(code));
+    if (unknown !== undefined || languages.length === 0) {
+      return {
+        option: "ocrLanguages",
+        message: `must be one to ${MAX_OCR_LANGUAGES} of ${OCR_LANGUAGES.join(", ")}, separated by +${unknown === undefined ? "" : `; "${unknown.slice(0, 20)}" is not one`}`,
+      };
+    }
+    if (languages.length > MAX_OCR_LANGUAGES || new Set(languages).size !== languages.length) {
+      return { option: "ocrLanguages", message: `must name one to ${MAX_OCR_LANGUAGES} different languages` };
+    }
+  }
+  if (options.ocr === true && options.targetSize !== undefined) {
+    return {
+      option: "ocr",
+      message: "cannot be combined with target_size (each step of its ladder would read the pages again)",
+    };
+  }
+  return undefined;
 }
 
 /** The bounds of maxImagePpi: below 36 no text scanned into an image stays legible. */
@@ -71,7 +119,7 @@ export function optionProblem(profile: CompressionProfile, options: EngineOption
     if (profile === "lossless") return { option: "targetSize", message: LOSSY_ONLY };
   }
   if (options.grayscale === true && profile === "lossless") return { option: "grayscale", message: LOSSY_ONLY };
-  return undefined;
+  return ocrProblem(options);
 }
 
 /** Image settings with the resolution capped at `maxPpi` (the fallbacks too). */
