@@ -112,6 +112,15 @@ export const ERROR_CODES = {
     status: { compression: 400 },
     meaning: "linearize is not true or false, or was sent more than once.",
   },
+  invalid_ocr: {
+    status: { compression: 400 },
+    meaning: "ocr is not true or false, was asked with target_size, or was sent more than once.",
+  },
+  invalid_ocr_languages: {
+    status: { compression: 400 },
+    meaning:
+      "ocr_languages names a language OCR does not read (eng, deu, fra, spa, por, ita), more than three or one twice, was sent without ocr=true, or more than once.",
+  },
   invalid_target_size: {
     status: { compression: 400 },
     meaning:

@@ -38,6 +38,20 @@ export type CompressionReportBody = {
    * `reason` says why (e.g. "page_tree") and the result is compressed as without the option.
    */
   linearization?: { linearized: true } | { linearized: false; reason: string };
+  /**
+   * Asked with ocr only: the pages given a text layer (pages_read), the scanned pages on which no
+   * word was found, the pages left as they were because they had text, the scanned pages not
+   * read (an image format OCR does not read, or out of time: pages_timed_out of them), and the
+   * languages read.
+   */
+  ocr?: {
+    pages_read: number;
+    pages_without_words: number;
+    pages_with_text: number;
+    pages_not_read: number;
+    pages_timed_out: number;
+    languages: string[];
+  };
 };
 
 /** The public report of one engine run on an input of `inputSize` bytes that gave `outputSize`. */
@@ -64,8 +78,29 @@ export function reportBody(
     signatures_removed: returned ? 0 : report.signaturesRemoved,
     repaired: [...(report.repaired ?? [])],
     ...(report.linearization ? { linearization: linearizationBody(report.linearization) } : {}),
+    ...(report.ocr ? { ocr: ocrBody(report.ocr) } : {}),
   };
 }
+
+function ocrBody(ocr: NonNullable<CompressionReport["ocr"]>): NonNullable<CompressionReportBody["ocr"]> {
+  return {
+    pages_read: ocr.pagesRead,
+    pages_without_words: ocr.pagesWithoutWords,
+    pages_with_text: ocr.pagesWithText,
+    pages_not_read: ocr.pagesNotRead,
+    pages_timed_out: ocr.pagesTimedOut,
+    languages: [...ocr.languages],
+  };
+}
+
+const OCR_COUNTS = ["pages_read", "pages_without_words", "pages_with_text", "pages_not_read", "pages_timed_out"];
+
+const isOcrBody = (value: unknown) =>
+  value === undefined ||
+  (isObject(value) &&
+    OCR_COUNTS.every((k) => isCount(value[k])) &&
+    Array.isArray(value["languages"]) &&
+    value["languages"].every((code) => typeof code === "string" && /^[a-z]{3}$/.test(code)));
 
 function linearizationBody(linearization: NonNullable<CompressionReport["linearization"]>) {
   return linearization.linearized
@@ -110,6 +145,7 @@ export function isReportBody(value: unknown): value is CompressionReportBody {
     value["removed"].every((kind) => (REMOVED_KINDS as readonly unknown[]).includes(kind)) &&
     Array.isArray(value["repaired"]) &&
     value["repaired"].every((what) => typeof what === "string" && /^[a-z_]{1,40}$/.test(what)) &&
-    isLinearization(value["linearization"])
+    isLinearization(value["linearization"]) &&
+    isOcrBody(value["ocr"])
   );
 }

@@ -45,6 +45,15 @@ export function reportCard(report: CompressionReportBody, bytes: (n: number) => 
         : `not linearized: ${linearization.reason}`,
     ]);
   }
+  if (report.ocr) {
+    const { ocr } = report;
+    rows.push([
+      "OCR",
+      `${ocr.pages_read} page${ocr.pages_read === 1 ? "" : "s"} made searchable (${ocr.languages.join(", ")}); ` +
+        `${ocr.pages_with_text} had text already` +
+        (ocr.pages_not_read > 0 ? `; ${ocr.pages_not_read} not read` : ""),
+    ]);
+  }
   return html`<h3>What changed</h3>
     <dl class="report">
       ${rows.map(

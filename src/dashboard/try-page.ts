@@ -135,6 +135,27 @@ function optionsFieldset(fields: TryFields): Html {
     })}
     ${choice({
       type: "checkbox",
+      id: "ocr",
+      name: "ocr",
+      value: "true",
+      checked: fields["ocr"] === "true",
+      label: "Make scans searchable (OCR)",
+      hint: "Scanned pages get an invisible text layer: their words can be searched and copied. Slow: seconds a page.",
+    })}
+    <div class="field">
+      <label for="ocr_languages">OCR languages</label>
+      <select id="ocr_languages" name="ocr_languages" aria-describedby="ocr_languages-text">
+        ${OCR_LANGUAGE_CHOICES.map(
+          ([value, label]) =>
+            html`<option value="${value}" ${(fields["ocr_languages"] ?? "") === value ? "selected" : ""}>
+              ${label}
+            </option>`,
+        )}
+      </select>
+      <span id="ocr_languages-text" class="hint">The language the scans are written in. With OCR only.</span>
+    </div>
+    ${choice({
+      type: "checkbox",
       id: "signatures",
       name: "signatures",
       value: "remove",
@@ -144,6 +165,18 @@ function optionsFieldset(fields: TryFields): Html {
     })}
   </fieldset>`;
 }
+
+/** The OCR languages offered (the API takes up to three joined by +; the page offers one, or English with one). */
+const OCR_LANGUAGE_CHOICES: [string, string][] = [
+  ["", "English"],
+  ["deu", "German"],
+  ["fra", "French"],
+  ["spa", "Spanish"],
+  ["por", "Portuguese"],
+  ["ita", "Italian"],
+  ["eng+deu", "English and German"],
+  ["eng+fra", "English and French"],
+];
 
 function numberField(input: {
   name: string;
@@ -229,6 +262,7 @@ export function optionsText(fields: TryFields): string {
     fields["grayscale"] === "true" ? "grayscale" : "",
     fields["remove_metadata"] === "true" ? "metadata removed" : "",
     fields["linearize"] === "true" ? "fast web view" : "",
+    fields["ocr"] === "true" ? `OCR (${fields["ocr_languages"] || "eng"})` : "",
     fields["signatures"] === "remove" ? "signatures removed" : "",
   ].filter(Boolean);
   return chosen.join(", ") || "none";

@@ -11,6 +11,7 @@
 // the pages or metadata say: a file is never handed back with its JavaScript for the sake of a
 // few bytes, and refused (unsupported_pdf) when the cleaned document cannot be written back.
 import { availableParallelism } from "node:os";
+import type { PDFContext } from "@cantoo/pdf-lib";
 import { compactContentStreams } from "./content/compact.ts";
 import { grayPageContent } from "./content/grayscale.ts";
 import { srgbAsDeviceRgb } from "./content/srgb.ts";
@@ -51,6 +52,14 @@ const OPTIONS_STUCK =
 
 const REPAIR_STUCK = "The PDF is damaged, and the document rebuilt from it could not be written back.";
 
+/** The OCR pass (ocr/text-layers.ts): the languages checked by optionProblem. */
+const readScans = (context: PDFContext, options: EngineOptions) =>
+  addTextLayers(context, {
+    languages: (options.ocrLanguages ?? ["eng"]) as OcrLanguage[],
+    pageTimeoutMs: OCR_PAGE_TIMEOUT_MS,
+    timeBudgetMs: options.ocrTimeBudgetMs ?? OCR_TIME_BUDGET_MS,
+  });
+
 /** The passes of a profile over the document; the output is undefined when writing failed. */
 async function rewrite(
   input: Uint8Array,
@@ -71,13 +80,7 @@ async function rewrite(
   // Visually lossless: in every profile. After the merge, so that a font copied per page is subset once.
   const fonts = await subsetFonts(context);
   // Before the bi-tonal and image passes: the scans are read as they were stored, at full resolution.
-  const ocr = options.ocr
-    ? await addTextLayers(context, {
-        languages: (options.ocrLanguages ?? ["eng"]) as OcrLanguage[],
-        pageTimeoutMs: OCR_PAGE_TIMEOUT_MS,
-        timeBudgetMs: options.ocrTimeBudgetMs ?? OCR_TIME_BUDGET_MS,
-      })
-    : undefined;
+  const ocr = options.ocr ? await readScans(doc.context, options) : undefined;
   // Lossless, in every profile; before the image pass, whose text masks are made as they should be.
   const bitonal = await recodeBitonalImages(context, {
     concurrency: defaultConcurrency(),

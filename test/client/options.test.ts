@@ -77,6 +77,7 @@ describe("the typed client's output options", () => {
       linearize: true,
     });
     expect(outputFields({})).toEqual({});
+    expect(outputFields({ ocr: true, ocrLanguages: ["eng", "deu"] })).toEqual({ ocr: true, ocr_languages: "eng+deu" });
   });
 
   it.skipIf(!hasPdfinfo)(

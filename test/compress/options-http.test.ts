@@ -16,6 +16,7 @@ import type { TestServer } from "../helpers/server.ts";
 import { hasPoppler, popplerScratch, type PopplerScratch } from "../pdf/helpers/poppler.ts";
 import { findBinary } from "../../bench/pdf/tools.ts";
 import { corpusDir, documentWithInformation, photoPdf, textPdf } from "../pdf/fixtures.ts";
+import { scanDocument } from "../pdf/helpers/scans.ts";
 
 let stack: CompressionStack;
 let db: TestDatabase;
@@ -43,7 +44,10 @@ interface Answer {
     status?: string;
     options?: Record<string, unknown>;
     error?: { code: string; message: string };
-    report?: { linearization?: { linearized: boolean; reason?: string } };
+    report?: {
+      linearization?: { linearized: boolean; reason?: string };
+      ocr?: { pages_read: number; pages_with_text: number; languages: string[] };
+    };
   };
   location: string | null;
 }
@@ -256,6 +260,31 @@ describe.skipIf(!hasPoppler())("the output options through HTTP", () => {
     300_000,
   );
 
+  it("reads scans with ocr=true: at once, as a job in German, and from a direct upload", async () => {
+    const { token } = await subscriberWithKey(db.prisma);
+    const english = ["Searchable scans for every subscriber", "come back small and readable"];
+    const german = ["Größere Straßen führen über", "grüne Wiesen zum Flußufer"];
+    const wordsOf = (pdf: Uint8Array) => poppler.textOf(pdf).split(/\s+/).filter(Boolean);
+    const scan = Buffer.from(await scanDocument([{ lines: english, dpi: 300 }]));
+    const { status, json } = await post(token, scan, { ocr: "true" });
+    expect(status, JSON.stringify(json)).toBe(200);
+    expect(json.report?.ocr).toMatchObject({ pages_read: 1, pages_with_text: 0, languages: ["eng"] });
+    expect(wordsOf(await download(json.url!))).toEqual(english.join(" ").split(" "));
+
+    const germanScan = Buffer.from(await scanDocument([{ lines: german, dpi: 300 }]));
+    const accepted = await post(token, germanScan, { ocr: "true", ocr_languages: "deu" }, { async: true });
+    expect(accepted.status, JSON.stringify(accepted.json)).toBe(202);
+    const job = await pollJob(token, accepted.location!);
+    expect(job.status, JSON.stringify(job)).toBe("succeeded");
+    expect(job.options).toMatchObject({ ocr: true, ocr_languages: "deu" });
+    expect(job.report?.ocr).toMatchObject({ pages_read: 1, languages: ["deu"] });
+    expect(wordsOf(await download(job.url!))).toEqual(german.join(" ").split(" "));
+
+    const uploaded = await postDirect(token, scan, { ocr: true, ocr_languages: "eng+deu" });
+    expect(uploaded.status, JSON.stringify(uploaded.json)).toBe(200);
+    expect(uploaded.json.report?.ocr).toMatchObject({ pages_read: 1, languages: ["eng", "deu"] });
+  }, 300_000);
+
   it("takes the options on /v1/unlock: the decrypted file compressed with them", async () => {
     const { token } = await subscriberWithKey(db.prisma);
     const locked = Buffer.from((await photoPdf({ encrypt: { userPassword: "open", ownerPassword: "own" } })).bytes);
@@ -291,6 +320,11 @@ describe("invalid options", () => {
     [{ target_size: "-600000" }, "invalid_target_size"],
     [{ target_size: "600000.5" }, "invalid_target_size"],
     [{ target_size: "600000", profile: "lossless" }, "invalid_target_size"],
+    [{ ocr: "yes" }, "invalid_ocr"],
+    [{ ocr: "true", target_size: "600000" }, "invalid_ocr"],
+    [{ ocr: "true", ocr_languages: "klingon" }, "invalid_ocr_languages"],
+    [{ ocr: "true", ocr_languages: "eng+deu+fra+ita" }, "invalid_ocr_languages"],
+    [{ ocr_languages: "deu" }, "invalid_ocr_languages"],
   ];
 
   it.each(cases)(
@@ -319,6 +353,8 @@ describe("invalid options", () => {
     [{ remove_metadata: [true] }, "invalid_remove_metadata"],
     [{ linearize: "fast" }, "invalid_linearize"],
     [{ target_size: 4096, profile: "lossless" }, "invalid_target_size"],
+    [{ ocr: "sure" }, "invalid_ocr"],
+    [{ ocr: true, ocr_languages: "eng+xyz" }, "invalid_ocr_languages"],
   ])("a direct upload's %j: 400 %s", async (members, code) => {
     const { token } = await subscriberWithKey(db.prisma);
     for (const async of [false, true]) {
@@ -338,6 +374,8 @@ describe("invalid options", () => {
       remove_metadata: "",
       target_size: "",
       linearize: "",
+      ocr: "",
+      ocr_languages: "",
       callback_url: "",
     };
     const { status, json } = await post(token, small, fields);

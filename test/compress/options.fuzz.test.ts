@@ -10,7 +10,11 @@ import { OPTION_FIELDS, parseOptions } from "../../src/compress/workflow/options
 import { mayReach } from "../../src/compress/address-policy.ts";
 import { checkFileUrl } from "../../src/compress/workflow/file-url.ts";
 
-const value = fc.oneof(hostileText, integerEdges, fc.constantFrom("true", "false", "balanced", "lossless", "remove"));
+const value = fc.oneof(
+  hostileText,
+  integerEdges,
+  fc.constantFrom("true", "false", "balanced", "lossless", "remove", "eng", "eng+deu", "deu,fra", "eng+eng", "xx"),
+);
 const fields = fc.dictionary(fc.constantFrom(...OPTION_FIELDS), value, { maxKeys: OPTION_FIELDS.length });
 
 describe("option fields, fuzzed", () => {

@@ -39,7 +39,8 @@ type Synchronous<T> = T extends { error?: never } ? Omit<T, "data"> & { data: Co
 
 /**
  * The options that shape the output, named as the engine names them (the API's fields in
- * snake_case: target_size, grayscale, max_image_ppi, remove_metadata, linearize), typed from the document.
+ * snake_case: target_size, grayscale, max_image_ppi, remove_metadata, linearize, ocr, ocr_languages), typed
+ * from the document.
  */
 export interface OutputOptions {
   /** The most bytes the result may have (422 target_unreachable when the quality floor cannot reach it). */
@@ -52,6 +53,10 @@ export interface OutputOptions {
   removeMetadata?: NonNullable<CompressForm["remove_metadata"]>;
   /** The result linearized for fast web view (every profile; report.linearization says if it could be). */
   linearize?: NonNullable<CompressForm["linearize"]>;
+  /** An invisible text layer on the scanned pages (every profile; report.ocr says how many were read). */
+  ocr?: NonNullable<CompressForm["ocr"]>;
+  /** The languages the scans are read in (eng, deu, fra, spa, por, ita): ["eng"] unless told. */
+  ocrLanguages?: string[];
   /** A signed document: refused (the default) or compressed with its signatures removed. */
   signatures?: NonNullable<CompressForm["signatures"]>;
   /**
@@ -63,7 +68,15 @@ export interface OutputOptions {
 
 type OutputFields = Pick<
   CompressForm,
-  "target_size" | "grayscale" | "max_image_ppi" | "remove_metadata" | "linearize" | "signatures" | "retention"
+  | "target_size"
+  | "grayscale"
+  | "max_image_ppi"
+  | "remove_metadata"
+  | "linearize"
+  | "ocr"
+  | "ocr_languages"
+  | "signatures"
+  | "retention"
 >;
 
 /** The API's fields of the options given (those left out are not sent). */
@@ -74,6 +87,8 @@ export function outputFields(options: OutputOptions): OutputFields {
     max_image_ppi: options.maxImagePpi,
     remove_metadata: options.removeMetadata,
     linearize: options.linearize,
+    ocr: options.ocr,
+    ocr_languages: options.ocrLanguages?.join("+"),
     signatures: options.signatures,
     retention: options.retention,
   };

@@ -41,6 +41,8 @@ const options = {
   remove_metadata: z.boolean().optional(),
   target_size: z.number().int().optional().describe("Bytes the result should not exceed (at least 1024)."),
   linearize: z.boolean().optional(),
+  ocr: z.boolean().optional().describe("An invisible text layer on scanned pages (slow: prefer async)."),
+  ocr_languages: z.string().optional().describe("eng (the default), deu, fra, spa, por, ita, joined by +."),
   signatures: z.enum(["refuse", "remove"]).optional(),
   retention: z.number().int().min(0).optional().describe("Seconds the result is kept; 0: until its first download."),
 };

@@ -4,7 +4,14 @@
 // "Try it out" fills a field without one with a sample (true; a number's minimum, target_size=1024,
 // max_image_ppi=36), which would change the headline call. The numbers' default is empty, as
 // callback_url's is, since no number means "not set"; the API takes an empty field as none.
-import { MAX_IMAGE_PPI, MIN_IMAGE_PPI, MIN_TARGET_SIZE, TARGET_FLOOR_SSIM } from "../../pdf/index.ts";
+import {
+  MAX_IMAGE_PPI,
+  MAX_OCR_LANGUAGES,
+  MIN_IMAGE_PPI,
+  MIN_TARGET_SIZE,
+  OCR_LANGUAGES,
+  TARGET_FLOOR_SSIM,
+} from "../../pdf/index.ts";
 
 const LOSSY_ONLY = "Balanced and extreme; refused with profile lossless, which keeps every image as it is";
 
@@ -32,6 +39,17 @@ export const outputOptionFields = {
     default: false,
     description:
       "true: the document information (Title, Author, Creator, Producer, …), XMP metadata, page thumbnails and other applications' private data are removed; what a reader needs (language, structure tree, outlines, output intents) stays. A PDF/A or PDF/UA file loses its claim of conformance with its XMP. Every profile.",
+  },
+  ocr: {
+    type: "boolean",
+    default: false,
+    description: `true: every page that has no text and is mostly one image (a scan) gets an invisible text layer, so that its words can be searched, selected and copied, and systems that parse PDFs (applicant tracking, search indexes, screen readers) read them; pages that have text are left as they are. The text layer never moves a pixel: the pages look exactly as without ocr. Read by Tesseract 5 from the image as scanned, before the profile downsamples it. Slow (seconds a page): a job's time limit is six times a compression's, and a large scan is best sent as a job (POST /v1/jobs); the report's ocr says how many pages were read. Every profile; not with target_size (400 invalid_ocr).`,
+  },
+  ocr_languages: {
+    type: "string",
+    default: "",
+    example: "eng+deu",
+    description: `The languages the scans are written in, one to ${MAX_OCR_LANGUAGES} of ${OCR_LANGUAGES.join(", ")} (Tesseract's ISO 639-2 codes) joined by + (or commas): eng unless told. Each one more is read on every page and slows it. Only with ocr=true (400 invalid_ocr_languages).`,
   },
   linearize: {
     type: "boolean",

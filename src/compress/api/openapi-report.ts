@@ -1,5 +1,6 @@
 // The OpenAPI description of the compression report (src/compress/report.ts,
 // docs/compression-report.md), merged into /v1/openapi.json by openapi.ts.
+import { OCR_LANGUAGES } from "../../pdf/index.ts";
 import { REMOVED_KINDS } from "../report.ts";
 
 const count = (description: string) => ({ type: "integer", minimum: 0, description });
@@ -64,6 +65,27 @@ export const reportSchemas = {
         properties: {
           linearized: { type: "boolean" },
           reason: { type: "string", description: "Why not, when linearized is false." },
+        },
+      },
+      ocr: {
+        type: "object",
+        required: [
+          "pages_read",
+          "pages_without_words",
+          "pages_with_text",
+          "pages_not_read",
+          "pages_timed_out",
+          "languages",
+        ],
+        description:
+          "Present when ocr=true was asked: pages_read got an invisible text layer; pages_without_words were scans on which no word was found; pages_with_text already had text and were left as they were; pages_not_read were scans whose image could not be read (CCITT, JPEG 2000 and indexed-colour scans are not read yet) or that the time limit cut short (pages_timed_out of them); languages, those read.",
+        properties: {
+          pages_read: count("Pages given a text layer."),
+          pages_without_words: count("Scanned pages on which no word was found."),
+          pages_with_text: count("Pages that already had text: left as they were."),
+          pages_not_read: count("Scanned pages not read."),
+          pages_timed_out: count("Of pages_not_read, those cut short by the time limit."),
+          languages: { type: "array", items: { type: "string", enum: [...OCR_LANGUAGES] } },
         },
       },
     },

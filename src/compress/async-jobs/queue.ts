@@ -70,6 +70,8 @@ interface ClaimRow {
   remove_metadata: boolean;
   target_size: bigint | number | null;
   linearize: boolean;
+  ocr: boolean;
+  ocr_languages: string | null;
   api_origin: string;
   attempts: number;
   max_attempts: number;
@@ -92,7 +94,7 @@ export async function claim(prisma: PrismaClient, workerId: string, leaseMs: num
       FOR UPDATE SKIP LOCKED)
     RETURNING j.id, j.compression_id, j.subscriber_id, c.month, c.status::text AS compression_status,
       j.profile::text AS profile, j.input_object, j.filename, j.original_size, j.callback_url, j.signatures, j.api_origin,
-      j.grayscale, j.max_image_ppi, j.remove_metadata, j.target_size, j.linearize, j.attempts, j.max_attempts, j.locked_by`;
+      j.grayscale, j.max_image_ppi, j.remove_metadata, j.target_size, j.linearize, j.ocr, j.ocr_languages, j.attempts, j.max_attempts, j.locked_by`;
   const [row] = rows;
   if (!row) return null;
   return {
@@ -106,6 +108,7 @@ export async function claim(prisma: PrismaClient, workerId: string, leaseMs: num
       maxImagePpi: row.max_image_ppi,
       removeMetadata: row.remove_metadata,
       targetSize: row.target_size,
+      ocrLanguages: row.ocr_languages,
     }),
     inputObject: row.input_object,
     filename: row.filename,

@@ -46,8 +46,8 @@ const unlockedOnly = (signaturesRemoved: number): CompressionReport => ({
 
 /** The job's options that shape the output (those it has). */
 function outputOptions(job: EngineJob): EngineOptions {
-  const { grayscale, maxImagePpi, removeMetadata, targetSize, linearize } = job;
-  const options = { grayscale, maxImagePpi, removeMetadata, targetSize, linearize };
+  const { grayscale, maxImagePpi, removeMetadata, targetSize, linearize, ocr, ocrLanguages, ocrTimeBudgetMs } = job;
+  const options = { grayscale, maxImagePpi, removeMetadata, targetSize, linearize, ocr, ocrLanguages, ocrTimeBudgetMs };
   return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
 }
 

@@ -7,7 +7,8 @@ import { isReportBody, type CompressionReportBody } from "../report.ts";
  * One job: read `inputPath`, write the result to `outputPath`. An unlock job with a `profile`
  * also compresses the decrypted file with it. The engine's options beside the profile
  * (src/pdf/shared/options.ts): `signatures`, what to do with a signed file (default: refuse it,
- * signed_document); grayscale, maxImagePpi, removeMetadata, targetSize, linearize.
+ * signed_document); grayscale, maxImagePpi, removeMetadata, targetSize, linearize, ocr, ocrLanguages,
+ * ocrTimeBudgetMs (the runner's: within the job's time limit).
  */
 export type EngineJob = (
   | { kind: "compress"; inputPath: string; outputPath: string; profile: CompressionProfile }
@@ -62,10 +63,14 @@ const isSignaturePolicy = (value: unknown) => value === undefined || value === "
 /** The engine's options, each absent or of its type (their bounds are the engine's to check). */
 const areEngineOptions = (value: Record<string, unknown>) =>
   isSignaturePolicy(value["signatures"]) &&
-  ["grayscale", "removeMetadata", "linearize"].every(
+  ["grayscale", "removeMetadata", "linearize", "ocr"].every(
     (name) => value[name] === undefined || typeof value[name] === "boolean",
   ) &&
-  ["maxImagePpi", "targetSize"].every((name) => value[name] === undefined || Number.isSafeInteger(value[name]));
+  ["maxImagePpi", "targetSize", "ocrTimeBudgetMs"].every(
+    (name) => value[name] === undefined || Number.isSafeInteger(value[name]),
+  ) &&
+  (value["ocrLanguages"] === undefined ||
+    (Array.isArray(value["ocrLanguages"]) && value["ocrLanguages"].every((code) => typeof code === "string")));
 
 export function isEngineJob(value: unknown): value is EngineJob {
   if (

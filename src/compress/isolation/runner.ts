@@ -237,7 +237,17 @@ export function jobTimeoutMs(limits: { timeoutMs: number; timeoutMsPerMb?: numbe
  */
 export const TARGET_MAX_RUNS = 5;
 
-export const engineRuns = (job: EngineJob): number => (job.targetSize === undefined ? 1 : TARGET_MAX_RUNS);
+/**
+ * OCR is the slowest thing the engine does (Tesseract in WebAssembly: 3 to 10 s a page on one core
+ * here), so a job with ocr has this many runs' time; its OCR pass gets OCR_SHARE of the limit
+ * (ocrTimeBudgetMs), and the pages it has not begun by then are left unread (report.ocr says how
+ * many), so the job ends within its limit with the rest of its passes done.
+ */
+export const OCR_RUNS = 6;
+export const OCR_SHARE = 0.7;
+
+export const engineRuns = (job: EngineJob): number =>
+  job.targetSize !== undefined ? TARGET_MAX_RUNS : job.ocr === true ? OCR_RUNS : 1;
 
 function inputBytesOf(job: EngineJob): number {
   try {
@@ -556,6 +566,7 @@ function start(state: RunnerState, pending: Pending): void {
   const began = Date.now();
   const inputBytes = inputBytesOf(pending.job);
   const limitMs = state.timeoutFor(inputBytes, engineRuns(pending.job));
+  if (pending.job.ocr === true) pending.job = { ...pending.job, ocrTimeBudgetMs: Math.floor(limitMs * OCR_SHARE) };
   let markExited!: () => void;
   const exited = new Promise<void>((resolve) => (markExited = resolve));
   const end: JobEnd = {

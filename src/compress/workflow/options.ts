@@ -1,7 +1,8 @@
 // A compression's options: one typed object, parsed once from the form fields (or a direct upload's
 // JSON body) and carried unchanged to the engine, into a job's row and back out of it. A new option is
 // a field here, its parser, its columns (jobColumns / optionsOfJob) and the engine's use of it. The
-// options that shape the output (grayscale, max_image_ppi, remove_metadata, target_size, linearize) are the
+// options that shape the output (grayscale, max_image_ppi, remove_metadata, target_size, linearize, ocr,
+// ocr_languages) are the
 // engine's own (src/pdf/shared/options.ts, docs/engine.md#options-beside-the-profile), named in snake_case on the wire: their
 // bounds and the profiles they go with are the engine's optionProblem, answered as a 400 naming the field.
 import { HttpError } from "../../errors.ts";
@@ -19,7 +20,7 @@ import type { EngineJob } from "../isolation/protocol.ts";
 /** The engine's options that shape the output, each absent unless the request set it. */
 export type OutputOptions = Pick<
   EngineOptions,
-  "grayscale" | "maxImagePpi" | "removeMetadata" | "targetSize" | "linearize"
+  "grayscale" | "maxImagePpi" | "removeMetadata" | "targetSize" | "linearize" | "ocr" | "ocrLanguages"
 >;
 
 export interface CompressionOptions extends OutputOptions {
@@ -35,7 +36,9 @@ export const OUTPUT_FIELDS = {
   removeMetadata: { field: "remove_metadata", kind: "boolean" },
   targetSize: { field: "target_size", kind: "integer" },
   linearize: { field: "linearize", kind: "boolean" },
-} as const satisfies Record<keyof OutputOptions, { field: string; kind: "boolean" | "integer" }>;
+  ocr: { field: "ocr", kind: "boolean" },
+  ocrLanguages: { field: "ocr_languages", kind: "languages" },
+} as const satisfies Record<keyof OutputOptions, { field: string; kind: "boolean" | "integer" | "languages" }>;
 
 /**
  * The multipart fields (and JSON members) every compression takes besides the file: the engine's
@@ -50,6 +53,8 @@ export const OPTION_FIELDS = [
   OUTPUT_FIELDS.removeMetadata.field,
   OUTPUT_FIELDS.targetSize.field,
   OUTPUT_FIELDS.linearize.field,
+  OUTPUT_FIELDS.ocr.field,
+  OUTPUT_FIELDS.ocrLanguages.field,
 ] as const;
 
 /**
@@ -117,7 +122,7 @@ const invalidOption = (option: keyof OutputOptions, message: string) => {
 };
 
 /** A true/false field; absent or empty (a form sends every field it shows) is not set. */
-function parseFlag(fields: Fields, option: "grayscale" | "removeMetadata" | "linearize"): boolean | undefined {
+function parseFlag(fields: Fields, option: "grayscale" | "removeMetadata" | "linearize" | "ocr"): boolean | undefined {
   const value = fields[OUTPUT_FIELDS[option].field];
   if (value === undefined || value === "") return undefined;
   if (value === "true" || value === "false") return value === "true";
@@ -130,6 +135,16 @@ function parseWholeNumber(fields: Fields, option: "maxImagePpi" | "targetSize"):
   if (value === undefined || value === "") return undefined;
   // Anything but digits becomes NaN, which the engine's bounds refuse with the message they give.
   return /^[0-9]{1,16}$/.test(value) ? Number(value) : Number.NaN;
+}
+
+/**
+ * ocr_languages: Tesseract's codes joined by + (as Tesseract writes them: "eng+deu"; a comma works
+ * too); absent or empty is not set. The codes are the engine's to check (OCR_LANGUAGES).
+ */
+function parseLanguages(fields: Fields): string[] | undefined {
+  const value = fields[OUTPUT_FIELDS.ocrLanguages.field];
+  if (value === undefined || value === "") return undefined;
+  return value.split(/[+,]/).map((code) => code.trim());
 }
 
 /**
@@ -151,6 +166,8 @@ export function parseOutputOptions(profile: CompressionProfile, fields: Fields):
     removeMetadata: parseFlag(fields, "removeMetadata"),
     targetSize: parseWholeNumber(fields, "targetSize"),
     linearize: parseFlag(fields, "linearize"),
+    ocr: parseFlag(fields, "ocr"),
+    ocrLanguages: parseLanguages(fields),
   };
   const options = Object.fromEntries(Object.entries(parsed).filter(([, value]) => value !== undefined));
   const problem = optionProblem(profile, options);
@@ -192,6 +209,9 @@ export interface OptionColumns {
   removeMetadata: boolean;
   targetSize: bigint | number | null;
   linearize: boolean;
+  ocr: boolean;
+  /** The languages joined by +, or null (eng, or no ocr). */
+  ocrLanguages: string | null;
 }
 
 /** A job row's columns for the options. */
@@ -204,6 +224,8 @@ export function jobColumns(options: CompressionOptions): OptionColumns & { targe
     removeMetadata: options.removeMetadata === true,
     targetSize: options.targetSize === undefined ? null : BigInt(options.targetSize),
     linearize: options.linearize === true,
+    ocr: options.ocr === true,
+    ocrLanguages: options.ocrLanguages ? options.ocrLanguages.join("+") : null,
   };
 }
 
@@ -217,6 +239,8 @@ export function optionsOfJob(row: OptionColumns): CompressionOptions {
     ...(row.removeMetadata ? { removeMetadata: true } : {}),
     ...(row.targetSize !== null ? { targetSize: Number(row.targetSize) } : {}),
     ...(row.linearize ? { linearize: true } : {}),
+    ...(row.ocr ? { ocr: true } : {}),
+    ...(row.ocrLanguages ? { ocrLanguages: row.ocrLanguages.split("+") } : {}),
   };
 }
 
@@ -224,7 +248,8 @@ export function optionsOfJob(row: OptionColumns): CompressionOptions {
 export function optionsBody(options: CompressionOptions): Record<string, string | number | boolean> {
   const set = (Object.keys(OUTPUT_FIELDS) as (keyof OutputOptions)[]).flatMap((option) => {
     const value = options[option];
-    return value === undefined ? [] : [[OUTPUT_FIELDS[option].field, value] as const];
+    if (value === undefined) return [];
+    return [[OUTPUT_FIELDS[option].field, Array.isArray(value) ? value.join("+") : value] as const];
   });
   return { signatures: options.signatures, ...Object.fromEntries(set) };
 }

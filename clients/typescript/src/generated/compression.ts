@@ -314,6 +314,8 @@ export interface components {
         grayscale?: boolean;
         max_image_ppi?: number;
         remove_metadata?: boolean;
+        ocr?: boolean;
+        ocr_languages?: string;
         linearize?: boolean;
       };
       /** Format: date-time */
@@ -452,6 +454,20 @@ export interface components {
         /** @description Why not, when linearized is false. */
         reason?: string;
       };
+      /** @description Present when ocr=true was asked: pages_read got an invisible text layer; pages_without_words were scans on which no word was found; pages_with_text already had text and were left as they were; pages_not_read were scans whose image could not be read (CCITT, JPEG 2000 and indexed-colour scans are not read yet) or that the time limit cut short (pages_timed_out of them); languages, those read. */
+      ocr?: {
+        /** @description Pages given a text layer. */
+        pages_read: number;
+        /** @description Scanned pages on which no word was found. */
+        pages_without_words: number;
+        /** @description Pages that already had text: left as they were. */
+        pages_with_text: number;
+        /** @description Scanned pages not read. */
+        pages_not_read: number;
+        /** @description Of pages_not_read, those cut short by the time limit. */
+        pages_timed_out: number;
+        languages: ("eng" | "deu" | "fra" | "spa" | "por" | "ita")[];
+      };
     };
   };
   responses: never;
@@ -525,6 +541,17 @@ export interface operations {
            */
           remove_metadata?: boolean;
           /**
+           * @description true: every page that has no text and is mostly one image (a scan) gets an invisible text layer, so that its words can be searched, selected and copied, and systems that parse PDFs (applicant tracking, search indexes, screen readers) read them; pages that have text are left as they are. The text layer never moves a pixel: the pages look exactly as without ocr. Read by Tesseract 5 from the image as scanned, before the profile downsamples it. Slow (seconds a page): a job's time limit is six times a compression's, and a large scan is best sent as a job (POST /v1/jobs); the report's ocr says how many pages were read. Every profile; not with target_size (400 invalid_ocr).
+           * @default false
+           */
+          ocr?: boolean;
+          /**
+           * @description The languages the scans are written in, one to 3 of eng, deu, fra, spa, por, ita (Tesseract's ISO 639-2 codes) joined by + (or commas): eng unless told. Each one more is read on every page and slows it. Only with ocr=true (400 invalid_ocr_languages).
+           * @default
+           * @example eng+deu
+           */
+          ocr_languages?: string;
+          /**
            * @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine.md#options-beside-the-profile). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize).
            * @default false
            */
@@ -580,6 +607,17 @@ export interface operations {
                */
               remove_metadata?: boolean;
               /**
+               * @description true: every page that has no text and is mostly one image (a scan) gets an invisible text layer, so that its words can be searched, selected and copied, and systems that parse PDFs (applicant tracking, search indexes, screen readers) read them; pages that have text are left as they are. The text layer never moves a pixel: the pages look exactly as without ocr. Read by Tesseract 5 from the image as scanned, before the profile downsamples it. Slow (seconds a page): a job's time limit is six times a compression's, and a large scan is best sent as a job (POST /v1/jobs); the report's ocr says how many pages were read. Every profile; not with target_size (400 invalid_ocr).
+               * @default false
+               */
+              ocr?: boolean;
+              /**
+               * @description The languages the scans are written in, one to 3 of eng, deu, fra, spa, por, ita (Tesseract's ISO 639-2 codes) joined by + (or commas): eng unless told. Each one more is read on every page and slows it. Only with ocr=true (400 invalid_ocr_languages).
+               * @default
+               * @example eng+deu
+               */
+              ocr_languages?: string;
+              /**
                * @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine.md#options-beside-the-profile). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize).
                * @default false
                */
@@ -633,6 +671,17 @@ export interface operations {
                * @default false
                */
               remove_metadata?: boolean;
+              /**
+               * @description true: every page that has no text and is mostly one image (a scan) gets an invisible text layer, so that its words can be searched, selected and copied, and systems that parse PDFs (applicant tracking, search indexes, screen readers) read them; pages that have text are left as they are. The text layer never moves a pixel: the pages look exactly as without ocr. Read by Tesseract 5 from the image as scanned, before the profile downsamples it. Slow (seconds a page): a job's time limit is six times a compression's, and a large scan is best sent as a job (POST /v1/jobs); the report's ocr says how many pages were read. Every profile; not with target_size (400 invalid_ocr).
+               * @default false
+               */
+              ocr?: boolean;
+              /**
+               * @description The languages the scans are written in, one to 3 of eng, deu, fra, spa, por, ita (Tesseract's ISO 639-2 codes) joined by + (or commas): eng unless told. Each one more is read on every page and slows it. Only with ocr=true (400 invalid_ocr_languages).
+               * @default
+               * @example eng+deu
+               */
+              ocr_languages?: string;
               /**
                * @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine.md#options-beside-the-profile). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize).
                * @default false
@@ -707,7 +756,7 @@ export interface operations {
           "application/json": components["schemas"]["Job"];
         };
       };
-      /** @description The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata, invalid_linearize (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; for a file by its address invalid_file_url (not https, malformed, or sent beside a file or a direct upload) and file_url_forbidden (an address that is not public); with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
+      /** @description The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata, invalid_linearize, invalid_ocr, invalid_ocr_languages (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; for a file by its address invalid_file_url (not https, malformed, or sent beside a file or a direct upload) and file_url_forbidden (an address that is not public); with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
       400: {
         headers: {
           /** @description The error code, as in the body. */
@@ -2351,6 +2400,17 @@ export interface operations {
            */
           remove_metadata?: boolean;
           /**
+           * @description true: every page that has no text and is mostly one image (a scan) gets an invisible text layer, so that its words can be searched, selected and copied, and systems that parse PDFs (applicant tracking, search indexes, screen readers) read them; pages that have text are left as they are. The text layer never moves a pixel: the pages look exactly as without ocr. Read by Tesseract 5 from the image as scanned, before the profile downsamples it. Slow (seconds a page): a job's time limit is six times a compression's, and a large scan is best sent as a job (POST /v1/jobs); the report's ocr says how many pages were read. Every profile; not with target_size (400 invalid_ocr).
+           * @default false
+           */
+          ocr?: boolean;
+          /**
+           * @description The languages the scans are written in, one to 3 of eng, deu, fra, spa, por, ita (Tesseract's ISO 639-2 codes) joined by + (or commas): eng unless told. Each one more is read on every page and slows it. Only with ocr=true (400 invalid_ocr_languages).
+           * @default
+           * @example eng+deu
+           */
+          ocr_languages?: string;
+          /**
            * @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine.md#options-beside-the-profile). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize).
            * @default false
            */
@@ -2400,6 +2460,17 @@ export interface operations {
            */
           remove_metadata?: boolean;
           /**
+           * @description true: every page that has no text and is mostly one image (a scan) gets an invisible text layer, so that its words can be searched, selected and copied, and systems that parse PDFs (applicant tracking, search indexes, screen readers) read them; pages that have text are left as they are. The text layer never moves a pixel: the pages look exactly as without ocr. Read by Tesseract 5 from the image as scanned, before the profile downsamples it. Slow (seconds a page): a job's time limit is six times a compression's, and a large scan is best sent as a job (POST /v1/jobs); the report's ocr says how many pages were read. Every profile; not with target_size (400 invalid_ocr).
+           * @default false
+           */
+          ocr?: boolean;
+          /**
+           * @description The languages the scans are written in, one to 3 of eng, deu, fra, spa, por, ita (Tesseract's ISO 639-2 codes) joined by + (or commas): eng unless told. Each one more is read on every page and slows it. Only with ocr=true (400 invalid_ocr_languages).
+           * @default
+           * @example eng+deu
+           */
+          ocr_languages?: string;
+          /**
            * @description true: the result is linearized ("fast web view", ISO 32000-1 Annex F): a browser or viewer reading it over HTTP shows the first page before the rest has arrived. It costs a few hundred bytes to a few per cent (docs/engine.md#options-beside-the-profile). A document that cannot be linearized (a damaged page tree, for one) is compressed without it, and the report's linearization says why. Every profile (400 invalid_linearize).
            * @default false
            */
@@ -2438,7 +2509,7 @@ export interface operations {
           "application/json": components["schemas"]["CompressionResult"];
         };
       };
-      /** @description The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata, invalid_linearize (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; for a file by its address invalid_file_url (not https, malformed, or sent beside a file or a direct upload) and file_url_forbidden (an address that is not public); with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
+      /** @description The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata, invalid_linearize, invalid_ocr, invalid_ocr_languages (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; for a file by its address invalid_file_url (not https, malformed, or sent beside a file or a direct upload) and file_url_forbidden (an address that is not public); with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
       400: {
         headers: {
           /** @description The error code, as in the body. */
