@@ -86,7 +86,8 @@ beforeAll(async () => {
   files = fileServer();
   await new Promise<void>((resolve) => files.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
-  const env = { COMPRESS_MAX_UPLOAD_BYTES: String(MAX_BYTES), UPLOAD_IDLE_TIMEOUT_SECONDS: "1" };
+  // 2 s: a stalled body ends the case quickly, and a loaded machine (CI, load 10) still fetches within it.
+  const env = { COMPRESS_MAX_UPLOAD_BYTES: String(MAX_BYTES), UPLOAD_IDLE_TIMEOUT_SECONDS: "2" };
   strict = await startCompressionStack({ name: "file-url-strict", env, resolver: toLoopback });
   local = await startCompressionStack({ name: "file-url-local", env: { ...env, NODE_ENV: "development" } });
 });
