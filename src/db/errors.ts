@@ -49,3 +49,21 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   // The embedded database after close() says "PGlite is closed".
   return UNAVAILABLE_MESSAGES.test(error.message);
 }
+
+/**
+ * What a client is told of a database it may retry: a statement past its time limit (57014, or
+ * node-postgres' own read timeout) is an answer that took too long, not a database out of reach.
+ */
+export function unavailableMessage(error: unknown): string {
+  if (error instanceof Error) {
+    const { code, meta } = error as {
+      code?: unknown;
+      meta?: { driverAdapterError?: { cause?: { originalCode?: unknown } } };
+    };
+    const states = [code, meta?.driverAdapterError?.cause?.originalCode];
+    if (states.includes("57014") || /Query read timeout/i.test(error.message)) {
+      return "The database did not answer in time; retry shortly.";
+    }
+  }
+  return "The database is not reachable; retry shortly.";
+}

@@ -7,7 +7,7 @@ import { EnvelopArmorPlugin } from "@escape.tech/graphql-armor";
 import { GraphQLError, type ValidationRule } from "graphql";
 import { createYoga, maskError, type Plugin } from "graphql-yoga";
 import type { Config } from "../config/env.ts";
-import { isDatabaseUnavailable } from "../db/errors.ts";
+import { isDatabaseUnavailable, unavailableMessage } from "../db/errors.ts";
 import { DEPENDENCY_RETRY_SECONDS, retryAfter } from "../errors.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Logger } from "../logger.ts";
@@ -81,7 +81,7 @@ function maskErrorUnlessUnavailable(error: unknown, message: string, isDev?: boo
   const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
   if (!isDatabaseUnavailable(original)) return maskError(error, message, isDev);
   const located = error instanceof GraphQLError ? error : null;
-  return new GraphQLError("The database is not reachable; retry shortly.", {
+  return new GraphQLError(unavailableMessage(original), {
     ...(located
       ? { nodes: located.nodes, source: located.source, positions: located.positions, path: located.path }
       : {}),

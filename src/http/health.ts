@@ -9,7 +9,7 @@ import Router from "@koa/router";
 import type { Redis } from "ioredis";
 import type { Context, Next } from "koa";
 import type { Database } from "../db/database.ts";
-import { isDatabaseUnavailable } from "../db/errors.ts";
+import { isDatabaseUnavailable, unavailableMessage } from "../db/errors.ts";
 import type { Lifecycle } from "./drain.ts";
 import type { AppState } from "./state.ts";
 import {
@@ -70,7 +70,7 @@ export function dependencyFaults() {
     } catch (error) {
       // What a client can retry is a 503 with Retry-After (src/db/errors.ts, src/errors.ts); the rest stays as it is.
       if (error instanceof HttpError) throw error;
-      if (isDatabaseUnavailable(error)) throw databaseUnavailable();
+      if (isDatabaseUnavailable(error)) throw databaseUnavailable(unavailableMessage(error));
       if (isStorageUnavailable(error)) throw storageUnavailable();
       throw error;
     }

@@ -5,7 +5,7 @@
 // finish in time are never cut, however long their connection stays busy. PostgreSQL pass only.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openDatabase, type Database } from "../../src/db/database.ts";
-import { isDatabaseUnavailable } from "../../src/db/errors.ts";
+import { isDatabaseUnavailable, unavailableMessage } from "../../src/db/errors.ts";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.ts";
 
 const url = process.env["DATABASE_URL"];
@@ -50,6 +50,10 @@ describe.skipIf(!url)("the client's statement limit (no DATABASE_URL: PGlite has
     const { error } = await rejection(() => db.sql.query("SELECT pg_sleep(5)"));
     expect((error as { code?: string }).code).toBe("57014");
     expect(isDatabaseUnavailable(error)).toBe(true);
+    // The client is told the answer took too long, not that the database is out of reach.
+    expect(unavailableMessage(error)).toBe("The database did not answer in time; retry shortly.");
+    const { error: viaPrisma } = await rejection(() => db.prisma.$queryRaw`SELECT pg_sleep(5)`);
+    expect(unavailableMessage(viaPrisma)).toBe("The database did not answer in time; retry shortly.");
   });
 
   it("cuts a statement the server never answers just after the limit, and serves again after", async () => {
@@ -62,6 +66,7 @@ describe.skipIf(!url)("the client's statement limit (no DATABASE_URL: PGlite has
       ]);
       for (const { ms, error } of results) {
         expect(isDatabaseUnavailable(error), String(error)).toBe(true);
+        expect(unavailableMessage(error)).toBe("The database is not reachable; retry shortly.");
         // The limit is the server's plus 50 ms; the sweep runs every twentieth of it. A new connection
         // may instead give up at connectMs (1 s): both well under the 2 s the service promises.
         expect(ms).toBeGreaterThanOrEqual(LIMIT_MS);
