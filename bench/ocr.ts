@@ -8,7 +8,7 @@
 //
 //   npm run bench:ocr -- [--pages N] [--docs a.pdf,b.pdf]     (PDF_CORPUS_DIR, else ../shared/corpus/pdf)
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -72,13 +72,13 @@ function recall(original: string[], found: string[]): { matched: number; total: 
 /** The first `pages` pages of the document as a 300 dpi gray JPEG scan. */
 async function scanOf(file: string, pages: number): Promise<Uint8Array> {
   const prefix = path.join(scratch, path.basename(file, ".pdf"));
-  execFileSync("pdftoppm", ["-r", "300", "-gray", "-f", "1", "-l", String(pages), file, prefix]);
+  execFileSync("pdftoppm", ["-r", "300", "-gray", "-png", "-f", "1", "-l", String(pages), file, prefix]);
   const doc = await PDFDocument.create();
   const { PDFDocument: Source } = await import("@cantoo/pdf-lib");
   const source = await Source.load(readFileSync(file), { ignoreEncryption: true });
   for (let i = 1; i <= pages; i++) {
-    const pgm = `${prefix}-${String(i).padStart(String(source.getPageCount()).length, "0")}.pgm`;
-    const jpeg = await sharp(readFileSync(pgm)).jpeg({ quality: 85 }).toBuffer();
+    const png = `${prefix}-${String(i).padStart(String(source.getPageCount()).length, "0")}.png`;
+    const jpeg = await sharp(readFileSync(png)).jpeg({ quality: 85 }).toBuffer();
     const { width, height } = source.getPage(i - 1).getSize();
     const image = await doc.embedJpg(jpeg);
     doc.addPage([width, height]).drawImage(image, { x: 0, y: 0, width, height });
@@ -96,7 +96,8 @@ interface Row {
 
 const rows: Row[] = [];
 for (const name of docs) {
-  const file = path.join(corpus, name);
+  const inFiles = path.join(corpus, "files", name);
+  const file = existsSync(inFiles) ? inFiles : path.join(corpus, name);
   const count = (await PDFDocument.load(readFileSync(file), { ignoreEncryption: true })).getPageCount();
   const pages = Math.min(PAGES, count);
   const original = wordsOf(textOf(file, 1, pages));
