@@ -47,6 +47,11 @@ export const phraseWalk = { rows: 4_000 };
 
 type TierStatement = { inTier: SqlCondition; seek?: [Date, string] };
 
+/** The rows after a key in the list order (newest first, then the id), on table alias `alias`. */
+function afterInListOrder(alias: string, [at, id]: readonly unknown[], params: SqlParams): string {
+  return ` AND (${alias}.published_at, ${alias}.id) < (${params.add(at, "timestamptz")}, ${params.add(id, "uuid")})`;
+}
+
 /**
  * The ids of a page in relevance order: tier by tier, each in the list order (published_at, id
  * descending), until the page is full. An offset is spent on the tiers it passes (each counted
@@ -69,11 +74,7 @@ export async function relevancePage(
       ? read.rows(await sql.query(read.statement(ids, order), params.values))
       : await sql.query(ids, params.values)) as RankedId[];
   const conditions = (params: SqlParams, { inTier, seek }: TierStatement) =>
-    `${window.sqlWhere(params)} AND ${inTier(params)}${
-      seek
-        ? ` AND (j.published_at, j.id) < (${params.add(seek[0], "timestamptz")}, ${params.add(seek[1], "uuid")})`
-        : ""
-    }`;
+    `${window.sqlWhere(params)} AND ${inTier(params)}${seek ? afterInListOrder("j", seek, params) : ""}`;
   const tierPage = (statement: TierStatement, take: number, offset: number) => {
     const params = new SqlParams();
     const ids = `SELECT j.id, j.published_at AS "publishedAt" FROM jobs j WHERE ${conditions(params, statement)}
@@ -131,9 +132,7 @@ async function newestFirst(
   run: (ids: string, params: SqlParams) => Promise<RankedId[]>,
 ): Promise<{ rows: RankedId[]; after?: [Date, string] }> {
   const walk = (params: SqlParams) => {
-    const seek = statement.seek
-      ? ` AND (w.published_at, w.id) < (${params.add(statement.seek[0], "timestamptz")}, ${params.add(statement.seek[1], "uuid")})`
-      : "";
+    const seek = statement.seek ? afterInListOrder("w", statement.seek, params) : "";
     return `SELECT w.id, w.published_at FROM jobs w
         WHERE w.status = 'published' AND w.filled = false AND w.published_at <= ${params.add(now, "timestamptz")}${seek}
         ORDER BY w.published_at DESC, w.id DESC`;
@@ -286,10 +285,7 @@ export function nearListPage(sql: SqlQuery, window: Window, near: Near, read?: R
       value: "j.published_at",
       walk: "j.published_at DESC, j.id DESC",
       merge: `page."publishedAt" DESC, page.id DESC`,
-      seek: (p, [at, id]) => ({
-        walk: ` AND (j.published_at, j.id) < (${p.add(at, "timestamptz")}, ${p.add(id, "uuid")})`,
-        points: "",
-      }),
+      seek: (p, key) => ({ walk: afterInListOrder("j", key, p), points: "" }),
     },
     read,
   );
