@@ -13,8 +13,10 @@ const PUBLIC_NOW = `status = 'published' AND NOT filled AND published_at <= now(
 export const GOING_LIVE = { count: 10, firstAfterSeconds: 5, everySeconds: 20 } as const;
 
 export async function seedRecentActivity(sql: SqlRunner): Promise<void> {
-  // Three drafts published now: `published`.
-  await sql.exec(`UPDATE jobs SET status = 'published', published_at = now(), updated_at = now()
+  // Three drafts published now: `published`. The column keeps milliseconds and rounds: now() itself
+  // could be stored up to half a millisecond after now(), and the job would not be live yet in this
+  // transaction (the feed's trigger compares with now()); truncated, it is stored as it is.
+  await sql.exec(`UPDATE jobs SET status = 'published', published_at = date_trunc('milliseconds', now()), updated_at = now()
     WHERE id IN (SELECT id FROM jobs WHERE status = 'draft' ORDER BY slug LIMIT 3)`);
   // A salary raised on a public job: `updated`.
   await sql.exec(`UPDATE jobs SET salary_max = salary_max + round(salary_max * 0.05, -3)::int, updated_at = now()
