@@ -7,6 +7,7 @@
 // issue 39). Here the reader just stops listening; `finishUnreadBody` then lets the rest of the body
 // drain after the answer, so the client reads its 413 (nginx's lingering close does the same).
 import http2 from "node:http2";
+import type { Socket } from "node:net";
 import type { Next, ParameterizedContext } from "koa";
 import { guarded } from "../callbacks.ts";
 import type { HttpError } from "../errors.ts";
@@ -115,5 +116,32 @@ function discardRest(req: Request): void {
   giveUp.unref();
   req.once("end", () => clearTimeout(giveUp));
   req.once("close", () => clearTimeout(giveUp));
+  lingerOnClose(req.socket);
   req.resume();
 }
+
+/**
+ * Node closes a connection whose answer is its last (the client sent `Connection: close`, or the
+ * answer says it) with `socket.destroySoon()`: end, then destroy as soon as the answer is handed
+ * to the kernel. With the client's bytes still unread, the kernel then resets the connection and
+ * drops what it had not sent yet, the answer among them: a client still writing its body got no
+ * 413 at all (CI, `POST /mcp` chunked at three times its limit). Here the connection is only half
+ * closed (FIN after the answer) and read until the client closes its side, or LINGER_MS.
+ */
+function lingerOnClose(socket: Socket | null): void {
+  if (!socket || socket.destroyed || lingering.has(socket)) return;
+  lingering.add(socket);
+  socket.destroySoon = function lingeringClose(this: Socket) {
+    if (this.destroyed) return;
+    const cut = setTimeout(
+      guarded("body-watch", () => this.destroy()),
+      LINGER_MS,
+    );
+    cut.unref();
+    this.once("close", () => clearTimeout(cut));
+    this.once("end", () => this.destroy());
+    this.end();
+  };
+}
+
+const lingering = new WeakSet<Socket>();
