@@ -123,7 +123,24 @@ const RUNNER_MESSAGES: Partial<Record<string, string>> = {
 export const busyRefusal = (busy: RunnerBusy): HttpError =>
   new HttpError(503, "busy", "Every compression slot is taken; retry shortly.", retryAfter(busy.retryAfterSeconds));
 
-/** Runs the engine on a job: its output's size, or the HttpError to answer (503 busy, 422). */
+/**
+ * The engine found more scanned pages than a synchronous call reads with ocr (the job's
+ * ocrPageLimit): not the file's fault, and not an answer; the caller queues the file as a job.
+ */
+export class OcrPastSyncLimit extends Error {
+  /** The scanned pages OCR would read. */
+  readonly pages: number;
+  constructor(pages: number, message: string) {
+    super(message);
+    this.name = "OcrPastSyncLimit";
+    this.pages = pages;
+  }
+}
+
+/**
+ * Runs the engine on a job: its output's size, or the HttpError to answer (503 busy, 422);
+ * OcrPastSyncLimit for a job with ocrPageLimit whose document has more scanned pages.
+ */
 export async function run(
   runner: EngineRunner,
   job: EngineJob,
@@ -136,6 +153,7 @@ export async function run(
     throw error instanceof RunnerBusy ? busyRefusal(error) : error;
   }
   if (result.ok) return result;
+  if (result.code === "ocr_page_limit") throw new OcrPastSyncLimit(result.pages ?? 0, result.message);
   throw new HttpError(422, result.code, RUNNER_MESSAGES[result.code] ?? result.message);
 }
 

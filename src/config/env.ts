@@ -126,6 +126,9 @@ export const envSchema = z.object({
   // Resident memory of one compression's process (heap plus libvips' native memory); unset: twice
   // COMPRESS_MEMORY_MB.
   COMPRESS_MAX_RSS_MB: z.coerce.number().int().min(128).optional(),
+  // A synchronous call with ocr reads at most this many scanned pages (some 3-10 s each); a file
+  // with more is queued as a job and answered 202 (docs/compression-api.md, "OCR's synchronous limit").
+  COMPRESS_SYNC_OCR_MAX_PAGES: z.coerce.number().int().min(0).max(10_000).default(5),
   // Compression processes kept started and waiting for a job; unset: COMPRESS_CONCURRENCY.
   COMPRESS_WARM_PROCESSES: z.coerce.number().int().min(0).max(64).optional(),
   // A multipart upload's own idle limit (answered 408 upload_timeout); unset: BODY_IDLE_TIMEOUT_SECONDS.
@@ -271,6 +274,8 @@ export interface Config {
     /** A file_url's whole fetch; its pauses are held to uploadIdleTimeoutMs. */
     fileUrlTimeoutMs: number;
     tmpDir: string | null;
+    /** The scanned pages a synchronous call reads with ocr, at most; more, and it is queued as a job. */
+    syncOcrMaxPages: number;
   };
   storage:
     | { kind: "gcs"; bucket: string; apiEndpoint: string | null; projectId: string | null }
@@ -454,6 +459,7 @@ function compressOf(e: Env): Config["compress"] {
     uploadIdleTimeoutMs: Math.round((e.UPLOAD_IDLE_TIMEOUT_SECONDS ?? e.BODY_IDLE_TIMEOUT_SECONDS) * 1000),
     fileUrlTimeoutMs: Math.round(e.FILE_URL_TIMEOUT_SECONDS * 1000),
     tmpDir: e.UPLOAD_TMP_DIR ?? null,
+    syncOcrMaxPages: e.COMPRESS_SYNC_OCR_MAX_PAGES,
   };
 }
 

@@ -58,6 +58,7 @@ const readScans = (context: PDFContext, options: EngineOptions) =>
     languages: (options.ocrLanguages ?? ["eng"]) as OcrLanguage[],
     pageTimeoutMs: OCR_PAGE_TIMEOUT_MS,
     timeBudgetMs: options.ocrTimeBudgetMs ?? OCR_TIME_BUDGET_MS,
+    ...(options.ocrPageLimit !== undefined ? { pageLimit: options.ocrPageLimit } : {}),
   });
 
 /** The passes of a profile over the document; the output is undefined when writing failed. */

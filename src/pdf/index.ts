@@ -12,6 +12,7 @@ export {
 } from "./shared/options.ts";
 export type { EngineOptions, OcrLanguage, OptionProblem, SignaturePolicy } from "./shared/options.ts";
 export type { OcrReport } from "./ocr/text-layers.ts";
+export { OcrPageLimit } from "./ocr/text-layers.ts";
 export { TARGET_FLOOR_SSIM } from "./target.ts";
 export type { PdfRejectedCode } from "./shared/errors.ts";
 export { COMPRESSION_PROFILES, isCompressionProfile, PROFILE_SETTINGS } from "./shared/profiles.ts";

@@ -24,7 +24,7 @@ import { createDirectUpload as createUpload, receiveLocalUpload } from "../workf
 import type { EngineJob } from "../isolation/protocol.ts";
 import { invalidFileUrl } from "../workflow/file-url.ts";
 import { FILE_NAMING, ROUTE_FIELDS } from "../workflow/options.ts";
-import type { Answer, CompressDeps, CompressService } from "../workflow/service.ts";
+import type { Answer, CompressDeps, CompressService, SyncAnswer } from "../workflow/service.ts";
 import { isBodyOf, readBody } from "../../http/read-body.ts";
 
 /** ctx.state of the routes behind the key's authentication, which only go on with a key. */
@@ -52,12 +52,21 @@ export function answer<T>(ctx: KeyedContext, answered: Answer<T>): void {
   ctx.body = answered.body;
 }
 
-/** Answers a queued job: 202 with its Location and Preference-Applied. */
+/**
+ * Answers a queued job: 202 with its Location, and Preference-Applied when it was asked for (a
+ * synchronous call queued past the OCR limit says why in the body's async_reason instead).
+ */
 export function answerJob(ctx: KeyedContext, queued: Answer<JobResource>): void {
   ctx.status = 202;
   ctx.set("Location", `/v1/jobs/${queued.body.id}`);
-  ctx.set("Preference-Applied", "respond-async");
+  if (!queued.body.async_reason) ctx.set("Preference-Applied", "respond-async");
   answer(ctx, queued);
+}
+
+/** Answers a synchronous call: its result, or the job it was queued as. */
+export function answerSync(ctx: KeyedContext, answered: SyncAnswer): void {
+  if ("job" in answered) answerJob(ctx, answered.job);
+  else answer(ctx, answered.now);
 }
 
 const notFound = () => new HttpError(404, "not_found", "No job with this id belongs to this API key's subscriber.");
@@ -152,17 +161,11 @@ export async function compressJson(
     if (fileUrl !== undefined) {
       const url = { fileUrl, fields };
       if (job) answerJob(ctx, await service.enqueue(request, key, { url }));
-      else answer(ctx, await service.compress(request, key, kind, { url }));
+      else answerSync(ctx, await service.compress(request, key, kind, { url }));
       return;
     }
-    const answered = await service.compressDirectUpload(
-      request,
-      key,
-      { uploadId: uploadId!, fields },
-      job ? "job" : "now",
-    );
-    if ("job" in answered) answerJob(ctx, answered.job);
-    else answer(ctx, answered.now);
+    const body = { uploadId: uploadId!, fields };
+    answerSync(ctx, await service.compressDirectUpload(request, key, body, job ? "job" : "now"));
   });
 }
 

@@ -41,7 +41,12 @@ const options = {
   remove_metadata: z.boolean().optional(),
   target_size: z.number().int().optional().describe("Bytes the result should not exceed (at least 1024)."),
   linearize: z.boolean().optional(),
-  ocr: z.boolean().optional().describe("An invisible text layer on scanned pages (slow: prefer async)."),
+  ocr: z
+    .boolean()
+    .optional()
+    .describe(
+      "An invisible text layer on scanned pages (slow: past 5 scanned pages a call without async is answered with a job and its async_reason).",
+    ),
   ocr_languages: z.string().optional().describe("eng (the default), deu, fra, spa, por, ita, joined by +."),
   signatures: z.enum(["refuse", "remove"]).optional(),
   retention: z.number().int().min(0).optional().describe("Seconds the result is kept; 0: until its first download."),
@@ -113,7 +118,8 @@ async function compressPdf(caller: Caller, args: z.infer<typeof compressInput>):
     }
     const url = { fileUrl: args.file_url!, fields };
     if (mode === "job") return { ...(await service.enqueue(request, key, { url })).body };
-    return { ...(await service.compress(request, key, "compress", { url })).body };
+    const answered = await service.compress(request, key, "compress", { url });
+    return { ...("job" in answered ? answered.job.body : answered.now.body) };
   });
 }
 

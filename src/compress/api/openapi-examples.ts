@@ -59,6 +59,17 @@ export const SUCCESS_EXAMPLES: Record<string, Json> = {
   "POST /v1/compress 200": result,
   "POST /v1/unlock 200": result,
   "POST /v1/compress 202": job,
+  "POST /v1/unlock 202": {
+    ...job,
+    options: { signatures: "refuse", ocr: true },
+    async_reason: {
+      code: "ocr_page_limit",
+      message:
+        "The file has 40 scanned pages to read with ocr, more than the 5 a synchronous call reads: it was queued as this job, charged once. Poll its Location for the result.",
+      ocr_pages: 40,
+      sync_ocr_page_limit: 5,
+    },
+  },
   "GET /v1/jobs/{id} 200": {
     ...job,
     status: "succeeded",

@@ -80,20 +80,31 @@ export const directUploadBody = (profileField: Json, signaturesField: Json, rete
   },
 });
 
+/**
+ * A 202 with the job: asked for (Prefer: respond-async, Preference-Applied), or a synchronous call with
+ * ocr past its limit (the body's async_reason; docs/compression-api.md#ocr-sync-limit).
+ */
+export const queuedAnswer = (description: string) => ({
+  description,
+  headers: {
+    Location: { description: "/v1/jobs/{id}", schema: { type: "string" } },
+    "Preference-Applied": {
+      description: "Only when the client asked for a job (Prefer: respond-async).",
+      schema: { type: "string", const: "respond-async" },
+    },
+  },
+  content: { "application/json": { schema: { $ref: "#/components/schemas/Job" } } },
+});
+
 /** What /v1/compress answers beyond the synchronous call: the job's 202 and the direct upload's refusals. */
 export function compressExtras(shared: Shared) {
   return {
     parameters: [preferHeader, idempotencyKeyHeader],
     callbackField,
     responses: {
-      "202": {
-        description: "Accepted as a job (Prefer: respond-async); poll Location or wait for the webhook.",
-        headers: {
-          Location: { description: "/v1/jobs/{id}", schema: { type: "string" } },
-          "Preference-Applied": { schema: { type: "string", const: "respond-async" } },
-        },
-        content: { "application/json": { schema: { $ref: "#/components/schemas/Job" } } },
-      },
+      "202": queuedAnswer(
+        "Accepted as a job (Prefer: respond-async), or a synchronous call with ocr whose file has more scanned pages than a synchronous call reads (async_reason says so); poll Location or wait for the webhook.",
+      ),
       "404": shared.error("upload_not_found: no direct upload of this id is the subscriber's."),
       "409": shared.error(
         `upload_incomplete: nothing was PUT to the upload's URL yet; upload_used: already compressed (also when reused after its file was deleted); ${idempotencyConflicts}`,
@@ -238,6 +249,18 @@ export const jobSchemas = {
         type: "object",
         required: ["code", "message"],
         properties: { code: { type: "string" }, message: { type: "string" } },
+      },
+      async_reason: {
+        type: "object",
+        description:
+          "Only on the 202 of a synchronous call (POST /v1/compress or /v1/unlock without Prefer: respond-async) queued as this job: ocr_page_limit, the file has more scanned pages to read with ocr (ocr_pages) than a synchronous call reads (sync_ocr_page_limit, COMPRESS_SYNC_OCR_MAX_PAGES, 5 by default). Nothing to upload again: the job runs with the same options, charged once. An unlock's job compresses the decrypted file.",
+        required: ["code", "message", "ocr_pages", "sync_ocr_page_limit"],
+        properties: {
+          code: { type: "string", const: "ocr_page_limit" },
+          message: { type: "string" },
+          ocr_pages: { type: "integer", minimum: 1 },
+          sync_ocr_page_limit: { type: "integer", minimum: 0 },
+        },
       },
     },
   },

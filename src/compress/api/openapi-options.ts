@@ -43,7 +43,7 @@ export const outputOptionFields = {
   ocr: {
     type: "boolean",
     default: false,
-    description: `true: every page that has no text and is mostly one image (a scan) gets an invisible text layer, so that its words can be searched, selected and copied, and systems that parse PDFs (applicant tracking, search indexes, screen readers) read them; pages that have text are left as they are. The text layer never moves a pixel: the pages look exactly as without ocr. Read by Tesseract 5 from the image as scanned, before the profile downsamples it. Slow (seconds a page): a job's time limit is six times a compression's, and a large scan is best sent as a job (POST /v1/jobs); the report's ocr says how many pages were read. Every profile; not with target_size (400 invalid_ocr).`,
+    description: `true: every page that has no text and is mostly one image (a scan) gets an invisible text layer, so that its words can be searched, selected and copied, and systems that parse PDFs (applicant tracking, search indexes, screen readers) read them; pages that have text are left as they are. The text layer never moves a pixel: the pages look exactly as without ocr. Read by Tesseract 5 from the image as scanned, before the profile downsamples it. Slow (seconds a page): a job's time limit is six times a compression's; a synchronous call reads at most 5 scanned pages (COMPRESS_SYNC_OCR_MAX_PAGES) and answers a file with more with 202 and the job it was queued as (async_reason); the report's ocr says how many pages were read. Every profile; not with target_size (400 invalid_ocr).`,
   },
   ocr_languages: {
     type: "string",

@@ -6,7 +6,15 @@ import { COMPRESS_TIMEOUT_DEFAULTS } from "../../config/env.ts";
 import { errorCodeEntry } from "../../errors.ts";
 import { COMPRESSION_PROFILES } from "../../pdf/index.ts";
 import { compressionPaths, compressionSchemas, jobDelete, retentionField } from "./openapi-compressions.ts";
-import { compressExtras, directUploadBody, fileUrlBody, fileUrlField, jobPaths, jobSchemas } from "./openapi-jobs.ts";
+import {
+  compressExtras,
+  directUploadBody,
+  fileUrlBody,
+  fileUrlField,
+  jobPaths,
+  jobSchemas,
+  queuedAnswer,
+} from "./openapi-jobs.ts";
 import { outputOptionFields } from "./openapi-options.ts";
 import { reportProperty, reportSchemas } from "./openapi-report.ts";
 import { webhooks } from "./openapi-webhooks.ts";
@@ -302,7 +310,7 @@ export function buildCompressOpenApi(serverUrl: string, maxRetentionSeconds = 86
           tags: ["Compression"],
           summary: "Compress a PDF (at once, or as a job with Prefer: respond-async)",
           description:
-            "multipart/form-data with the file (or its address as file_url), or JSON naming a direct upload (POST /v1/uploads) or a file_url. With `Prefer: respond-async` the answer is 202 with Location: /v1/jobs/{id} as soon as the file is stored; the quota unit is reserved then and given back if the job fails.",
+            "multipart/form-data with the file (or its address as file_url), or JSON naming a direct upload (POST /v1/uploads) or a file_url. With `Prefer: respond-async` the answer is 202 with Location: /v1/jobs/{id} as soon as the file is stored; the quota unit is reserved then and given back if the job fails. Without it, a call with ocr whose file has more scanned pages than a synchronous call reads (5 unless the operator says otherwise) is answered the same 202, with async_reason: no second upload, charged once.",
           parameters: extras.parameters,
           requestBody: compressBody(profileField, extras.callbackField, retention),
           responses: { "200": result, ...extras.responses, ...common },
@@ -341,7 +349,13 @@ export function buildCompressOpenApi(serverUrl: string, maxRetentionSeconds = 86
           tags: ["Compression"],
           summary: "Decrypt a password-protected PDF with its user or owner password, then compress it",
           requestBody: unlockBody(profileField, retention),
-          responses: { "200": result, ...common },
+          responses: {
+            "200": result,
+            "202": queuedAnswer(
+              "With ocr, a file with more scanned pages than a synchronous call reads: decrypted, then queued as a job that compresses the decrypted file (async_reason says so); poll Location.",
+            ),
+            ...common,
+          },
         },
       },
       ...mcpPath(shared),

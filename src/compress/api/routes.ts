@@ -24,8 +24,8 @@ import { LOCAL_DOWNLOAD_PREFIX, LOCAL_UPLOAD_PREFIX } from "../storage/local.ts"
 import { contentDisposition as contentDispositionOf } from "../storage/storage.ts";
 import { createCompressService, type CompressDeps, type CompressService } from "../workflow/service.ts";
 import {
-  answer,
   answerJob,
+  answerSync,
   compressJson,
   createDirectUpload,
   getJob,
@@ -90,7 +90,7 @@ const compressRoute =
     const upload = { body: ctx.req, response: ctx.res };
     await withRequestInfo(ctx, deps.config.publicApiBaseUrl, async (request) => {
       if (kind === "compress" && prefersAsync(ctx)) answerJob(ctx, await service.enqueue(request, key, { upload }));
-      else answer(ctx, await service.compress(request, key, kind, { upload }));
+      else answerSync(ctx, await service.compress(request, key, kind, { upload }));
     });
   };
 

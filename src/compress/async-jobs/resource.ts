@@ -25,6 +25,11 @@ export type JobResource = {
   compression_id: string;
   /** When its result was deleted (on request, at the end of its retention, after its first download). */
   deleted_at?: string;
+  /**
+   * On the 202 of a synchronous call answered with a job: why (code ocr_page_limit: more scanned pages
+   * to read with ocr than a synchronous call reads), the pages and the limit.
+   */
+  async_reason?: { code: "ocr_page_limit"; message: string; ocr_pages: number; sync_ocr_page_limit: number };
 } & (Partial<CompressionResultBody> & { error?: { code: string; message: string } });
 
 type JobRow = Pick<

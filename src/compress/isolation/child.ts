@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import sharp from "sharp";
-import { compressPdf, PdfRejected, TargetUnreachable, unlockPdf, warmUp } from "../../pdf/index.ts";
+import { compressPdf, OcrPageLimit, PdfRejected, TargetUnreachable, unlockPdf, warmUp } from "../../pdf/index.ts";
 import type { CompressionReport, EngineOptions, EngineOutput } from "../../pdf/index.ts";
 import { reportBody } from "../report.ts";
 import { CHILD_READY, isEngineJob } from "./protocol.ts";
@@ -46,8 +46,12 @@ const unlockedOnly = (signaturesRemoved: number): CompressionReport => ({
 
 /** The job's options that shape the output (those it has). */
 function outputOptions(job: EngineJob): EngineOptions {
-  const { grayscale, maxImagePpi, removeMetadata, targetSize, linearize, ocr, ocrLanguages, ocrTimeBudgetMs } = job;
-  const options = { grayscale, maxImagePpi, removeMetadata, targetSize, linearize, ocr, ocrLanguages, ocrTimeBudgetMs };
+  const { grayscale, maxImagePpi, removeMetadata, targetSize, linearize } = job;
+  const { ocr, ocrLanguages, ocrTimeBudgetMs, ocrPageLimit } = job;
+  const options = {
+    ...{ grayscale, maxImagePpi, removeMetadata, targetSize, linearize },
+    ...{ ocr, ocrLanguages, ocrTimeBudgetMs, ocrPageLimit },
+  };
   return Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined));
 }
 
@@ -92,6 +96,8 @@ async function handle(message: unknown): Promise<EngineResult> {
     if (error instanceof PdfRejected || error instanceof TargetUnreachable) {
       return { ok: false, code: error.code, message: error.message };
     }
+    if (error instanceof OcrPageLimit)
+      return { ok: false, code: error.code, message: error.message, pages: error.pages };
     console.error(error); // to the runner's stderr callback; the client gets a generic message
     return { ok: false, code: "processing_failed", message: "Processing the file failed." };
   }

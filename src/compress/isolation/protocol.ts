@@ -8,7 +8,7 @@ import { isReportBody, type CompressionReportBody } from "../report.ts";
  * also compresses the decrypted file with it. The engine's options beside the profile
  * (src/pdf/shared/options.ts): `signatures`, what to do with a signed file (default: refuse it,
  * signed_document); grayscale, maxImagePpi, removeMetadata, targetSize, linearize, ocr, ocrLanguages,
- * ocrTimeBudgetMs (the runner's: within the job's time limit).
+ * ocrTimeBudgetMs (the runner's: within the job's time limit), ocrPageLimit (a synchronous call's).
  */
 export type EngineJob = (
   | { kind: "compress"; inputPath: string; outputPath: string; profile: CompressionProfile }
@@ -22,7 +22,13 @@ export type RunnerFailureCode = "processing_timeout" | "processing_failed";
 /** The engine's answer to a targetSize it could not reach above its quality floor (TargetUnreachable). */
 export type TargetFailureCode = "target_unreachable";
 
-export type EngineFailureCode = PdfRejectedCode | RunnerFailureCode | TargetFailureCode;
+/**
+ * The engine's answer to a job with ocrPageLimit whose document has more scanned pages (OcrPageLimit):
+ * `pages`, how many. Not the file's fault: the caller runs it as a job.
+ */
+export type OcrLimitFailureCode = "ocr_page_limit";
+
+export type EngineFailureCode = PdfRejectedCode | RunnerFailureCode | TargetFailureCode | OcrLimitFailureCode;
 
 /**
  * What the process measured of its job, for logs and the benchmarks: the time inside the engine
@@ -36,7 +42,7 @@ export interface JobUsage {
 
 export type EngineResult =
   | { ok: true; outputSize: number; pages: number; usage?: JobUsage; report?: CompressionReportBody }
-  | { ok: false; code: EngineFailureCode; message: string };
+  | { ok: false; code: EngineFailureCode; message: string; pages?: number };
 
 const isUsage = (value: unknown): value is JobUsage =>
   isObject(value) &&
@@ -66,7 +72,7 @@ const areEngineOptions = (value: Record<string, unknown>) =>
   ["grayscale", "removeMetadata", "linearize", "ocr"].every(
     (name) => value[name] === undefined || typeof value[name] === "boolean",
   ) &&
-  ["maxImagePpi", "targetSize", "ocrTimeBudgetMs"].every(
+  ["maxImagePpi", "targetSize", "ocrTimeBudgetMs", "ocrPageLimit"].every(
     (name) => value[name] === undefined || Number.isSafeInteger(value[name]),
   ) &&
   (value["ocrLanguages"] === undefined ||
@@ -105,8 +111,10 @@ export function isEngineResult(value: unknown): value is EngineResult {
   return (
     value["ok"] === false &&
     typeof value["message"] === "string" &&
+    (value["pages"] === undefined || Number.isSafeInteger(value["pages"])) &&
     (isPdfRejectedCode(value["code"]) ||
       value["code"] === "processing_failed" ||
-      value["code"] === "target_unreachable")
+      value["code"] === "target_unreachable" ||
+      value["code"] === "ocr_page_limit")
   );
 }

@@ -21,6 +21,8 @@ export interface Work {
   operation: Operation;
   options: CompressionOptions;
   uploadedName: string;
+  /** A synchronous call's limit of scanned pages to read with ocr (more: OcrPastSyncLimit, for a job). */
+  ocrPageLimit?: number;
 }
 
 /** A stored result, not yet recorded. */
@@ -37,7 +39,12 @@ export async function produce(
   work: Work,
   signal: AbortSignal,
 ): Promise<Produced> {
-  const job = engineJob(work.operation, work.options, { inputPath: workspace.input, outputPath: workspace.output });
+  const paths = { inputPath: workspace.input, outputPath: workspace.output };
+  const limit = work.ocrPageLimit;
+  const job = {
+    ...engineJob(work.operation, work.options, paths),
+    ...(limit !== undefined ? { ocrPageLimit: limit } : {}),
+  };
   const { outputSize, report } = await compression.run(deps.runner, job, signal);
   if (signal.aborted) throw signal.reason;
   const objectName = await compression.store(deps.storage, {

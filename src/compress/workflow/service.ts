@@ -25,7 +25,7 @@ import { jobResource, type JobResource } from "../async-jobs/resource.ts";
 import { checkCallbackUrl } from "../async-jobs/webhooks.ts";
 import type { Resolver } from "../address-policy.ts";
 import * as compression from "../compression.ts";
-import type { CompressionResultBody, EngineRunner, Reserved } from "../compression.ts";
+import { OcrPastSyncLimit, type CompressionResultBody, type EngineRunner, type Reserved } from "../compression.ts";
 import type { EngineJob } from "../isolation/protocol.ts";
 import type { Runner } from "../isolation/runner.ts";
 import { newObjectName, type ObjectStorage } from "../storage/storage.ts";
@@ -135,18 +135,19 @@ export interface Answer<T> {
   headers: Record<string, string>;
 }
 
+/**
+ * What a synchronous call answers: its result, or the job it was queued as (a file with more scanned
+ * pages to read with ocr than a synchronous call reads: its resource carries async_reason).
+ */
+export type SyncAnswer = { now: Answer<CompressionResultBody> } | { job: Answer<JobResource> };
+
 export interface CompressService {
   /** The per-key limit of requests a minute (every surface a key is used from counts). */
   readonly perKey: RateLimiter;
   /** Throws 503 busy when the engine would refuse a job now: checked before an upload is read. */
   assertRoom(): void;
-  /** Compresses (or unlocks) a file for key; the result's body. */
-  compress(
-    request: RequestInfo,
-    key: AuthenticatedKey,
-    kind: EngineJob["kind"],
-    intake: Intake,
-  ): Promise<Answer<CompressionResultBody>>;
+  /** Compresses (or unlocks) a file for key; the result's body, or the job it was queued as. */
+  compress(request: RequestInfo, key: AuthenticatedKey, kind: EngineJob["kind"], intake: Intake): Promise<SyncAnswer>;
   /** The dashboard's Try it: compresses the form's file with the key the form names. */
   compressForm(
     request: RequestInfo,
@@ -168,7 +169,7 @@ export interface CompressService {
     key: AuthenticatedKey,
     body: DirectUploadRequest,
     mode: "now" | "job",
-  ): Promise<{ now: Answer<CompressionResultBody> } | { job: Answer<JobResource> }>;
+  ): Promise<SyncAnswer>;
 }
 
 /** The multipart fields each surface takes besides the file part (options.ts ROUTE_FIELDS, and file_url). */
@@ -393,15 +394,21 @@ async function compressFile(
   kind: EngineJob["kind"],
   intake: Intake,
   assertRoom: () => void,
-): Promise<Answer<CompressionResultBody>> {
+): Promise<SyncAnswer> {
   if ("stored" in intake) {
     const { stored } = intake;
     const work = { operation: { kind: "compress" as const }, options: stored.options, uploadedName: stored.filename };
     return charged(deps, request, key, async (reserved) => {
       await takeStored(deps, reserved, stored);
-      const produced = await produceFromStorage(deps, stored.objectName, work, cancellation(deps, request));
-      const { retentionSeconds } = stored;
-      return succeed(deps, request, reserved, { ...produced, work, originalSize: stored.size, retentionSeconds });
+      return pastSyncLimitAsJob(
+        async () => {
+          const signal = cancellation(deps, request);
+          const produced = await produceFromStorage(deps, stored.objectName, syncWork(deps, work), signal);
+          const { retentionSeconds } = stored;
+          return succeed(deps, request, reserved, { ...produced, work, originalSize: stored.size, retentionSeconds });
+        },
+        (past) => queueJob(deps, request, key, reserved, { ...stored, callbackUrl: null }, past),
+      );
     });
   }
   await checkUrlInput(deps, request, kind, intake);
@@ -420,9 +427,78 @@ async function compressFile(
         uploadedName: upload.filename,
         retentionSeconds: retentionOf(deps.config, upload.fields, key),
       };
-      return compressUpload(deps, request, reserved, workspace, upload, work);
+      return pastSyncLimitAsJob(
+        () => compressUpload(deps, request, reserved, workspace, upload, syncWork(deps, work)),
+        (past) => queueFromWorkspace(deps, request, key, reserved, { workspace, upload, work }, past),
+      );
     }),
   );
+}
+
+/**
+ * A synchronous call's work: with ocr, at most COMPRESS_SYNC_OCR_MAX_PAGES scanned pages are read
+ * (some 3 to 10 s each, beside clients and proxies that wait 60 to 120 s); a file with more is
+ * queued as a job (pastSyncLimitAsJob), as Google Vision's and Textract's synchronous calls read a
+ * few pages and send longer documents to their asynchronous ones, but without a second request.
+ */
+const syncWork = <W extends Work>(deps: CompressDeps, work: W): W =>
+  work.options.ocr === true ? { ...work, ocrPageLimit: deps.config.compress.syncOcrMaxPages } : work;
+
+/**
+ * Runs a synchronous call; when the engine finds more scanned pages than a synchronous call reads
+ * (OcrPastSyncLimit), `queue` queues the same file, under the same reserved unit, as a job: the
+ * caller gets the job (202) and loses neither its upload nor a unit.
+ */
+async function pastSyncLimitAsJob(
+  now: () => Promise<Answer<CompressionResultBody>>,
+  queue: (past: OcrPastSyncLimit) => Promise<Answer<JobResource>>,
+): Promise<SyncAnswer> {
+  try {
+    return { now: await now() };
+  } catch (error) {
+    if (!(error instanceof OcrPastSyncLimit)) throw error;
+    return { job: await queue(error) };
+  }
+}
+
+/**
+ * Queues a synchronous call's file, in its workspace, as a job (pastSyncLimitAsJob). An unlock is
+ * decrypted first (the engine, without the profile): the job compresses the decrypted file with the
+ * options, so no password is kept.
+ */
+async function queueFromWorkspace(
+  deps: CompressDeps,
+  request: RequestInfo,
+  key: AuthenticatedKey,
+  reserved: Reserved,
+  from: { workspace: Workspace; upload: Upload; work: Work & { retentionSeconds: number } },
+  past: OcrPastSyncLimit,
+): Promise<Answer<JobResource>> {
+  const { workspace, upload, work } = from;
+  let path = workspace.input;
+  if (work.operation.kind === "unlock") {
+    const { password } = work.operation;
+    const paths = { inputPath: workspace.input, outputPath: workspace.output };
+    const decrypt = { kind: "unlock" as const, password, ...paths, signatures: work.options.signatures };
+    await compression.run(deps.runner, decrypt, cancellation(deps, request));
+    path = workspace.output;
+  }
+  const objectName = newObjectName();
+  const input = {
+    objectName,
+    filename: upload.filename,
+    size: upload.size,
+    options: work.options,
+    callbackUrl: null,
+    retentionSeconds: work.retentionSeconds,
+  };
+  try {
+    await deps.storage.putInput(objectName, path);
+    return await queueJob(deps, request, key, reserved, input, past);
+  } catch (error) {
+    await deps.storage.deleteInput(objectName).catch(() => undefined);
+    throw error;
+  }
 }
 
 /**
@@ -580,6 +656,7 @@ async function queueJob(
   key: AuthenticatedKey,
   reserved: Reserved,
   input: StoredInput & { callbackUrl: string | null },
+  past?: OcrPastSyncLimit,
 ): Promise<Answer<JobResource>> {
   const { config } = deps;
   await recordRetention(deps.prisma, reserved.id, input.retentionSeconds);
@@ -596,7 +673,21 @@ async function queueJob(
   const job = await deps.prisma.compressionJob.findUniqueOrThrow({ where: { id } });
   deps.onJobQueued?.();
   const body = await jobResource(job, deps);
-  return { body, headers: { "Cache-Control": "no-store" } };
+  return {
+    body: past ? { ...body, async_reason: asyncReason(config, past) } : body,
+    headers: { "Cache-Control": "no-store" },
+  };
+}
+
+/** Why a synchronous call was answered with a job (the resource's async_reason). */
+function asyncReason(config: Config, past: OcrPastSyncLimit): NonNullable<JobResource["async_reason"]> {
+  const limit = config.compress.syncOcrMaxPages;
+  return {
+    code: "ocr_page_limit",
+    message: `The file has ${past.pages} scanned pages to read with ocr, more than the ${limit} a synchronous call reads: it was queued as this job, charged once. Poll its Location for the result.`,
+    ocr_pages: past.pages,
+    sync_ocr_page_limit: limit,
+  };
 }
 
 /**
@@ -610,22 +701,23 @@ async function fromDirectUpload(
   key: AuthenticatedKey,
   body: DirectUploadRequest,
   mode: "now" | "job",
-  run: (intake: { stored: StoredInput }) => Promise<Answer<CompressionResultBody>>,
-): Promise<{ now: Answer<CompressionResultBody> } | { job: Answer<JobResource> }> {
+  run: (intake: { stored: StoredInput }) => Promise<SyncAnswer>,
+): Promise<SyncAnswer> {
   const { callbackUrl, ...options } = parseJobOptions(deps.config, body.fields);
   const retentionSeconds = retentionOf(deps.config, body.fields, key);
   const upload = await takeDirectUpload(deps, key, body.uploadId);
   const stored = { ...upload, uploadId: upload.id, options, retentionSeconds, fields: body.fields };
-  let answered;
+  let answered: SyncAnswer;
   try {
     answered =
       mode === "job"
         ? { job: await acceptJob(deps, request, key, { stored: { ...stored, callbackUrl } }) }
-        : { now: await run({ stored }) };
+        : await run({ stored });
   } catch (error) {
     await giveBackUpload(deps.prisma, upload.id);
     throw error;
   }
-  if (mode === "now") await deps.storage.deleteInput(upload.objectName).catch(() => undefined);
+  // A file compressed at once has its input deleted; a job's (asked, or past the OCR limit) keeps it.
+  if ("now" in answered) await deps.storage.deleteInput(upload.objectName).catch(() => undefined);
   return answered;
 }

@@ -23,6 +23,25 @@ export interface OcrSettings {
   timeBudgetMs: number;
   /** Called after each scanned page: how many of the scanned pages are done. */
   onPage?: (done: number, of: number) => void;
+  /** The most scanned pages to read: more, and the pass refuses the document (OcrPageLimit). */
+  pageLimit?: number;
+}
+
+/**
+ * The document has more scanned pages than `OcrSettings.pageLimit`: refused before a page is read,
+ * so that a caller which must answer soon (a synchronous request) can run it as a job instead.
+ */
+export class OcrPageLimit extends Error {
+  readonly code = "ocr_page_limit";
+  /** The scanned pages OCR would read. */
+  readonly pages: number;
+  readonly limit: number;
+  constructor(pages: number, limit: number) {
+    super(`The PDF has ${pages} scanned pages to read with ocr, more than the ${limit} read at once.`);
+    this.name = "OcrPageLimit";
+    this.pages = pages;
+    this.limit = limit;
+  }
 }
 
 export interface OcrReport {
@@ -96,6 +115,8 @@ export async function addTextLayers(context: PDFContext, settings: OcrSettings):
     languages: [...settings.languages],
   };
   if (survey.scans.length === 0) return report;
+  const limit = settings.pageLimit;
+  if (limit !== undefined && survey.scans.length > limit) throw new OcrPageLimit(survey.scans.length, limit);
   const reader = openReader(settings.languages);
   let font: PDFRef | undefined;
   let push: PDFRef | undefined;

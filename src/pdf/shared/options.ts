@@ -46,6 +46,11 @@ export interface EngineOptions {
   ocrLanguages?: string[];
   /** The OCR pass's time, at most (pages not begun by then are left unread); default OCR_TIME_BUDGET_MS. */
   ocrTimeBudgetMs?: number;
+  /**
+   * The most scanned pages OCR may read: a document with more is refused (OcrPageLimit, before a
+   * page is read), for the caller to run it where time allows (the service: as a job). Unset: no limit.
+   */
+  ocrPageLimit?: number;
 }
 
 /**

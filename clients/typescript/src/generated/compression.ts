@@ -16,7 +16,7 @@ export interface paths {
     put?: never;
     /**
      * Compress a PDF (at once, or as a job with Prefer: respond-async)
-     * @description multipart/form-data with the file (or its address as file_url), or JSON naming a direct upload (POST /v1/uploads) or a file_url. With `Prefer: respond-async` the answer is 202 with Location: /v1/jobs/{id} as soon as the file is stored; the quota unit is reserved then and given back if the job fails.
+     * @description multipart/form-data with the file (or its address as file_url), or JSON naming a direct upload (POST /v1/uploads) or a file_url. With `Prefer: respond-async` the answer is 202 with Location: /v1/jobs/{id} as soon as the file is stored; the quota unit is reserved then and given back if the job fails. Without it, a call with ocr whose file has more scanned pages than a synchronous call reads (5 unless the operator says otherwise) is answered the same 202, with async_reason: no second upload, charged once.
      */
     post: operations["compress"];
     delete?: never;
@@ -349,6 +349,14 @@ export interface components {
         code: string;
         message: string;
       };
+      /** @description Only on the 202 of a synchronous call (POST /v1/compress or /v1/unlock without Prefer: respond-async) queued as this job: ocr_page_limit, the file has more scanned pages to read with ocr (ocr_pages) than a synchronous call reads (sync_ocr_page_limit, COMPRESS_SYNC_OCR_MAX_PAGES, 5 by default). Nothing to upload again: the job runs with the same options, charged once. An unlock's job compresses the decrypted file. */
+      async_reason?: {
+        /** @constant */
+        code: "ocr_page_limit";
+        message: string;
+        ocr_pages: number;
+        sync_ocr_page_limit: number;
+      };
     };
     DirectUpload: {
       /** Format: uuid */
@@ -541,7 +549,7 @@ export interface operations {
            */
           remove_metadata?: boolean;
           /**
-           * @description true: every page that has no text and is mostly one image (a scan) gets an invisible text layer, so that its words can be searched, selected and copied, and systems that parse PDFs (applicant tracking, search indexes, screen readers) read them; pages that have text are left as they are. The text layer never moves a pixel: the pages look exactly as without ocr. Read by Tesseract 5 from the image as scanned, before the profile downsamples it. Slow (seconds a page): a job's time limit is six times a compression's, and a large scan is best sent as a job (POST /v1/jobs); the report's ocr says how many pages were read. Every profile; not with target_size (400 invalid_ocr).
+           * @description true: every page that has no text and is mostly one image (a scan) gets an invisible text layer, so that its words can be searched, selected and copied, and systems that parse PDFs (applicant tracking, search indexes, screen readers) read them; pages that have text are left as they are. The text layer never moves a pixel: the pages look exactly as without ocr. Read by Tesseract 5 from the image as scanned, before the profile downsamples it. Slow (seconds a page): a job's time limit is six times a compression's; a synchronous call reads at most 5 scanned pages (COMPRESS_SYNC_OCR_MAX_PAGES) and answers a file with more with 202 and the job it was queued as (async_reason); the report's ocr says how many pages were read. Every profile; not with target_size (400 invalid_ocr).
            * @default false
            */
           ocr?: boolean;
@@ -607,7 +615,7 @@ export interface operations {
                */
               remove_metadata?: boolean;
               /**
-               * @description true: every page that has no text and is mostly one image (a scan) gets an invisible text layer, so that its words can be searched, selected and copied, and systems that parse PDFs (applicant tracking, search indexes, screen readers) read them; pages that have text are left as they are. The text layer never moves a pixel: the pages look exactly as without ocr. Read by Tesseract 5 from the image as scanned, before the profile downsamples it. Slow (seconds a page): a job's time limit is six times a compression's, and a large scan is best sent as a job (POST /v1/jobs); the report's ocr says how many pages were read. Every profile; not with target_size (400 invalid_ocr).
+               * @description true: every page that has no text and is mostly one image (a scan) gets an invisible text layer, so that its words can be searched, selected and copied, and systems that parse PDFs (applicant tracking, search indexes, screen readers) read them; pages that have text are left as they are. The text layer never moves a pixel: the pages look exactly as without ocr. Read by Tesseract 5 from the image as scanned, before the profile downsamples it. Slow (seconds a page): a job's time limit is six times a compression's; a synchronous call reads at most 5 scanned pages (COMPRESS_SYNC_OCR_MAX_PAGES) and answers a file with more with 202 and the job it was queued as (async_reason); the report's ocr says how many pages were read. Every profile; not with target_size (400 invalid_ocr).
                * @default false
                */
               ocr?: boolean;
@@ -672,7 +680,7 @@ export interface operations {
                */
               remove_metadata?: boolean;
               /**
-               * @description true: every page that has no text and is mostly one image (a scan) gets an invisible text layer, so that its words can be searched, selected and copied, and systems that parse PDFs (applicant tracking, search indexes, screen readers) read them; pages that have text are left as they are. The text layer never moves a pixel: the pages look exactly as without ocr. Read by Tesseract 5 from the image as scanned, before the profile downsamples it. Slow (seconds a page): a job's time limit is six times a compression's, and a large scan is best sent as a job (POST /v1/jobs); the report's ocr says how many pages were read. Every profile; not with target_size (400 invalid_ocr).
+               * @description true: every page that has no text and is mostly one image (a scan) gets an invisible text layer, so that its words can be searched, selected and copied, and systems that parse PDFs (applicant tracking, search indexes, screen readers) read them; pages that have text are left as they are. The text layer never moves a pixel: the pages look exactly as without ocr. Read by Tesseract 5 from the image as scanned, before the profile downsamples it. Slow (seconds a page): a job's time limit is six times a compression's; a synchronous call reads at most 5 scanned pages (COMPRESS_SYNC_OCR_MAX_PAGES) and answers a file with more with 202 and the job it was queued as (async_reason); the report's ocr says how many pages were read. Every profile; not with target_size (400 invalid_ocr).
                * @default false
                */
               ocr?: boolean;
@@ -727,11 +735,12 @@ export interface operations {
           "application/json": components["schemas"]["CompressionResult"];
         };
       };
-      /** @description Accepted as a job (Prefer: respond-async); poll Location or wait for the webhook. */
+      /** @description Accepted as a job (Prefer: respond-async), or a synchronous call with ocr whose file has more scanned pages than a synchronous call reads (async_reason says so); poll Location or wait for the webhook. */
       202: {
         headers: {
           /** @description /v1/jobs/{id} */
           Location?: string;
+          /** @description Only when the client asked for a job (Prefer: respond-async). */
           "Preference-Applied"?: "respond-async";
           [name: string]: unknown;
         };
@@ -2400,7 +2409,7 @@ export interface operations {
            */
           remove_metadata?: boolean;
           /**
-           * @description true: every page that has no text and is mostly one image (a scan) gets an invisible text layer, so that its words can be searched, selected and copied, and systems that parse PDFs (applicant tracking, search indexes, screen readers) read them; pages that have text are left as they are. The text layer never moves a pixel: the pages look exactly as without ocr. Read by Tesseract 5 from the image as scanned, before the profile downsamples it. Slow (seconds a page): a job's time limit is six times a compression's, and a large scan is best sent as a job (POST /v1/jobs); the report's ocr says how many pages were read. Every profile; not with target_size (400 invalid_ocr).
+           * @description true: every page that has no text and is mostly one image (a scan) gets an invisible text layer, so that its words can be searched, selected and copied, and systems that parse PDFs (applicant tracking, search indexes, screen readers) read them; pages that have text are left as they are. The text layer never moves a pixel: the pages look exactly as without ocr. Read by Tesseract 5 from the image as scanned, before the profile downsamples it. Slow (seconds a page): a job's time limit is six times a compression's; a synchronous call reads at most 5 scanned pages (COMPRESS_SYNC_OCR_MAX_PAGES) and answers a file with more with 202 and the job it was queued as (async_reason); the report's ocr says how many pages were read. Every profile; not with target_size (400 invalid_ocr).
            * @default false
            */
           ocr?: boolean;
@@ -2460,7 +2469,7 @@ export interface operations {
            */
           remove_metadata?: boolean;
           /**
-           * @description true: every page that has no text and is mostly one image (a scan) gets an invisible text layer, so that its words can be searched, selected and copied, and systems that parse PDFs (applicant tracking, search indexes, screen readers) read them; pages that have text are left as they are. The text layer never moves a pixel: the pages look exactly as without ocr. Read by Tesseract 5 from the image as scanned, before the profile downsamples it. Slow (seconds a page): a job's time limit is six times a compression's, and a large scan is best sent as a job (POST /v1/jobs); the report's ocr says how many pages were read. Every profile; not with target_size (400 invalid_ocr).
+           * @description true: every page that has no text and is mostly one image (a scan) gets an invisible text layer, so that its words can be searched, selected and copied, and systems that parse PDFs (applicant tracking, search indexes, screen readers) read them; pages that have text are left as they are. The text layer never moves a pixel: the pages look exactly as without ocr. Read by Tesseract 5 from the image as scanned, before the profile downsamples it. Slow (seconds a page): a job's time limit is six times a compression's; a synchronous call reads at most 5 scanned pages (COMPRESS_SYNC_OCR_MAX_PAGES) and answers a file with more with 202 and the job it was queued as (async_reason); the report's ocr says how many pages were read. Every profile; not with target_size (400 invalid_ocr).
            * @default false
            */
           ocr?: boolean;
@@ -2507,6 +2516,42 @@ export interface operations {
            *     }
            */
           "application/json": components["schemas"]["CompressionResult"];
+        };
+      };
+      /** @description With ocr, a file with more scanned pages than a synchronous call reads: decrypted, then queued as a job that compresses the decrypted file (async_reason says so); poll Location. */
+      202: {
+        headers: {
+          /** @description /v1/jobs/{id} */
+          Location?: string;
+          /** @description Only when the client asked for a job (Prefer: respond-async). */
+          "Preference-Applied"?: "respond-async";
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "0193a0b4-6c1e-7f00-8a00-00000000c002",
+           *       "object": "compression_job",
+           *       "status": "queued",
+           *       "profile": "balanced",
+           *       "options": {
+           *         "signatures": "refuse",
+           *         "ocr": true
+           *       },
+           *       "created_at": "2026-12-01T09:15:00.000Z",
+           *       "started_at": null,
+           *       "finished_at": null,
+           *       "attempts": 0,
+           *       "compression_id": "0193a0b4-6c1e-7f00-8a00-00000000c001",
+           *       "async_reason": {
+           *         "code": "ocr_page_limit",
+           *         "message": "The file has 40 scanned pages to read with ocr, more than the 5 a synchronous call reads: it was queued as this job, charged once. Poll its Location for the result.",
+           *         "ocr_pages": 40,
+           *         "sync_ocr_page_limit": 5
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Job"];
         };
       };
       /** @description The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata, invalid_linearize, invalid_ocr, invalid_ocr_languages (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; for a file by its address invalid_file_url (not https, malformed, or sent beside a file or a direct upload) and file_url_forbidden (an address that is not public); with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
