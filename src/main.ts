@@ -23,6 +23,7 @@ import { createServiceServer } from "./http/server.ts";
 import { createLifecycle } from "./http/drain.ts";
 import { shutdown } from "./lifecycle.ts";
 import { createLogger, flushLogger } from "./logger.ts";
+import { readSuggestableNamesAhead } from "./graphql/search/suggest-names.ts";
 import { DirectoryLocked, lockDirectory } from "./process-lock.ts";
 import { closeRedis, createRedis } from "./redis.ts";
 
@@ -134,6 +135,9 @@ async function start() {
   const app = createApp({ config, db, logger, redis, compress: { storage, runner }, lifecycle });
   const server = createServiceServer(app, config.httpProtocol, config.httpLimits);
   const { port } = await server.listen(config.port, config.host);
+  readSuggestableNamesAhead(db.prisma, db.counting).catch((error: unknown) =>
+    logger.warn({ err: error }, "the names suggest completes could not be read ahead; the first suggest reads them"),
+  );
   {
     const where = config.database.kind === "pglite" ? config.database.dataDir : "PostgreSQL server";
     logger.info(

@@ -6,6 +6,7 @@
 // no hidden job, company or word showing through a reading.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Prisma } from "../../src/generated/prisma/client.ts";
+import { readSuggestableNamesAhead } from "../../src/graphql/search/suggest-names.ts";
 import { createApiClient, type ApiClient } from "../helpers/api.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { daysAgo, factories } from "../helpers/factories.ts";
@@ -286,6 +287,30 @@ async function suggest(query: string): Promise<Suggested[]> {
 }
 
 describe("GET /suggest", () => {
+  it("reads its names ahead at start-up (main.ts): the first suggest sends no statement for them", async () => {
+    const fresh = await createTestDatabase();
+    try {
+      await factories(fresh.prisma).skill("go", { name: "Golang" });
+      const f = factories(fresh.prisma);
+      await f.job("ahead", { title: "Golang Developer", publishedAt: daysAgo(1) });
+      await readSuggestableNamesAhead(fresh.prisma, fresh.prisma);
+      const freshServer = await startServer(fresh);
+      try {
+        fresh.queries.length = 0;
+        const answer = await (
+          await createApiClient(freshServer.url)
+        ).get<{ data: { suggestions: { text: string }[] } }>("/api/v1/suggest?q=gola");
+        expect(answer.status).toBe(200);
+        expect(answer.body.data.suggestions.map((s) => s.text)).toContain("Golang Developer");
+        expect(fresh.queries.filter((q) => /FROM skills|FROM companies|GROUP BY/.test(q))).toEqual([]);
+      } finally {
+        await freshServer.close();
+      }
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it("completes skills, companies, places and titles, each with its filter and open jobs", async () => {
     expect(await suggest("q=pyth&types=skill")).toEqual([
       { type: "skill", text: "Python", open_jobs: 1, typos: 0, filter: { skill: expect.any(String) as string } },
