@@ -393,6 +393,13 @@ out.push(
       : "in-engine s: time inside compressPdf; the rest of the engine's time is the runner's: reading and " +
         "writing the files, IPC, the process's exit (a warm process per job, as the service runs it)."),
 );
+for (const a of aggregates) {
+  if (a.measureMs === null) continue;
+  out.push(
+    `${a.label}: the report's min_ssim cost ${(a.measureMs / 1000).toFixed(3)} s of measuring beyond the quality ` +
+      `check's own (of ${((a.engineMs ?? 0) / 1000).toFixed(1)} s in the engine): it is made of the check's measurements.`,
+  );
+}
 out.push("", "== Aggregate per category ==", categoryTable(byCategory, aggregates));
 out.push(
   "Each cell: aggregate saving over the category's counted files, and its worst page SSIM " +

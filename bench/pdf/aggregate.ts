@@ -78,6 +78,8 @@ export interface Aggregate {
   totalWallMs: number;
   /** Engine only: the time spent inside compressPdf (the rest is starting Node and reading the file). */
   engineMs: number | null;
+  /** Of engineMs: the report's page SSIM (min_ssim) beyond the quality check's own work. */
+  measureMs: number | null;
   maxPeakRssBytes: number | null;
   /** The largest peak / budget over the files, and how many went over. */
   maxBudgetRatio: number | null;
@@ -114,6 +116,7 @@ export function aggregate(contender: Contender, files: readonly FileResult[]): A
     failures: 0,
     totalWallMs: 0,
     engineMs: null,
+    measureMs: null,
     maxPeakRssBytes: null,
     maxBudgetRatio: null,
     overBudget: 0,
@@ -127,6 +130,7 @@ export function aggregate(contender: Contender, files: readonly FileResult[]): A
     a.outputBytes += countedOutputSize(file, result);
     a.totalWallMs += result.run.wallMs;
     if (result.run.engine) a.engineMs = (a.engineMs ?? 0) + result.run.engine.engineMs;
+    if (result.run.engine?.measureMs !== undefined) a.measureMs = (a.measureMs ?? 0) + result.run.engine.measureMs;
     if (result.run.peakRssKb !== undefined) {
       const peak = result.run.peakRssKb * 1024;
       const ratio = peak / memoryBudgetBytes(file.size);

@@ -36,7 +36,8 @@ export interface ToolRun {
   wallMs: number;
   peakRssKb?: number;
   /** Engine only: time inside compressPdf, and its report. */
-  engine?: { engineMs: number; report?: unknown };
+  /** measureMs: of engineMs, the report's page SSIM beyond the quality check's own work. */
+  engine?: { engineMs: number; measureMs?: number; report?: unknown };
 }
 
 const ENGINE_CHILD = fileURLToPath(new URL("./engine-child.ts", import.meta.url));
@@ -77,7 +78,8 @@ export function engineContender(profile: CompressionProfile, options: EngineOpti
         reply = undefined;
       }
       if (reply?.ok) {
-        return { ...base, status: "ok", engine: { engineMs: reply.engineMs, report: reply.report } };
+        const measureMs = reply.report?.images?.quality.measureMs;
+        return { ...base, status: "ok", engine: { engineMs: reply.engineMs, measureMs, report: reply.report } };
       }
       if (reply && reply.refused) return { ...base, status: "refused", code: reply.code, message: reply.message };
       return {
@@ -103,7 +105,9 @@ export function runnerEngineContender(profile: CompressionProfile, runner: Runne
         return {
           status: "ok",
           wallMs,
-          ...(usage ? { peakRssKb: usage.maxRssKb, engine: { engineMs: usage.engineMs } } : {}),
+          ...(usage
+            ? { peakRssKb: usage.maxRssKb, engine: { engineMs: usage.engineMs, measureMs: usage.measureMs } }
+            : {}),
         };
       }
       if (result.code === "processing_timeout") return { status: "timeout", wallMs, message: result.message };

@@ -24,6 +24,14 @@ export type CompressionReportBody = {
   original_returned: boolean;
   /** The similarity every recoded image kept its page above (SSIM at 100 dpi); null: lossless. */
   ssim_floor: number | null;
+  /**
+   * The lowest SSIM, at 100 dpi, of a page whose pixels changed, measured on the output (the
+   * quality check's measurements, src/pdf/images/page-quality.ts); null when no page changed.
+   * Absent from reports stored before it existed.
+   */
+  min_ssim?: number | null;
+  /** How many pages min_ssim was measured on: the pages changed. */
+  pages_checked?: number;
   fonts_subset: number;
   images_recoded: number;
   images_downsampled: number;
@@ -70,6 +78,7 @@ export function reportBody(
   return {
     original_returned: returned,
     ssim_floor: floor,
+    ...measured(returned ? undefined : report.images?.quality),
     fonts_subset: returned ? 0 : report.fonts.subset,
     images_recoded: returned ? 0 : (report.images?.recoded ?? 0),
     images_downsampled: returned ? 0 : (report.images?.downsampled ?? 0),
@@ -79,6 +88,15 @@ export function reportBody(
     repaired: [...(report.repaired ?? [])],
     ...(report.linearization ? { linearization: linearizationBody(report.linearization) } : {}),
     ...(report.ocr ? { ocr: ocrBody(report.ocr) } : {}),
+  };
+}
+
+/** The page SSIM measured, rounded to 4 decimals (the floor's precision and then some). */
+function measured(quality: NonNullable<CompressionReport["images"]>["quality"] | undefined) {
+  const minSsim = quality?.minSsim ?? null;
+  return {
+    min_ssim: minSsim === null ? null : Math.floor(minSsim * 10_000) / 10_000,
+    pages_checked: minSsim === null ? 0 : quality!.pagesChecked,
   };
 }
 
@@ -136,9 +154,12 @@ export function isReportBody(value: unknown): value is CompressionReportBody {
   if (!isObject(value) || !isObject(value["bytes_saved_by_kind"])) return false;
   const saved = value["bytes_saved_by_kind"];
   const floor = value["ssim_floor"];
+  const min = value["min_ssim"];
   return (
     typeof value["original_returned"] === "boolean" &&
     (floor === null || (typeof floor === "number" && floor >= 0 && floor <= 1)) &&
+    (min === undefined || min === null || (typeof min === "number" && min >= -1 && min <= 1)) &&
+    (value["pages_checked"] === undefined || isCount(value["pages_checked"])) &&
     ["fonts_subset", "images_recoded", "images_downsampled", "signatures_removed"].every((k) => isCount(value[k])) &&
     ["images", "fonts", "structure"].every((k) => isCount(saved[k])) &&
     Array.isArray(value["removed"]) &&

@@ -14,6 +14,13 @@ const REMOVED_TEXT: Record<RemovedKind, string> = {
 
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
+/** The lowest page SSIM measured, in words (none for a report made before it was measured). */
+function measuredQuality({ min_ssim, pages_checked, original_returned }: CompressionReportBody): string | undefined {
+  if (min_ssim === undefined || original_returned) return undefined;
+  if (min_ssim === null) return "no page's pixels changed";
+  return `lowest page SSIM ${min_ssim.toFixed(4)} at 100 dpi, measured on the ${plural(pages_checked ?? 0, "page", "pages")} changed`;
+}
+
 /** "What changed": the report as a definition list; `bytes` formats the byte counts. */
 export function reportCard(report: CompressionReportBody, bytes: (n: number) => string): Html {
   const saved = report.bytes_saved_by_kind;
@@ -35,6 +42,8 @@ export function reportCard(report: CompressionReportBody, bytes: (n: number) => 
     rows.push(["Signatures removed", `${report.signatures_removed}: the document is no longer signed`]);
   }
   if (report.ssim_floor !== null) rows.push(["Image quality floor", `SSIM ${report.ssim_floor} per page at 100 dpi`]);
+  const quality = measuredQuality(report);
+  if (quality) rows.push(["Image quality kept", quality]);
   if (report.repaired.length > 0) rows.push(["Repaired", report.repaired.join(", ")]);
   if (report.linearization) {
     const { linearization } = report;

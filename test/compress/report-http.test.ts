@@ -28,7 +28,13 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-type Result = { original_size: number; compressed_size: number; report?: CompressionReportBody; url: string };
+type Result = {
+  id?: string;
+  original_size: number;
+  compressed_size: number;
+  report?: CompressionReportBody;
+  url: string;
+};
 
 async function post(token: string, file: Buffer, fields: Record<string, string>, headers: Record<string, string> = {}) {
   const { body, contentType } = multipart([
@@ -51,6 +57,15 @@ function expectConsistent(result: Result, profile: keyof typeof PROFILE_SETTINGS
   expect(saved.images + saved.fonts + saved.structure).toBe(result.original_size - result.compressed_size);
   expect(report.ssim_floor).toBe(PROFILE_SETTINGS[profile].images?.minSsim ?? null);
   expect(report.images_downsampled).toBeLessThanOrEqual(report.images_recoded);
+  // The pages measured: none where no pixel changed (lossless, or the upload handed back); else
+  // each at or above the floor the images were held to (no maxImagePpi is asked here).
+  if (profile === "lossless" || report.original_returned) expect(report.min_ssim).toBeNull();
+  if (report.min_ssim === null) expect(report.pages_checked).toBe(0);
+  else {
+    expect(report.pages_checked).toBeGreaterThan(0);
+    expect(report.min_ssim).toBeGreaterThanOrEqual(report.ssim_floor!);
+    expect(report.min_ssim).toBeLessThanOrEqual(1);
+  }
   return report;
 }
 
@@ -85,6 +100,13 @@ describe("the compression report", () => {
       if (profile !== "lossless") {
         expect(report.images_recoded).toBeGreaterThan(0);
         expect(report.bytes_saved_by_kind.images).toBeGreaterThan(report.bytes_saved_by_kind.structure);
+        expect(report.min_ssim).toBeLessThan(1);
+        // The compression read back, alone and in the list, has the same report.
+        const auth = { headers: { authorization: `Bearer ${token}` } };
+        const one = (await (await fetch(`${server.url}/v1/compressions/${json.id}`, auth)).json()) as Result;
+        expect(one.report).toEqual(report);
+        const list = (await (await fetch(`${server.url}/v1/compressions`, auth)).json()) as { data: Result[] };
+        expect(list.data.find((item) => item.id === json.id)?.report).toEqual(report);
       }
     }
   }, 180_000);

@@ -312,6 +312,10 @@ describe.skipIf(!hasChromium)("the dashboard in Chromium", () => {
     await expect.poll(() => page.locator("h2").first().innerText(), { timeout: 60_000 }).toBe("Compressed photo.pdf");
     const savings = Number((await page.locator("dd").nth(2).innerText()).replace(/[^\d.]/g, ""));
     expect(savings).toBeGreaterThan(10);
+    // The report's measured quality: the photo's page changed, and its SSIM is on the card.
+    const kept = page.locator("dt", { hasText: "Image quality kept" }).locator("xpath=following-sibling::dd[1]");
+    expect(await kept.innerText()).toMatch(/^lowest page SSIM 0\.9\d{3} at 100 dpi, measured on the 1 page changed$/);
+    await shot(page, "try-result-quality");
     const href = await page.getByRole("link", { name: "Download the compressed PDF" }).getAttribute("href");
     const download = await fetch(href!);
     expect(download.status).toBe(200);

@@ -34,6 +34,16 @@ export const reportSchemas = {
         description:
           "The structural similarity (SSIM, pages drawn at 100 dpi) every recoded image had to keep its page above; null for lossless, which changes no pixel.",
       },
+      min_ssim: {
+        type: ["number", "null"],
+        minimum: -1,
+        maximum: 1,
+        description:
+          "The lowest structural similarity (SSIM, luminance, pages drawn at 100 dpi) of any page whose pixels the compression changed, measured on the output against the upload (from the measurements the quality check made of each changed image where the page draws it; see docs/compression-report.md); rounded down to 4 decimals. null when no pixel changed. Absent from results stored before it existed.",
+      },
+      pages_checked: count(
+        "How many pages min_ssim was measured on: every page whose pixels changed (0 when min_ssim is null).",
+      ),
       fonts_subset: count("Embedded fonts cut down to the glyphs the document draws."),
       images_recoded: count("Images stored again (resampled, re-encoded or both)."),
       images_downsampled: count("Of those, how many were resampled to fewer pixels."),

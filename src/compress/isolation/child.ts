@@ -82,7 +82,8 @@ async function run(job: EngineJob): Promise<EngineResult> {
   }
   const engineMs = performance.now() - started;
   await writeFile(job.outputPath, result.output);
-  const usage = { engineMs, maxRssKb: peakRssKb() };
+  const measureMs = report?.images?.quality.measureMs;
+  const usage = { engineMs, maxRssKb: peakRssKb(), ...(measureMs === undefined ? {} : { measureMs }) };
   const outputSize = result.output.length;
   const body = report && reportBody(report, { profile: job.profile, inputSize: input.length, outputSize });
   return { ok: true, outputSize, pages: result.pages, usage, ...(body ? { report: body } : {}) };

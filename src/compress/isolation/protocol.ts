@@ -38,6 +38,8 @@ export type EngineFailureCode = PdfRejectedCode | RunnerFailureCode | TargetFail
 export interface JobUsage {
   engineMs: number;
   maxRssKb: number;
+  /** Of engineMs, the time spent on the report's page SSIM beyond the quality check's own work. */
+  measureMs?: number;
 }
 
 export type EngineResult =
@@ -48,7 +50,8 @@ const isUsage = (value: unknown): value is JobUsage =>
   isObject(value) &&
   typeof value["engineMs"] === "number" &&
   Number.isFinite(value["engineMs"]) &&
-  Number.isSafeInteger(value["maxRssKb"]);
+  Number.isSafeInteger(value["maxRssKb"]) &&
+  (value["measureMs"] === undefined || (typeof value["measureMs"] === "number" && value["measureMs"] >= 0));
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
 

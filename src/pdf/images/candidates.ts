@@ -39,6 +39,15 @@ export type Replacement = {
   indexed?: { base: DirectColour; palette: Uint8Array; bits: number };
   /** The image becomes a form of layers instead (layers.ts); the other fields describe nothing. */
   layered?: LayeredEncoding;
+  /**
+   * What the page will show of it: "same" when its decoded pixels are the image's own, else the
+   * SSIM its drawing keeps with the original's where the pages draw it largest, at 100 dpi (the
+   * quality check's measurement, quality.ts); absent when the check could not measure it (the
+   * pages were not seen to draw it). Read by the report's page SSIM (page-quality.ts).
+   */
+  look?: "same" | number;
+  /** Milliseconds spent measuring `look` for the report alone (where the check had not measured it). */
+  lookMs?: number;
 };
 
 /** What a Decode array reads as when samples are stored inverted (255 - v). */

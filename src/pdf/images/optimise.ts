@@ -38,6 +38,8 @@ import { LAYERED_MIN_PAGE_SHARE, targetSize, hasMasks, recodeImage } from "./rec
 import type { ImageToRecode } from "./recode.ts";
 import { bytesOf, replace } from "./replace.ts";
 import { detachJpeg, recodeOffThread, recodeWorkersFor } from "./off-thread.ts";
+import { PageQualityTally } from "./page-quality.ts";
+import type { PageQuality } from "./page-quality.ts";
 
 export { MAX_IMAGE_PIXELS };
 
@@ -56,6 +58,8 @@ export interface ImageReport {
   offThread: number;
   bytesBefore: number;
   bytesAfter: number;
+  /** The lowest SSIM of a page whose images changed, from the quality check's measurements. */
+  quality: PageQuality;
 }
 
 const lookupStream = (context: PDFContext, value: PDFObject | undefined) => {
@@ -63,14 +67,24 @@ const lookupStream = (context: PDFContext, value: PDFObject | undefined) => {
   return object instanceof PDFRawStream ? object : undefined;
 };
 
-const union = (a: Placement | undefined, b: Placement | undefined): Placement | undefined =>
-  a && b
-    ? {
-        width: Math.max(a.width, b.width),
-        height: Math.max(a.height, b.height),
-        pageShare: Math.max(a.pageShare, b.pageShare),
-      }
-    : (a ?? b);
+/** Pages drawn on by either, each with the larger share. */
+function unionPages(a: Placement, b: Placement): Map<number, number> | undefined {
+  if (!a.pages || !b.pages) return a.pages ?? b.pages;
+  const pages = new Map(a.pages);
+  for (const [page, share] of b.pages) pages.set(page, Math.max(share, pages.get(page) ?? 0));
+  return pages;
+}
+
+const union = (a: Placement | undefined, b: Placement | undefined): Placement | undefined => {
+  if (!a || !b) return a ?? b;
+  const pages = unionPages(a, b);
+  return {
+    width: Math.max(a.width, b.width),
+    height: Math.max(a.height, b.height),
+    pageShare: Math.max(a.pageShare, b.pageShare),
+    ...(pages ? { pages } : {}),
+  };
+};
 
 /** An image to recode, with what its recoding depends on besides the profile. */
 interface ImageJob {
@@ -172,8 +186,10 @@ export async function optimiseImages(
     offThread: 0,
     bytesBefore: 0,
     bytesAfter: 0,
+    quality: { minSsim: null, pagesChecked: 0, imagesNotMeasured: 0, measureMs: 0 },
   };
   if (images.length === 0) return { replaced, report };
+  const quality = new PageQualityTally();
 
   // When some content could not be read, an image's largest placement may be missing: use none.
   const placed = placements.complete ? placements.images : new Map<PDFRawStream, Placement>();
@@ -228,6 +244,7 @@ export async function optimiseImages(
     if (replacement.size.width !== info.width || replacement.size.height !== info.height) report.downsampled++;
     report.bytesBefore += stream.contents.length;
     report.bytesAfter += bytesOf(replacement);
+    quality.add(replacement, placement);
     // A layered image's mask and background are as they should be too (mozjpeg's Huffman tables
     // are already optimal): the stream pass would only work them out again.
     for (const made of replace(stream, replacement, context)) replaced.add(made);
@@ -261,5 +278,6 @@ export async function optimiseImages(
   } finally {
     await workers?.close();
   }
+  report.quality = quality.result();
   return { replaced, report };
 }

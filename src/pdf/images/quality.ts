@@ -460,4 +460,10 @@ export class QualityCheck {
   passes(candidate: Drawable): boolean {
     return this.similarity(candidate) >= this.floor;
   }
+
+  /** The candidate's similarity when it holds the floor, else undefined. */
+  accepts(candidate: Drawable): number | undefined {
+    const similarity = this.similarity(candidate);
+    return similarity >= this.floor ? similarity : undefined;
+  }
 }

@@ -202,7 +202,10 @@ async function firstAcceptable(
           if (index === 0) return null;
           break;
         }
-        if (candidate.exact || !check || check.passes(candidate.decoded)) return candidate.replacement;
+        if (candidate.exact) return { ...candidate.replacement, look: "same" };
+        if (!check) return candidate.replacement;
+        const look = check.accepts(candidate.decoded);
+        if (look !== undefined) return { ...candidate.replacement, look };
       }
     } finally {
       // Resampled and decoded pixels are sharp's buffers, made for this size only.
@@ -220,14 +223,19 @@ async function firstAcceptable(
  * The image at `size`, the largest under the caller's maxPpi, whatever the quality floor and the
  * size it was stored in say: the smallest candidate there.
  */
-async function atCap(job: Job, working: Working, size: Size): Promise<Replacement | undefined> {
+async function atCap(job: Job, working: Working, size: Size, check?: QualityCheck): Promise<Replacement | undefined> {
   const output = await resample(working.pixels, size);
   let candidates: Candidate[] = [];
   try {
     candidates = await candidatesAt(job, working, output, false, {}, false);
     const smallest = (best: Candidate | undefined, candidate: Candidate) =>
       best && best.replacement.data.length <= candidate.replacement.data.length ? best : candidate;
-    return candidates.reduce<Candidate | undefined>(smallest, undefined)?.replacement;
+    const chosen = candidates.reduce<Candidate | undefined>(smallest, undefined);
+    if (!chosen || !check) return chosen?.replacement;
+    // Below the floor, maybe: measured all the same, for the report.
+    const started = performance.now();
+    const look = check.similarity(chosen.decoded);
+    return { ...chosen.replacement, look, lookMs: performance.now() - started };
   } finally {
     const mine = (pixels: Pixels) => pixels !== working.pixels && pixels !== output;
     release(
@@ -260,7 +268,7 @@ async function recode(job: Job, source: Source): Promise<Replacement | null | un
     const largest = sizes.at(-1);
     const aboveCap = capWidth(job.info, placement, settings) < job.info.width;
     if (usual || !aboveCap || !largest) return usual;
-    return (await atCap(job, working, largest)) ?? usual;
+    return (await atCap(job, working, largest, check)) ?? usual;
   } finally {
     if (working.owned) release(working.pixels.data);
   }
@@ -286,16 +294,24 @@ async function layeredCandidate(job: Job, working: Working, check: QualityCheck)
   const layers = job.settings.layers!;
   const ppi = working.pixels.width / (job.placement!.width / 72);
   const factors = [...new Set(layers.backgroundPpi.map((target) => Math.max(2, Math.round(ppi / target))))];
+  let look: number | undefined;
   const layered = await layeredEncoding(working.pixels, {
     factors: factors.sort((a, b) => b - a),
     jpegQuality: job.settings.jpegQuality,
     bitonalFirst: layers.bitonalFirst,
     effort: job.effort,
     jpegEffort: job.effort,
-    passes: (composed) => check.passes(composed),
+    // The composition taken is the first that holds the floor: its similarity is the last measured.
+    passes: (composed) => (look = check.accepts(composed)) !== undefined,
   });
   if (!layered) return undefined;
-  return { data: new Uint8Array(0), filter: N.FlateDecode, size: job.info, layered };
+  return {
+    data: new Uint8Array(0),
+    filter: N.FlateDecode,
+    size: job.info,
+    layered,
+    ...(look === undefined ? {} : { look }),
+  };
 }
 
 /**

@@ -30,6 +30,12 @@ export interface Placement {
    * (0 to 1; 1 when unknown): how much of a page the image's own changes can weigh on.
    */
   pageShare: number;
+  /**
+   * The pages that draw it (0-based, in page-tree order) and the share of each one's area it
+   * covers there (0 to 1, its draws on the page added up): what its own changes weigh on each page
+   * at 100 dpi (the report's page SSIM, images/page-quality.ts). Absent when no page's area is known.
+   */
+  pages?: Map<number, number>;
 }
 
 /** The large inline images of one content stream. */
@@ -239,8 +245,8 @@ class Walker {
     return result;
   }
 
-  /** Images drawn on the page being walked, with the area they cover (square points). */
-  private pageImages = new Map<PDFRawStream | InlineImage, Placement>();
+  /** Images drawn on the page being walked, with the area each covers there (square points). */
+  private pageImages = new Map<Placement, number>();
   private pageCovered = 0;
 
   private record<K extends PDFRawStream | InlineImage>(map: Map<K, Placement>, image: K, ctm: Matrix): void {
@@ -256,14 +262,17 @@ class Walker {
       known.width = Math.max(known.width, width);
       known.height = Math.max(known.height, height);
     }
-    this.pageImages.set(image, known);
+    this.pageImages.set(known, (this.pageImages.get(known) ?? 0) + area);
     this.pageCovered += area;
   }
 
-  /** Closes a page: its images learn how much of it images cover. */
-  endPage(area: number): void {
+  /** Closes page `index`: its images learn how much of it images cover, and each its own share. */
+  endPage(area: number, index: number): void {
     const share = area > 0 ? Math.min(1, this.pageCovered / area) : 1;
-    for (const placement of this.pageImages.values()) placement.pageShare = Math.max(placement.pageShare, share);
+    for (const [placement, covered] of this.pageImages) {
+      placement.pageShare = Math.max(placement.pageShare, share);
+      if (area > 0) (placement.pages ??= new Map()).set(index, Math.min(1, covered / area));
+    }
     this.pageImages.clear();
     this.pageCovered = 0;
   }
@@ -420,14 +429,14 @@ export function findImagePlacements(context: PDFContext, minInlineBytes = Infini
     walker.complete = false;
     return result();
   }
-  for (const { page, resources, userUnit, area } of pages) {
+  for (const [index, { page, resources, userUnit, area }] of pages.entries()) {
     const base: Matrix = [userUnit, 0, 0, userUnit, 0, 0];
     const streams = contentStreamsOf(context, page);
     const events = streams ? walker.eventsOf(streams) : undefined;
     if (!streams) walker.complete = false;
     if (events) walker.run(events, resources, base, 0);
     walker.annotations(page, base, resources);
-    walker.endPage(area);
+    walker.endPage(area, index);
   }
   return result();
 }

@@ -71,6 +71,31 @@ describe("placements", () => {
     expect(images.get(doc.context.lookup(b) as PDFRawStream)!.pageShare).toBeCloseTo(share, 6);
   });
 
+  it("tells each image the share of each page it covers, its draws on a page added up", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const gray = { Width: 64, Height: 64, ColorSpace: "DeviceGray", BitsPerComponent: 8 };
+    const a = image(doc, new Uint8Array(64 * 64), gray);
+    const b = image(doc, new Uint8Array(64 * 64), gray);
+    pageWith(doc, draw("A", 300, 396), { A: a }, [600, 792]);
+    pageWith(doc, draw("B", 60, 79.2), { B: b }, [600, 792]);
+    pageWith(
+      doc,
+      draw("A", 60, 79.2) + draw("A", 60, 79.2, 200, 200) + draw("B", 600, 792),
+      { A: a, B: b },
+      [600, 792],
+    );
+    const { images } = findImagePlacements(doc.context);
+    const pages = (ref: PDFRef) => [...images.get(doc.context.lookup(ref) as PDFRawStream)!.pages!];
+    expect(pages(a)).toEqual([
+      [0, 0.25],
+      [2, expect.closeTo(0.02, 9)],
+    ]);
+    expect(pages(b)).toEqual([
+      [1, expect.closeTo(0.01, 9)],
+      [2, 1],
+    ]);
+  });
+
   it("counts annotation appearances, fitted to their rectangle", async () => {
     const doc = await PDFDocument.create({ updateMetadata: false });
     const im = image(doc, new Uint8Array(64 * 64), {

@@ -433,6 +433,10 @@ export interface components {
       original_returned: boolean;
       /** @description The structural similarity (SSIM, pages drawn at 100 dpi) every recoded image had to keep its page above; null for lossless, which changes no pixel. */
       ssim_floor: number | null;
+      /** @description The lowest structural similarity (SSIM, luminance, pages drawn at 100 dpi) of any page whose pixels the compression changed, measured on the output against the upload (from the measurements the quality check made of each changed image where the page draws it; see docs/compression-report.md); rounded down to 4 decimals. null when no pixel changed. Absent from results stored before it existed. */
+      min_ssim?: number | null;
+      /** @description How many pages min_ssim was measured on: every page whose pixels changed (0 when min_ssim is null). */
+      pages_checked?: number;
       /** @description Embedded fonts cut down to the glyphs the document draws. */
       fonts_subset: number;
       /** @description Images stored again (resampled, re-encoded or both). */
