@@ -19,7 +19,7 @@ import { nextMonth, reserveQuota } from "../auth/quota.ts";
 import { HttpError, retryAfter } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { CompressionProfile } from "../pdf/index.ts";
-import type { EngineJob } from "./isolation/protocol.ts";
+import type { EngineJob, JobProgress } from "./isolation/protocol.ts";
 import type { CompressionReportBody } from "./report.ts";
 import { RunnerBusy, type Runner } from "./isolation/runner.ts";
 import { newObjectName, type ObjectStorage } from "./storage/storage.ts";
@@ -145,10 +145,11 @@ export async function run(
   runner: EngineRunner,
   job: EngineJob,
   signal: AbortSignal,
+  onProgress?: (progress: JobProgress) => void,
 ): Promise<{ outputSize: number; pages: number; report?: CompressionReportBody }> {
   let result;
   try {
-    result = await runner.run(job, { signal });
+    result = await runner.run(job, { signal, ...(onProgress ? { onProgress } : {}) });
   } catch (error) {
     throw error instanceof RunnerBusy ? busyRefusal(error) : error;
   }

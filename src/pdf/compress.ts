@@ -52,22 +52,34 @@ const OPTIONS_STUCK =
 
 const REPAIR_STUCK = "The PDF is damaged, and the document rebuilt from it could not be written back.";
 
+/**
+ * Told how far a run is, as pages done of the document's pages: 0 of them once it is open, then each
+ * page OCR has read (the pages it does not read count as done when it starts); the caller knows
+ * the run has done them all when it returns.
+ */
+export type EngineProgress = (pagesDone: number, pagesTotal: number) => void;
+
+/** compressPdf's options, and whom to tell its progress. */
+type RunOptions = EngineOptions & { onProgress?: EngineProgress };
+
 /** The OCR pass (ocr/text-layers.ts): the languages checked by optionProblem. */
-const readScans = (context: PDFContext, options: EngineOptions) =>
+const readScans = (context: PDFContext, options: RunOptions, pages: number) =>
   addTextLayers(context, {
     languages: (options.ocrLanguages ?? ["eng"]) as OcrLanguage[],
     pageTimeoutMs: OCR_PAGE_TIMEOUT_MS,
     timeBudgetMs: options.ocrTimeBudgetMs ?? OCR_TIME_BUDGET_MS,
     ...(options.ocrPageLimit !== undefined ? { pageLimit: options.ocrPageLimit } : {}),
+    onPage: (done, of) => options.onProgress?.(pages - of + done, pages),
   });
 
 /** The passes of a profile over the document; the output is undefined when writing failed. */
 async function rewrite(
   input: Uint8Array,
   settings: ProfileSettings,
-  options: EngineOptions,
+  options: RunOptions,
 ): Promise<{ output: Uint8Array | undefined; pages: number; report: CompressionReport }> {
   const { doc, pages, repaired } = await openPdf(input);
+  options.onProgress?.(0, pages);
   const { context } = doc;
   const signaturesRemoved = handleSignatures(context, options.signatures);
   const usageRightsRemoved = removeUsageRights(context);
@@ -81,7 +93,7 @@ async function rewrite(
   // Visually lossless: in every profile. After the merge, so that a font copied per page is subset once.
   const fonts = await subsetFonts(context);
   // Before the bi-tonal and image passes: the scans are read as they were stored, at full resolution.
-  const ocr = options.ocr ? await readScans(doc.context, options) : undefined;
+  const ocr = options.ocr ? await readScans(doc.context, options, pages) : undefined;
   // Lossless, in every profile; before the image pass, whose text masks are made as they should be.
   const bitonal = await recodeBitonalImages(context, {
     concurrency: defaultConcurrency(),
@@ -161,13 +173,14 @@ async function rewrite(
  * the pages show); rejects with PdfRejected when the input is not a PDF, is encrypted, is damaged,
  * or is signed (unless `options.signatures` is "remove"), and with TargetUnreachable when
  * `options.targetSize` cannot be reached above the quality floor. Options the profile cannot
- * honour (optionProblem) are a TypeError: the caller checks them first.
+ * honour (optionProblem) are a TypeError: the caller checks them first. `options.onProgress` is
+ * told the pages done (EngineProgress).
  */
 export async function compressPdf(
   input: Uint8Array,
   profile: CompressionProfile,
   onReport?: (report: CompressionReport) => void,
-  options: EngineOptions = {},
+  options: RunOptions = {},
 ): Promise<EngineOutput> {
   if (!isCompressionProfile(profile)) throw new TypeError(`unknown compression profile: ${String(profile)}`);
   const problem = optionProblem(profile, options);
@@ -192,7 +205,7 @@ const WORKERS_MIN_INPUT_BYTES = 128 * 1024 * 1024;
 async function compressWith(
   input: Uint8Array,
   settings: ProfileSettings,
-  options: EngineOptions,
+  options: RunOptions,
   onReport?: (report: CompressionReport) => void,
 ): Promise<EngineOutput> {
   // The document is out of scope once written: reading the output back does not hold both.

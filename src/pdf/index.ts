@@ -1,5 +1,6 @@
 // The compression engine: bytes in, bytes out. It knows nothing of HTTP, files or processes.
 export { compressPdf } from "./compress.ts";
+export type { EngineProgress } from "./compress.ts";
 export type { CompressionReport, EngineOutput } from "./report.ts";
 export { isPdfRejectedCode, PDF_REJECTED_CODES, PdfRejected, TargetUnreachable } from "./shared/errors.ts";
 export {

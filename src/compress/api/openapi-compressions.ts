@@ -1,7 +1,7 @@
 // The OpenAPI description of the compression resources (compressions.ts): the list, one
 // compression, DELETE, the download kept until its first complete read, and the `retention` field
 // every compression takes; merged into /v1/openapi.json by openapi.ts.
-import type { Shared } from "./openapi-jobs.ts";
+import { progressSchema, type Shared } from "./openapi-jobs.ts";
 import { reportProperty } from "./openapi-report.ts";
 
 type Json = Record<string, unknown>;
@@ -48,6 +48,7 @@ export const compressionSchemas = {
       status: { type: "string", enum: ["queued", "running", "succeeded", "failed"] },
       profile: { type: "string" },
       job_id: { type: ["string", "null"], format: "uuid", description: "The job's id when it was one." },
+      progress: { ...progressSchema, description: `A job's only. ${progressSchema.description}` },
       filename: {
         type: ["string", "null"],
         description:

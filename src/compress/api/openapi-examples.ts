@@ -34,6 +34,7 @@ const job = {
   finished_at: null,
   attempts: 0,
   compression_id: ID,
+  progress: { pages_done: 0, pages_total: null },
 };
 
 const compression = {
@@ -76,6 +77,7 @@ export const SUCCESS_EXAMPLES: Record<string, Json> = {
     started_at: AT,
     finished_at: DONE,
     attempts: 1,
+    progress: { pages_done: 2, pages_total: 2 },
     success: true,
     original_size: result.original_size,
     compressed_size: result.compressed_size,

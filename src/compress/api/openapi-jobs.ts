@@ -80,6 +80,19 @@ export const directUploadBody = (profileField: Json, signaturesField: Json, rete
   },
 });
 
+/** A job's progress (Job.progress, and Compression.progress of a compression that is a job). */
+export const progressSchema = {
+  type: "object",
+  required: ["pages_done", "pages_total"],
+  additionalProperties: false,
+  description:
+    "How far the job is: pages done of the document's pages, as the engine reports them while it runs (OCR reports each page it has read; the pages it does not read count as done when it starts; without OCR the pages are done when the job ends). pages_total is null until the engine has opened the document (a queued job: 0 of null). A succeeded job has done them all.",
+  properties: {
+    pages_done: { type: "integer", minimum: 0 },
+    pages_total: { type: ["integer", "null"], minimum: 0 },
+  },
+};
+
 /**
  * A 202 with the job: asked for (Prefer: respond-async, Preference-Applied), or a synchronous call with
  * ocr past its limit (the body's async_reason; docs/compression-api.md#ocr-sync-limit).
@@ -202,6 +215,7 @@ export const jobSchemas = {
       "finished_at",
       "attempts",
       "compression_id",
+      "progress",
     ],
     description:
       "A succeeded job also has the synchronous call's result fields (success, original_size, compressed_size, savings_percentage, url signed afresh at each read, expires_in, report); a failed one has error. Webhooks post this resource with the event's type first (type: compression_job.succeeded or compression_job.failed) and the headers of Standard Webhooks: webhook-id (the delivery's id, kept by its retries: drop duplicates by it), webhook-timestamp and webhook-signature (v1,<base64 HMAC-SHA256 of '<id>.<timestamp>.<raw body>' keyed by the base64-decoded secret after whsec_); also Marketplace-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of '<t>.<raw body>' under the webhook secret>.",
@@ -232,6 +246,7 @@ export const jobSchemas = {
         format: "uuid",
         description: "Its compression (GET or DELETE /v1/compressions/{id}; the job's own id names it too).",
       },
+      progress: progressSchema,
       deleted_at: {
         type: "string",
         format: "date-time",

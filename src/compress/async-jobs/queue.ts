@@ -138,13 +138,25 @@ export async function renewLease(prisma: PrismaClient, job: ClaimedJob, leaseMs:
   return renewed.count === 1;
 }
 
-/** Ends the job succeeded with its result; false when it was no longer this worker's. */
+/** Records how far the running job is (pages done of pages); false when it is no longer this worker's. */
+export async function recordProgress(
+  prisma: PrismaClient,
+  job: ClaimedJob,
+  progress: { pagesDone: number; pagesTotal: number },
+): Promise<boolean> {
+  const written = await prisma.compressionJob.updateMany({ where: held(job), data: progress });
+  return written.count === 1;
+}
+
+/** Ends the job succeeded with its result (every page done); false when it was no longer this worker's. */
 export function finishSucceeded(
   prisma: PrismaClient,
   job: ClaimedJob,
-  result: { compressedSize: number; objectName: string },
+  result: { compressedSize: number; objectName: string; pages?: number },
 ): Promise<boolean> {
-  return finish(prisma, job, { status: "succeeded", ...result });
+  const { pages, ...stored } = result;
+  if (pages === undefined) return finish(prisma, job, { status: "succeeded", ...stored });
+  return finish(prisma, job, { status: "succeeded", ...stored, pagesDone: pages, pagesTotal: pages });
 }
 
 /** Ends the job failed with the error it answers; false when it was no longer this worker's. */

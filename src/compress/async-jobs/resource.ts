@@ -6,6 +6,7 @@ import type { CompressionJob } from "../../generated/prisma/client.ts";
 import { resultBody, type CompressionResultBody } from "../compression.ts";
 import { isReportBody } from "../report.ts";
 import { optionsBody, optionsOfJob, type OptionColumns } from "../workflow/options.ts";
+import { progressBody, type JobProgressBody } from "../workflow/compressions.ts";
 import { resultUrl, type ResultDeps } from "../workflow/results.ts";
 
 export type JobStatus = CompressionJob["status"];
@@ -23,6 +24,7 @@ export type JobResource = {
   attempts: number;
   /** The compression resource of this job (GET /v1/compressions/{id}), which DELETE removes. */
   compression_id: string;
+  progress: JobProgressBody;
   /** When its result was deleted (on request, at the end of its retention, after its first download). */
   deleted_at?: string;
   /**
@@ -49,6 +51,8 @@ type JobRow = Pick<
   | "errorCode"
   | "errorMessage"
   | "apiOrigin"
+  | "pagesDone"
+  | "pagesTotal"
 > &
   OptionColumns & {
     /** Its compression's report and retention (WITH_REPORT), for a succeeded job's `report` and `url`. */
@@ -73,6 +77,7 @@ export async function jobResource(
     finished_at: job.finishedAt?.toISOString() ?? null,
     attempts: job.attempts,
     compression_id: job.compressionId,
+    progress: progressBody(job),
   };
   const deletedAt = job.compression?.deletedAt;
   if (job.status === "succeeded" && deletedAt) return { ...base, deleted_at: deletedAt.toISOString() };

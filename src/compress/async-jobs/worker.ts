@@ -19,6 +19,7 @@ import { BOOT_ID } from "../holds.ts";
 import type { ObjectStorage } from "../storage/storage.ts";
 import * as queue from "./queue.ts";
 import type { ClaimedJob } from "./queue.ts";
+import { progressWriter } from "./progress.ts";
 import { jobResource, WITH_REPORT } from "./resource.ts";
 import type { CompressionReportBody } from "../report.ts";
 import { produceFromStorage } from "../workflow/produce.ts";
@@ -159,14 +160,18 @@ class LeaseLost extends Error {
 }
 
 async function processJob(state: WorkerState, job: ClaimedJob, cancel: AbortController): Promise<void> {
-  const { logger } = state.deps;
+  const { logger, prisma } = state.deps;
   if (job.attempts > job.maxAttempts || job.compressionStatus !== "running") return settleUnrun(state, job);
   const stopLease = keepLease(state, job, cancel);
   const signal = AbortSignal.any([cancel.signal, state.abandon.signal]);
+  const progress = progressWriter(prisma, job, (error) =>
+    logger.warn({ err: error, jobId: job.id }, "could not record a job's progress"),
+  );
   try {
     // fetch the input → run → store, in a workspace of the attempt's own (the workflow's produce.ts).
     const work = { operation: { kind: "compress" as const }, options: job.options, uploadedName: job.filename };
-    const result = await produceFromStorage(state.deps, job.inputObject, work, signal);
+    const result = await produceFromStorage(state.deps, job.inputObject, work, signal, (p) => progress.report(p));
+    await progress.settled();
     if (state.abandon.signal.aborted) return;
     await settleSucceeded(state, job, result);
   } catch (error) {
@@ -183,23 +188,24 @@ const reservedOf = (job: ClaimedJob) => ({ id: job.compressionId, subscriberId: 
 async function settleSucceeded(
   state: WorkerState,
   job: ClaimedJob,
-  result: { compressedSize: number; objectName: string; report?: CompressionReportBody },
+  result: { compressedSize: number; objectName: string; pages: number; report?: CompressionReportBody },
 ) {
   const { prisma, storage } = state.deps;
   // The compression first: once it says succeeded, a worker that takes this job over after a crash
   // here finishes the job from it instead of compressing again (settleUnrun).
+  const { pages, ...stored } = result; // the pages go to the job's progress
   await compression.succeed(
     prisma,
     { id: job.compressionId },
     {
       profile: job.options.profile,
       originalSize: job.originalSize,
-      ...result,
+      ...stored,
     },
     { maxSeconds: maxRetentionSeconds(state.deps.config) },
   );
-  const { compressedSize, objectName } = result; // the report stays with the compression record
-  if (await queue.finishSucceeded(prisma, job, { compressedSize, objectName })) {
+  const { compressedSize, objectName } = stored; // the report stays with the compression record
+  if (await queue.finishSucceeded(prisma, job, { compressedSize, objectName, pages })) {
     await storage.deleteInput(job.inputObject).catch(() => undefined);
     await queueWebhook(state, job);
   }

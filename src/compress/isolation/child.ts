@@ -62,13 +62,18 @@ async function run(job: EngineJob): Promise<EngineResult> {
   let report: CompressionReport | undefined;
   const onReport = (engineReport: CompressionReport) => (report = engineReport);
   const signatures = job.signatures ? { signatures: job.signatures } : {};
+  // How far the engine is, to the runner (its job's progress); a message lost with the parent is no matter.
+  const onProgress = (pagesDone: number, pagesTotal: number) =>
+    process.send?.({ progress: { pagesDone, pagesTotal } }, () => undefined);
   if (job.kind === "compress") {
-    result = await compressPdf(input, job.profile, onReport, { ...signatures, ...outputOptions(job) });
+    result = await compressPdf(input, job.profile, onReport, { ...signatures, ...outputOptions(job), onProgress });
   } else {
     // Signatures are handled (refused or removed) by the unlock: the compression finds none left.
     const unlocked = await unlockPdf(input, job.password, signatures);
     result = unlocked;
-    if (job.profile) result = await compressPdf(unlocked.output, job.profile, onReport, outputOptions(job));
+    if (job.profile) {
+      result = await compressPdf(unlocked.output, job.profile, onReport, { ...outputOptions(job), onProgress });
+    }
     // The output is the decrypted file even when the compression handed that back unchanged: the
     // report is then the unlock's alone, never "the original returned".
     const compressed: CompressionReport | undefined = report;

@@ -67,6 +67,26 @@ export const CHILD_READY: ChildReady = { ready: true };
 
 export const isChildReady = (value: unknown): value is ChildReady => isObject(value) && value["ready"] === true;
 
+/**
+ * What a child sends while its job runs, before its reply: how far the engine is (EngineProgress),
+ * pages done of the document's pages. The parent checks it as any message of the child's.
+ */
+export interface JobProgress {
+  pagesDone: number;
+  pagesTotal: number;
+}
+
+export const isJobProgress = (value: unknown): value is { progress: JobProgress } => {
+  if (!isObject(value) || !isObject(value["progress"])) return false;
+  const { pagesDone, pagesTotal } = value["progress"];
+  return (
+    Number.isSafeInteger(pagesDone) &&
+    Number.isSafeInteger(pagesTotal) &&
+    (pagesDone as number) >= 0 &&
+    (pagesDone as number) <= (pagesTotal as number)
+  );
+};
+
 const isSignaturePolicy = (value: unknown) => value === undefined || value === "refuse" || value === "remove";
 
 /** The engine's options, each absent or of its type (their bounds are the engine's to check). */

@@ -12,8 +12,8 @@ import { readFile, rm, stat } from "node:fs/promises";
 import type { Config } from "../../config/env.ts";
 import { createProcessPool } from "./pool.ts";
 import type { EngineProcess, PoolEvent, ProcessPool } from "./pool.ts";
-import { isChildReady, isEngineResult } from "./protocol.ts";
-import type { EngineJob, EngineResult } from "./protocol.ts";
+import { isChildReady, isEngineResult, isJobProgress } from "./protocol.ts";
+import type { EngineJob, EngineResult, JobProgress } from "./protocol.ts";
 
 const RSS_POLL_MS = 200;
 /** The megabyte of the time limit's rate: 2^20 bytes, the unit of the 300 MB upload limit. */
@@ -90,7 +90,7 @@ export interface Runner {
    * is full, RunnerClosed after close(), or the signal's reason when `signal` aborts (the child is
    * killed and the output removed).
    */
-  run(job: EngineJob, options?: { signal?: AbortSignal }): Promise<EngineResult>;
+  run(job: EngineJob, options?: RunOptions): Promise<EngineResult>;
   /**
    * The RunnerBusy that run() would reject a job with now, or null when it would take one: lets a
    * caller refuse before it receives the job's input (an upload) rather than after.
@@ -101,6 +101,14 @@ export interface Runner {
   timeoutFor(inputBytes: number, runs?: number): number;
   /** Rejects queued jobs, kills running children and warm processes, resolves when they are gone. */
   close(): Promise<void>;
+}
+
+/** What a run is given beside its job. */
+export interface RunOptions {
+  /** Aborted: the job's process is killed and its output removed. */
+  signal?: AbortSignal;
+  /** Told how far the engine is while the job runs (the child's progress messages, checked). */
+  onProgress?: (progress: JobProgress) => void;
 }
 
 /** Every child is busy and the queue is full: try again later (HTTP: 503 with Retry-After). */
@@ -124,6 +132,7 @@ export class RunnerClosed extends Error {
 interface Pending {
   job: EngineJob;
   signal: AbortSignal | undefined;
+  onProgress: RunOptions["onProgress"];
   resolve: (result: EngineResult) => void;
   reject: (error: unknown) => void;
   /** Removes the queue's abort listener. */
@@ -400,6 +409,10 @@ function runInProcess(
   let checked: Promise<Outcome | undefined> = Promise.resolve(undefined);
   const cancelled = () => killedFor === "abort" || killedFor === "closed";
   const onMessage = (message: unknown) => {
+    if (isJobProgress(message)) {
+      if (reply === undefined && !answered) pending.onProgress?.(message.progress);
+      return;
+    }
     if (isChildReady(message) || reply !== undefined) return;
     reply = message;
     checked = concludeReply(job, reply, hooks.counts, cancelled).catch(() => undefined);
@@ -454,7 +467,7 @@ interface RunnerState {
 export function createRunner(options: RunnerOptions): Runner {
   const state = runnerState(options);
   return {
-    run: (job, { signal } = {}) => submit(state, job, signal),
+    run: (job, { signal, onProgress } = {}) => submit(state, job, signal, onProgress),
     busy: () => (isFull(state) ? new RunnerBusy(retryAfterSeconds(state)) : null),
     stats: () => runnerStats(state),
     timeoutFor: state.timeoutFor,
@@ -502,7 +515,12 @@ function runnerState(options: RunnerOptions): RunnerState {
 }
 
 /** Runner.run: at once when a slot is free, queued when the queue has room, else RunnerBusy. */
-function submit(state: RunnerState, job: EngineJob, signal: AbortSignal | undefined): Promise<EngineResult> {
+function submit(
+  state: RunnerState,
+  job: EngineJob,
+  signal: AbortSignal | undefined,
+  onProgress: RunOptions["onProgress"],
+): Promise<EngineResult> {
   const { active, queue, counts } = state;
   if (state.closed) return Promise.reject(new RunnerClosed());
   if (signal?.aborted) return Promise.reject(abortError(signal));
@@ -511,7 +529,7 @@ function submit(state: RunnerState, job: EngineJob, signal: AbortSignal | undefi
     return Promise.reject(new RunnerBusy(retryAfterSeconds(state)));
   }
   return new Promise<EngineResult>((resolve, reject) => {
-    const pending: Pending = { job, signal, resolve, reject };
+    const pending: Pending = { job, signal, onProgress, resolve, reject };
     if (active.size < state.concurrency) {
       launch(state, pending);
       return;

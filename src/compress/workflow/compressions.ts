@@ -2,7 +2,7 @@
 // `compressions` rows, each with its job when it was one), so the routes above make no database
 // call of their own. A compression is found by its id or by its job's (GET /v1/jobs/{id} and
 // GET /v1/compressions/{id} name the same result); only its subscriber's keys find it.
-import type { Prisma, PrismaClient } from "../../generated/prisma/client.ts";
+import type { CompressionJob, Prisma, PrismaClient } from "../../generated/prisma/client.ts";
 import { isCompressionProfile } from "../../pdf/index.ts";
 import { askedOptions } from "./options.ts";
 
@@ -36,11 +36,29 @@ export const RECORD_SELECT = {
       errorMessage: true,
       inputObject: true,
       apiOrigin: true,
+      pagesDone: true,
+      pagesTotal: true,
     },
   },
 } as const satisfies Prisma.CompressionSelect;
 
 export type CompressionRecord = Prisma.CompressionGetPayload<{ select: typeof RECORD_SELECT }>;
+
+/**
+ * How far a job is: pages done of the document's pages, as the engine reported them while it ran
+ * (async-jobs/progress.ts); pages_total is null until the engine has counted them. A succeeded job has done
+ * them all.
+ */
+export interface JobProgressBody {
+  pages_done: number;
+  pages_total: number | null;
+}
+
+export function progressBody(job: Pick<CompressionJob, "status" | "pagesDone" | "pagesTotal">): JobProgressBody {
+  const total = job.pagesTotal;
+  const done = job.status === "succeeded" && total !== null ? total : job.pagesDone;
+  return { pages_done: done, pages_total: total };
+}
 
 /** The statuses a list is filtered by: a job's while it has one (queued, running), else the record's. */
 export type ListStatus = "queued" | "running" | "succeeded" | "failed";

@@ -5,6 +5,7 @@
 import type { Config } from "../../config/env.ts";
 import * as compression from "../compression.ts";
 import type { EngineRunner } from "../compression.ts";
+import type { JobProgress } from "../isolation/protocol.ts";
 import type { CompressionReportBody } from "../report.ts";
 import type { ObjectStorage } from "../storage/storage.ts";
 import { engineJob, type CompressionOptions, type Operation } from "./options.ts";
@@ -29,15 +30,21 @@ export interface Work {
 export interface Produced {
   objectName: string;
   compressedSize: number;
+  /** The document's pages. */
+  pages: number;
   report?: CompressionReportBody;
 }
 
-/** Runs the engine on the workspace's input and stores its output; a cancelled signal stops it. */
+/**
+ * Runs the engine on the workspace's input and stores its output; a cancelled signal stops it;
+ * `onProgress` is told how far the engine is (a job's progress).
+ */
 export async function produce(
   deps: ProduceDeps,
   workspace: Workspace,
   work: Work,
   signal: AbortSignal,
+  onProgress?: (progress: JobProgress) => void,
 ): Promise<Produced> {
   const paths = { inputPath: workspace.input, outputPath: workspace.output };
   const limit = work.ocrPageLimit;
@@ -45,14 +52,14 @@ export async function produce(
     ...engineJob(work.operation, work.options, paths),
     ...(limit !== undefined ? { ocrPageLimit: limit } : {}),
   };
-  const { outputSize, report } = await compression.run(deps.runner, job, signal);
+  const { outputSize, pages, report } = await compression.run(deps.runner, job, signal, onProgress);
   if (signal.aborted) throw signal.reason;
   const objectName = await compression.store(deps.storage, {
     path: workspace.output,
     uploadedName: work.uploadedName,
     kind: work.operation.kind,
   });
-  return { objectName, compressedSize: outputSize, ...(report ? { report } : {}) };
+  return { objectName, compressedSize: outputSize, pages, ...(report ? { report } : {}) };
 }
 
 /** The same for an input in storage (a direct upload's, a job's): fetched into a workspace of its own first. */
@@ -61,9 +68,10 @@ export function produceFromStorage(
   inputObject: string,
   work: Work,
   signal: AbortSignal,
+  onProgress?: (progress: JobProgress) => void,
 ): Promise<Produced> {
   return withWorkspace(deps.config, async (workspace) => {
     await deps.storage.fetchInput(inputObject, workspace.input);
-    return produce(deps, workspace, work, signal);
+    return produce(deps, workspace, work, signal, onProgress);
   });
 }

@@ -21,7 +21,9 @@ import {
   findCompression,
   markDeleted,
   onceResult,
+  progressBody,
   uploadsOf,
+  type JobProgressBody,
   type CompressionRecord,
 } from "./compressions.ts";
 
@@ -258,6 +260,8 @@ export interface CompressionResource {
   expires_in?: number;
   report?: unknown;
   error?: { code: string; message: string };
+  /** A job's: how far it is (pages done of pages). */
+  progress?: JobProgressBody;
 }
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
@@ -290,6 +294,7 @@ export async function compressionResource(
     expires_at: record.deletedAt ? null : iso(record.expiresAt),
     deleted_at: iso(record.deletedAt),
     deleted_by: record.deletedBy,
+    ...(job ? { progress: progressBody({ ...job, status }) } : {}),
   };
   if (status === "failed") {
     const code = job?.errorCode ?? record.errorCode ?? "processing_failed";

@@ -21,7 +21,7 @@ export interface OcrSettings {
   pageTimeoutMs: number;
   /** The whole pass, at most: pages not begun by then are not read. */
   timeBudgetMs: number;
-  /** Called after each scanned page: how many of the scanned pages are done. */
+  /** Called before the first scanned page and after each: how many of the scanned pages are done. */
   onPage?: (done: number, of: number) => void;
   /** The most scanned pages to read: more, and the pass refuses the document (OcrPageLimit). */
   pageLimit?: number;
@@ -117,6 +117,7 @@ export async function addTextLayers(context: PDFContext, settings: OcrSettings):
   if (survey.scans.length === 0) return report;
   const limit = settings.pageLimit;
   if (limit !== undefined && survey.scans.length > limit) throw new OcrPageLimit(survey.scans.length, limit);
+  settings.onPage?.(0, survey.scans.length);
   const reader = openReader(settings.languages);
   let font: PDFRef | undefined;
   let push: PDFRef | undefined;

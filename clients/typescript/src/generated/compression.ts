@@ -331,6 +331,11 @@ export interface components {
        * @description Its compression (GET or DELETE /v1/compressions/{id}; the job's own id names it too).
        */
       compression_id: string;
+      /** @description How far the job is: pages done of the document's pages, as the engine reports them while it runs (OCR reports each page it has read; the pages it does not read count as done when it starts; without OCR the pages are done when the job ends). pages_total is null until the engine has opened the document (a queued job: 0 of null). A succeeded job has done them all. */
+      progress: {
+        pages_done: number;
+        pages_total: number | null;
+      };
       /**
        * Format: date-time
        * @description A succeeded job whose result was deleted (on request, at the end of its retention, after its first download): no url.
@@ -389,6 +394,11 @@ export interface components {
        * @description The job's id when it was one.
        */
       job_id: string | null;
+      /** @description A job's only. How far the job is: pages done of the document's pages, as the engine reports them while it runs (OCR reports each page it has read; the pages it does not read count as done when it starts; without OCR the pages are done when the job ends). pages_total is null until the engine has opened the document (a queued job: 0 of null). A succeeded job has done them all. */
+      progress?: {
+        pages_done: number;
+        pages_total: number | null;
+      };
       /** @description The name the file was sent with (a failed call's too); null once the result is deleted, and for a failed call once RESULT_RETENTION_HOURS have passed. */
       filename: string | null;
       original_size: number | null;
@@ -763,7 +773,11 @@ export interface operations {
            *       "started_at": null,
            *       "finished_at": null,
            *       "attempts": 0,
-           *       "compression_id": "0193a0b4-6c1e-7f00-8a00-00000000c001"
+           *       "compression_id": "0193a0b4-6c1e-7f00-8a00-00000000c001",
+           *       "progress": {
+           *         "pages_done": 0,
+           *         "pages_total": null
+           *       }
            *     }
            */
           "application/json": components["schemas"]["Job"];
@@ -1052,6 +1066,10 @@ export interface operations {
            *       "finished_at": "2026-12-01T09:15:04.000Z",
            *       "attempts": 1,
            *       "compression_id": "0193a0b4-6c1e-7f00-8a00-00000000c001",
+           *       "progress": {
+           *         "pages_done": 2,
+           *         "pages_total": 2
+           *       },
            *       "success": true,
            *       "original_size": 2480112,
            *       "compressed_size": 612480,
@@ -2547,6 +2565,10 @@ export interface operations {
            *       "finished_at": null,
            *       "attempts": 0,
            *       "compression_id": "0193a0b4-6c1e-7f00-8a00-00000000c001",
+           *       "progress": {
+           *         "pages_done": 0,
+           *         "pages_total": null
+           *       },
            *       "async_reason": {
            *         "code": "ocr_page_limit",
            *         "message": "The file has 40 scanned pages to read with ocr, more than the 5 a synchronous call reads: it was queued as this job, charged once. Poll its Location for the result.",
