@@ -14,7 +14,7 @@ import { createStorage } from "./compress/storage/index.ts";
 import { accounts } from "./auth/accounts.ts";
 import { adminSocketPath, serveAccounts } from "./auth/admin-socket.ts";
 import { ConfigError, loadConfig, type Config } from "./config/env.ts";
-import { openDatabase } from "./db/database.ts";
+import { openDatabase, type Database } from "./db/database.ts";
 import { startJobFeedHousekeeping } from "./db/job-feed.ts";
 import { applyMigrations } from "./db/migrate.ts";
 import { isCatalogEmpty, seedCatalog } from "./db/seed/seed.ts";
@@ -82,6 +82,28 @@ try {
 }
 // Anything that fails from here until the service listens (the database, migrations, the seed,
 // storage, the port) is one JSON line at CRITICAL and exit 1, not a bare stack on stderr.
+/**
+ * The names `suggest` completes, read while the service starts taking requests: three tries a few
+ * seconds apart (at start-up, beside the other first connections, opening one can take longer than
+ * its limit on a busy machine), then the first suggest reads them.
+ */
+async function readNamesAhead(db: Database): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await readSuggestableNamesAhead(db.prisma, db.counting);
+    } catch (error) {
+      if (attempt === 3) {
+        logger.warn(
+          { err: error },
+          "the names suggest completes could not be read ahead; the first suggest reads them",
+        );
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, attempt * 2_000).unref());
+    }
+  }
+}
+
 async function start() {
   // Connects in the background while the database opens; requests fail fast (503) until it is ready.
   const redis = createRedis(config, logger);
@@ -135,9 +157,7 @@ async function start() {
   const app = createApp({ config, db, logger, redis, compress: { storage, runner }, lifecycle });
   const server = createServiceServer(app, config.httpProtocol, config.httpLimits);
   const { port } = await server.listen(config.port, config.host);
-  readSuggestableNamesAhead(db.prisma, db.counting).catch((error: unknown) =>
-    logger.warn({ err: error }, "the names suggest completes could not be read ahead; the first suggest reads them"),
-  );
+  void readNamesAhead(db);
   {
     const where = config.database.kind === "pglite" ? config.database.dataDir : "PostgreSQL server";
     logger.info(

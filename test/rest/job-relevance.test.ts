@@ -4,6 +4,7 @@
 // overlap; q matches a skill's name; a hidden job never appears; relevance without q is a 400;
 // relevance is the default order when q is given.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { knownWordsKept } from "../../src/graphql/search/known-words.ts";
 import type { Prisma } from "../../src/generated/prisma/client.ts";
 import { createApiClient, type ApiClient } from "../helpers/api.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -111,6 +112,33 @@ describe("GET /jobs?sort=relevance", () => {
       }
     } finally {
       phraseWalk.rows = walkRows;
+    }
+  });
+
+  it("says q's words once in a tier whose words the statistics count, twice where they do not; same answers", async () => {
+    const kept = knownWordsKept.ms;
+    knownWordsKept.ms = 0;
+    try {
+      await db.sql.exec("ANALYZE jobs");
+      const [stats] = await db.sql.query<{ words: string[] | null }>(
+        `SELECT most_common_elems::text::text[] AS words FROM pg_stats WHERE tablename = 'jobs' AND attname = 'title_terms'`,
+      );
+      expect(stats?.words).toContain("kestrel");
+      const tierStatements = async (query: string, answer: string) => {
+        db.queries.length = 0;
+        expect(await letters(query)).toBe(answer);
+        return db.queries.filter((q) => /j\.title_terms &&/.test(q) && !/NOT \(+j\.title_terms/.test(q));
+      };
+      // "kestrel" is in the title statistics: the title tier's statement says it once, in the title.
+      const once = await tierStatements("q=kestrel", "cdbea");
+      expect(once.length).toBeGreaterThan(0);
+      for (const statement of once) expect(statement).not.toMatch(/j\.search_terms &&/);
+      // "field" is in no title: the planner would guess, so the words stay said anywhere too.
+      const twice = await tierStatements("q=field", "a");
+      expect(twice.length).toBeGreaterThan(0);
+      for (const statement of twice) expect(statement).toMatch(/j\.search_terms &&/);
+    } finally {
+      knownWordsKept.ms = kept;
     }
   });
 

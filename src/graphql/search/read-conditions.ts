@@ -49,7 +49,15 @@ export function groupsSql(reading: SearchReading, scope: SearchScope): SqlCondit
 /** The reading's words as the q filter: its groups anywhere, none of its excluded terms. */
 export function searchSql(reading: SearchReading): SqlCondition {
   const groups = groupsSql(reading, "all");
-  return (p) => [groups(p), ...reading.excluded.map((term) => `NOT ${termSql(term, "all", p)}`)].join(" AND ");
+  return (p) => [groups(p), ...excludedTerms(reading, p)].join(" AND ");
+}
+
+const excludedTerms = (reading: SearchReading, p: SqlParams) =>
+  reading.excluded.map((term) => `NOT ${termSql(term, "all", p)}`);
+
+/** None of the reading's excluded terms anywhere (true without any). */
+export function excludedSql(reading: SearchReading): SqlCondition {
+  return (p) => excludedTerms(reading, p).join(" AND ") || "true";
 }
 
 function termWhere(term: ReadTerm): Prisma.JobWhereInput {

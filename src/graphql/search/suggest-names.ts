@@ -68,14 +68,15 @@ export function suggestableNames(ctx: GraphQLContext): Promise<NamedEntry[]> {
 
 async function readNames(prisma: PrismaClient, now: Date): Promise<NamedEntry[]> {
   const sql = prismaSql(prisma);
-  const [skills, companies, places, titles] = await Promise.all([
-    sql.query<{ id: string; slug: string; name: string }>(`SELECT id::text, slug, name FROM skills`),
-    sql.query<{ id: string; slug: string; name: string }>(
-      `SELECT c.id::text, c.slug, c.name FROM companies c WHERE ${publicCompanySql}`,
-    ),
-    placeCounts(prisma, now),
-    titleCounts(prisma, now),
-  ]);
+  // One statement at a time: the counting client has two connections, and a statement waiting for
+  // one longer than the connect limit (the places' and titles' counts take a second or two on a
+  // cold cache at a million jobs) failed the whole read.
+  const skills = await sql.query<{ id: string; slug: string; name: string }>(`SELECT id::text, slug, name FROM skills`);
+  const companies = await sql.query<{ id: string; slug: string; name: string }>(
+    `SELECT c.id::text, c.slug, c.name FROM companies c WHERE ${publicCompanySql}`,
+  );
+  const places = await placeCounts(prisma, now);
+  const titles = await titleCounts(prisma, now);
   const counts = await readCounts(
     prisma,
     [...skills, ...companies].map((r) => r.id),

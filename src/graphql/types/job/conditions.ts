@@ -11,7 +11,7 @@ import { withinSql } from "./ranked-sql.ts";
 import type { JobFilterShape } from "./filter.ts";
 import type { JobSortValue } from "./order.ts";
 import { readSearch, type SearchReading } from "../../search/reading.ts";
-import { searchSql, searchWhere } from "../../search/read-conditions.ts";
+import { excludedSql, searchSql, searchWhere } from "../../search/read-conditions.ts";
 
 /** One condition of the job list, in both of its forms: Prisma's, and SQL on jobs aliased j (../sql.ts). */
 export interface JobCondition {
@@ -21,6 +21,11 @@ export interface JobCondition {
   facet?: JobFacetName;
   /** Prisma's form is only a superset (a box around a circle): rows and counts go through SQL. */
   sqlOnly?: boolean;
+  /**
+   * q's condition without its words (its excluded terms only), for the relevance tiers whose own
+   * condition implies the words (./ranked-sql.ts relevanceTiers).
+   */
+  sqlBesidesWords?: SqlCondition;
 }
 
 /** The facets of the job list (GET /jobs/facets, jobFacets). */
@@ -108,7 +113,12 @@ function searchConditions(reading: SearchReading): JobCondition[] {
   const all: JobCondition[] = [];
   if (reading.groups.length > 0 || reading.excluded.length > 0) {
     const { where, exact } = searchWhere(reading);
-    all.push({ where, sql: searchSql(reading), ...(exact ? {} : { sqlOnly: true }) });
+    all.push({
+      where,
+      sql: searchSql(reading),
+      sqlBesidesWords: excludedSql(reading),
+      ...(exact ? {} : { sqlOnly: true }),
+    });
   }
   // A place named in q stands for the jobs in it: those at its coordinates, which follow a job's
   // city and country (a trigger copies them from places). On the coordinates' index a page walks

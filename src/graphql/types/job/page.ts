@@ -14,7 +14,13 @@ import { answersJobQuery, jobIdsPage, jobPage, rowsOfIds, type JobQuery } from "
 
 /** What a computed order needs: the reading of q (relevance), or the place (distance). */
 export type JobRanking =
-  { kind: "relevance"; reading: SearchReading } | { kind: "distance"; lat: number; lon: number; radiusKm: number };
+  | {
+      kind: "relevance";
+      reading: SearchReading;
+      /** The list's conditions but q's words, which the title and head tiers' own conditions imply. */
+      sqlWhereBesidesWords?: SqlCondition;
+    }
+  | { kind: "distance"; lat: number; lon: number; radiusKm: number };
 
 type SqlWindow = PageWindow<unknown> & { sqlWhere: SqlCondition; ranking?: JobRanking };
 
@@ -42,8 +48,7 @@ async function pageByIds(ctx: GraphQLContext, query: JobQuery, window: SqlWindow
   });
   if (ctx.sql && answersJobQuery(plain)) {
     const read = rowsOfIds(plain.select);
-    if (ranking?.kind === "relevance")
-      return relevancePage(ctx.sql, { ...window, now: ctx.now }, ranking.reading, read);
+    if (ranking?.kind === "relevance") return relevancePage(ctx.sql, { ...window, now: ctx.now }, ranking, read);
     if (ranking?.kind === "distance") return distancePage(ctx.sql, window, ranking, read);
     const near = nearInListOrder(window);
     if (near) return nearListPage(ctx.sql, window, near, read);
@@ -53,7 +58,7 @@ async function pageByIds(ctx: GraphQLContext, query: JobQuery, window: SqlWindow
   }
   const ids: RankedId[] =
     ranking?.kind === "relevance"
-      ? await relevancePage(sql, { ...window, now: ctx.now }, ranking.reading)
+      ? await relevancePage(sql, { ...window, now: ctx.now }, ranking)
       : ranking?.kind === "distance"
         ? await distancePage(sql, window, ranking)
         : ((await jobIdsPage(sql, window)) as RankedId[]);

@@ -56,7 +56,14 @@ builder.queryFields((t) => ({
       const bySalary = sort === "SALARY_DESC" || sort === "SALARY_ASC";
       const countKey = JSON.stringify(args.filter ?? null) + (bySalary ? " by salary" : "");
       const filters = await jobFilterConditions(ctx, args.filter ?? {}, sort);
-      const ranking = await rankingOf(ctx, args.filter ?? {}, sort);
+      const ranked = await rankingOf(ctx, args.filter ?? {}, sort);
+      const ranking =
+        ranked?.kind === "relevance"
+          ? {
+              ...ranked,
+              sqlWhereBesidesWords: allOf([publicJobSql(ctx.now), ...filters.map((f) => f.sqlBesidesWords ?? f.sql)]),
+            }
+          : ranked;
       const near = await resolveNear(ctx.prisma, args.filter?.near, args.filter?.radiusKm);
       return {
         ...page,
