@@ -1,15 +1,22 @@
 // Compression for agents (issue 44 item 6): POST /v1/mcp through the official SDK's client
 // (Client + StreamableHTTPClientTransport) against a real server: the tools listed with their
 // output schemas, a file compressed by its URL from a local server (and as a job), the result got,
-// listed and deleted, the usage, a refusal as a tool error; a missing or wrong key is a 401 in the
-// error shape with WWW-Authenticate, before any tool runs.
+// listed and deleted, the usage, a refusal as a tool error (hostile ocr and ocr_languages among them,
+// property-based); a missing or wrong key is a 401 in the error shape with WWW-Authenticate, before
+// any tool runs.
+import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usedThisMonth } from "../../src/auth/quota.ts";
+import { COMPRESSION_PROFILES } from "../../src/pdf/index.ts";
+import { OCR_LANGUAGES } from "../../src/pdf/shared/options.ts";
 import { makePdf, subscriberWithKey } from "../helpers/compress.ts";
+import { fuzzRuns, hostileText, integerEdges } from "../helpers/fuzz.ts";
 import { startCompressionStack, type CompressionStack } from "../helpers/compression-stack.ts";
 
 let stack: CompressionStack;
@@ -24,8 +31,12 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => files.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
-  // development: this machine's file server may be fetched (the webhook policy's loopback default)
-  stack = await startCompressionStack({ name: "mcp-compression", env: { NODE_ENV: "development" } });
+  // development: this machine's file server may be fetched (the webhook policy's loopback default);
+  // a per-key limit that a long fuzz run (FUZZ_RUNS) does not reach
+  stack = await startCompressionStack({
+    name: "mcp-compression",
+    env: { NODE_ENV: "development", COMPRESS_RATE_LIMIT_PER_MINUTE: "100000" },
+  });
 });
 afterAll(async () => {
   files?.close();
@@ -121,6 +132,56 @@ describe("/v1/mcp", () => {
     }
     // initialize, its notification, two tools/call: each a request of the key, between two of /v1/usage
     expect(before - (await remaining())).toBeGreaterThanOrEqual(5);
+  });
+
+  // Issue 43: compress_pdf's ocr and ocr_languages (and the profile beside them) with any value. A
+  // direct upload that does not exist: the options are checked before it is looked up, so a valid
+  // set answers upload_not_found and nothing runs or is charged.
+  it("answers hostile ocr and ocr_languages with a tool error naming its code, never a protocol or HTTP error", async () => {
+    const { token, subscriber } = await subscriberWithKey(stack.db.prisma, { quota: 5 });
+    const client = await connect(token);
+    const anyValue = fc.oneof(
+      hostileText,
+      integerEdges.map(Number),
+      fc.boolean(),
+      fc.constant(null),
+      fc.array(fc.constantFrom("eng", "deu", "xx"), { maxLength: 4 }),
+      fc.jsonValue({ maxDepth: 1 }),
+    );
+    // Codes as Tesseract joins them (and worse): known, unknown, blank, repeated, too many.
+    const codes = fc.array(fc.constantFrom(...OCR_LANGUAGES, "klingon", "", " eng", "ENG"), { maxLength: 5 });
+    const languages = fc
+      .tuple(codes, fc.constantFrom("+", ",", "++", " + "))
+      .map(([list, separator]) => list.join(separator));
+    const args = fc.record(
+      {
+        ocr: fc.oneof({ weight: 3, arbitrary: fc.boolean() }, anyValue),
+        ocr_languages: fc.oneof({ weight: 3, arbitrary: languages }, anyValue),
+        profile: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...COMPRESSION_PROFILES) }, anyValue),
+        target_size: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, fc.integer()),
+        async: fc.boolean(),
+      },
+      { requiredKeys: [] },
+    );
+    try {
+      await fc.assert(
+        fc.asyncProperty(args, async (sent) => {
+          const context = JSON.stringify(sent);
+          const arguments_ = { upload_id: randomUUID(), ...sent };
+          const result = (await client.callTool({ name: "compress_pdf", arguments: arguments_ })) as CallToolResult;
+          expect(result.isError, context).toBe(true);
+          const text = result.content[0]?.type === "text" ? result.content[0].text : "";
+          // The API's refusal ("code: message"), or the SDK's of an argument not of its type.
+          expect(text, context).toMatch(
+            /^(invalid_[a-z_]+|upload_not_found): |^MCP error -32602: Input validation error/,
+          );
+        }),
+        { numRuns: fuzzRuns(40) },
+      );
+    } finally {
+      await client.close();
+    }
+    expect(await usedThisMonth(stack.db.prisma, subscriber.id)).toBe(0);
   });
 
   it("is listed in /llms.txt and described in /v1/openapi.json (POST, Bearer, a JSON-RPC body)", async () => {

@@ -12,7 +12,7 @@
 // Issue 44: the JSON bodies of /v1/compress, /v1/unlock, jobs and /v1/mcp that name a file_url are
 // routes of the grid too, and FUZZ_RUNS JSON bodies give file_url (this service's own addresses, a
 // real result's among them, altered ones, refused ones), retention, upload_id, password,
-// callback_url and options any value, on the three routes.
+// callback_url and options (ocr and ocr_languages among them, issue 43) any value, on the three routes.
 //
 // Bounded for CI: the grid of route x size x delivery (HTTP/1.1), a smaller grid over h2c, and
 // FUZZ_RUNS random cases (default 20: random route, size, split points and pauses). A long run:
@@ -580,6 +580,8 @@ describe(`JSON bodies with file_url, retention and the other fields, any values 
         profile: value,
         grayscale: value,
         target_size: value,
+        ocr: value,
+        ocr_languages: fc.oneof(value, fc.constantFrom("eng+deu", "eng+deu+fra+ita", "klingon", "eng,,deu", "+")),
       },
       { requiredKeys: [] },
     );
