@@ -397,7 +397,8 @@ for (const a of aggregates) {
   if (a.measureMs === null) continue;
   out.push(
     `${a.label}: the report's min_ssim cost ${(a.measureMs / 1000).toFixed(3)} s of measuring beyond the quality ` +
-      `check's own (of ${((a.engineMs ?? 0) / 1000).toFixed(1)} s in the engine): it is made of the check's measurements.`,
+      `check's own (of ${((a.engineMs ?? 0) / 1000).toFixed(1)} s in the engine): scans in layers measured again as ` +
+      "written; every other change, the check's measurements.",
   );
 }
 out.push("", "== Aggregate per category ==", categoryTable(byCategory, aggregates));

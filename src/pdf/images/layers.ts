@@ -15,7 +15,7 @@
 // pixels and their neighbours, and a block that is all text takes its neighbours' colour.
 import { PDFName, PDFNumber } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFRawStream, PDFRef } from "@cantoo/pdf-lib";
-import { encodeJpeg, release } from "./codecs.ts";
+import { decodeJpeg, encodeJpeg, release } from "./codecs.ts";
 import type { JpegEffort, Pixels } from "./codecs.ts";
 import { encodeBitonal } from "./bitonal.ts";
 import type { BitonalEffort, BitonalEncoding } from "./bitonal.ts";
@@ -434,6 +434,11 @@ export interface LayeredOptions {
   jpegEffort: JpegEffort;
   /** Whether the page as composed holds the floor. */
   passes: (composed: RowSource) => boolean;
+  /**
+   * The page as it will be drawn, once its background is written as JPEG (`passes` saw the
+   * background before): for the report's measurement. Not called for a flat background.
+   */
+  written?: (composed: RowSource) => void;
 }
 
 export interface LayeredEncoding {
@@ -515,6 +520,11 @@ async function layersOf(
       }
       const image = grayIfNeutral(layer.pixels);
       const jpeg = await encodeJpeg(image, { quality: options.jpegQuality, effort: options.jpegEffort });
+      if (options.written) {
+        const decoded = await decodeJpeg(jpeg, image.components);
+        options.written(composeLuminance(seg, { ...layer, pixels: decoded }));
+        release(decoded.data);
+      }
       return {
         mask,
         ink,

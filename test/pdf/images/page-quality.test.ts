@@ -77,8 +77,7 @@ function grayPages(bytes: Uint8Array, tag: string) {
 describe("the report's min_ssim agrees with pdftoppm's renderings", () => {
   it.skipIf(!corpus || !poppler).each([
     // A one-page JPEG scan; a Flate photograph recoded as JPEG; 21 pages, images on some;
-    // a colour scan split into layers (the check measures the composition before its
-    // background's JPEG: the bias seen here is 0.004 or so, on the favourable side).
+    // a colour scan split into layers (measured again once its background is a JPEG).
     "scan_c02-22_jpeg.pdf",
     "photo_mountain_flate.pdf",
     "photo_pdflib_21p.pdf",
