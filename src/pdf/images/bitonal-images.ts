@@ -6,11 +6,12 @@
 // dictionaries: already smaller than generic coding), MMR-coded JBIG2, CCITT that libtiff does
 // not read, images with data elsewhere (/F).
 import { PDFBool, PDFName, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
-import type { PDFContext, PDFDict } from "@cantoo/pdf-lib";
+import type { PDFContext } from "@cantoo/pdf-lib";
 import { forEachBounded } from "../shared/bounded-jobs.ts";
 import type { JobBounds } from "../shared/bounded-jobs.ts";
 import { decodeFilters, decodeParmsOf, filtersOf, isGeneralFilter, N, numberOf } from "../streams/filters.ts";
-import { decodeCcitt, decodeJbig2, encodeBitonal } from "./bitonal.ts";
+import { ccittParmsOf, decodeCcitt } from "../codecs/ccitt.ts";
+import { decodeJbig2, encodeBitonal } from "./bitonal.ts";
 import { rowBytesOf } from "../codecs/jbig2.ts";
 import type { BitonalEffort, Bits } from "./bitonal.ts";
 import { colourOf } from "../shared/colour.ts";
@@ -31,10 +32,6 @@ const BEST_EFFORT_MAX_PIXELS = 200_000_000;
 /** Smaller images are not worth the work. */
 const MIN_STORED_BYTES = 256;
 
-const K = PDFName.of("K");
-const Rows = PDFName.of("Rows");
-const BlackIs1 = PDFName.of("BlackIs1");
-const EncodedByteAlign = PDFName.of("EncodedByteAlign");
 const JBIG2Globals = PDFName.of("JBIG2Globals");
 
 interface BitonalImage {
@@ -63,8 +60,6 @@ function bitonalImage(stream: PDFRawStream, context: PDFContext): BitonalImage |
   return { stream, width, height };
 }
 
-const flag = (parms: PDFDict | undefined, name: PDFName) => parms?.lookup(name) === PDFBool.True;
-
 /** The image's samples, packed rows of 1 bit, when every filter can be undone exactly. */
 async function samplesOf(image: BitonalImage): Promise<Bits | undefined> {
   const { stream, width, height } = image;
@@ -84,17 +79,8 @@ async function samplesOf(image: BitonalImage): Promise<Bits | undefined> {
         });
   if (!data) return undefined;
   if (last === "CCITTFaxDecode") {
-    const p = parms.at(-1);
-    const columns = numberOf(p?.lookup(N.Columns)) ?? 1728;
-    const rows = numberOf(p?.lookup(Rows)) ?? height;
-    if (columns !== width || (rows !== height && rows !== 0)) return undefined;
-    return decodeCcitt(data, {
-      k: numberOf(p?.lookup(K)) ?? 0,
-      columns,
-      rows: height,
-      blackIs1: flag(p, BlackIs1),
-      encodedByteAlign: flag(p, EncodedByteAlign),
-    });
+    const ccitt = ccittParmsOf(parms.at(-1), width, height);
+    return ccitt && decodeCcitt(data, ccitt);
   }
   if (last === "JBIG2Decode") {
     if (parms.at(-1)?.has(JBIG2Globals)) return undefined;

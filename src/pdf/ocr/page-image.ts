@@ -2,14 +2,17 @@
 // (no Tj, TJ, ' or " in its content or in the forms it draws) and one image XObject drawn by its
 // own content covers at least half its visible area: a scan. The image is read as it is stored,
 // before the image pass downsamples or splits it: JPEG (any colour, through sharp), 1- and 8-bit
-// gray, RGB and CMYK samples behind the lossless filters, image masks, and JBIG2 generic regions
-// (codecs/jbig2.ts), made gray and handed to Tesseract as a PGM file. Others (CCITT, JPEG 2000,
-// indexed colour) are not read, and the report counts them.
+// gray, RGB and CMYK samples behind the lossless filters, indexed colour (1, 2, 4 or 8 bits of
+// index into a gray, RGB or CMYK palette), image masks, CCITT fax (G3 and G4, through libtiff:
+// codecs/ccitt.ts) and JBIG2 generic regions (codecs/jbig2.ts), made gray and handed to Tesseract
+// as a PGM file. Others (JPEG 2000, JBIG2 with global segments) are not read, and the report counts them.
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
 import sharp from "sharp";
 import { decodeJbig2 } from "../codecs/jbig2.ts";
+import { ccittParmsOf, decodeCcitt } from "../codecs/ccitt.ts";
 import { colourOf, grayOf } from "../shared/colour.ts";
+import type { Colour } from "../shared/colour.ts";
 import { contentStreamsOf, IDENTITY, multiply, pagesOf } from "../shared/placement.ts";
 import type { Matrix } from "../shared/placement.ts";
 import { Op, scanContent } from "../shared/syntax.ts";
@@ -184,7 +187,8 @@ async function graySamples(
   const decode = decodeArray(dict);
   const inverted = decode !== undefined && decode[0]! > decode[1]!;
   const last = filters.at(-1);
-  const outer = filters.slice(0, last === "DCTDecode" || last === "JBIG2Decode" ? -1 : filters.length);
+  const special = last === "DCTDecode" || last === "JBIG2Decode" || last === "CCITTFaxDecode";
+  const outer = filters.slice(0, special ? -1 : filters.length);
   const limit = width * height * 4 + 1024 * 1024;
   const data = decodeFilters(stream.contents, outer, parms.slice(0, outer.length), dict, limit, {
     predictors: true,
@@ -204,8 +208,15 @@ async function graySamples(
     const bits = decodeJbig2(data, width, height);
     return bits && { gray: grayOfBits(bits.data, width, height, !inverted), width, height };
   }
+  if (last === "CCITTFaxDecode") {
+    // The samples as the image holds them (1: white unless /Decode says otherwise), as for raw bits.
+    const ccitt = ccittParmsOf(parms.at(-1), width, height);
+    const bits = ccitt && (await decodeCcitt(data, ccitt));
+    return bits && { gray: grayOfBits(bits.data, width, height, inverted), width, height };
+  }
   const bpc = mask ? 1 : numberOf(dict.lookup(N.BitsPerComponent));
   const colour = mask ? undefined : colourOf(dict.lookup(N.ColorSpace), context);
+  if (colour?.kind === "indexed") return indexedGray(data, { width, height, bpc, inverted }, colour);
   if (bpc === 1 && (mask || (colour?.kind === "direct" && colour.components === 1))) {
     if (data.length < ((width + 7) >> 3) * height) return undefined;
     return { gray: grayOfBits(data, width, height, inverted), width, height };
@@ -217,6 +228,47 @@ async function graySamples(
   for (let i = 0; i < gray.length; i++) {
     const v = n === 1 ? data[i]! : grayOf(n === 3 ? "rgb" : "cmyk", data, i * n);
     gray[i] = inverted ? 255 - v : v;
+  }
+  return { gray, width, height };
+}
+
+/** The gray of each palette entry of an indexed colour space (a gray, RGB or CMYK base). */
+function paletteGray(colour: Extract<Colour, { kind: "indexed" }>): Uint8Array | undefined {
+  const n = colour.base.components;
+  if (![1, 3, 4].includes(n)) return undefined;
+  const lut = new Uint8Array(colour.hival + 1);
+  for (let i = 0; i < lut.length; i++) {
+    lut[i] = n === 1 ? colour.palette[i]! : grayOf(n === 3 ? "rgb" : "cmyk", colour.palette, i * n);
+  }
+  return lut;
+}
+
+/**
+ * Gray samples of an indexed image: 1, 2, 4 or 8 bits of index per pixel, rows padded to a byte
+ * (ISO 32000-1 8.9.3), each looked up in the palette's grays (an index past hival is hival's). An
+ * inverted /Decode (hival 0) reverses the indices.
+ */
+function indexedGray(
+  data: Uint8Array,
+  image: { width: number; height: number; bpc: number | undefined; inverted: boolean },
+  colour: Extract<Colour, { kind: "indexed" }>,
+): { gray: Uint8Array; width: number; height: number } | undefined {
+  const { width, height, bpc, inverted } = image;
+  const lut = paletteGray(colour);
+  if (!lut || (bpc !== 1 && bpc !== 2 && bpc !== 4 && bpc !== 8)) return undefined;
+  const rowBytes = Math.ceil((width * bpc) / 8);
+  if (data.length < rowBytes * height) return undefined;
+  const gray = new Uint8Array(width * height);
+  const perByte = 8 / bpc;
+  const max = (1 << bpc) - 1;
+  for (let y = 0; y < height; y++) {
+    const row = y * rowBytes;
+    for (let x = 0; x < width; x++) {
+      const byte = data[row + Math.floor(x / perByte)]!;
+      const raw = (byte >> ((perByte - 1 - (x % perByte)) * bpc)) & max;
+      const index = Math.min(inverted ? colour.hival - raw : raw, colour.hival);
+      gray[y * width + x] = lut[Math.max(0, index)]!;
+    }
   }
   return { gray, width, height };
 }

@@ -476,7 +476,7 @@ export interface components {
         /** @description Why not, when linearized is false. */
         reason?: string;
       };
-      /** @description Present when ocr=true was asked: pages_read got an invisible text layer; pages_without_words were scans on which no word was found; pages_with_text already had text and were left as they were; pages_not_read were scans whose image could not be read (CCITT, JPEG 2000 and indexed-colour scans are not read yet) or that the time limit cut short (pages_timed_out of them); languages, those read. */
+      /** @description Present when ocr=true was asked: pages_read got an invisible text layer; pages_without_words were scans on which no word was found; pages_with_text already had text and were left as they were; pages_not_read were scans whose image could not be read (JPEG 2000 scans, inline images and JBIG2 with global segments are not read yet) or that the time limit cut short (pages_timed_out of them); languages, those read. */
       ocr?: {
         /** @description Pages given a text layer. */
         pages_read: number;

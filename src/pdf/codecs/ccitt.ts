@@ -1,0 +1,113 @@
+// CCITT fax (ITU-T T.4 and T.6: G3 and G4) images decoded by libtiff through libvips: the stream
+// as the one strip of a TIFF built around it. The ground floor of the passes that read bi-tonal
+// samples: the bi-tonal pass (images/bitonal-images.ts) and OCR (ocr/page-image.ts).
+import { PDFBool, PDFName } from "@cantoo/pdf-lib";
+import type { PDFDict } from "@cantoo/pdf-lib";
+import sharp from "sharp";
+import { N, numberOf } from "../streams/filters.ts";
+import { rowBytesOf } from "./jbig2.ts";
+import type { Bits } from "./jbig2.ts";
+
+/** Packed bits of gray samples (at least 128: 1). */
+export function pack(gray: Uint8Array, width: number, height: number): Bits {
+  const rowBytes = rowBytesOf(width);
+  const data = new Uint8Array(rowBytes * height);
+  for (let y = 0; y < height; y++) {
+    const at = y * width;
+    const row = y * rowBytes;
+    for (let x = 0; x < width; x++) if (gray[at + x]! >= 128) data[row + (x >> 3)]! |= 0x80 >> (x & 7);
+  }
+  return { data, width, height };
+}
+
+/** Little-endian TIFF fields: tag, type (3 short, 4 long), value. */
+type Field = [number, number, number];
+
+/** A one-strip, one-bit TIFF around `strip` (tags in ascending order). */
+function tiffOf(fields: Field[], strip: Uint8Array): Uint8Array {
+  const entries = [...fields].sort((p, q) => p[0] - q[0]);
+  const ifdAt = 8;
+  const dataAt = ifdAt + 2 + entries.length * 12 + 4;
+  const out = Buffer.alloc(dataAt + strip.length);
+  out.write("II", 0, "latin1");
+  out.writeUInt16LE(42, 2);
+  out.writeUInt32LE(ifdAt, 4);
+  out.writeUInt16LE(entries.length, ifdAt);
+  entries.forEach(([tag, type, value], i) => {
+    const at = ifdAt + 2 + i * 12;
+    out.writeUInt16LE(tag, at);
+    out.writeUInt16LE(type, at + 2);
+    out.writeUInt32LE(1, at + 4);
+    if (type === 3) out.writeUInt16LE(value, at + 8);
+    else out.writeUInt32LE(value === -1 ? dataAt : value, at + 8);
+  });
+  out.set(strip, dataAt);
+  return out;
+}
+
+export interface CcittParms {
+  k: number;
+  columns: number;
+  rows: number;
+  blackIs1: boolean;
+  encodedByteAlign: boolean;
+}
+
+const P = {
+  K: PDFName.of("K"),
+  Rows: PDFName.of("Rows"),
+  BlackIs1: PDFName.of("BlackIs1"),
+  EncodedByteAlign: PDFName.of("EncodedByteAlign"),
+};
+
+/**
+ * The CCITT parameters of a /CCITTFaxDecode image of this size from its /DecodeParms (ISO 32000-1
+ * Table 11's defaults); undefined when their Columns or Rows say another size.
+ */
+export function ccittParmsOf(parms: PDFDict | undefined, width: number, height: number): CcittParms | undefined {
+  const columns = numberOf(parms?.lookup(N.Columns)) ?? 1728;
+  const rows = numberOf(parms?.lookup(P.Rows)) ?? height;
+  if (columns !== width || (rows !== height && rows !== 0)) return undefined;
+  return {
+    k: numberOf(parms?.lookup(P.K)) ?? 0,
+    columns,
+    rows: height,
+    blackIs1: parms?.lookup(P.BlackIs1) === PDFBool.True,
+    encodedByteAlign: parms?.lookup(P.EncodedByteAlign) === PDFBool.True,
+  };
+}
+
+/**
+ * The samples a /CCITTFaxDecode stream decodes to, read by libtiff through libvips (the stream as
+ * the strip of a TIFF); undefined when libtiff cannot read it or reads another size.
+ */
+export async function decodeCcitt(data: Uint8Array, parms: CcittParms): Promise<Bits | undefined> {
+  const { k, columns: width, rows: height } = parms;
+  // G4 has no byte alignment option in TIFF; G3 takes it as T4Options' fill bits.
+  if (k < 0 && parms.encodedByteAlign) return undefined;
+  const fields: Field[] = [
+    [256, 4, width],
+    [257, 4, height],
+    [258, 3, 1],
+    [259, 3, k < 0 ? 4 : 3],
+    [262, 3, 0],
+    [273, 4, -1],
+    [277, 3, 1],
+    [278, 4, height],
+    [279, 4, data.length],
+  ];
+  if (k >= 0) fields.push([292, 4, (k > 0 ? 1 : 0) | (parms.encodedByteAlign ? 4 : 0)]);
+  try {
+    const { data: gray, info } = await sharp(tiffOf(fields, data), { limitInputPixels: 0 })
+      .toColourspace("b-w")
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    if (info.width !== width || info.height !== height || info.channels !== 1) return undefined;
+    // libvips gives white (a white run) as 255; BlackIs1 false makes white runs 1 bits.
+    const bits = pack(gray, width, height);
+    if (parms.blackIs1) for (let i = 0; i < bits.data.length; i++) bits.data[i] = ~bits.data[i]! & 0xff;
+    return bits;
+  } catch {
+    return undefined;
+  }
+}
