@@ -649,7 +649,11 @@ async function tryCompress(ctx: ParameterizedContext<SignedInState & AppState>, 
       service.compressForm(request, form),
     );
     setHeaders(ctx, done.headers);
-    page(ctx, tryPage(viewer, { keys, fields: done.fields, result: { ...done.body, filename: done.filename } }));
+    const answer =
+      "now" in done
+        ? { result: { ...done.now.body, filename: done.filename } }
+        : { queued: { ...done.job.body, filename: done.filename } };
+    page(ctx, tryPage(viewer, { keys, fields: done.fields, ...answer }));
   } catch (error) {
     if (!(error instanceof HttpError) || error.status === 401 || error.code === "invalid_csrf_token") throw error;
     setHeaders(ctx, error.headers);

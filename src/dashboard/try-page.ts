@@ -5,6 +5,7 @@
 // it, and puts the page that answers in place of this one's main content.
 import type { KeyView } from "../auth/accounts.ts";
 import type { CompressionResultBody } from "../compress/compression.ts";
+import type { JobResource } from "../compress/async-jobs/resource.ts";
 import { COMPRESSION_PROFILES } from "../pdf/index.ts";
 import { html, type Html } from "./html.ts";
 import { bytes, count, csrfField, DASHBOARD, layout, notice, planNeeded, type Viewer } from "./pages.ts";
@@ -24,6 +25,8 @@ export interface TryPageOptions {
   /** The fields of the form just sent, to show it as it was; none for a fresh form. */
   fields?: TryFields;
   result?: CompressionResultBody & { filename: string };
+  /** A scan with more pages to read (ocr) than a synchronous call reads: queued as a job. */
+  queued?: JobResource & { filename: string };
   error?: { status: number; code: string; message: string };
 }
 
@@ -33,11 +36,12 @@ export function tryPage(viewer: Viewer, options: TryPageOptions): string {
   const fields = options.fields ?? {};
   const result = options.result ? compressedNotice(options.result, fields) : "";
   const error = options.error ? notCompressedNotice(options.error) : "";
+  const queued = options.queued ? queuedNotice(options.queued) : "";
   return layout(
     "Try it",
     html`<h1>Try it</h1>
       <p>Compress a PDF through the API from here.</p>
-      <div data-try-answer>${result}${error}</div>
+      <div data-try-answer>${result}${queued}${error}</div>
       ${tryContent(viewer, active, fields)}`,
     viewer,
     "try",
@@ -296,6 +300,19 @@ function compressedNotice(result: NonNullable<TryPageOptions["result"]>, fields:
         <span class="hint">The link works for ${Math.round(result.expires_in / 60)} minutes.</span>
       </p>
       ${result.report ? reportCard(result.report, bytes) : ""}`,
+  );
+}
+
+/** What the API's synchronous call answers with a 202: the file became a job, run in the background. */
+function queuedNotice(job: NonNullable<TryPageOptions["queued"]>): Html {
+  return notice(
+    "info",
+    html`<h2>Queued ${job.filename} as a job</h2>
+      <p>${job.async_reason?.message ?? "The file is compressed in the background."}</p>
+      <p class="hint">
+        The API answered <code>202</code> with job <code>${job.id}</code>, charged once. Its result appears on
+        <a href="/dashboard/history">History</a> when it is done.
+      </p>`,
   );
 }
 

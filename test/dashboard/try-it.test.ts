@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sessions } from "../../src/auth/sessions.ts";
 import { usedThisMonth } from "../../src/auth/quota.ts";
 import { createLocalStorage } from "../../src/compress/storage/local.ts";
+import type { EngineRunner } from "../../src/compress/compression.ts";
 import { makePdf, multipart, passThroughRunner, subscriberWithKey } from "../helpers/compress.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -18,6 +19,16 @@ let server: TestServer;
 let work: string;
 let uploads: string;
 let pdf: Buffer;
+
+// The engine's answer to a synchronous call with ocr whose file has more scanned pages to read
+// than such a call reads (the real engine's count: test/compress/ocr-sync-limit.test.ts); any
+// other job passes through.
+const ocrLimitedRunner: EngineRunner = {
+  run: (job, signal) =>
+    "ocrPageLimit" in job && job.ocrPageLimit !== undefined
+      ? Promise.resolve({ ok: false, code: "ocr_page_limit", message: "3 scanned pages to read", pages: 3 })
+      : passThroughRunner.run(job, signal),
+};
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -33,7 +44,7 @@ beforeAll(async () => {
       UPLOAD_TMP_DIR: uploads,
       COMPRESS_RATE_LIMIT_PER_MINUTE: "5",
     },
-    { compress: { storage: await createLocalStorage(objects, null), runner: passThroughRunner } },
+    { compress: { storage: await createLocalStorage(objects, null), runner: ocrLimitedRunner } },
   );
 });
 
@@ -91,6 +102,20 @@ describe("Try it", () => {
       filename: "report.pdf",
     });
     expect((await db.prisma.apiKey.findUniqueOrThrow({ where: { id: key.id } })).lastUsedAt).not.toBeNull();
+    expect(await readdir(uploads)).toEqual([]);
+  });
+
+  it("queues a scan with more pages to read than a synchronous call reads (ocr) as a job, charged once, and says so", async () => {
+    const { subscriber, key, email } = await subscriberWithKey(db.prisma, { quota: 10 });
+    const { cookie, csrf } = await session(email);
+    const answer = await tryIt(cookie, { csrf_token: csrf, key_id: key.id, ocr: "true" });
+    expect(answer.status).toBe(200);
+    expect(answer.html).toContain("Queued report.pdf as a job");
+    const job = await db.prisma.compressionJob.findFirstOrThrow({ where: { subscriberId: subscriber.id } });
+    expect(job).toMatchObject({ status: "queued", ocr: true, filename: "report.pdf" });
+    expect(answer.html).toContain(job.id);
+    expect(answer.html).toContain('href="/dashboard/history"');
+    expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(1);
     expect(await readdir(uploads)).toEqual([]);
   });
 

@@ -152,7 +152,7 @@ export interface CompressService {
   compressForm(
     request: RequestInfo,
     form: FormIntake,
-  ): Promise<Answer<CompressionResultBody> & { filename: string; fields: Record<string, string> }>;
+  ): Promise<SyncAnswer & { headers: Record<string, string>; filename: string; fields: Record<string, string> }>;
   /**
    * Reads a multipart body of /v1/compress without compressing or charging it: for its digest only
    * (body-digest.ts), when an Idempotency-Key's answer is to be replayed to a retry.
@@ -565,9 +565,14 @@ async function compressForm(
         uploadedName: upload.filename,
         retentionSeconds: retentionOf(deps.config, upload.fields, key!),
       };
-      return compressUpload(deps, request, reserved, workspace, upload, work);
+      // With ocr, as the API's synchronous call: a scan with more pages to read is queued as a job.
+      return pastSyncLimitAsJob(
+        () => compressUpload(deps, request, reserved, workspace, upload, syncWork(deps, work)),
+        (past) => queueFromWorkspace(deps, request, key!, reserved, { workspace, upload, work }, past),
+      );
     });
-    return { ...answer, headers: { ...limited, ...answer.headers }, filename: upload.filename, fields: upload.fields };
+    const headers = { ...limited, ...("now" in answer ? answer.now.headers : answer.job.headers) };
+    return { ...answer, headers, filename: upload.filename, fields: upload.fields };
   });
 }
 
