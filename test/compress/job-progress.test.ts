@@ -3,6 +3,7 @@
 // OCR has read (child.ts → the runner's onProgress → the job's row), and GET /v1/jobs/{id} and the
 // list of compressions show it; a succeeded job has done every page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { claim } from "../../src/compress/async-jobs/queue.ts";
 import { startJobWorker, type JobWorker } from "../../src/compress/async-jobs/worker.ts";
 import type { JobProgress } from "../../src/compress/isolation/protocol.ts";
 import { createLogger } from "../../src/logger.ts";
@@ -107,4 +108,22 @@ describe("a job's progress", () => {
     const done = await get<{ data: { job_id: string; progress?: Progress }[] }>(token, "/v1/compressions");
     expect(done.data.find((row) => row.job_id === queued.id)?.progress).toEqual({ pages_done: 3, pages_total: 3 });
   }, 60_000);
+
+  it("starts again at 0 of a total not counted when another attempt takes the job over", async () => {
+    await worker?.stop();
+    worker = undefined;
+    const prisma = stack.db.prisma;
+    const job = await prisma.compressionJob.findFirstOrThrow({ orderBy: { createdAt: "desc" } });
+    // An attempt that read 2 of 3 pages, then its process died: its lease runs out.
+    await prisma.$executeRaw`UPDATE compression_jobs SET status = 'running', pages_done = 2, pages_total = 3,
+      locked_until = now() - interval '1 second' WHERE id = ${job.id}::uuid`;
+    const claimed = await claim(prisma, "progress-test", 60_000);
+    expect(claimed?.id).toBe(job.id);
+    const row = await prisma.compressionJob.findUniqueOrThrow({ where: { id: job.id } });
+    expect({ done: row.pagesDone, total: row.pagesTotal, attempts: row.attempts }).toEqual({
+      done: 0,
+      total: null,
+      attempts: job.attempts + 1,
+    });
+  });
 });

@@ -83,6 +83,8 @@ export async function claim(prisma: PrismaClient, workerId: string, leaseMs: num
   const rows = await prisma.$queryRaw<ClaimRow[]>`
     UPDATE compression_jobs AS j
     SET status = 'running', attempts = j.attempts + 1, locked_by = ${workerId},
+        -- A new attempt starts its progress again: the engine counts the pages once it opens the file.
+        pages_done = 0, pages_total = NULL,
         locked_until = now() + make_interval(secs => ${leaseMs / 1000}::float8),
         started_at = coalesce(j.started_at, now())
     FROM compressions AS c
