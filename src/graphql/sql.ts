@@ -34,7 +34,18 @@ export const enumValue = (params: SqlParams, value: string, enumType: string) =>
 /** What a read needs of a runner: a statement and its rows. */
 export type SqlQuery = Pick<SqlRunner, "query">;
 
-/** Plain SQL through a Prisma client (its pool and statement limit: a count on the counting client). */
-export const prismaSql = (prisma: PrismaClient): SqlQuery => ({
-  query: <Row>(text: string, params: unknown[] = []) => prisma.$queryRawUnsafe<Row[]>(text, ...params),
-});
+const runners = new WeakMap<PrismaClient, SqlQuery>();
+
+/**
+ * Plain SQL through a Prisma client (its pool and statement limit: a count on the counting client).
+ * One runner per client: what is kept per runner (the words the planner knows, ../search/known-words.ts)
+ * is then kept per client, not read again on every request.
+ */
+export const prismaSql = (prisma: PrismaClient): SqlQuery => {
+  let runner = runners.get(prisma);
+  if (!runner) {
+    runner = { query: <Row>(text: string, params: unknown[] = []) => prisma.$queryRawUnsafe<Row[]>(text, ...params) };
+    runners.set(prisma, runner);
+  }
+  return runner;
+};

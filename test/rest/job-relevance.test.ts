@@ -11,6 +11,9 @@ import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { daysAgo, daysFromNow, factories } from "../helpers/factories.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
 import { phraseWalk } from "../../src/graphql/types/job/ranked-sql.ts";
+import { parse } from "graphql";
+import { executeCompiled } from "../../src/graphql/compiled-operations.ts";
+import { createContext } from "../../src/graphql/context.ts";
 
 let db: TestDatabase;
 let server: TestServer;
@@ -140,6 +143,24 @@ describe("GET /jobs?sort=relevance", () => {
     } finally {
       knownWordsKept.ms = kept;
     }
+  });
+
+  it("reads the statistics once per client when the reads go through Prisma alone (no plain SQL client)", async () => {
+    const document = parse(`{ jobs(filter: { q: "kestrel" }, sort: RELEVANCE, limit: 2) { items { slug } } }`);
+    const slugs = async () => {
+      const result = await executeCompiled<{ jobs: { items: { slug: string }[] } }, Record<string, never>>(
+        document,
+        {},
+        createContext({ prisma: db.prisma }),
+      );
+      expect(result.errors).toBeUndefined();
+      return result.data!.jobs.items.map((job) => job.slug);
+    };
+    db.queries.length = 0;
+    const first = await slugs();
+    expect(await slugs()).toEqual(first);
+    expect(first).toEqual([slug.c, slug.d]);
+    expect(db.queries.filter((q) => /pg_stats/.test(q))).toHaveLength(1);
   });
 
   it("refuses relevance without q, and a cursor of another order", async () => {
