@@ -14,6 +14,7 @@ import { availableParallelism } from "node:os";
 import type { PDFContext } from "@cantoo/pdf-lib";
 import { compactContentStreams } from "./content/compact.ts";
 import { grayPageContent } from "./content/grayscale.ts";
+import { cutPressProfiles } from "./content/press-profiles.ts";
 import { srgbAsDeviceRgb } from "./content/srgb.ts";
 import { subsetFonts } from "./fonts/subset.ts";
 import { recodeBitonalImages } from "./images/bitonal-images.ts";
@@ -71,6 +72,12 @@ const readScans = (context: PDFContext, options: RunOptions, pages: number) =>
     ...(options.ocrPageLimit !== undefined ? { pageLimit: options.ocrPageLimit } : {}),
     onPage: (done, of) => options.onProgress?.(pages - of + done, pages),
   });
+
+/** Press profiles cut to what readers draw with, and sRGB profiles written as DeviceRGB (content/). */
+function colourProfiles(context: PDFContext, settings: ProfileSettings): number | undefined {
+  if (settings.cutPressProfiles) cutPressProfiles(context);
+  return settings.srgbAsDeviceRgb ? srgbAsDeviceRgb(context) : undefined;
+}
 
 /** The passes of a profile over the document; the output is undefined when writing failed. */
 async function rewrite(
@@ -131,7 +138,7 @@ async function rewrite(
     maxDecoded: 32 * 1024 * 1024 + input.length,
   });
   // After the stream pass, which strips a JPEG's own ICC profile only where the colour space has one.
-  const srgbSpaces = settings.srgbAsDeviceRgb ? srgbAsDeviceRgb(context) : undefined;
+  const srgbSpaces = colourProfiles(context, settings);
   // Streams that were stored differently may have become the same.
   mergedObjects += mergeDuplicates(context).merged;
   removedObjects += removeUnreachableObjects(context);

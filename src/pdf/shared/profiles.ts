@@ -93,6 +93,12 @@ export interface ProfileSettings {
    * colour management is what it was there).
    */
   srgbAsDeviceRgb: boolean;
+  /**
+   * Press (output-class) ICC profiles of colour spaces cut to the tables a reader draws with
+   * (content/press-profiles.ts): the same pixels, 80 % of a SWOP profile's bytes less. Not in
+   * `lossless` (the profiles stay as they were there).
+   */
+  cutPressProfiles: boolean;
   /** Colour images and the pages' colour operators converted to gray (the grayscale option). */
   grayscale?: boolean;
   /**
@@ -134,13 +140,20 @@ export const PROFILE_SETTINGS: Record<CompressionProfile, ProfileSettings> = {
   // Everything decodes to exactly what it was and renders the same; nothing is dropped but
   // unreferenced objects, duplicates, active content and the glyphs no page draws of fonts
   // embedded whole (fonts/subset.ts: every profile).
-  lossless: { discardPrivateData: false, discardMetadata: false, compactContent: false, srgbAsDeviceRgb: false },
+  lossless: {
+    discardPrivateData: false,
+    discardMetadata: false,
+    compactContent: false,
+    srgbAsDeviceRgb: false,
+    cutPressProfiles: false,
+  },
   balanced: {
     images: BALANCED_IMAGES,
     discardPrivateData: true,
     discardMetadata: false,
     compactContent: true,
     srgbAsDeviceRgb: true,
+    cutPressProfiles: true,
   },
   extreme: {
     images: {
@@ -161,6 +174,7 @@ export const PROFILE_SETTINGS: Record<CompressionProfile, ProfileSettings> = {
     discardMetadata: true,
     compactContent: true,
     srgbAsDeviceRgb: true,
+    cutPressProfiles: true,
   },
 };
 
