@@ -8,14 +8,29 @@ import { N, numberOf } from "../streams/filters.ts";
 import { rowBytesOf } from "./jbig2.ts";
 import type { Bits } from "./jbig2.ts";
 
-/** Packed bits of gray samples (at least 128: 1). */
+/**
+ * Packed bits of gray samples (at least 128: 1). A byte is made of eight samples' top bits at once:
+ * setting bits one sample at a time was a third of a 600 dpi G4 scan's CPU time.
+ */
 export function pack(gray: Uint8Array, width: number, height: number): Bits {
   const rowBytes = rowBytesOf(width);
   const data = new Uint8Array(rowBytes * height);
+  const whole = width >> 3;
   for (let y = 0; y < height; y++) {
-    const at = y * width;
+    let i = y * width;
     const row = y * rowBytes;
-    for (let x = 0; x < width; x++) if (gray[at + x]! >= 128) data[row + (x >> 3)]! |= 0x80 >> (x & 7);
+    for (let b = 0; b < whole; b++, i += 8) {
+      data[row + b] =
+        (gray[i]! & 0x80) |
+        ((gray[i + 1]! & 0x80) >> 1) |
+        ((gray[i + 2]! & 0x80) >> 2) |
+        ((gray[i + 3]! & 0x80) >> 3) |
+        ((gray[i + 4]! & 0x80) >> 4) |
+        ((gray[i + 5]! & 0x80) >> 5) |
+        ((gray[i + 6]! & 0x80) >> 6) |
+        (gray[i + 7]! >> 7);
+    }
+    for (let x = whole * 8; x < width; x++, i++) if (gray[i]! >= 128) data[row + (x >> 3)]! |= 0x80 >> (x & 7);
   }
   return { data, width, height };
 }

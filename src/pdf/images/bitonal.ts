@@ -96,8 +96,18 @@ export interface BitonalEncoding {
 
 /** The smaller of G4 and (with effort "best") JBIG2 generic coding of the samples. */
 export async function encodeBitonal(samples: Bits, effort: BitonalEffort): Promise<BitonalEncoding | undefined> {
-  const g4 = await encodeG4(samples);
-  const jbig2 = effort === "best" ? encodeJbig2(samples) : undefined;
+  // libtiff writes the G4 on libuv's threads while JavaScript codes the JBIG2 (on two cores, the
+  // one's time hides the other's).
+  const coding = encodeG4(samples);
+  let jbig2: Uint8Array | undefined;
+  try {
+    jbig2 = effort === "best" ? encodeJbig2(samples) : undefined;
+  } catch (error) {
+    // Not left to reject unhandled.
+    await coding.catch(() => undefined);
+    throw error;
+  }
+  const g4 = await coding;
   if (jbig2 && (!g4 || jbig2.length < g4.length)) return { data: jbig2, filter: "JBIG2Decode" };
   return g4 && { data: g4, filter: "CCITTFaxDecode" };
 }
