@@ -148,7 +148,8 @@ function sizesToTry(job: Job, working: Working): (Size | undefined)[] {
 
 /**
  * Tries the sizes in turn, and at each its candidates smallest first; the first candidate that is
- * smaller and passes the check wins.
+ * smaller (than what is stored, and than `ceiling`: a replacement already found) and passes the
+ * check wins.
  */
 async function firstAcceptable(
   job: Job,
@@ -156,6 +157,7 @@ async function firstAcceptable(
   sizes: (Size | undefined)[],
   check: QualityCheck | undefined,
   kind: { photo?: boolean },
+  ceiling = Infinity,
 ): Promise<Replacement | null | undefined> {
   const stored = job.stream.contents.length;
   /**
@@ -183,7 +185,10 @@ async function firstAcceptable(
       candidates = direct
         ? [await jpegCandidate(job, working, working.pixels, size)]
         : await candidatesAt(job, working, output, own, kind, check !== undefined);
-      const limit = !downsampled && working.jpeg ? stored * (1 - job.settings.minJpegSaving) : stored;
+      const limit = Math.min(
+        !downsampled && working.jpeg ? stored * (1 - job.settings.minJpegSaving) : stored,
+        ceiling,
+      );
       for (const [index, candidate] of candidates.entries()) {
         const bytes = candidate.replacement.data.length;
         // A larger size will not be smaller: give up (null). A larger candidate is not either.
@@ -262,7 +267,10 @@ async function recode(job: Job, source: Source): Promise<Replacement | null | un
     // Far below what one image would take: the usual candidates are not worked out.
     if (layered && bytesOf(layered) < stream.contents.length * LAYERED_CLEAR_SHARE) return layered;
     const sizes = sizesToTry(job, working);
-    const usual = await firstAcceptable(job, working, sizes, check, {});
+    // Only a candidate smaller than the layers could replace them: larger sizes are not tried once
+    // a size's smallest candidate is not (a 2400 dpi scan tried nine sizes in 0.9 s to lose to them).
+    const ceiling = layered ? bytesOf(layered) : Infinity;
+    const usual = await firstAcceptable(job, working, sizes, check, {}, ceiling);
     if (layered && (!usual || bytesOf(layered) < usual.data.length)) return layered;
     // Above maxPpi, the caller's cap wins over the quality floor: the largest size under it.
     const largest = sizes.at(-1);

@@ -84,6 +84,9 @@ export function numberOf(object: PDFObject | undefined): number | undefined {
   return object instanceof PDFNumber ? object.asNumber() : undefined;
 }
 
+/** The largest output chunk `inflate` asks zlib for. */
+const MAX_INFLATE_CHUNK = 1024 * 1024;
+
 /**
  * zlib inflate with a ceiling on the output; undefined for damaged data or too much output.
  * `tolerant` accepts data that stops without zlib's end marker (as readers do: some producers
@@ -93,6 +96,10 @@ export function inflate(data: Uint8Array, maxOutputLength: number, tolerant = fa
   try {
     return inflateSync(data, {
       maxOutputLength: Math.max(1, maxOutputLength),
+      // Output chunks of about four times the input (zlib's 16 KiB by default): each chunk costs a
+      // buffer and a turn of Node's loop, and joining them a copy. A 2400 dpi scan's 11 MB of
+      // samples inflated in 43 ms in 16 KiB chunks, 10 in 640 KiB ones.
+      chunkSize: Math.min(MAX_INFLATE_CHUNK, Math.max(constants.Z_DEFAULT_CHUNK, data.length * 4)),
       ...(tolerant ? { finishFlush: constants.Z_SYNC_FLUSH } : {}),
     });
   } catch {
