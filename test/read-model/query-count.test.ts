@@ -56,7 +56,7 @@ describe("query count", () => {
     expect(large).toMatchInlineSnapshot(`
       [
         "SELECT _JobSkills + skills + jobs + companies + sectors",
-        "SELECT catalog_counters + job_count_events + sectors + skills + companies",
+        "SELECT job_count_events + catalog_counters + sectors + skills + companies",
       ]
     `);
   });

@@ -119,11 +119,11 @@ describe("SQL statements per REST route", () => {
           "SELECT companies + _CompanySectors + sectors + jobs",
         ],
         "/jobs": [
-          "SELECT catalog_counters + job_count_events + sectors + skills + companies",
+          "SELECT job_count_events + catalog_counters + sectors + skills + companies",
           "SELECT jobs + companies",
         ],
         "/jobs (next page, by cursor)": [
-          "SELECT catalog_counters + job_count_events + sectors + skills + companies",
+          "SELECT job_count_events + catalog_counters + sectors + skills + companies",
           "SELECT jobs + companies",
         ],
         "/jobs/{slug}": [
