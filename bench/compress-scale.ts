@@ -19,13 +19,9 @@
 // the ratio the issue asks for, and the result is downloaded and measured like the others.
 // Start the service on its defaults (npm start) and get a key with `npm run accounts -- key:issue
 // demo-corporate@example.com`; only 127.0.0.1 / localhost addresses are accepted.
-import { createReadStream } from "node:fs";
 import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
-import { request } from "node:http";
 import os from "node:os";
 import path from "node:path";
-import { pipeline } from "node:stream/promises";
-import { createWriteStream } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { loadConfig } from "../src/config/env.ts";
@@ -33,6 +29,7 @@ import { COMPRESSION_PROFILES, isCompressionProfile } from "../src/pdf/index.ts"
 import type { CompressionProfile } from "../src/pdf/index.ts";
 import { createRunner, serviceRunnerOptions } from "../src/compress/isolation/runner.ts";
 import { peerContenders, runnerEngineContender } from "./pdf/contenders.ts";
+import { httpContender, loopbackBase } from "./pdf/http-compress.ts";
 import type { Contender, ToolRun } from "./pdf/contenders.ts";
 import { pageCount, qpdfCheck, renderPage, ssim } from "./pdf/quality.ts";
 import type { GrayImage } from "./pdf/quality.ts";
@@ -88,11 +85,10 @@ const peerTimeoutMs = Number(flags.timeout) * 1000;
 if (!(peerTimeoutMs > 0)) fail("--timeout must be a positive number of seconds");
 let httpBase: URL | undefined;
 if (flags.http) {
-  httpBase = new URL(flags.http);
   // Traffic stays on this machine.
-  if (!["127.0.0.1", "localhost", "[::1]"].includes(httpBase.hostname) || httpBase.protocol !== "http:") {
-    fail("--http must be an http:// address on this machine (127.0.0.1, localhost)");
-  }
+  const base = loopbackBase(flags.http);
+  if (typeof base === "string") fail(base);
+  httpBase = base;
   if (!flags.key) fail("--http needs --key (npm run accounts -- key:issue demo-corporate@example.com)");
 }
 
@@ -176,88 +172,6 @@ async function measure(input: ScaleFile, renders: Map<number, Promise<GrayImage>
 // Through POST /v1/compress of a running service
 
 /** Streams the file as multipart/form-data (profile, then file) and waits for the JSON answer. */
-function postCompress(base: URL, key: string, file: string, size: number, profile: string) {
-  const boundary = `scale${Date.now().toString(36)}`;
-  const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="profile"\r\n\r\n${profile}\r\n` +
-      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${path.basename(file)}"\r\n` +
-      "Content-Type: application/pdf\r\n\r\n",
-  );
-  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  return new Promise<{ status: number; body: Record<string, unknown>; wallMs: number }>((resolve, reject) => {
-    const started = performance.now();
-    const req = request(new URL("/v1/compress", base), {
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${key}`,
-        "content-type": `multipart/form-data; boundary=${boundary}`,
-        "content-length": String(head.length + size + tail.length),
-      },
-    });
-    req.once("error", reject);
-    req.once("response", (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.once("error", reject);
-      res.once("end", () => {
-        const wallMs = performance.now() - started;
-        const text = Buffer.concat(chunks).toString("utf8");
-        try {
-          resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown>, wallMs });
-        } catch {
-          resolve({ status: res.statusCode ?? 0, body: { raw: text.slice(0, 500) }, wallMs });
-        }
-      });
-    });
-    req.write(head);
-    const stream = createReadStream(file);
-    stream.once("error", reject);
-    stream.on("data", (chunk) => {
-      if (!req.write(chunk)) {
-        stream.pause();
-        req.once("drain", () => stream.resume());
-      }
-    });
-    stream.once("end", () => req.end(tail));
-  });
-}
-
-async function download(url: string, to: string): Promise<void> {
-  const target = new URL(url);
-  if (!["127.0.0.1", "localhost", "[::1]"].includes(target.hostname)) {
-    throw new Error(`the result is at ${target.origin}, not on this machine: not downloaded`);
-  }
-  const response = await fetch(target);
-  if (!response.ok || !response.body) throw new Error(`download: HTTP ${response.status}`);
-  await pipeline(response.body, createWriteStream(to));
-}
-
-function httpContender(base: URL, key: string, profile: CompressionProfile): Contender {
-  return {
-    id: `engine:${profile}`,
-    tool: "engine",
-    label: `POST /v1/compress ${profile}`,
-    ssimThreshold: 0.95,
-    identicalText: false,
-    async run(input, output): Promise<ToolRun> {
-      const { size } = await stat(input);
-      const answer = await postCompress(base, key, input, size, profile);
-      if (answer.status !== 200) {
-        const error = answer.body["error"] as { code?: string; message?: string } | undefined;
-        return {
-          status: error?.code === "processing_timeout" ? "timeout" : "failed",
-          wallMs: answer.wallMs,
-          message: `HTTP ${answer.status} ${error?.code ?? ""}: ${error?.message ?? JSON.stringify(answer.body)}`,
-        };
-      }
-      const url = answer.body["url"];
-      if (typeof url !== "string") return { status: "failed", wallMs: answer.wallMs, message: "no url in the answer" };
-      await download(url, output);
-      return { status: "ok", wallMs: answer.wallMs };
-    },
-  };
-}
-
 // ---------------------------------------------------------------------------------------------
 // The run
 

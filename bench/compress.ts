@@ -43,6 +43,7 @@ import {
   trailing,
 } from "./pdf/aggregate.ts";
 import type { ContenderResult, FileResult } from "./pdf/aggregate.ts";
+import { cpuLines } from "./pdf/cpu.ts";
 import { loadConfig } from "../src/config/env.ts";
 import { createRunner, serviceRunnerOptions } from "../src/compress/isolation/runner.ts";
 import type { Runner } from "../src/compress/isolation/runner.ts";
@@ -401,6 +402,7 @@ for (const a of aggregates) {
       "written; every other change, the check's measurements.",
   );
 }
+out.push("", "== CPU ==", ...cpuLines(aggregates, results));
 out.push("", "== Aggregate per category ==", categoryTable(byCategory, aggregates));
 out.push(
   "Each cell: aggregate saving over the category's counted files, and its worst page SSIM " +

@@ -35,6 +35,11 @@ export interface ToolRun {
   message?: string;
   wallMs: number;
   peakRssKb?: number;
+  /**
+   * CPU time (user + system, every thread): through the runner, the engine's process while
+   * compressPdf ran; a process of its own (a peer, the engine with --cold), the whole process.
+   */
+  cpuMs?: number;
   /** Engine only: time inside compressPdf, and its report. */
   /** measureMs: of engineMs, the report's page SSIM beyond the quality check's own work. */
   engine?: { engineMs: number; measureMs?: number; report?: unknown };
@@ -68,7 +73,11 @@ export function engineContender(profile: CompressionProfile, options: EngineOpti
       const args = [...engineExecArgv(options.heapMb), options.childPath ?? ENGINE_CHILD, input, output, profile];
       // The flags and environment the service gives its children.
       const result = await runMeasured(process.execPath, args, { timeoutMs, env: { ...ENGINE_CHILD_ENV } });
-      const base = { wallMs: result.wallMs, ...(result.peakRssKb ? { peakRssKb: result.peakRssKb } : {}) };
+      const base = {
+        wallMs: result.wallMs,
+        ...(result.peakRssKb ? { peakRssKb: result.peakRssKb } : {}),
+        ...(result.cpuMs === undefined ? {} : { cpuMs: result.cpuMs }),
+      };
       if (result.timedOut) return { ...base, status: "timeout", message: describeExit(result, timeoutMs) };
       const line = result.stdout.toString("utf8").trim().split("\n").pop() ?? "";
       let reply: EngineChildReply | undefined;
@@ -106,7 +115,11 @@ export function runnerEngineContender(profile: CompressionProfile, runner: Runne
           status: "ok",
           wallMs,
           ...(usage
-            ? { peakRssKb: usage.maxRssKb, engine: { engineMs: usage.engineMs, measureMs: usage.measureMs } }
+            ? {
+                peakRssKb: usage.maxRssKb,
+                ...(usage.cpuMs === undefined ? {} : { cpuMs: usage.cpuMs }),
+                engine: { engineMs: usage.engineMs, measureMs: usage.measureMs },
+              }
             : {}),
         };
       }
@@ -135,7 +148,11 @@ function externalContender(
     identicalText,
     async run(input, output, timeoutMs) {
       const result = await runMeasured(binary, args(input, output), { timeoutMs });
-      const base = { wallMs: result.wallMs, ...(result.peakRssKb ? { peakRssKb: result.peakRssKb } : {}) };
+      const base = {
+        wallMs: result.wallMs,
+        ...(result.peakRssKb ? { peakRssKb: result.peakRssKb } : {}),
+        ...(result.cpuMs === undefined ? {} : { cpuMs: result.cpuMs }),
+      };
       if (result.timedOut) return { ...base, status: "timeout", message: describeExit(result, timeoutMs) };
       if (result.exitCode === null || !okExitCodes.includes(result.exitCode)) {
         return { ...base, status: "failed", message: describeExit(result, timeoutMs) };

@@ -156,24 +156,27 @@ export function run(command: string, args: readonly string[], options: RunOption
 export interface MeasuredRun extends RunResult {
   /** Peak resident set size of the program (GNU time's %M), in KiB; undefined when it was killed. */
   peakRssKb: number | undefined;
+  /** User + system CPU time of the program and its waited-for children (%U + %S), in ms. */
+  cpuMs?: number;
 }
 
 const GNU_TIME = "/usr/bin/time";
 
 /**
  * run(), through GNU time, which reports the peak RSS of the program (the largest of it and its
- * waited-for children). Wall time is measured here, with sub-millisecond resolution.
+ * waited-for children) and its CPU time. Wall time is measured here, with sub-millisecond resolution.
  */
 export async function runMeasured(command: string, args: readonly string[], options: RunOptions): Promise<MeasuredRun> {
   requireBinary(GNU_TIME, "to measure peak memory (GNU time)");
   const dir = await mkdtemp(path.join(tmpdir(), "bench-time-"));
   const report = path.join(dir, "time.txt");
   try {
-    const result = await run(GNU_TIME, ["-f", "%e %M", "-o", report, command, ...args], options);
+    const result = await run(GNU_TIME, ["-f", "%e %M %U %S", "-o", report, command, ...args], options);
     const text = await readFile(report, "utf8").catch(() => "");
     // GNU time writes "Command exited with non-zero status N" before the format line.
-    const match = /^([\d.]+) (\d+)$/m.exec(text);
-    return { ...result, peakRssKb: match ? Number(match[2]) : undefined };
+    const match = /^([\d.]+) (\d+) ([\d.]+) ([\d.]+)$/m.exec(text);
+    if (!match) return { ...result, peakRssKb: undefined };
+    return { ...result, peakRssKb: Number(match[2]), cpuMs: (Number(match[3]) + Number(match[4])) * 1000 };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -94,6 +94,7 @@ describe("runner", () => {
       // the time the report's min_ssim cost beyond the quality check (two images recoded here).
       usage: {
         engineMs: expect.any(Number) as number,
+        cpuMs: expect.any(Number) as number,
         maxRssKb: expect.any(Number) as number,
         measureMs: expect.any(Number) as number,
       },

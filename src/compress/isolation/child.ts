@@ -58,6 +58,7 @@ function outputOptions(job: EngineJob): EngineOptions {
 async function run(job: EngineJob): Promise<EngineResult> {
   const input = await readFile(job.inputPath);
   const started = performance.now();
+  const cpuBefore = process.cpuUsage();
   let result: EngineOutput;
   let report: CompressionReport | undefined;
   const onReport = (engineReport: CompressionReport) => (report = engineReport);
@@ -86,9 +87,11 @@ async function run(job: EngineJob): Promise<EngineResult> {
           };
   }
   const engineMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuMs = (cpu.user + cpu.system) / 1000;
   await writeFile(job.outputPath, result.output);
   const measureMs = report?.images?.quality.measureMs;
-  const usage = { engineMs, maxRssKb: peakRssKb(), ...(measureMs === undefined ? {} : { measureMs }) };
+  const usage = { engineMs, cpuMs, maxRssKb: peakRssKb(), ...(measureMs === undefined ? {} : { measureMs }) };
   const outputSize = result.output.length;
   const body = report && reportBody(report, { profile: job.profile, inputSize: input.length, outputSize });
   return { ok: true, outputSize, pages: result.pages, usage, ...(body ? { report: body } : {}) };

@@ -40,6 +40,8 @@ export interface JobUsage {
   maxRssKb: number;
   /** Of engineMs, the time spent on the report's page SSIM beyond the quality check's own work. */
   measureMs?: number;
+  /** CPU time of the whole process (every thread: libvips', the recode workers') while the engine ran. */
+  cpuMs?: number;
 }
 
 export type EngineResult =
@@ -51,7 +53,8 @@ const isUsage = (value: unknown): value is JobUsage =>
   typeof value["engineMs"] === "number" &&
   Number.isFinite(value["engineMs"]) &&
   Number.isSafeInteger(value["maxRssKb"]) &&
-  (value["measureMs"] === undefined || (typeof value["measureMs"] === "number" && value["measureMs"] >= 0));
+  (value["measureMs"] === undefined || (typeof value["measureMs"] === "number" && value["measureMs"] >= 0)) &&
+  (value["cpuMs"] === undefined || (typeof value["cpuMs"] === "number" && value["cpuMs"] >= 0));
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
 
