@@ -1,10 +1,12 @@
 // CCITT fax (ITU-T T.4 and T.6: G3 and G4) images decoded by libtiff through libvips: the stream
-// as the one strip of a TIFF built around it. The ground floor of the passes that read bi-tonal
-// samples: the bi-tonal pass (images/bitonal-images.ts) and OCR (ocr/page-image.ts).
+// as the one strip of a TIFF built around it; byte-aligned G4, which TIFF cannot say, by codecs/g4.ts.
+// The ground floor of the passes that read bi-tonal samples: the bi-tonal pass
+// (images/bitonal-images.ts) and OCR (ocr/page-image.ts).
 import { PDFBool, PDFName } from "@cantoo/pdf-lib";
 import type { PDFDict } from "@cantoo/pdf-lib";
 import sharp from "sharp";
 import { N, numberOf } from "../streams/filters.ts";
+import { decodeG4 } from "./g4.ts";
 import { rowBytesOf } from "./jbig2.ts";
 import type { Bits } from "./jbig2.ts";
 
@@ -98,8 +100,9 @@ export function ccittParmsOf(parms: PDFDict | undefined, width: number, height: 
  */
 export async function decodeCcitt(data: Uint8Array, parms: CcittParms): Promise<Bits | undefined> {
   const { k, columns: width, rows: height } = parms;
-  // G4 has no byte alignment option in TIFF; G3 takes it as T4Options' fill bits.
-  if (k < 0 && parms.encodedByteAlign) return undefined;
+  // G4 has no byte alignment option in TIFF (codecs/g4.ts reads it); G3 takes it as T4Options' fill
+  // bits.
+  if (k < 0 && parms.encodedByteAlign) return decodeG4(data, width, height, true, parms.blackIs1);
   const fields: Field[] = [
     [256, 4, width],
     [257, 4, height],

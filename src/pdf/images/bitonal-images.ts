@@ -60,6 +60,14 @@ function bitonalImage(stream: PDFRawStream, context: PDFContext): BitonalImage |
   return { stream, width, height };
 }
 
+/** Whether the image is stored as CCITT Group 4 (its last filter, /K below 0). */
+function isG4(stream: PDFRawStream): boolean {
+  const filters = filtersOf(stream.dict);
+  if (filters?.at(-1) !== "CCITTFaxDecode") return false;
+  const k = numberOf(decodeParmsOf(stream.dict, filters.length)?.at(-1)?.lookup(PDFName.of("K")));
+  return k !== undefined && k < 0;
+}
+
 /** The image's samples, packed rows of 1 bit, when every filter can be undone exactly. */
 async function samplesOf(image: BitonalImage): Promise<Bits | undefined> {
   const { stream, width, height } = image;
@@ -121,7 +129,7 @@ export async function recodeBitonalImages(
       let encoded: Awaited<ReturnType<typeof encodeBitonal>>;
       try {
         const samples = await samplesOf(image);
-        encoded = samples && (await encodeBitonal(samples, effort));
+        encoded = samples && (await encodeBitonal(samples, effort, isG4(image.stream)));
       } catch {
         return;
       }

@@ -103,7 +103,18 @@ export interface BitonalEncoding {
 const MAX_OVERLAPPED_PIXELS = 10_000_000;
 
 /** The smaller of G4 and (with effort "best") JBIG2 generic coding of the samples. */
-export async function encodeBitonal(samples: Bits, effort: BitonalEffort): Promise<BitonalEncoding | undefined> {
+export async function encodeBitonal(
+  samples: Bits,
+  effort: BitonalEffort,
+  fromG4 = false,
+): Promise<BitonalEncoding | undefined> {
+  // Samples that were G4 come out of libtiff's G4 at their own size give or take a few bytes (a
+  // byte-aligned stream's padding): where JBIG2 is tried, G4 is not made again. libvips's copies of
+  // a 300-dpi page cost some 40 MiB that the allocator keeps (18 pages of scan_hl1396_18p_ccitt).
+  if (fromG4 && effort === "best") {
+    const jbig2 = encodeJbig2(samples);
+    return jbig2 && { data: jbig2, filter: "JBIG2Decode" };
+  }
   // libtiff writes the G4 on libuv's threads while JavaScript codes the JBIG2 (on two cores, the
   // one's time hides the other's).
   const coding = encodeG4(samples);
