@@ -26,6 +26,22 @@ describe("migrations", () => {
     expect(await applyMigrations(db.sql)).toEqual([]);
   });
 
+  // A relevance walk checks each row's search_terms, a phrase its description_text: in line they cost
+  // the row's block, out of line three more (migration search_text_in_row). A later migration that
+  // drops and adds either column again (as relevance_and_places did) would lose this silently.
+  it("keep what search reads row by row in the row, the HTML out of it first", async () => {
+    const rows = await db.sql.query<{ name: string; storage: string }>(
+      `SELECT attname::text AS name, attstorage::text AS storage FROM pg_attribute
+        WHERE attrelid = 'jobs'::regclass AND attname IN ('search_terms', 'description_text', 'description_html')
+        ORDER BY attname`,
+    );
+    expect(Object.fromEntries(rows.map((r) => [r.name, r.storage]))).toEqual({
+      description_html: "x",
+      description_text: "m",
+      search_terms: "m",
+    });
+  });
+
   it("refuse a migration edited after it was applied", async () => {
     const dir = await mkdtemp(path.join(tmpdir(), "migrations-"));
     try {
