@@ -89,7 +89,8 @@ describe("/v1/mcp", () => {
         name: "compress_pdf",
         arguments: { file_url: `${origin}/cv.pdf`, async: true, profile: "extreme" },
       });
-      expect(job.structuredContent).toMatchObject({ status: "queued" });
+      // A worker may have claimed the job before the answer was written.
+      expect(["queued", "running"]).toContain((job.structuredContent as { status?: string }).status);
 
       const got = await client.callTool({ name: "get_compression", arguments: { id: result.id } });
       expect(got.structuredContent).toMatchObject({ id: result.id, status: "succeeded" });

@@ -100,9 +100,10 @@ function expectQueuedPastLimit(response: Response, json: Job) {
   expect(response.status, JSON.stringify(json)).toBe(202);
   expect(response.headers.get("location")).toBe(`/v1/jobs/${json.id}`);
   expect(response.headers.get("preference-applied")).toBeNull();
+  // A worker may have claimed the job before the answer was written (jobs.test.ts: the same).
+  expect(["queued", "running"]).toContain(json.status);
   expect(json).toMatchObject({
     object: "compression_job",
-    status: "queued",
     options: { ocr: true },
     async_reason: { code: "ocr_page_limit", ocr_pages: 2, sync_ocr_page_limit: 1 },
   });
@@ -148,10 +149,8 @@ describe("OCR's synchronous limit", () => {
         arguments: { upload_id: await upload(token, twoPages), ocr: true },
       });
       expect(called.isError).toBeFalsy();
-      expect(called.structuredContent).toMatchObject({
-        status: "queued",
-        async_reason: { code: "ocr_page_limit", ocr_pages: 2 },
-      });
+      expect(["queued", "running"]).toContain((called.structuredContent as { status?: string }).status);
+      expect(called.structuredContent).toMatchObject({ async_reason: { code: "ocr_page_limit", ocr_pages: 2 } });
     } finally {
       await client.close();
     }
