@@ -21,6 +21,7 @@
 import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFRef, PDFString, PDFHexString } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
 import { decodeStreamData, deflate, N } from "../streams/filters.ts";
+import { iccTags, signatureAt } from "./icc.ts";
 
 /** Tags a colour space's reader never uses: PCS-to-device tables, gamut, previews. */
 const PRODUCTION_TAGS = new Set([
@@ -46,25 +47,16 @@ const PDFX_WITHOUT_PROFILE = /^PDF\/X-(1a|3):200[1-3]$/;
 
 const DestOutputProfile = PDFName.of("DestOutputProfile");
 
-const text = (bytes: Uint8Array, at: number) => String.fromCharCode(...bytes.subarray(at, at + 4));
-
 /**
  * The profile without its production tags, as an input-class profile; undefined when it is not an
  * output-class profile, is damaged, or would lose less than MIN_SAVED_BYTES.
  */
 export function colourSpaceProfile(profile: Uint8Array): Uint8Array | undefined {
-  if (profile.length < 132 || text(profile, 12) !== "prtr" || text(profile, 36) !== "acsp") return undefined;
-  const view = new DataView(profile.buffer, profile.byteOffset, profile.byteLength);
-  const count = view.getUint32(128);
-  if (count > 100 || 132 + count * 12 > profile.length) return undefined;
-  const kept: { signature: string; offset: number; size: number }[] = [];
-  for (let i = 0; i < count; i++) {
-    const at = 132 + i * 12;
-    const [signature, offset, size] = [text(profile, at), view.getUint32(at + 4), view.getUint32(at + 8)];
-    if (offset + size > profile.length) return undefined;
-    if (!PRODUCTION_TAGS.has(signature)) kept.push({ signature, offset, size });
+  if (profile.length < 132 || signatureAt(profile, 12) !== "prtr" || signatureAt(profile, 36) !== "acsp") {
+    return undefined;
   }
-  if (!kept.some((tag) => tag.signature === "A2B0")) return undefined;
+  const kept = iccTags(profile)?.filter((tag) => !PRODUCTION_TAGS.has(tag.signature));
+  if (!kept?.some((tag) => tag.signature === "A2B0")) return undefined;
   // Tags that share their data (A2B0 and A2B2 often do) keep sharing it.
   const placed = new Map<string, number>();
   let end = 132 + kept.length * 12;

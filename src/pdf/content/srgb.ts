@@ -10,6 +10,7 @@
 import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFRef } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
 import { decodeStreamData, N, numberOf } from "../streams/filters.ts";
+import { iccTags } from "./icc.ts";
 
 const OutputIntents = PDFName.of("OutputIntents");
 /** ICC profiles larger than this are not read (sRGB's are 0.5 to 7 KB). */
@@ -33,20 +34,8 @@ const CURVE_TOLERANCE = 0.002;
 const srgbToLinear = (v: number) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
 
 function tagsOf(profile: Uint8Array): Map<string, Uint8Array> | undefined {
-  if (profile.length < 132) return undefined;
-  const view = new DataView(profile.buffer, profile.byteOffset, profile.byteLength);
-  const count = view.getUint32(128);
-  if (count > 100 || 132 + count * 12 > profile.length) return undefined;
-  const tags = new Map<string, Uint8Array>();
-  for (let i = 0; i < count; i++) {
-    const at = 132 + i * 12;
-    const signature = String.fromCharCode(...profile.subarray(at, at + 4));
-    const offset = view.getUint32(at + 4);
-    const size = view.getUint32(at + 8);
-    if (offset + size > profile.length) return undefined;
-    tags.set(signature, profile.subarray(offset, offset + size));
-  }
-  return tags;
+  const tags = iccTags(profile);
+  return tags && new Map(tags.map((tag) => [tag.signature, profile.subarray(tag.offset, tag.offset + tag.size)]));
 }
 
 function xyz(tag: Uint8Array | undefined): [number, number, number] | undefined {

@@ -60,16 +60,11 @@ function bitonalImage(stream: PDFRawStream, context: PDFContext): BitonalImage |
   return { stream, width, height };
 }
 
-/** Whether the image is stored as CCITT Group 4 (its last filter, /K below 0). */
-function isG4(stream: PDFRawStream): boolean {
-  const filters = filtersOf(stream.dict);
-  if (filters?.at(-1) !== "CCITTFaxDecode") return false;
-  const k = numberOf(decodeParmsOf(stream.dict, filters.length)?.at(-1)?.lookup(PDFName.of("K")));
-  return k !== undefined && k < 0;
-}
-
-/** The image's samples, packed rows of 1 bit, when every filter can be undone exactly. */
-async function samplesOf(image: BitonalImage): Promise<Bits | undefined> {
+/**
+ * The image's samples, packed rows of 1 bit, when every filter can be undone exactly; `fromG4`:
+ * they were stored as CCITT Group 4.
+ */
+async function samplesOf(image: BitonalImage): Promise<{ samples: Bits; fromG4: boolean } | undefined> {
   const { stream, width, height } = image;
   const filters = filtersOf(stream.dict);
   const parms = filters && decodeParmsOf(stream.dict, filters.length);
@@ -88,14 +83,16 @@ async function samplesOf(image: BitonalImage): Promise<Bits | undefined> {
   if (!data) return undefined;
   if (last === "CCITTFaxDecode") {
     const ccitt = ccittParmsOf(parms.at(-1), width, height);
-    return ccitt && decodeCcitt(data, ccitt);
+    const samples = ccitt && (await decodeCcitt(data, ccitt));
+    return samples && { samples, fromG4: ccitt.k < 0 };
   }
   if (last === "JBIG2Decode") {
     if (parms.at(-1)?.has(JBIG2Globals)) return undefined;
-    return decodeJbig2(data, width, height);
+    const samples = decodeJbig2(data, width, height);
+    return samples && { samples, fromG4: false };
   }
   if (data.length < expected) return undefined;
-  return { data: data.subarray(0, expected), width, height };
+  return { samples: { data: data.subarray(0, expected), width, height }, fromG4: false };
 }
 
 /**
@@ -128,8 +125,8 @@ export async function recodeBitonalImages(
     async (image) => {
       let encoded: Awaited<ReturnType<typeof encodeBitonal>>;
       try {
-        const samples = await samplesOf(image);
-        encoded = samples && (await encodeBitonal(samples, effort, isG4(image.stream)));
+        const read = await samplesOf(image);
+        encoded = read && (await encodeBitonal(read.samples, effort, read.fromG4));
       } catch {
         return;
       }

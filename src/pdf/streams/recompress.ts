@@ -427,6 +427,12 @@ export function deflateInBackground(data: Uint8Array, level: number = constants.
     failed = true;
     settle();
   });
+  // Closed before its end (close() below): a question still waiting is answered undefined, not left.
+  zlib.on("close", () => {
+    if (whole) return;
+    failed = true;
+    settle();
+  });
   zlib.end(data);
   return {
     /** Whether the whole encoding is longer than `size` bytes (undefined: zlib failed). */
@@ -439,6 +445,8 @@ export function deflateInBackground(data: Uint8Array, level: number = constants.
       });
     },
     whole: () => whole,
+    /** Stops the encoding and frees zlib's state: its answers are no longer wanted. */
+    close: () => zlib.close(),
   };
 }
 
@@ -491,6 +499,8 @@ export function losslessBar(stream: PDFRawStream, maxDecoded = MAX_DECODED): (si
       // Level 9 comes to at least LEVEL_9_SHARE of the quick level's bytes: a size below that share
       // of what the quick level has made so far is below level 9's whole encoding.
       if (background.quick && (await background.quick.longerThan(size / LEVEL_9_SHARE))) return false;
+      // Level 9 answers from here on: the quick encoding would otherwise run on ahead for nothing.
+      background.quick?.close();
       background.quick = undefined;
       const { candidate } = background;
       const deflating = (background.deflating ??= deflateInBackground(candidate.bytes()));

@@ -63,6 +63,16 @@ describe("deflating in the background", () => {
     expect(await deflating.longerThan(length)).toBe(false);
     expect(deflating.whole()!.length).toBe(length);
   });
+
+  it("closed before its end, answers a question left waiting with undefined, and never ends", async () => {
+    const data = samples(2000, 1500, 2);
+    const deflating = deflateInBackground(data);
+    expect(await deflating.longerThan(1000)).toBe(true);
+    const waiting = deflating.longerThan(Number.MAX_SAFE_INTEGER);
+    deflating.close();
+    expect(await waiting).toBeUndefined();
+    expect(deflating.whole()).toBeUndefined();
+  });
 });
 
 describe("the lossless bar", () => {
