@@ -47,7 +47,7 @@ async function pageByIds(ctx: GraphQLContext, query: JobQuery, window: SqlWindow
     return { ...query, ...(select ? { select } : {}) };
   });
   if (ctx.sql && answersJobQuery(plain)) {
-    const read = rowsOfIds(plain.select);
+    const read = rowsOfIds(plain.select, Boolean(window.near));
     if (ranking?.kind === "relevance") return relevancePage(ctx.sql, { ...window, now: ctx.now }, ranking, read);
     if (ranking?.kind === "distance") return distancePage(ctx.sql, window, ranking, read);
     const near = nearInListOrder(window);
