@@ -20,8 +20,9 @@
 // stream that cannot be read in full, or whose rewrite does not deflate smaller, is left alone.
 import { PDFArray, PDFDict, PDFName } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFRawStream } from "@cantoo/pdf-lib";
-import { formatNumber, isRegular, T, tokenize } from "../shared/syntax.ts";
-import type { Token } from "../shared/syntax.ts";
+import { isRegular, textOf } from "../shared/syntax.ts";
+import { formatNumber, T, tokenize } from "../shared/content-tokens.ts";
+import type { Token } from "../shared/content-tokens.ts";
 import { decodeStreamData, deflate, N, numberOf } from "../streams/filters.ts";
 import { contentStreamsOf, pagesOf } from "../shared/placement.ts";
 
@@ -68,9 +69,16 @@ const K = {
   Widths: PDFName.of("Widths"),
 } as const;
 
-const latin1 = new TextDecoder("latin1");
-const encoder = new TextEncoder();
-const ascii = (text: string) => encoder.encode(text);
+/** An ASCII text's bytes (numbers and operators written here), without a TextEncoder call. */
+function ascii(text: string): Uint8Array {
+  const out = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) out[i] = text.charCodeAt(i);
+  return out;
+}
+const OPEN = ascii("[");
+const CLOSE = ascii("]");
+const TJ = ascii("TJ");
+const TJ_ONE = ascii("Tj");
 
 // ---------------------------------------------------------------------------------------------
 // Writing
@@ -84,13 +92,24 @@ class Output {
     this.buffer = new Uint8Array(Math.max(64, capacity));
   }
 
-  token(raw: Uint8Array): void {
-    if (raw.length === 0) return;
-    if (isRegular(this.last) && isRegular(raw[0])) this.byte(0x20);
-    this.reserve(raw.length);
-    this.buffer.set(raw, this.length);
-    this.length += raw.length;
-    this.last = raw[raw.length - 1]!;
+  /** The bytes src[start, end): a token as written, a space before it when the last one needs it. */
+  token(src: Uint8Array, start = 0, end = src.length): void {
+    const n = end - start;
+    if (n <= 0) return;
+    if (isRegular(this.last) && isRegular(src[start])) this.byte(0x20);
+    this.reserve(n);
+    // Most tokens are a few bytes: copied by hand (a subarray and TypedArray.set cost more).
+    if (n <= 16) {
+      const { buffer, length } = this;
+      for (let i = 0; i < n; i++) buffer[length + i] = src[start + i]!;
+    } else this.buffer.set(src.subarray(start, end), this.length);
+    this.length += n;
+    this.last = src[end - 1]!;
+  }
+
+  /** A token read from the stream, with its bytes as written. */
+  read(token: Token): void {
+    this.token(token.src, token.start, token.end);
   }
 
   /** An operator, and the whitespace after it (a line end unless told). */
@@ -99,7 +118,7 @@ class Output {
     this.byte(after);
   }
 
-  private byte(b: number): void {
+  byte(b: number): void {
     this.reserve(1);
     this.buffer[this.length++] = b;
     this.last = b;
@@ -213,9 +232,11 @@ interface TextState {
 const FILL = new Set(["g", "rg", "k"]);
 const STROKE = new Set(["G", "RG", "K"]);
 
-/** One element of a TJ array being built, as written: a string (hex or literal) or an adjustment. */
+/** One element of a TJ array being built, as written (src[start, end)): a string (hex or literal) or an adjustment. */
 interface Element {
-  raw: Uint8Array;
+  src: Uint8Array;
+  start: number;
+  end: number;
   kind: "hex" | "literal" | "number";
 }
 
@@ -230,7 +251,7 @@ interface Run {
   /** Moves may be merged into the run (where it starts on its line is known). */
   mergeable: boolean;
   /** The run is one Tj so far: its string. */
-  single: Uint8Array | undefined;
+  single: Token | undefined;
 }
 
 interface Show {
@@ -252,10 +273,11 @@ const unknownState = (): TextState => ({
 });
 
 /** Joins two strings of the same kind: "<0058><0056>" is "<00580056>", "(a)(b)" is "(ab)". */
-function joined(first: Uint8Array, second: Uint8Array): Uint8Array {
-  const out = new Uint8Array(first.length + second.length - 2);
-  out.set(first.subarray(0, -1), 0);
-  out.set(second.subarray(1), first.length - 1);
+function joined(first: Element, second: Element): Uint8Array {
+  const head = first.end - first.start - 1;
+  const out = new Uint8Array(head + second.end - second.start - 1);
+  out.set(first.src.subarray(first.start, first.end - 1), 0);
+  out.set(second.src.subarray(second.start + 1, second.end), head);
   return out;
 }
 
@@ -286,14 +308,16 @@ class Rewriter {
 
   /** Rewrites the stream's bytes into `out`; false when they cannot be read as content. */
   write(bytes: Uint8Array): boolean {
-    let operands: Token[] = [];
+    // One list, emptied after each operator (nothing keeps it).
+    const operands: Token[] = [];
     const read = tokenize(bytes, (token) => {
       if (token.type === T.Operator) {
         this.operator(token, operands);
-        operands = [];
+        operands.length = 0;
       } else if (token.type === T.Inline) {
         this.flush();
-        this.out.operator(token.raw);
+        this.out.read(token);
+        this.out.byte(0x0a);
       } else operands.push(token);
     });
     if (!read) return false;
@@ -301,7 +325,7 @@ class Rewriter {
     // The next stream of the page goes on from the original's line matrix.
     if (this.inText && this.lineOffset !== 0) this.emitMove(0, 0, "Td");
     // Operands without an operator at the end: kept.
-    for (const operand of operands) this.out.token(operand.raw);
+    for (const operand of operands) this.out.read(operand);
     return true;
   }
 
@@ -314,7 +338,9 @@ class Rewriter {
   private redundant(op: string, operands: Token[]): boolean {
     const s = this.state;
     const tracked = FILL.has(op) || STROKE.has(op) || op === "Tf";
-    const key = tracked ? `${op} ${operands.map((operand) => latin1.decode(operand.raw)).join(" ")}` : "";
+    const key = tracked
+      ? `${op} ${operands.map((operand) => textOf(operand.src, operand.start, operand.end)).join(" ")}`
+      : "";
     const numbers = tracked && operands.every((operand) => operand.type === T.Number);
     if (FILL.has(op)) {
       if (numbers && s.fill === key) return true;
@@ -359,7 +385,7 @@ class Rewriter {
           written: mergeable ? start : 0,
           moved: 0,
           mergeable,
-          single: op === "Tj" ? operands[0]!.raw : undefined,
+          single: op === "Tj" ? operands[0] : undefined,
         };
         this.append(show);
         return;
@@ -408,7 +434,9 @@ class Rewriter {
       case "Tf": {
         const name = operands[0];
         const font =
-          name?.type === T.Other && name.raw[0] === 0x2f ? this.fonts?.lookup(PDFName.of(nameOf(name.raw))) : undefined;
+          name?.type === T.Other && name.src[name.start] === 0x2f
+            ? this.fonts?.lookup(PDFName.of(nameOf(name)))
+            : undefined;
         s.font = font instanceof PDFDict ? widthsOf(font) : undefined;
         s.size = this.number(operands, 1);
         break;
@@ -432,13 +460,14 @@ class Rewriter {
         break;
       case "gs": {
         const name = operands[0];
-        const gs = name?.type === T.Other ? this.extGStates?.lookup(PDFName.of(nameOf(name.raw))) : undefined;
+        const gs = name?.type === T.Other ? this.extGStates?.lookup(PDFName.of(nameOf(name))) : undefined;
         if (!(gs instanceof PDFDict) || gs.has(K.Font)) s.font = undefined;
         break;
       }
     }
-    for (const operand of operands) this.out.token(operand.raw);
-    this.out.operator(token.raw, token.after);
+    for (const operand of operands) this.out.read(operand);
+    this.out.read(token);
+    this.out.byte(token.after ?? 0x0a);
   }
 
   /** Writes a move corrected by what merged moves left out of the line matrix. */
@@ -464,7 +493,9 @@ class Rewriter {
       if (operands.length !== 1 || operands[0]!.type !== T.String) return undefined;
       items = operands;
     } else {
-      if (operands.length < 2 || operands[0]!.raw[0] !== 0x5b || operands.at(-1)!.raw[0] !== 0x5d) return undefined;
+      const first = operands[0];
+      const last = operands.at(-1);
+      if (operands.length < 2 || first!.src[first!.start] !== 0x5b || last!.src[last!.start] !== 0x5d) return undefined;
       items = operands.slice(1, -1);
     }
     let advance = 0;
@@ -472,7 +503,7 @@ class Rewriter {
     for (const item of items) {
       if (item.type === T.Number) {
         advance -= (item.value! / 1000) * size * scale;
-        elements.push({ raw: item.raw, kind: "number" });
+        elements.push({ src: item.src, start: item.start, end: item.end, kind: "number" });
         continue;
       }
       if (item.type !== T.String) return undefined;
@@ -483,7 +514,8 @@ class Rewriter {
         const space = font.bytes === 1 && code === 32 ? wordSpacing! : 0;
         advance += ((font.width(code) / 1000) * size + charSpacing + space) * scale;
       }
-      elements.push({ raw: item.raw, kind: item.raw[0] === 0x3c ? "hex" : "literal" });
+      const kind = item.src[item.start] === 0x3c ? "hex" : "literal";
+      elements.push({ src: item.src, start: item.start, end: item.end, kind });
     }
     return { advance, elements };
   }
@@ -493,7 +525,8 @@ class Rewriter {
     for (const element of show.elements) {
       const last = run.elements.at(-1);
       if (last && element.kind !== "number" && last.kind === element.kind) {
-        run.elements[run.elements.length - 1] = { raw: joined(last.raw, element.raw), kind: element.kind };
+        const src = joined(last, element);
+        run.elements[run.elements.length - 1] = { src, start: 0, end: src.length, kind: element.kind };
       } else run.elements.push(element);
     }
     run.exact += show.advance;
@@ -508,7 +541,10 @@ class Rewriter {
     run.moved += tx;
     const text = formatNumber((run.written - run.moved) / unit, ADJUSTMENT_DECIMALS);
     const adjustment = Number(text);
-    if (adjustment !== 0) run.elements.push({ raw: ascii(text), kind: "number" });
+    if (adjustment !== 0) {
+      const src = ascii(text);
+      run.elements.push({ src, start: 0, end: src.length, kind: "number" });
+    }
     run.written -= adjustment * unit;
     run.exact = run.moved;
     run.single = undefined;
@@ -521,13 +557,13 @@ class Rewriter {
     if (!run) return;
     this.run = undefined;
     if (run.single) {
-      this.out.token(run.single);
-      this.out.operator(ascii("Tj"));
+      this.out.read(run.single);
+      this.out.operator(TJ_ONE);
     } else {
-      this.out.token(ascii("["));
-      for (const element of run.elements) this.out.token(element.raw);
-      this.out.token(ascii("]"));
-      this.out.operator(ascii("TJ"));
+      this.out.token(OPEN);
+      for (const element of run.elements) this.out.token(element.src, element.start, element.end);
+      this.out.token(CLOSE);
+      this.out.operator(TJ);
     }
     this.lineOffset += run.moved;
     this.textX = run.mergeable ? run.exact - run.moved : Number.NaN;
@@ -541,8 +577,8 @@ class Rewriter {
 }
 
 /** A name token's name (without the slash, #xx escapes applied). */
-function nameOf(raw: Uint8Array): string {
-  const text = latin1.decode(raw.subarray(1));
+function nameOf(name: Token): string {
+  const text = textOf(name.src, name.start + 1, name.end);
   return text.includes("#")
     ? text.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
     : text;

@@ -43,7 +43,8 @@ import { createHash } from "node:crypto";
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFContext } from "@cantoo/pdf-lib";
 import { Encodings } from "@cantoo/pdf-lib/standard-fonts";
-import { decodeStreamData, deflate, N } from "../streams/filters.ts";
+import { decodeStreamData, N } from "../streams/filters.ts";
+import { deflateAsStored } from "../streams/recompress.ts";
 import { releaseSubsetter, subsetFontProgram } from "./harfbuzz.ts";
 import type { SubsetRequest } from "./harfbuzz.ts";
 import { CID_UNUSED_TABLES, flavourOf, UNUSED_TABLES } from "./flavour.ts";
@@ -575,7 +576,7 @@ function convertType1Programs(context: PDFContext): number {
     if (!eligible || [...owners].some((owner) => owner.lookup(N.Subtype) !== F.Type1)) continue;
     const bytes = decodeStreamData(program, MAX_PROGRAM_BYTES);
     const cff = bytes && convertType1(bytes);
-    const stored = cff && deflate(cff);
+    const stored = cff && deflateAsStored(cff);
     if (!stored || stored.length >= program.contents.length) continue;
     for (const key of [F.Length1, F.Length2, F.Length3, N.DecodeParms]) program.dict.delete(key);
     program.dict.set(N.Subtype, F.Type1C);
@@ -648,7 +649,7 @@ async function subsetAll(context: PDFContext): Promise<Omit<FontReport, "convert
     // FontFile2 gives the decoded length (Length1); FontFile3 (with its /Subtype) does not.
     if (!program.dict.has(N.Subtype) || program.dict.has(F.Length1))
       program.dict.set(F.Length1, PDFNumber.of(output.length));
-    program.updateContents(deflate(output));
+    program.updateContents(deflateAsStored(output));
     const tag = subsetTag(bytes, keep.glyphs);
     const names: [PDFDict, PDFName][] = [];
     for (const plan of plans) names.push(...plan.named.map((d): [PDFDict, PDFName] => [d, F.BaseFont]));

@@ -63,8 +63,12 @@ const MAX_CONTENT_BYTES = 64 * 1024 * 1024;
 const MAX_TOTAL_CONTENT_BYTES = 512 * 1024 * 1024;
 const MAX_EVENTS = 20_000_000;
 const MAX_DEPTH = 24;
+/** The operators whose operands the walk reads: their name. */
+const NAMED_OPERATORS: ReadonlySet<number> = new Set([Op.Tf, Op.Do, Op.gs]);
 
 type Event = { op: "q" | "Q" } | { op: "Tf" | "Do" | "gs"; name: string } | { op: "show"; strings: Uint8Array[] };
+const SAVE: Event = { op: "q" };
+const RESTORE: Event = { op: "Q" };
 
 /** Whether a Type 0 font's codes are 2-byte CIDs (Identity-H or -V); other CMaps are not read here. */
 export function isIdentityType0(font: PDFDict): boolean {
@@ -118,14 +122,16 @@ class UsageWalker {
           ? undefined
           : decodeStreamData(stream, MAX_CONTENT_BYTES, { predictors: true, tolerant: false });
     if (bytes) this.contentBytes += bytes.length;
-    let strings: Uint8Array[] = [];
+    // The strings of the operator being read: handed to onEvent, which keeps none of them.
+    const strings: Uint8Array[] = [];
     const ok =
       bytes !== undefined &&
       scanContent(bytes, {
+        operandsOf: NAMED_OPERATORS,
         string: (s) => strings.push(s),
         operator: (op, operands) => {
-          if (op === Op.q) onEvent({ op: "q" });
-          else if (op === Op.Q) onEvent({ op: "Q" });
+          if (op === Op.q) onEvent(SAVE);
+          else if (op === Op.Q) onEvent(RESTORE);
           else if (op === Op.Tf || op === Op.Do || op === Op.gs) {
             // Tf's name comes before its size.
             const name = operands.at(op === Op.Tf ? -2 : -1);
@@ -134,7 +140,7 @@ class UsageWalker {
           } else if (op === Op.Tj || op === Op.TJ || op === Op.quote || op === Op.doubleQuote) {
             onEvent({ op: "show", strings });
           }
-          strings = [];
+          strings.length = 0;
         },
       });
     if (!ok) this.complete = false;

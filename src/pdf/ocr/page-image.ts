@@ -13,7 +13,7 @@ import { decodeJbig2 } from "../codecs/jbig2.ts";
 import { ccittParmsOf, decodeCcitt } from "../codecs/ccitt.ts";
 import { colourOf, grayOf } from "../shared/colour.ts";
 import type { Colour } from "../shared/colour.ts";
-import { contentStreamsOf, IDENTITY, multiply, pagesOf } from "../shared/placement.ts";
+import { contentStreamsOf, IDENTITY, multiply, pagesOf, PLACING_OPERATORS } from "../shared/placement.ts";
 import type { Matrix } from "../shared/placement.ts";
 import { Op, scanContent } from "../shared/syntax.ts";
 import { decodeFilters, decodeParmsOf, decodeStreamData, filtersOf, N, numberOf } from "../streams/filters.ts";
@@ -86,6 +86,7 @@ function walk(context: PDFContext, content: Uint8Array, resources: PDFDict | und
   const stack: Matrix[] = [];
   let ctm: Matrix = IDENTITY;
   const readable = scanContent(content, {
+    operandsOf: PLACING_OPERATORS,
     operator(op, operands) {
       if (TEXT_OPS.has(op)) drawn.hasText = true;
       else if (op === Op.q) stack.push(ctm);

@@ -6,7 +6,7 @@
 // horizontal scaling (Tz) stretches it to its box, so that selecting it covers the printed word.
 // A word but the line's last carries a space stretched to the next word, so that copying gives
 // "a b" rather than "ab". The codes are the text's UTF-16 code units (glyphless-font.ts).
-import { formatNumber } from "../shared/syntax.ts";
+import { formatNumber } from "../shared/content-tokens.ts";
 import type { Matrix } from "../shared/placement.ts";
 import { GLYPH_WIDTH } from "./glyphless-font.ts";
 

@@ -65,6 +65,8 @@ const MAX_EVENTS = 20_000_000;
 /** Content bytes decoded in all, at most. */
 const MAX_TOTAL_CONTENT_BYTES = 512 * 1024 * 1024;
 const MAX_FORM_DEPTH = 24;
+/** The operators whose operands a walk of placements reads: cm's matrix, Do's and gs's names. */
+export const PLACING_OPERATORS: ReadonlySet<number> = new Set([Op.cm, Op.Do, Op.gs]);
 const MAX_PAGES = 1_000_000;
 
 const P = {
@@ -215,6 +217,7 @@ class Walker {
     const ok =
       bytes !== undefined &&
       scanContent(bytes, {
+        operandsOf: PLACING_OPERATORS,
         operator: (op, operands) => {
           if (op === Op.q) events.push({ op: "q" });
           else if (op === Op.Q) events.push({ op: "Q" });

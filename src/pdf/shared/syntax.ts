@@ -2,17 +2,18 @@
 // delimiters: the only definition in the engine), and one lexer on them (`Lexer`, a token at a
 // time with its byte span; as pdf.js's Lexer feeds both its object and its content-stream parsers),
 // through which every reader of PDF syntax in the engine reads: xref validation and reconstruction
-// (structure/), the grayscale rewriter, and the two readers of content streams here:
+// (structure/), the grayscale rewriter, and the two readers of content streams:
 //
-// - scanContent, for the image and font passes and the grayscale rewriter: linear time, never
-//   throws, and reports only what those passes use: the operators with their number and name
-//   operands (q, Q, cm, gs, Do, Tf, the text-showing ones), strings when asked for (the font
-//   pass), and inline images (BI … ID … EI, found and skipped whole, their dictionary parsed: the
-//   engine's one inline-image finder). Everything else (paths, comments, arrays, dictionaries) is
-//   read and dropped.
-// - tokenize, for the content compaction: every token in order with the bytes it was written as
-//   (its byte span in the stream, a subarray; a number also in its shortest form), strings with
-//   their escapes applied; inline images found by scanContent and handed over whole.
+// - scanContent, here, for the image and font passes and the grayscale rewriter: linear time,
+//   never throws, and reports only what those passes use: the operators with their number and
+//   name operands (q, Q, cm, gs, Do, Tf, the text-showing ones; only those a pass asks for are
+//   made into values), strings when asked for (the font pass), and inline images (BI … ID … EI,
+//   found and skipped whole, their dictionary parsed: the engine's one inline-image finder).
+//   Everything else (paths, comments, arrays, dictionaries) is read and dropped.
+// - tokenize (content-tokens.ts), for the content compaction: every token in order with the bytes
+//   it was written as (its byte span in the stream, a subarray; a number also in its shortest
+//   form), strings with their escapes applied; inline images found by scanContent and handed
+//   over whole.
 // The Type 1 font reader (fonts/type1.ts) reads PostScript with the same white-space table.
 
 /** An operand as the passes see it: a number, a name (without the slash), or anything else. */
@@ -71,6 +72,30 @@ export const isRegular = (b: number | undefined): boolean =>
 export const isDigit = (b: number | undefined): boolean => b !== undefined && b >= 0x30 && b <= 0x39;
 
 const latin1 = new TextDecoder("latin1");
+
+/**
+ * The text of bytes[start, end) as `latin1.decode` reads it (windows-1252), without a TextDecoder
+ * call (a crossing into C++ and a buffer a call) for the short ASCII words content streams are made
+ * of: names, numbers and operators.
+ */
+export function textOf(bytes: Uint8Array, start: number, end: number): string {
+  if (end - start > 32) return latin1.decode(bytes.subarray(start, end));
+  let text = "";
+  for (let i = start; i < end; i++) {
+    const b = bytes[i]!;
+    if (b >= 0x80) return latin1.decode(bytes.subarray(start, end));
+    text += String.fromCharCode(b);
+  }
+  return text;
+}
+
+/**
+ * The same bytes as a plain Uint8Array: a Buffer's (zlib's output) subarray is a Buffer, made
+ * through its species at several times the cost, and the content readers make one a string or
+ * token.
+ */
+export const plain = (bytes: Uint8Array): Uint8Array =>
+  bytes.constructor === Uint8Array ? bytes : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** What Lexer.next found: the kinds of PDF tokens (7.2-7.3), told apart by their first bytes. */
 export const Tok = {
@@ -208,19 +233,29 @@ export class Lexer {
 
   /** The name just read (without its slash, `#xx` escapes decoded). */
   nameText(): string {
-    const raw = latin1.decode(this.bytes.subarray(this.start + 1, this.pos));
-    return raw.includes("#")
-      ? raw.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
-      : raw;
+    return nameAt(this.bytes, this.start, this.pos);
   }
 
   /** Reads a literal string at `pos` (its `(`); with `keep`, returns its bytes (escapes applied). */
   literalString(keep: boolean): Uint8Array | undefined {
     const { bytes, end } = this;
-    const out: number[] | undefined = keep ? [] : undefined;
     let depth = 1;
     this.pos++;
     this.wellFormed = false;
+    // Most strings have no escape: their bytes are the ones written, handed over as they are.
+    const from = this.pos;
+    while (this.pos < end) {
+      const b = bytes[this.pos]!;
+      if (b === 0x5c) break;
+      this.pos++;
+      if (b === 0x28) depth++;
+      else if (b === 0x29 && --depth === 0) {
+        this.wellFormed = true;
+        return keep ? bytes.subarray(from, this.pos - 1) : undefined;
+      }
+    }
+    if (this.pos >= end) return keep ? bytes.slice(from, this.pos) : undefined;
+    const out: number[] | undefined = keep ? Array.from(bytes.subarray(from, this.pos)) : undefined;
     while (this.pos < end) {
       const b = bytes[this.pos++]!;
       if (b === 0x5c) {
@@ -260,18 +295,28 @@ export class Lexer {
   /** Reads a hex string at `pos` (its `<`); with `keep`, returns its bytes. */
   hexString(keep: boolean): Uint8Array | undefined {
     const { bytes, end } = this;
-    const out: number[] | undefined = keep ? [] : undefined;
     let half = -1;
     let clean = true;
     this.pos++;
     this.wellFormed = false;
+    if (!keep) {
+      const close = bytes.indexOf(0x3e, this.pos);
+      if (close >= 0 && close < end) {
+        this.pos = close + 1;
+        this.wellFormed = true;
+      } else this.pos = end;
+      return undefined;
+    }
+    // At most half the bytes up to the end (or the closing bracket) come out, rounded up.
+    const close = bytes.indexOf(0x3e, this.pos);
+    const out = new Uint8Array(((close >= 0 && close < end ? close : end) - this.pos + 1) >> 1);
+    let length = 0;
     while (this.pos < end) {
       const b = bytes[this.pos++]!;
       if (b === 0x3e) {
         this.wellFormed = clean;
         break;
       }
-      if (!out) continue;
       const v = hexValue(b);
       if (v < 0) {
         if (!WHITESPACE[b]) clean = false;
@@ -279,12 +324,12 @@ export class Lexer {
       }
       if (half < 0) half = v;
       else {
-        out.push(half * 16 + v);
+        out[length++] = half * 16 + v;
         half = -1;
       }
     }
-    if (out && half >= 0) out.push(half * 16);
-    return out && Uint8Array.from(out);
+    if (half >= 0) out[length++] = half * 16;
+    return out.subarray(0, length);
   }
 
   /** The number written between `start` and `end`, or undefined when it is not one. */
@@ -409,8 +454,13 @@ export class Lexer {
 const MAX_OPERANDS = 8;
 
 export interface ContentHandlers {
-  /** An operator with its operands (the last few, oldest first). */
+  /**
+   * An operator with its operands (the last few, oldest first; the list is reused, copy what is
+   * kept). With `operandsOf`, only those operators are given theirs, the others an empty list.
+   */
   operator?(op: number, operands: readonly Operand[]): void;
+  /** The operators (Op codes) whose operands `operator` reads; all when absent. */
+  operandsOf?: ReadonlySet<number>;
   inlineImage?(image: InlineImage): void;
   /**
    * A string operand (literal or hex, escapes applied), as it is read: those of a TJ array come
@@ -508,28 +558,41 @@ function findInlineEnd(
  * Reads a content stream and calls the handlers. Returns false when it met something it could not
  * read as a content stream (an inline image without an end): what came before was reported.
  */
-export function scanContent(bytes: Uint8Array, handlers: ContentHandlers): boolean {
+export function scanContent(content: Uint8Array, handlers: ContentHandlers): boolean {
+  const bytes = plain(content);
   const lexer = new Lexer(bytes);
   const keepStrings = handlers.string !== undefined;
-  const operands: Operand[] = [];
-  const push = (operand: Operand) => {
-    if (operands.length >= MAX_OPERANDS) operands.shift();
-    operands.push(operand);
+  const wanted = handlers.operandsOf;
+  // The last MAX_OPERANDS operands as spans (a ring), made into values only for an operator whose
+  // operands are wanted: most operands (a path's coordinates, marked content's tags) never are.
+  const kinds = new Uint8Array(MAX_OPERANDS);
+  const starts = new Int32Array(MAX_OPERANDS);
+  const ends = new Int32Array(MAX_OPERANDS);
+  let first = 0;
+  let count = 0;
+  const push = (kind: number, start: number, end: number) => {
+    const slot = (first + count) % MAX_OPERANDS;
+    if (count === MAX_OPERANDS) first = (first + 1) % MAX_OPERANDS;
+    else count++;
+    kinds[slot] = kind;
+    starts[slot] = start;
+    ends[slot] = end;
   };
+  const operands: Operand[] = [];
   for (let kind = lexer.next(keepStrings); kind !== Tok.End; kind = lexer.next(keepStrings)) {
     if (kind === Tok.Name) {
-      push(lexer.nameText());
+      push(OPERAND_NAME, lexer.start, lexer.pos);
       continue;
     }
     if (kind !== Tok.Regular) {
       if (lexer.string && (kind === Tok.Literal || kind === Tok.Hex)) handlers.string?.(lexer.string);
-      push(null);
+      push(OPERAND_NULL, 0, 0);
       continue;
     }
     const { start, pos: end } = lexer;
-    const first = bytes[start]!;
-    if ((first >= 0x30 && first <= 0x39) || first === 0x2b || first === 0x2d || first === 0x2e) {
-      push(lexer.number(start, end) ?? null);
+    const b = bytes[start]!;
+    if ((b >= 0x30 && b <= 0x39) || b === 0x2b || b === 0x2d || b === 0x2e) {
+      push(OPERAND_NUMBER, start, end);
       continue;
     }
     let op = -1;
@@ -540,22 +603,54 @@ export function scanContent(bytes: Uint8Array, handlers: ContentHandlers): boole
     if (op === Op.BI) {
       const image = inlineImageAt(lexer);
       if (!image) return false;
-      operands.length = 0;
+      count = 0;
       handlers.inlineImage?.(image);
       continue;
     }
-    if (
-      (end - start === 4 && latin1.decode(bytes.subarray(start, end)) === "true") ||
-      (end - start === 5 && latin1.decode(bytes.subarray(start, end)) === "false") ||
-      (end - start === 4 && latin1.decode(bytes.subarray(start, end)) === "null")
-    ) {
-      push(null);
+    if (isWord(bytes, start, end, "true") || isWord(bytes, start, end, "false") || isWord(bytes, start, end, "null")) {
+      push(OPERAND_NULL, 0, 0);
       continue;
     }
-    handlers.operator?.(op, operands);
-    operands.length = 0;
+    if (handlers.operator) {
+      operands.length = 0;
+      if (!wanted || wanted.has(op)) {
+        for (let k = 0; k < count; k++) {
+          const slot = (first + k) % MAX_OPERANDS;
+          const kind = kinds[slot];
+          operands.push(
+            kind === OPERAND_NUMBER
+              ? (lexer.number(starts[slot]!, ends[slot]!) ?? null)
+              : kind === OPERAND_NAME
+                ? nameAt(bytes, starts[slot]!, ends[slot]!)
+                : null,
+          );
+        }
+      }
+      handlers.operator(op, operands);
+    }
+    first = 0;
+    count = 0;
   }
   return true;
+}
+
+const OPERAND_NULL = 0;
+const OPERAND_NUMBER = 1;
+const OPERAND_NAME = 2;
+
+/** Whether bytes[start, end) are the ASCII `word`. */
+function isWord(bytes: Uint8Array, start: number, end: number, word: string): boolean {
+  if (end - start !== word.length) return false;
+  for (let i = 0; i < word.length; i++) if (bytes[start + i] !== word.charCodeAt(i)) return false;
+  return true;
+}
+
+/** The name token at [start, end) (with its slash), without the slash, `#xx` escapes decoded. */
+function nameAt(bytes: Uint8Array, start: number, end: number): string {
+  const raw = textOf(bytes, start + 1, end);
+  return raw.includes("#")
+    ? raw.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
+    : raw;
 }
 
 /** The inline image whose `BI` the lexer just read (reading past its `EI`), or undefined when it has no end. */
@@ -576,167 +671,4 @@ function inlineImageAt(lexer: Lexer): InlineImage | undefined {
   if (!found) return undefined;
   lexer.pos = found[1];
   return { start, end: found[1], dict, data: bytes.subarray(dataStart, found[0]) };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Tokens, in order, with their bytes (the content compaction: content/compact.ts)
-
-export const T = {
-  Number: 0,
-  /** A string (literal or hex): raw bytes as written, and the bytes it stands for. */
-  String: 1,
-  /** Anything else an operand is made of: a name, [ ] << >> { }, true, false, null. */
-  Other: 2,
-  Operator: 3,
-  /** BI … EI, copied as written. */
-  Inline: 4,
-} as const;
-export type TokenType = (typeof T)[keyof typeof T];
-
-export interface Token {
-  type: TokenType;
-  /** The bytes as written (a number: its shortest form). */
-  raw: Uint8Array;
-  value?: number;
-  /** A string's bytes, escapes applied. */
-  bytes?: Uint8Array;
-  /** An operator's name. */
-  op?: string;
-  /** The whitespace byte after an operator, kept (producers' line structure deflates well as it is). */
-  after?: number;
-}
-
-const encoder = new TextEncoder();
-const ascii = (text: string) => encoder.encode(text);
-
-/** The shortest way to write a number token that reads back as the same value. */
-function shortNumber(text: string): string {
-  let sign = "";
-  let body = text;
-  while (body.startsWith("+") || body.startsWith("-")) {
-    if (body[0] === "-") sign = sign === "-" ? "" : "-";
-    body = body.slice(1);
-  }
-  let [int = "", frac] = body.split(".") as [string, string | undefined];
-  int = int.replace(/^0+/, "");
-  frac = frac?.replace(/0+$/, "");
-  const out = frac ? `${int}.${frac}` : int || "0";
-  return out === "0" ? "0" : sign + out;
-}
-
-/** A number written with at most `decimals` decimals, shortest form. */
-export function formatNumber(value: number, decimals: number): string {
-  return shortNumber(value.toFixed(decimals));
-}
-
-/** Whether "BI" stands as a word somewhere (then inline images are found first, by the image pass's reader). */
-function mayHoldInlineImages(bytes: Uint8Array): boolean {
-  for (let at = bytes.indexOf(0x42); at >= 0; at = bytes.indexOf(0x42, at + 1)) {
-    if (bytes[at + 1] === 0x49 && (at === 0 || !isRegular(bytes[at - 1])) && !isRegular(bytes[at + 2] ?? 0x20))
-      return true;
-  }
-  return false;
-}
-
-/** A number token (its shortest form: written again only when it is not already), or undefined when malformed. */
-function numberToken(bytes: Uint8Array, start: number, end: number): Token | undefined {
-  let i = start;
-  let negative = false;
-  while (i < end && (bytes[i] === 0x2d || bytes[i] === 0x2b)) {
-    if (bytes[i] === 0x2d) negative = !negative;
-    i++;
-  }
-  const digitsFrom = i;
-  let digits = 0;
-  while (i < end && bytes[i]! >= 0x30 && bytes[i]! <= 0x39) {
-    i++;
-    digits++;
-  }
-  let dot = -1;
-  if (i < end && bytes[i] === 0x2e) {
-    dot = i++;
-    while (i < end && bytes[i]! >= 0x30 && bytes[i]! <= 0x39) {
-      i++;
-      digits++;
-    }
-  }
-  if (i !== end || digits === 0) return undefined;
-  const text = latin1.decode(bytes.subarray(start, end));
-  // Already short: no sign but one minus, no leading zero, no trailing zero or dot after a dot.
-  const short =
-    bytes[start] !== 0x2b &&
-    digitsFrom - start === (negative ? 1 : 0) &&
-    !(bytes[digitsFrom] === 0x30 && end - digitsFrom > 1) &&
-    (dot < 0 || (bytes[end - 1] !== 0x30 && bytes[end - 1] !== 0x2e));
-  const written = short ? text : shortNumber(text);
-  return { type: T.Number, raw: short ? bytes.subarray(start, end) : ascii(written), value: Number(written) };
-}
-
-const words = new Map<number, string>();
-
-/** An operator's or keyword's text (operators of up to three bytes are made once). */
-function wordOf(bytes: Uint8Array, start: number, end: number): string {
-  if (end - start > 3) return latin1.decode(bytes.subarray(start, end));
-  let code = 0;
-  for (let i = start; i < end; i++) code = code * 256 + bytes[i]!;
-  let word = words.get(code);
-  if (word === undefined) words.set(code, (word = latin1.decode(bytes.subarray(start, end))));
-  return word;
-}
-
-/**
- * Hands the tokens of a content stream to `emit` one at a time (a long stream's tokens are never
- * held together); false when some part of it cannot be read as content (the stream is then left as
- * it is). Comments are dropped.
- */
-export function tokenize(bytes: Uint8Array, emit: (token: Token) => void): boolean {
-  const inline: [number, number][] = [];
-  if (
-    mayHoldInlineImages(bytes) &&
-    !scanContent(bytes, { inlineImage: (image) => inline.push([image.start, image.end]) })
-  ) {
-    return false;
-  }
-  const lexer = new Lexer(bytes);
-  let next = 0;
-  for (;;) {
-    const at = lexer.skipWhiteAndComments();
-    if (next < inline.length && at === inline[next]![0]) {
-      const [start, end] = inline[next++]!;
-      emit({ type: T.Inline, raw: bytes.subarray(start, end) });
-      lexer.pos = end;
-      continue;
-    }
-    const kind = lexer.next(true);
-    const { start, pos: end } = lexer;
-    switch (kind) {
-      case Tok.End:
-        return next === inline.length;
-      case Tok.Stray:
-        return false;
-      case Tok.Literal:
-      case Tok.Hex:
-        if (!lexer.wellFormed) return false;
-        emit({ type: T.String, raw: bytes.subarray(start, end), bytes: lexer.string! });
-        continue;
-      case Tok.Regular: {
-        const token = regularToken(bytes, start, end);
-        if (!token) return false;
-        emit(token);
-        continue;
-      }
-      default: // a name, << >> [ ] { }
-        emit({ type: T.Other, raw: bytes.subarray(start, end) });
-    }
-  }
-}
-
-/** A number, keyword or operator token, or undefined when a number is malformed. */
-function regularToken(bytes: Uint8Array, start: number, end: number): Token | undefined {
-  const b = bytes[start]!;
-  if ((b >= 0x30 && b <= 0x39) || b === 0x2e || b === 0x2d || b === 0x2b) return numberToken(bytes, start, end);
-  const word = wordOf(bytes, start, end);
-  if (word === "true" || word === "false" || word === "null") return { type: T.Other, raw: bytes.subarray(start, end) };
-  const after = end < bytes.length && WHITESPACE[bytes[end]!] ? bytes[end]! : 0x0a;
-  return { type: T.Operator, raw: bytes.subarray(start, end), op: word, after };
 }

@@ -384,6 +384,18 @@ function recompressOnce(stream: PDFRawStream, maxDecoded: number): Encoding | un
   return encoded ?? undefined;
 }
 
+/**
+ * `deflate` (the highest level) of data a pass stores as a plain Flate stream (no /DecodeParms,
+ * not an image): the stream pass would inflate it and deflate the same data the same way, for
+ * the same bytes, and keep the stream as it is; it is told so and does not (fonts/subset.ts:
+ * subset and converted font programs, each deflated twice at the highest level before).
+ */
+export function deflateAsStored(data: Uint8Array): Uint8Array {
+  const stored = deflate(data);
+  encodings.set(stored, null);
+  return stored;
+}
+
 /** What the stream is stored in after `recompressStreams`, given its re-encoding. */
 const storedSize = (stream: PDFRawStream, encoded: Encoding | null | undefined) =>
   encoded ? Math.min(encoded.data.length, stream.contents.length) : stream.contents.length;

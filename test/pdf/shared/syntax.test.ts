@@ -3,8 +3,10 @@
 // object streams are made of. The content-stream readers built on it are tested through the passes
 // (test/pdf/images, test/pdf/content) and held to the engine's output bytes (npm run bench:engine-md5).
 import { describe, expect, it } from "vitest";
-import { Lexer, Op, Tok, tokenize, scanContent } from "../../../src/pdf/shared/syntax.ts";
-import type { InlineImage, Token } from "../../../src/pdf/shared/syntax.ts";
+import { Lexer, Op, Tok, scanContent } from "../../../src/pdf/shared/syntax.ts";
+import type { InlineImage } from "../../../src/pdf/shared/syntax.ts";
+import { tokenize } from "../../../src/pdf/shared/content-tokens.ts";
+import type { Token } from "../../../src/pdf/shared/content-tokens.ts";
 
 const bytes = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
 const KIND = Object.fromEntries(Object.entries(Tok).map(([name, kind]) => [kind, name]));
@@ -106,6 +108,33 @@ describe("content streams", () => {
     expect(inline[0]!.dict.get("W")).toBe(4);
     expect(ops.filter((op) => op === Op.Do)).toHaveLength(1);
     expect(ops.filter((op) => op === Op.cm)).toHaveLength(2);
+  });
+
+  it("gives operandsOf's operators their operands (names escaped, the last eight), the others none", () => {
+    const seen: string[] = [];
+    const content = bytes("/P <</MCID 0>> BDC 1 2 3 4 5 6 7 8 9 10 /F#231 12 Tf 1 0 0 1 2 3 cm 4 5 m EMC");
+    scanContent(content, {
+      operandsOf: new Set([Op.Tf, Op.cm]),
+      operator: (op, operands) => seen.push(operands.map(String).join(",")),
+    });
+    expect(seen).toEqual(["", "4,5,6,7,8,9,10,F#1,12".split(",").slice(-8).join(","), "1,0,0,1,2,3", "", ""]);
+  });
+
+  it("hands strings over with escapes applied, the same bytes whether or not they had any", () => {
+    const strings: string[] = [];
+    const content = bytes("(plain (nested) text) Tj (with \\( \\101 esc\\\napes) Tj <41 42 4> Tj (open");
+    scanContent(content, { string: (s) => strings.push(Buffer.from(s).toString("latin1")) });
+    expect(strings).toEqual(["plain (nested) text", "with ( A escapes", "AB@", "open"]);
+  });
+
+  it("tokenize reads numbers to the value Number reads from their shortest form", () => {
+    const values: [string, number][] = [];
+    const text = "0 -0 .5 -.25 12.125 3.14159265358979 0.1 -0.30 +7 00.50 123456789.123456789 1.";
+    tokenize(bytes(text), (token) => values.push([Buffer.from(token.raw).toString("latin1"), token.value!]));
+    for (const [raw, value] of values) expect(Object.is(value, Number(raw))).toBe(true);
+    expect(values.map(([raw]) => raw)).toEqual(
+      "0 -0 .5 -.25 12.125 3.14159265358979 .1 -.3 7 .5 123456789.123456789 1".split(" "),
+    );
   });
 
   it("tokenize fails on what is not content; scanContent reads past it", () => {
