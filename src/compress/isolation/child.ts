@@ -2,7 +2,8 @@
 // of demand; once its modules are loaded (the static imports below: the engine, pdf-lib, sharp and
 // libvips) and the engine warmed up (warmUp: its WebAssembly compiled and its passes run once over a
 // small document of its own, so that the job does not pay for compiling them: a third to two fifths
-// of a small CV's CPU time, issue 42) it says so (CHILD_READY) and waits, idle, for one job over IPC, replies once and exits,
+// of a small CV's CPU time, issue 42) it says so (CHILD_READY) and waits, idle, for one job over IPC, says it
+// received it (JOB_RECEIVED), replies once and exits (the runner kills it once the reply is checked),
 // so no job ever runs in a process that ran another. The process's own limits (heap size, a kill
 // on timeout or for resident memory) are the runner's business.
 import { readFileSync } from "node:fs";
@@ -11,7 +12,7 @@ import sharp from "sharp";
 import { compressPdf, OcrPageLimit, PdfRejected, TargetUnreachable, unlockPdf, warmUp } from "../../pdf/index.ts";
 import type { CompressionReport, EngineOptions, EngineOutput } from "../../pdf/index.ts";
 import { reportBody } from "../report.ts";
-import { CHILD_READY, isEngineJob } from "./protocol.ts";
+import { CHILD_READY, isEngineJob, JOB_RECEIVED } from "./protocol.ts";
 import type { EngineJob, EngineResult } from "./protocol.ts";
 
 // One job per process: no thread pool to share, nothing worth caching.
@@ -119,6 +120,8 @@ if (!process.send) {
 // The parent went away: nobody is waiting for the result.
 process.on("disconnect", () => process.exit(1));
 process.once("message", (message: unknown) => {
+  // Before the file is read: a process that ends before this reaches the runner never saw the job.
+  process.send!(JOB_RECEIVED);
   void handle(message).then((reply) => {
     process.send!(reply, () => process.exit(0));
   });

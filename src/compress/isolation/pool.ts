@@ -1,8 +1,9 @@
 // Warm engine processes: forked ahead of demand, so that a job does not wait for Node to start
 // and load the engine (about half a second per process, most of a small file's time). Each
 // process is still used for one job only: take() hands it over and removes it from the pool, the
-// runner kills or lets it exit after that job, and the pool forks a fresh one in its place (when
-// that job ends, if another process is still ready; at once, if none is). A warm
+// runner kills it once that job is answered (or it exits), and the pool forks a fresh one in its
+// place (when that job's process is gone, if another process is still ready; as soon as the job has
+// gone out to its process, if none is). A warm
 // process holds nothing of any job (no input, no environment but the engine's own), so keeping it
 // ready weakens no boundary; the heap limit is set when it is forked, the time and resident-memory
 // limits are applied by the runner from the moment it takes the process.
@@ -14,6 +15,15 @@ import { isChildReady } from "./protocol.ts";
 import { guarded } from "../../callbacks.ts";
 
 const CHILD_MODULE = fileURLToPath(new URL("./child.ts", import.meta.url));
+
+/**
+ * How long after a job's process is gone its replacement is forked, while another process waits
+ * ready. The runner ends a process at its job's answer, and the caller then stores the result,
+ * records it and answers (10-40 ms here, up to 90 on a loaded machine): forking blocks the
+ * service's event loop for 10-60 ms (it copies the page tables of a process of some 650 MB), which
+ * would land in that answer.
+ */
+export const REFILL_AFTER_JOB_MS = 100;
 
 /** Restart delays after processes that died idle (a broken install must not become a fork loop). */
 const BACKOFF_FIRST_MS = 100;
@@ -130,16 +140,23 @@ function forkEngine(options: PoolOptions, childModule: string, warm: boolean): E
  * A ready process, else one still starting; never one that already exited (its "close", which
  * takes it out of the pool, may not have come yet); else a fresh fork. Then the pool is refilled.
  */
-function takeProcess(idle: EngineProcess[], fork: () => EngineProcess, refill: () => void): EngineProcess {
+function takeProcess(
+  idle: EngineProcess[],
+  fork: () => EngineProcess,
+  refill: () => void,
+  refillLater: () => void,
+): EngineProcess {
   const readyAt = idle.findIndex((engine) => engine.isReady());
   const at = readyAt >= 0 ? readyAt : idle.findIndex((engine) => isAlive(engine.child));
   const [engine] = at >= 0 ? idle.splice(at, 1) : [];
   const taken = engine ?? fork();
   // Loading Node and the engine takes a core for a second or more, which the job would lose on
   // a small machine: while another process is ready for the next job, the replacement is
-  // forked once this one has exited.
-  if (idle.some((other) => other.isReady())) void taken.closed.then(refill);
-  else refill();
+  // forked once this one is gone, and its answer sent (REFILL_AFTER_JOB_MS).
+  if (idle.some((other) => other.isReady())) void taken.closed.then(refillLater);
+  // Forking blocks the event loop (10-60 ms from the service's process, whose page tables it
+  // copies): after the job has gone out to its process, not before.
+  else setImmediate(guarded("engine-pool", refill));
   return taken;
 }
 
@@ -152,6 +169,7 @@ export function createProcessPool(options: PoolOptions): ProcessPool {
   let closed = false;
   let failures = 0;
   let backoff: NodeJS.Timeout | undefined;
+  let later: NodeJS.Timeout | undefined;
 
   function spawnIdle(): void {
     const engine = forkEngine(options, childModule, true);
@@ -195,13 +213,26 @@ export function createProcessPool(options: PoolOptions): ProcessPool {
     while (idle.length < options.size) spawnIdle();
   }
 
+  /** refill() after REFILL_AFTER_JOB_MS, one wait at a time (a take() finding none ready meanwhile forks at once). */
+  function refillLater(): void {
+    if (closed || later) return;
+    later = setTimeout(
+      guarded("engine-pool", () => {
+        later = undefined;
+        refill();
+      }),
+      REFILL_AFTER_JOB_MS,
+    );
+    later.unref(); // as the backoff's: a pool waiting to be refilled keeps no finished script alive
+  }
+
   refill();
 
   return {
     take(execArgv) {
       if (closed) throw new Error("the process pool is closed");
       if (execArgv) return forkEngine({ ...options, execArgv }, childModule, false);
-      return takeProcess(idle, () => forkEngine(options, childModule, false), refill);
+      return takeProcess(idle, () => forkEngine(options, childModule, false), refill, refillLater);
     },
     readyCount: () => idle.filter((engine) => engine.isReady()).length,
     size: () => idle.length,
@@ -209,6 +240,7 @@ export function createProcessPool(options: PoolOptions): ProcessPool {
       closed = true;
       if (backoff) clearTimeout(backoff);
       backoff = undefined;
+      if (later) clearTimeout(later);
       const gone = idle.splice(0).map((engine) => {
         engine.child.kill("SIGKILL");
         return engine.closed;

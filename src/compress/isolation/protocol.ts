@@ -71,6 +71,18 @@ export const CHILD_READY: ChildReady = { ready: true };
 export const isChildReady = (value: unknown): value is ChildReady => isObject(value) && value["ready"] === true;
 
 /**
+ * What a child sends as soon as its job arrives, before it reads the file: a process that ends
+ * before saying so never saw the job, and the runner gives the job another process.
+ */
+export interface JobReceived {
+  received: true;
+}
+
+export const JOB_RECEIVED: JobReceived = { received: true };
+
+export const isJobReceived = (value: unknown): value is JobReceived => isObject(value) && value["received"] === true;
+
+/**
  * What a child sends while its job runs, before its reply: how far the engine is (EngineProgress),
  * pages done of the document's pages. The parent checks it as any message of the child's.
  */

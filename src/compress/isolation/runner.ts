@@ -1,18 +1,19 @@
 // Runs engine jobs in child processes, outside the caller's event loop, with hard limits: a
 // fixed number of jobs at once, a bounded queue, a wall-clock timeout that grows with the input
 // (SIGKILL), a V8 heap limit and optionally a resident-memory limit. A process handles one job and
-// exits, so nothing one upload did (a leak, a native crash, a hang) can reach the next. The
+// ends, so nothing one upload did (a leak, a native crash, a hang) can reach the next. The
 // processes come from a pool of warm ones (pool.ts), forked ahead so that a job does not wait for
 // Node and the engine's modules to load. A job is answered at its reply, once checked (the output
-// file has the size the reply says), not when its process is gone (7 to 21 ms later on this
-// machine, a tenth of a small file's time); its process keeps its slot, its limits and its place in
-// close() until it has exited.
+// file has the size the reply says), not when its process is gone; the runner then kills the
+// process (KillReason "done") rather than wait for Node's own exit, which waits for V8's background
+// compilations (150-290 ms of a core after a small CV, over a second on a loaded machine). The
+// process keeps its slot, its limits and its place in close() until it is gone.
 import { statSync } from "node:fs";
 import { readFile, rm, stat } from "node:fs/promises";
 import type { Config } from "../../config/env.ts";
 import { createProcessPool } from "./pool.ts";
 import type { EngineProcess, PoolEvent, ProcessPool } from "./pool.ts";
-import { isChildReady, isEngineResult, isJobProgress } from "./protocol.ts";
+import { isChildReady, isEngineResult, isJobProgress, isJobReceived } from "./protocol.ts";
 import type { EngineJob, EngineResult, JobProgress } from "./protocol.ts";
 
 const RSS_POLL_MS = 200;
@@ -137,7 +138,17 @@ interface Pending {
   reject: (error: unknown) => void;
   /** Removes the queue's abort listener. */
   detach?: () => void;
+  /** Processes that ended before the job reached them (it was run again on another). */
+  undelivered?: number;
 }
+
+/**
+ * How many times a job is given another process when the one it was given ended before the job
+ * reached it (a warm process killed or crashed while idle, just before it was taken: the pool
+ * had not heard of its end yet). Such a process never saw the file, so the job is not the file's
+ * fault and is not charged to it; a job that reached its process is never run again.
+ */
+const UNDELIVERED_RETRIES = 2;
 
 interface Active {
   kill: (reason: KillReason) => void;
@@ -146,7 +157,14 @@ interface Active {
   answered: boolean;
 }
 
-export type KillReason = "timeout" | "abort" | "memory" | "closed";
+/**
+ * Why the runner killed a job's process: its time limit, its caller gone, its memory cap, close(),
+ * or "done": its reply was checked and the job answered, and the process is ended rather than
+ * left to exit by itself (issue 42: Node's exit waits for V8's background compilations of the job's
+ * code: 150-290 ms of a core after a small CV's reply at load 5 here, 0.4-1.6 s at load 11, while
+ * the process held its slot and the next job waited for it).
+ */
+export type KillReason = "timeout" | "abort" | "memory" | "closed" | "done";
 
 function abortError(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
@@ -365,12 +383,15 @@ async function concludeJob(ending: Ending, counts: JobHooks["counts"]): Promise<
 interface JobEnd {
   answer: (outcome: Outcome) => void;
   gone: () => void;
+  /** The process ended before the job reached it: run the job on another (undefined: no more tries). */
+  again: (() => void) | undefined;
 }
 
 /**
- * Runs one job in the process taken for it. The process is never given back: it exits after
- * replying, or is killed. The job is answered at its reply once checked (concludeReply), else when
- * the process is gone (concludeJob); `gone` comes when it is, before the answer when that waited
+ * Runs one job in the process taken for it. The process is never given back: it is killed once its
+ * reply is checked ("done"), or for a limit, or exits by itself. The job is answered at its reply
+ * once checked (concludeReply), else when the process is gone (concludeJob); `gone` comes when it
+ * is, before the answer when that waited
  * for it (so that a caller's next run() finds the slot free). Once answered, nothing changes the
  * outcome: a kill (the time limit, close()) only ends the process, and the output stays.
  */
@@ -405,25 +426,37 @@ function runInProcess(
     end.answer(outcome);
   };
 
+  // Whether the process said it received the job (JOB_RECEIVED, or anything after it); until then it
+  // never saw the file.
+  let delivered = false;
   /** The reply, checked (undefined: not an answer, the exit decides). */
   let checked: Promise<Outcome | undefined> = Promise.resolve(undefined);
   const cancelled = () => killedFor === "abort" || killedFor === "closed";
   const onMessage = (message: unknown) => {
+    if (isChildReady(message)) return;
+    delivered = true;
+    if (isJobReceived(message)) return;
     if (isJobProgress(message)) {
       if (reply === undefined && !answered) pending.onProgress?.(message.progress);
       return;
     }
-    if (isChildReady(message) || reply !== undefined) return;
+    if (reply !== undefined) return;
     reply = message;
     checked = concludeReply(job, reply, hooks.counts, cancelled).catch(() => undefined);
-    void checked.then((outcome) => outcome && answer(outcome));
+    void checked.then((outcome) => {
+      if (!outcome) return;
+      answer(outcome);
+      // Its one job is answered: nothing of the process is needed any more (the output is written
+      // and checked), and its own exit would keep a core and the slot for a while.
+      kill("done");
+    });
   };
   child.on("message", onMessage);
   // The job goes out once the process listens for it (at once when it was ready).
   void engine.ready.then((ready) => {
-    if (!ready || killedFor) return; // it ended first: its exit reports processing_failed
+    if (!ready || killedFor) return; // it ended first: its exit decides (end.again)
     child.send(job, (error) => {
-      // The process could not take the job (it died first): its exit reports processing_failed.
+      // The process could not take the job (it died first): its exit decides (end.again).
       if (error) child.kill("SIGKILL");
     });
   });
@@ -435,6 +468,11 @@ function runInProcess(
     hooks.onEvent?.({ type: "job-exited", pid, killed: killedFor ?? null });
     // Its reply, if it sent one, may still be being checked: that answer stands.
     const early = await checked;
+    if (!early && !delivered && reply === undefined && killedFor === undefined && end.again) {
+      signal?.removeEventListener("abort", onAbort);
+      end.again();
+      return;
+    }
     end.gone();
     if (early) return;
     signal?.removeEventListener("abort", onAbort);
@@ -602,6 +640,17 @@ function start(state: RunnerState, pending: Pending): void {
       markExited();
       startNext(state);
     },
+    // The same slot, another process: the job never reached this one.
+    again:
+      (pending.undelivered ?? 0) < UNDELIVERED_RETRIES
+        ? () => {
+            state.active.delete(entry);
+            markExited();
+            pending.undelivered = (pending.undelivered ?? 0) + 1;
+            if (state.closed) pending.reject(new RunnerClosed());
+            else launch(state, pending);
+          }
+        : undefined,
   };
   const engine = state.pool.take(inputBytes >= state.largeInput.bytes ? state.largeInput.execArgv : undefined);
   const { kill } = runInProcess(engine, pending, limitMs, inputBytes, state.hooks, end);
