@@ -42,7 +42,6 @@ export async function loadMigrationList(): Promise<MigrationList> {
   };
 }
 
-/** SQL that takes the database described by the migrations to the one in schema.prisma ("" when none). */
 /**
  * Indexes the migrations make that schema.prisma cannot describe (Prisma has no INCLUDE): the diff
  * would drop them. Each is named here with the migration that made it.
@@ -61,6 +60,7 @@ function withoutKeptIndexes(sql: string): string {
   return kept;
 }
 
+/** SQL that takes the database described by the migrations to the one in schema.prisma ("" when none). */
 export async function diffMigrationsToSchema(): Promise<string> {
   const schema = { files: [{ path: schemaPath, content: await readFile(schemaPath, "utf8") }] };
   const pglite = new PGlite({ extensions: pgliteExtensions });

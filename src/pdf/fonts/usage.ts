@@ -132,7 +132,7 @@ class UsageWalker {
         operator: (op, operands) => {
           if (op === Op.q) onEvent(SAVE);
           else if (op === Op.Q) onEvent(RESTORE);
-          else if (op === Op.Tf || op === Op.Do || op === Op.gs) {
+          else if (NAMED_OPERATORS.has(op)) {
             // Tf's name comes before its size.
             const name = operands.at(op === Op.Tf ? -2 : -1);
             if (typeof name === "string") onEvent({ op: op === Op.Tf ? "Tf" : op === Op.Do ? "Do" : "gs", name });

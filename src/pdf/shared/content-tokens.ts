@@ -3,9 +3,7 @@
 // found by its one inline-image finder (`scanContent`) and handed over whole. Numbers come with
 // their shortest form, strings with their escapes applied, operators with the white-space after
 // them.
-import { isRegular, Lexer, plain, scanContent, Tok, WHITESPACE } from "./syntax.ts";
-
-const latin1 = new TextDecoder("latin1");
+import { isRegular, Lexer, plain, scanContent, textOf, Tok, WHITESPACE } from "./syntax.ts";
 
 export const T = {
   Number: 0,
@@ -127,7 +125,7 @@ function numberToken(bytes: Uint8Array, start: number, end: number): Token | und
   if (short && digits <= MAX_EXACT_DIGITS) {
     return new Token(T.Number, bytes, start, end, exactValue(bytes, digitsFrom, end, negative));
   }
-  const text = latin1.decode(bytes.subarray(start, end));
+  const text = textOf(bytes, start, end);
   const written = short ? text : shortNumber(text);
   if (short) return new Token(T.Number, bytes, start, end, Number(written));
   const shortened = ascii(written);
@@ -162,11 +160,11 @@ const words = new Map<number, string>();
 
 /** An operator's or keyword's text (operators of up to three bytes are made once). */
 function wordOf(bytes: Uint8Array, start: number, end: number): string {
-  if (end - start > 3) return latin1.decode(bytes.subarray(start, end));
+  if (end - start > 3) return textOf(bytes, start, end);
   let code = 0;
   for (let i = start; i < end; i++) code = code * 256 + bytes[i]!;
   let word = words.get(code);
-  if (word === undefined) words.set(code, (word = latin1.decode(bytes.subarray(start, end))));
+  if (word === undefined) words.set(code, (word = textOf(bytes, start, end)));
   return word;
 }
 

@@ -99,11 +99,9 @@ const columnsByFields = new Map<string, { columns: string; joins: string }>();
  * row's distance, ./page.ts): elsewhere they are left out, two columns fewer to send and parse per row.
  */
 function columnsOf(select: Selection, near = false): { columns: string; joins: string } {
-  return near
-    ? derivedFrom(select, columnsWithPoint, () => columnsByNames(select, true))
-    : derivedFrom(select, columnsOf, () => columnsByNames(select, false));
+  return derivedFrom(select, near ? WITH_POINT : columnsOf, () => columnsByNames(select, near));
 }
-const columnsWithPoint = (select: Selection) => columnsOf(select, true);
+const WITH_POINT = Symbol("columns with the coordinates");
 
 const POINT_FIELDS = new Set(["latitude", "longitude"]);
 
