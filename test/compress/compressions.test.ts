@@ -93,6 +93,12 @@ async function setUp(kind: "local" | "gcs"): Promise<Setup> {
     const check = ajv.getSchema(ref);
     expect(check, `${method} ${route} ${status} is documented`).toBeDefined();
     expect(check!(body), `${method} ${route} ${status}: ${ajv.errorsText(check!.errors)}`).toBe(true);
+    // A refusal's code is among those its response documents.
+    const code = (body as Partial<ErrorBody>).error?.code;
+    const documented = (doc["paths"] as Record<string, Record<string, { responses: Record<string, Json> }>>)[route]?.[
+      method
+    ]?.responses[String(status)]?.["description"];
+    if (code) expect(documented, `${method} ${route} ${status} documents ${code}`).toContain(code);
   };
   return { server, storage, stored, inputs, validate };
 }
@@ -241,12 +247,15 @@ describe.each(["local", "gcs"] as const)("results under the subscriber's control
     const replay = await compress(token, {}, { "idempotency-key": `delete-${kind}` });
     expect(replay.status).toBe(410);
     expect(replay.json.error.code).toBe("result_deleted");
+    s.validate("/v1/compress", "post", 410, replay.json);
 
     expect((await del(token, `/v1/compressions/${id}`)).status).toBe(204);
     for (const bad of ["not-a-uuid", "00000000-0000-0000-0000-000000000000", "%00"]) {
       const answer = await del(token, `/v1/compressions/${bad}`);
       expect(answer.status).toBe(404);
-      expect(((await answer.json()) as ErrorBody).error.code).toBe("not_found");
+      const body = (await answer.json()) as ErrorBody;
+      expect(body.error.code).toBe("not_found");
+      s.validate("/v1/compressions/{id}", "delete", 404, body);
     }
   });
 
@@ -268,7 +277,9 @@ describe.each(["local", "gcs"] as const)("results under the subscriber's control
     const refused = await del(token, `/v1/compressions/${running["compression_id"] as string}`);
     expect(refused.status).toBe(409);
     expect(refused.headers.get("retry-after")).toBe("2");
-    expect(((await refused.json()) as ErrorBody).error.code).toBe("compression_running");
+    const running409 = (await refused.json()) as ErrorBody;
+    expect(running409.error.code).toBe("compression_running");
+    s.validate("/v1/compressions/{id}", "delete", 409, running409);
 
     const input = (await db.prisma.compressionJob.findUniqueOrThrow({ where: { id: queued["id"] as string } }))
       .inputObject;
@@ -327,6 +338,7 @@ describe.each(["local", "gcs"] as const)("results under the subscriber's control
       const answer = await compress(token, { retention: bad });
       expect(answer.status, bad).toBe(400);
       expect(answer.json.error.code, bad).toBe("invalid_retention");
+      s.validate("/v1/compress", "post", 400, answer.json);
     }
     expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(used);
   });
@@ -358,7 +370,11 @@ describe.each(["local", "gcs"] as const)("results under the subscriber's control
     const whole = await fetch(url);
     expect(whole.status).toBe(200);
     expect(Buffer.from(await whole.arrayBuffer()).length).toBe(big.length);
-    await waitFor(async () => !(await s.stored(object)));
+    // The object goes first, then the record is marked: wait for both (the PostgreSQL pass saw the gap).
+    const id = json["id"] as string;
+    await waitFor(
+      async () => !(await s.stored(object)) && (await get(token, `/v1/compressions/${id}`)).json["deleted_at"] !== null,
+    );
     const again = await fetch(url);
     expect(again.status).toBe(410);
     expect(((await again.json()) as ErrorBody).error.code).toBe("result_deleted");

@@ -123,6 +123,9 @@ export function compressExtras(shared: Shared) {
         `upload_incomplete: nothing was PUT to the upload's URL yet; upload_used: already compressed (also when reused after its file was deleted); ${idempotencyConflicts}`,
         retryAfterOptional,
       ),
+      "410": shared.error(
+        "result_deleted: the kept answer of this Idempotency-Key named a result deleted since (on request, at the end of its retention, or after its first complete download). Not charged; a new key compresses again.",
+      ),
     },
   };
 }

@@ -74,7 +74,7 @@ const result = {
 
 const common = {
   "400": error(
-    "The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata, invalid_linearize, invalid_ocr, invalid_ocr_languages (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; for a file by its address invalid_file_url (not https, malformed, or sent beside a file or a direct upload) and file_url_forbidden (an address that is not public); with an Idempotency-Key header, invalid_idempotency_key. Not charged.",
+    "The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata, invalid_linearize, invalid_ocr, invalid_ocr_languages (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; for a file by its address invalid_file_url (not https, malformed, or sent beside a file or a direct upload) and file_url_forbidden (an address that is not public); retention not a whole number of seconds, invalid_retention; with an Idempotency-Key header, invalid_idempotency_key. Not charged.",
   ),
   "401": error(
     "Missing, malformed, unknown, revoked or non-corporate key: missing_api_key, malformed_api_key, invalid_api_key, plan_not_eligible.",
@@ -95,7 +95,10 @@ const common = {
     `The file cannot be processed (not charged): not_a_pdf, corrupted_pdf, encrypted_pdf, unsupported_pdf, processing_timeout (processing took longer than the time limit for the file's size: a base plus a rate per MB, by default ${COMPRESS_TIMEOUT_DEFAULTS.baseSeconds} s + ${COMPRESS_TIMEOUT_DEFAULTS.secondsPerMb} s per MB, five times that with a target size), processing_failed, signed_document (the PDF is digitally signed or certified: a rewrite would break its signatures; the message says how many; send signatures=remove to compress it without them), target_unreachable (the target size cannot be reached above the quality floor; the message gives the smallest size reached); for unlock also password_required, incorrect_password, not_encrypted; for a file fetched by its address also file_url_not_pdf, file_url_unreachable (not found, refused, cut, not 200, more than 3 redirects) and file_url_timeout.`,
   ),
   "429": error("rate_limited: over 120 requests a minute for this key.", retryAfter),
-  "503": error("busy, rate_limit_unavailable, database_unavailable or shutting_down.", retryAfter),
+  "503": error(
+    "busy, rate_limit_unavailable, database_unavailable, storage_unavailable (the file could not be stored, or a file_url this service signed could not be read from its storage; nothing kept or charged) or shutting_down.",
+    retryAfter,
+  ),
 };
 
 const form = (fields: Json, required: string[]) => ({

@@ -783,7 +783,7 @@ export interface operations {
           "application/json": components["schemas"]["Job"];
         };
       };
-      /** @description The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata, invalid_linearize, invalid_ocr, invalid_ocr_languages (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; for a file by its address invalid_file_url (not https, malformed, or sent beside a file or a direct upload) and file_url_forbidden (an address that is not public); with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
+      /** @description The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata, invalid_linearize, invalid_ocr, invalid_ocr_languages (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; for a file by its address invalid_file_url (not https, malformed, or sent beside a file or a direct upload) and file_url_forbidden (an address that is not public); retention not a whole number of seconds, invalid_retention; with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
       400: {
         headers: {
           /** @description The error code, as in the body. */
@@ -919,6 +919,28 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
+      /** @description result_deleted: the kept answer of this Idempotency-Key named a result deleted since (on request, at the end of its retention, or after its first complete download). Not charged; a new key compresses again. */
+      410: {
+        headers: {
+          /** @description The error code, as in the body. */
+          "X-Error-Code"?: string;
+          /** @description The message, percent-encoded where not ASCII. */
+          "X-Error-Message"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "error": {
+           *         "code": "result_deleted",
+           *         "message": "The result was deleted: on request (DELETE), at the end of its retention, or after its first complete download (retention 0).",
+           *         "request_id": "4bf92f3577b34da6a3ce929d0e0e4736"
+           *       }
+           *     }
+           */
+          "application/json": components["schemas"]["Error"];
+        };
+      };
       /** @description file_too_large: over 314,572,800 bytes (300 MB); exactly that is accepted. file_url_too_large: the same for a file fetched by its address. body_too_large: a JSON body over 16 KiB. */
       413: {
         headers: {
@@ -1008,7 +1030,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description busy, rate_limit_unavailable, database_unavailable or shutting_down. */
+      /** @description busy, rate_limit_unavailable, database_unavailable, storage_unavailable (the file could not be stored, or a file_url this service signed could not be read from its storage; nothing kept or charged) or shutting_down. */
       503: {
         headers: {
           /** @description The error code, as in the body. */
@@ -2580,7 +2602,7 @@ export interface operations {
           "application/json": components["schemas"]["Job"];
         };
       };
-      /** @description The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata, invalid_linearize, invalid_ocr, invalid_ocr_languages (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; for a file by its address invalid_file_url (not https, malformed, or sent beside a file or a direct upload) and file_url_forbidden (an address that is not public); with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
+      /** @description The form is not as documented: invalid_profile, invalid_signatures, invalid_target_size, invalid_grayscale, invalid_max_image_ppi, invalid_remove_metadata, invalid_linearize, invalid_ocr, invalid_ocr_languages (a value out of its bounds, or an option the profile does not take; the message names the field), missing_file, too_many_files, unexpected_field, invalid_multipart, missing_password; for a job or a direct upload also invalid_json, invalid_upload_id, invalid_callback_url; for a file by its address invalid_file_url (not https, malformed, or sent beside a file or a direct upload) and file_url_forbidden (an address that is not public); retention not a whole number of seconds, invalid_retention; with an Idempotency-Key header, invalid_idempotency_key. Not charged. */
       400: {
         headers: {
           /** @description The error code, as in the body. */
@@ -2760,7 +2782,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description busy, rate_limit_unavailable, database_unavailable or shutting_down. */
+      /** @description busy, rate_limit_unavailable, database_unavailable, storage_unavailable (the file could not be stored, or a file_url this service signed could not be read from its storage; nothing kept or charged) or shutting_down. */
       503: {
         headers: {
           /** @description The error code, as in the body. */
