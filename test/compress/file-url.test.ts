@@ -35,6 +35,8 @@ let files: Server;
 let origin: string;
 let pdf: Buffer;
 const open = new Set<ServerResponse>();
+/** Requests the file server was sent, by path. */
+const served: string[] = [];
 
 /** The local server of files and faults. */
 function fileServer(): Server {
@@ -42,6 +44,7 @@ function fileServer(): Server {
     open.add(res);
     res.on("close", () => open.delete(res));
     const route = req.url ?? "/";
+    served.push(route);
     const redirect = (to: string) => res.writeHead(302, { Location: to }).end();
     if (route === "/cv.pdf") return res.writeHead(200, { "Content-Type": "application/pdf" }).end(pdf);
     if (route.startsWith("/hop/")) {
@@ -252,6 +255,31 @@ describe("file_url fetched (development: this machine allowed)", () => {
       const answer = await post(local, token, { file_url: url }, options);
       expect([answer.status, answer.body.error?.code], JSON.stringify(options)).toEqual([status, code]);
     }
+    expect(await usedThisMonth(local.db.prisma, subscriber.id)).toBe(0);
+    expect(await leftovers(local)).toEqual([]);
+  });
+});
+
+describe("the fields beside a file_url, checked before it is fetched", () => {
+  it.each([
+    ["a retention that is not whole seconds (JSON)", { retention: "-1" }, {}, "invalid_retention"],
+    ["a retention that is not whole seconds (form)", { retention: "soon" }, { form: true }, "invalid_retention"],
+    ["a retention that is not whole seconds (job)", { retention: "1.5" }, { async: true }, "invalid_retention"],
+    ["an unknown profile (form)", { profile: "nope" }, { form: true }, "invalid_profile"],
+    ["an unknown profile (job form)", { profile: "nope" }, { form: true, async: true }, "invalid_profile"],
+    [
+      "a retention on unlock (JSON)",
+      { password: "x", retention: "soon" },
+      { route: "/v1/unlock" },
+      "invalid_retention",
+    ],
+    ["no password on unlock (form)", {}, { form: true, route: "/v1/unlock" }, "missing_password"],
+  ])("refuses %s with its 400 and never fetches the file", async (_what, fields, options, code) => {
+    const { token, subscriber } = await subscriberWithKey(local.db.prisma);
+    const before = served.length;
+    const answer = await post(local, token, { file_url: `${origin}/cv.pdf`, ...fields }, options);
+    expect([answer.status, answer.body.error?.code]).toEqual([400, code]);
+    expect(served.slice(before)).toEqual([]);
     expect(await usedThisMonth(local.db.prisma, subscriber.id)).toBe(0);
     expect(await leftovers(local)).toEqual([]);
   });

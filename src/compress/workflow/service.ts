@@ -248,6 +248,8 @@ const fileUrlPolicy = (deps: CompressDeps): FileUrlPolicy => ({
  * Takes the request's file into the workspace: the multipart body read, then a file_url (the form's,
  * or a JSON body's) fetched to the workspace's input; an address this service signed
  * (own-file-url.ts) is read from storage instead, when it names an object of the key's account.
+ * A file_url is fetched only once `checkFields` passed the fields beside it: a refused option costs
+ * no download.
  */
 async function takeFile(
   deps: CompressDeps,
@@ -256,6 +258,7 @@ async function takeFile(
   incoming: Incoming,
   workspace: Workspace,
   fields: readonly string[],
+  checkFields: (fields: Readonly<Record<string, string>>) => void,
   beforeFile?: (fields: Readonly<Record<string, string>>, filename: string) => Promise<void>,
 ): Promise<Upload> {
   const upload =
@@ -271,6 +274,7 @@ async function takeFile(
   if (upload.fileUrl === undefined) return upload;
   // A file by URL: what was asked is recorded before it is fetched (its name is known after).
   await beforeFile?.(upload.fields, upload.filename);
+  checkFields(upload.fields);
   const policy = fileUrlPolicy(deps);
   const own = await ownObject(deps, upload.fileUrl, request.origin);
   const fetched = own
@@ -293,6 +297,7 @@ async function checkUrlInput(
   else parseOperation(kind, fields);
   parseOptions(fields);
   if (kind === "compress") refuseCallback(fields);
+  retentionOf(deps.config, fields, { retentionSeconds: null });
 }
 
 /**
@@ -418,7 +423,13 @@ async function compressFile(
       // costs the client its headers, not its upload (the unit goes back as for any failure).
       assertRoom();
       const asked = askedRecorder(deps, reserved, kind);
-      const upload = await takeFile(deps, request, key, intake, workspace, FIELDS[kind], asked.atFile);
+      const checkFields = (fields: Readonly<Record<string, string>>) => {
+        if (kind === "compress") refuseCallback(fields);
+        parseOperation(kind, fields);
+        parseOptions(fields);
+        retentionOf(deps.config, fields, key);
+      };
+      const upload = await takeFile(deps, request, key, intake, workspace, FIELDS[kind], checkFields, asked.atFile);
       await asked.atEnd(upload);
       if (kind === "compress") refuseCallback(upload.fields);
       const work = {
@@ -630,7 +641,11 @@ async function acceptJob(
   return charged(deps, request, key, (reserved) =>
     withWorkspace(deps.config, async (workspace) => {
       const asked = askedRecorder(deps, reserved, "compress");
-      const upload = await takeFile(deps, request, key, intake, workspace, FIELDS.job, asked.atFile);
+      const checkFields = (fields: Readonly<Record<string, string>>) => {
+        parseJobOptions(deps.config, fields);
+        retentionOf(deps.config, fields, key);
+      };
+      const upload = await takeFile(deps, request, key, intake, workspace, FIELDS.job, checkFields, asked.atFile);
       await asked.atEnd(upload);
       const { callbackUrl, ...options } = parseJobOptions(deps.config, upload.fields);
       const retentionSeconds = retentionOf(deps.config, upload.fields, key);
