@@ -6,10 +6,9 @@
 // A page asks for the counts of many rows: every count asked for during one operation is
 // loaded by one statement (batched until the operation's resolvers have all run), so a list of
 // 100 skills with three counts each costs one statement, not 300.
-import { isDeepStrictEqual } from "node:util";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { GraphQLContext } from "./context.ts";
-import { publicJobWhere } from "./gates.ts";
+import { isPublicJobWhere } from "./gates.ts";
 import { prismaSql, type SqlQuery } from "./sql.ts";
 
 /** The counter row of the whole catalog. */
@@ -105,7 +104,7 @@ export function jobCounterScope(
   where: Prisma.JobWhereInput,
   now: Date,
 ): { kind: "catalog" | "sector" | "skill" | "company"; slug: string } | null {
-  if (!Array.isArray(where.AND) || !isDeepStrictEqual(where.AND[0], publicJobWhere(now))) return null;
+  if (!Array.isArray(where.AND) || !isPublicJobWhere(where.AND[0], now)) return null;
   const parts = where.AND.slice(1);
   if (parts.length === 0) return { kind: "catalog", slug: "" };
   if (parts.length !== 1) return null;

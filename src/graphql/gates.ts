@@ -6,12 +6,24 @@ import type { SqlCondition } from "./sql.ts";
 
 /** A job is public while it is published, not filled, already live and not yet expired. */
 export function publicJobWhere(now: Date): Prisma.JobWhereInput {
-  return {
+  const where: Prisma.JobWhereInput = {
     status: "published",
     filled: false,
     publishedAt: { lte: now },
     OR: [{ validThrough: null }, { validThrough: { gt: now } }],
   };
+  gateInstants.set(where, now);
+  return where;
+}
+
+// The instant of each filter publicJobWhere made, so a filter is known for the gate by identity
+// (isPublicJobWhere) instead of compared field by field on every list request.
+const gateInstants = new WeakMap<object, Date>();
+
+/** Whether `where` is a filter publicJobWhere(now) made (nothing changes those filters after). */
+export function isPublicJobWhere(where: unknown, now: Date): boolean {
+  if (typeof where !== "object" || where === null) return false;
+  return gateInstants.get(where)?.getTime() === now.getTime();
 }
 
 /** publicJobWhere in SQL, on jobs aliased j: the same four conditions (the hot reads' statements, ./sql.ts). */

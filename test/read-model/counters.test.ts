@@ -5,7 +5,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Prisma } from "../../src/generated/prisma/client.ts";
 import { createContext } from "../../src/graphql/context.ts";
-import { CATALOG_SCOPE, countJobs, readCounts, settleJobCounts, type Counts } from "../../src/graphql/counters.ts";
+import {
+  CATALOG_SCOPE,
+  countJobs,
+  jobCounterScope,
+  readCounts,
+  settleJobCounts,
+  type Counts,
+} from "../../src/graphql/counters.ts";
 import { listedAgentWhere, publicCompanyWhere, publicJobWhere, publicTalentWhere } from "../../src/graphql/gates.ts";
 import { seedCatalog } from "../../src/db/seed/seed.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
@@ -401,5 +408,30 @@ describe("catalog counters after a seed", () => {
     } finally {
       await seeded.close();
     }
+  });
+});
+
+describe("jobCounterScope", () => {
+  const now = new Date("2026-12-06T05:00:00Z");
+  const sector = { sector: { slug: "engineering" } } satisfies Prisma.JobWhereInput;
+
+  it("knows the gate's own filter, alone or with one sector", () => {
+    expect(jobCounterScope({ AND: [publicJobWhere(now)] }, now)).toEqual({ kind: "catalog", slug: "" });
+    expect(jobCounterScope({ AND: [publicJobWhere(now), sector] }, now)).toEqual({
+      kind: "sector",
+      slug: "engineering",
+    });
+  });
+
+  it("counts with the filter what the gate did not make, or made for another instant", () => {
+    // A copy looks the same but is not the gate's: counting it with the filter is always right.
+    expect(jobCounterScope({ AND: [structuredClone(publicJobWhere(now))] }, now)).toBeNull();
+    expect(jobCounterScope({ AND: [publicJobWhere(new Date(now.getTime() - 1))] }, now)).toBeNull();
+    expect(jobCounterScope({ AND: [{ status: "published" }] }, now)).toBeNull();
+    expect(jobCounterScope({ AND: [] }, now)).toBeNull();
+  });
+
+  it("takes the same instant in another Date object", () => {
+    expect(jobCounterScope({ AND: [publicJobWhere(now)] }, new Date(now.getTime()))).not.toBeNull();
   });
 });

@@ -50,7 +50,6 @@ export const Job = builder.prismaObject("Job", {
     salaryCurrency: true,
     salaryPeriod: true,
     publishedAt: true,
-    createdAt: true,
     // Every job shows its company's reference: loaded with the row, so the field below is a plain
     // read. A field with its own selection is resolved through the planner's mapping for its row,
     // which compiled operations (../../compiled-operations.ts) cannot find beneath a relation (their response
@@ -75,7 +74,10 @@ export const Job = builder.prismaObject("Job", {
       nullable: true,
       resolve: (j) => locationOf(j.locationCity, j.locationState, j.locationCountry),
     }),
+    // A page filtered by near or sorted by distance sets it on its rows (./page.ts); elsewhere the
+    // row has none, which a plain read answers as null.
     distanceKm: t.float({
+      ...plainRead("distanceKm"),
       nullable: true,
       description:
         "Kilometres from filter.near (great-circle distance) on a page filtered by near or sorted by DISTANCE; null otherwise.",
@@ -91,10 +93,10 @@ export const Job = builder.prismaObject("Job", {
           : null,
     }),
     applyUrl: t.exposeString("applyUrl", { nullable: true }),
-    publishedAt: t.field({
-      type: "DateTime",
-      resolve: (j) => j.publishedAt ?? j.createdAt,
-    }),
+    // Every job the schema returns passed the public gate, whose published_at <= now leaves no
+    // null (the column is nullable for drafts): a plain read. Were the gate to let a draft through,
+    // the non-null field would fail loudly instead of showing its creation as its publication.
+    publishedAt: t.field({ ...plainRead("publishedAt"), type: "DateTime", resolve: (j) => j.publishedAt! }),
     validThrough: t.expose("validThrough", { type: "DateTime", nullable: true }),
     updatedAt: t.expose("updatedAt", { type: "DateTime" }),
     company: t.field({

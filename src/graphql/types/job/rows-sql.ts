@@ -28,12 +28,9 @@ const JOB_COLUMNS: Record<string, string> = {
   salaryPeriod: "j.salary_period::text",
   salaryTop: "j.salary_top",
   applyUrl: "j.apply_url",
-  // The Job type reads createdAt only as publishedAt's fallback: given here in one column (a
-  // public job always has published_at; one date fewer to parse per row).
-  publishedAt: "coalesce(j.published_at, j.created_at)",
+  publishedAt: "j.published_at",
   validThrough: "j.valid_through",
   updatedAt: "j.updated_at",
-  createdAt: "",
 };
 
 const COMPANY_COLUMNS: Record<string, string> = {
