@@ -7,7 +7,7 @@
 // expiry, tested against the clock, and with storage failing under it). Every response is checked
 // against the served OpenAPI document.
 import { generateKeyPairSync } from "node:crypto";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -16,10 +16,12 @@ import addFormats from "ajv-formats";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usedThisMonth } from "../../src/auth/quota.ts";
+import { startJobWorker } from "../../src/compress/async-jobs/worker.ts";
 import { createGcsStorage } from "../../src/compress/storage/gcs.ts";
 import { createLocalStorage } from "../../src/compress/storage/local.ts";
 import type { ObjectStorage } from "../../src/compress/storage/storage.ts";
 import { sweepExpiredResults } from "../../src/compress/workflow/results.ts";
+import { createLogger } from "../../src/logger.ts";
 import { makePdf, multipart, passThroughRunner, subscriberWithKey } from "../helpers/compress.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startFakeGcs, type FakeGcs } from "../helpers/fake-gcs.ts";
@@ -136,6 +138,27 @@ describe.each(["local", "gcs"] as const)("results under the subscriber's control
     fetch(`${s.server.url}${route}`, { method: "DELETE", headers: auth(token) });
 
   const objectOf = (url: string) => path.basename(new URL(url).pathname);
+
+  /** A direct upload with its file in storage. */
+  async function createUpload(token: string, filename: string) {
+    const created = await fetch(`${s.server.url}/v1/uploads`, {
+      method: "POST",
+      headers: { ...auth(token), "content-type": "application/json" },
+      body: JSON.stringify({ filename }),
+    });
+    const upload = (await created.json()) as { upload_id: string; upload_url: string; headers: Record<string, string> };
+    if (kind === "gcs") {
+      // The fake bucket takes no signed PUT: the object is stored as Cloud Storage would have.
+      const name = path.basename(new URL(upload.upload_url).pathname);
+      const file = path.join(work, "upload.pdf");
+      await writeFile(file, pdf);
+      await s.storage.putInput(name, file);
+    } else {
+      const put = await fetch(upload.upload_url, { method: "PUT", headers: upload.headers, body: new Uint8Array(pdf) });
+      expect(put.status).toBe(200);
+    }
+    return upload;
+  }
 
   it("answers every compression with an id, and lists them newest first with cursor paging", async () => {
     const { token } = await subscriberWithKey(db.prisma);
@@ -259,6 +282,73 @@ describe.each(["local", "gcs"] as const)("results under the subscriber's control
     }
   });
 
+  it("gives unlocks and jobs an id too; a finished job's result deleted through the job's URL", async () => {
+    const { token, subscriber } = await subscriberWithKey(db.prisma);
+    const form = multipart([
+      { name: "password", value: "open sesame" },
+      { name: "file", value: pdf, filename: "signed offer.pdf" },
+    ]);
+    const unlocked = await fetch(`${s.server.url}/v1/unlock`, {
+      method: "POST",
+      headers: { ...auth(token), "content-type": form.contentType },
+      body: new Uint8Array(form.body),
+    });
+    expect(unlocked.status).toBe(200);
+    const unlock = (await unlocked.json()) as Json;
+    s.validate("/v1/unlock", "post", 200, unlock);
+
+    const submitted = await fetch(`${s.server.url}/v1/compress`, {
+      method: "POST",
+      headers: { ...auth(token), "content-type": "application/json", prefer: "respond-async" },
+      body: JSON.stringify({ file_url: unlock["url"], retention: 3600 }),
+    });
+    expect(submitted.status).toBe(202);
+    const job = (await submitted.json()) as Json;
+    s.validate("/v1/compress", "post", 202, job);
+    const worker = startJobWorker(
+      {
+        config: s.server.config,
+        prisma: db.prisma,
+        storage: s.storage,
+        runner: passThroughRunner,
+        logger: createLogger({ logLevel: "silent" }),
+        pollMs: 100,
+      },
+      1,
+    );
+    let done: Json;
+    try {
+      await waitFor(async () => (await get(token, `/v1/jobs/${job["id"] as string}`)).json["status"] === "succeeded");
+      done = (await get(token, `/v1/jobs/${job["id"] as string}`)).json;
+    } finally {
+      await worker.stop();
+    }
+    s.validate("/v1/jobs/{id}", "get", 200, done);
+    const list = await get(token, "/v1/compressions");
+    const data = list.json["data"] as Json[];
+    expect(data.map((item) => [item["id"], item["operation"], item["job_id"]])).toEqual([
+      [job["compression_id"], "compress", job["id"]],
+      [unlock["id"], "unlock", null],
+    ]);
+    const object = objectOf(done["url"] as string);
+    expect(await s.stored(object)).toBe(true);
+    const { inputObject } = await db.prisma.compressionJob.findUniqueOrThrow({ where: { id: job["id"] as string } });
+    expect((await s.inputs()).some((name) => name.endsWith(inputObject))).toBe(false);
+
+    expect((await del(token, `/v1/jobs/${job["id"] as string}`)).status).toBe(204);
+    expect(await s.stored(object)).toBe(false);
+    expect([404, 410]).toContain((await fetch(done["url"] as string)).status);
+    const after = await get(token, `/v1/jobs/${job["id"] as string}`);
+    expect(after.status).toBe(200);
+    s.validate("/v1/jobs/{id}", "get", 200, after.json);
+    expect(after.json).toMatchObject({ status: "succeeded" });
+    expect(after.json["url"] ?? null).toBeNull();
+    const resource = await get(token, `/v1/compressions/${job["compression_id"] as string}`);
+    expect(resource.json).toMatchObject({ deleted_by: "request", filename: null, job_id: job["id"] });
+    expect((await del(token, `/v1/jobs/${job["id"] as string}`)).status).toBe(204);
+    expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(2);
+  });
+
   it("cancels a queued job on DELETE /v1/jobs/{id}: not charged, its input gone; refuses a running one", async () => {
     const { token, subscriber } = await subscriberWithKey(db.prisma);
     const form = multipart([{ name: "file", value: pdf, filename: "contract.pdf" }]);
@@ -295,22 +385,7 @@ describe.each(["local", "gcs"] as const)("results under the subscriber's control
 
   it("deletes the direct upload a compression came from, with it", async () => {
     const { token } = await subscriberWithKey(db.prisma);
-    const created = await fetch(`${s.server.url}/v1/uploads`, {
-      method: "POST",
-      headers: { ...auth(token), "content-type": "application/json" },
-      body: JSON.stringify({ filename: "cv.pdf" }),
-    });
-    const upload = (await created.json()) as { upload_id: string; upload_url: string; headers: Record<string, string> };
-    if (kind === "gcs") {
-      // The fake bucket takes no signed PUT: the object is stored as Cloud Storage would have.
-      const name = path.basename(new URL(upload.upload_url).pathname);
-      const file = path.join(work, "upload.pdf");
-      await (await import("node:fs/promises")).writeFile(file, pdf);
-      await s.storage.putInput(name, file);
-    } else {
-      const put = await fetch(upload.upload_url, { method: "PUT", headers: upload.headers, body: new Uint8Array(pdf) });
-      expect(put.status).toBe(200);
-    }
+    const upload = await createUpload(token, "cv.pdf");
     const answer = await fetch(`${s.server.url}/v1/compress`, {
       method: "POST",
       headers: { ...auth(token), "content-type": "application/json" },
@@ -322,6 +397,23 @@ describe.each(["local", "gcs"] as const)("results under the subscriber's control
     expect(await db.prisma.directUpload.count({ where: { id: upload.upload_id } })).toBe(1);
     expect((await del(token, `/v1/compressions/${result["id"] as string}`)).status).toBe(204);
     expect(await db.prisma.directUpload.count({ where: { id: upload.upload_id } })).toBe(0);
+
+    // A job queued from a direct upload: its file is the upload's object until the job ends; DELETE
+    // takes it from storage at once.
+    const second = await createUpload(token, "contract.pdf");
+    const uploadObject = (await db.prisma.directUpload.findUniqueOrThrow({ where: { id: second.upload_id } }))
+      .objectName;
+    expect((await s.inputs()).some((name) => name.endsWith(uploadObject))).toBe(true);
+    const queued = await fetch(`${s.server.url}/v1/compress`, {
+      method: "POST",
+      headers: { ...auth(token), "content-type": "application/json", prefer: "respond-async" },
+      body: JSON.stringify({ upload_id: second.upload_id }),
+    });
+    expect(queued.status).toBe(202);
+    const job = (await queued.json()) as Json;
+    expect((await del(token, `/v1/compressions/${job["compression_id"] as string}`)).status).toBe(204);
+    expect((await s.inputs()).some((name) => name.endsWith(uploadObject))).toBe(false);
+    expect(await db.prisma.directUpload.count({ where: { id: second.upload_id } })).toBe(0);
   });
 
   it("takes retention per request (capped by the maximum) and from the account; refuses a bad one, not charged", async () => {
@@ -402,6 +494,21 @@ describe.each(["local", "gcs"] as const)("results under the subscriber's control
     const gone = await get(token, `/v1/compressions/${short.json["id"] as string}`);
     expect(gone.json).toMatchObject({ deleted_by: "retention", filename: null });
     expect([404, 410]).toContain((await fetch(short.json["url"] as string)).status);
+
+    // retention 0 whose download never comes: kept the maximum (RESULT_RETENTION_HOURS, 2 h here), then swept.
+    const once = await compress(token, { retention: "0" });
+    const onceExpiry = new Date(once.json["expires_at"] as string);
+    expect(Math.abs(onceExpiry.getTime() - (Date.now() + 7200_000))).toBeLessThan(60_000);
+    const onceObject = objectOf(once.json["url"] as string);
+    await sweepExpiredResults(deps, silent, new Date(onceExpiry.getTime() - 1000));
+    expect(await s.stored(onceObject)).toBe(true);
+    await sweepExpiredResults(deps, silent, new Date(onceExpiry.getTime() + 1000));
+    expect(await s.stored(onceObject)).toBe(false);
+    expect((await get(token, `/v1/compressions/${once.json["id"] as string}`)).json).toMatchObject({
+      deleted_by: "retention",
+      filename: null,
+    });
+    expect((await fetch(once.json["url"] as string)).status).toBe(410);
   });
 
   it("sweeps on when storage fails for one result, and takes that one at the next sweep; two sweeps delete once", async () => {
