@@ -196,6 +196,46 @@ describe("compress()", () => {
   });
 });
 
+// Issue 44: results as resources through the client's typed paths, and retention through compress().
+describe("results under the subscriber's control", () => {
+  it("lists, reads and deletes results by the typed paths; retention 0 and in seconds through compress()", async () => {
+    const { token } = await subscriberWithKey(db.prisma);
+    const other = await subscriberWithKey(db.prisma);
+    const client = createCompressionClient({ baseUrl: server.url, apiKey: token });
+    const file = await openFile(pdfPath);
+    const kept = await client.compress(file, { retention: 600 });
+    expect(kept.data).toMatchObject({ retention: 600 });
+    const once = await client.compress(file, { retention: 0 });
+    expect(once.data).toMatchObject({ retention: 0 });
+    expect(new URL(once.data!.url).pathname).toMatch(/^\/v1\/results\//);
+
+    const first = await client.GET("/v1/compressions", { params: { query: { limit: 1, status: "succeeded" } } });
+    expect(first.data?.data.map((item) => item.id)).toEqual([once.data!.id]);
+    expect(first.data?.has_more).toBe(true);
+    const next = await client.GET("/v1/compressions", {
+      params: { query: { limit: 1, cursor: first.data!.next_cursor! } },
+    });
+    expect(next.data?.data.map((item) => item.id)).toEqual([kept.data!.id]);
+    const refused = await client.GET("/v1/compressions", { params: { query: { limit: 0 } } });
+    expect([refused.response.status, refused.error?.error.code]).toEqual([400, "invalid_limit"]);
+
+    const one = await client.GET("/v1/compressions/{id}", { params: { path: { id: kept.data!.id } } });
+    expect(one.data).toMatchObject({ id: kept.data!.id, filename: "report.pdf", retention: 600, deleted_at: null });
+    expect((await fetch(one.data!.url!)).status).toBe(200);
+
+    const stranger = createCompressionClient({ baseUrl: server.url, apiKey: other.token });
+    const theirs = await stranger.DELETE("/v1/compressions/{id}", { params: { path: { id: kept.data!.id } } });
+    expect([theirs.response.status, theirs.error?.error.code]).toEqual([404, "not_found"]);
+    const deleted = await client.DELETE("/v1/compressions/{id}", { params: { path: { id: kept.data!.id } } });
+    expect(deleted.response.status).toBe(204);
+    expect((await fetch(kept.data!.url)).status).toBe(410);
+    const again = await client.DELETE("/v1/compressions/{id}", { params: { path: { id: kept.data!.id } } });
+    expect(again.response.status).toBe(204);
+    const after = await client.GET("/v1/compressions/{id}", { params: { path: { id: kept.data!.id } } });
+    expect(after.data).toMatchObject({ deleted_by: "request", filename: null });
+  });
+});
+
 describe("the per-key rate limit", () => {
   let limited: TestServer;
   beforeAll(async () => {
