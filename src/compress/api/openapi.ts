@@ -182,7 +182,16 @@ const unlockBody = (profileField: Json, retention: Json) => ({
 const schemas = {
   CompressionResult: {
     type: "object",
-    required: ["success", "original_size", "compressed_size", "savings_percentage", "url", "expires_in"],
+    required: [
+      "id",
+      "success",
+      "original_size",
+      "compressed_size",
+      "savings_percentage",
+      "url",
+      "expires_in",
+      "retention",
+    ],
     properties: {
       id: {
         type: "string",

@@ -246,7 +246,7 @@ export interface components {
        * Format: uuid
        * @description The compression's id: GET or DELETE /v1/compressions/{id}.
        */
-      id?: string;
+      id: string;
       /** @constant */
       success: true;
       /** @description Bytes of the uploaded file. */
@@ -264,7 +264,7 @@ export interface components {
       expires_in: 3600;
       report?: components["schemas"]["CompressionReport"];
       /** @description Seconds the result is kept (0: until its first complete download). */
-      retention?: number;
+      retention: number;
       /**
        * Format: date-time
        * @description When the result is deleted at the latest.
