@@ -16,8 +16,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usedThisMonth } from "../../src/auth/quota.ts";
 import type { Resolver } from "../../src/compress/address-policy.ts";
 import { fetchFileUrl } from "../../src/compress/workflow/file-url.ts";
+import { startJobWorker } from "../../src/compress/async-jobs/worker.ts";
+import { createGcsStorage } from "../../src/compress/storage/gcs.ts";
+import { createLogger } from "../../src/logger.ts";
 import { compressUrl, createCompressionClient, unlockUrl } from "../../clients/typescript/src/index.ts";
-import { makePdf, multipart, subscriberWithKey } from "../helpers/compress.ts";
+import { makePdf, multipart, passThroughRunner, subscriberWithKey } from "../helpers/compress.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { startFakeGcs, testServiceAccount, type FakeGcs } from "../helpers/fake-gcs.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
 import { startCompressionStack, type CompressionStack } from "../helpers/compression-stack.ts";
 
 const MAX_BYTES = 200_000;
@@ -257,6 +263,88 @@ describe("file_url fetched (development: this machine allowed)", () => {
     }
     expect(await usedThisMonth(local.db.prisma, subscriber.id)).toBe(0);
     expect(await leftovers(local)).toEqual([]);
+  });
+});
+
+// The same fetches with Cloud Storage's stand-in behind the service: a fetched file's result and a
+// job's input land in the bucket; a refused fetch leaves nothing there and charges nothing.
+describe("file_url on Cloud Storage (the stand-in)", () => {
+  const BUCKET = "file-url-results";
+  const { publicKey, credentials } = testServiceAccount();
+  let gcs: FakeGcs;
+  let db: TestDatabase;
+  let server: TestServer;
+  let stack: CompressionStack;
+  const storage = () => createGcsStorage({ bucket: BUCKET, apiEndpoint: gcs.url, projectId: "p", credentials });
+  const inputs = () => [...gcs.objects.keys()].filter((name) => name.startsWith("inputs/"));
+  beforeAll(async () => {
+    gcs = await startFakeGcs(BUCKET, publicKey);
+    db = await createTestDatabase();
+    server = await startServer(
+      db,
+      {
+        NODE_ENV: "development",
+        COMPRESS_MAX_UPLOAD_BYTES: String(MAX_BYTES),
+        UPLOAD_IDLE_TIMEOUT_SECONDS: "2",
+        UPLOAD_TMP_DIR: path.join(local.work, "gcs-uploads"),
+        COMPRESS_JOB_WORKERS: "0",
+      },
+      { compress: { storage: storage(), runner: passThroughRunner } },
+    );
+    // post() and leftovers() read these three
+    stack = { ...local, db, server, work: path.join(local.work, "gcs") };
+  });
+  afterAll(async () => {
+    await server?.close();
+    await db?.close();
+    await gcs?.close();
+  });
+
+  it("stores a fetched file's result in the bucket, a job's input too, which the worker reads and deletes", async () => {
+    const { token, subscriber } = await subscriberWithKey(db.prisma);
+    const answer = (await post(stack, token, { file_url: `${origin}/hop/1` })) as Answer & { body: { url?: string } };
+    expect([answer.status, answer.body.original_size]).toEqual([200, pdf.length]);
+    const object = path.basename(new URL(answer.body.url!).pathname);
+    expect(gcs.objects.get(object)?.data.length).toBe(pdf.length);
+    const record = await db.prisma.compression.findUniqueOrThrow({ where: { id: answer.body.id! } });
+    expect(record.filename).toBe("cv.pdf");
+
+    const job = await post(stack, token, { file_url: `${origin}/cv.pdf` }, { form: true, async: true });
+    expect(job.status).toBe(202);
+    const { inputObject } = await db.prisma.compressionJob.findUniqueOrThrow({ where: { id: job.body.id! } });
+    expect(inputs().some((name) => name.endsWith(inputObject))).toBe(true);
+    const logger = createLogger({ logLevel: "silent" });
+    const worker = startJobWorker(
+      { config: server.config, prisma: db.prisma, storage: storage(), runner: passThroughRunner, logger, pollMs: 100 },
+      1,
+    );
+    try {
+      await expect
+        .poll(async () => (await db.prisma.compressionJob.findUniqueOrThrow({ where: { id: job.body.id! } })).status, {
+          timeout: 10_000,
+        })
+        .toBe("succeeded");
+    } finally {
+      await worker.stop();
+    }
+    expect(inputs().some((name) => name.endsWith(inputObject))).toBe(false);
+    expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(2);
+  });
+
+  it.each([
+    ["a redirect to a private address", "/to-private", 400, "file_url_forbidden"],
+    ["a page that is not a PDF", "/page.html", 422, "file_url_not_pdf"],
+    ["an endless body (no length)", "/endless.pdf", 413, "file_url_too_large"],
+    ["a body that stalls", "/stall.pdf", 422, "file_url_timeout"],
+  ])("refuses %s: its code, nothing in the bucket, nothing charged", async (_what, route, status, code) => {
+    const { token, subscriber } = await subscriberWithKey(db.prisma);
+    const before = gcs.objects.size;
+    for (const options of [{}, { async: true }]) {
+      const answer = await post(stack, token, { file_url: `${origin}${route}` }, options);
+      expect([answer.status, answer.body.error?.code], JSON.stringify(options)).toEqual([status, code]);
+    }
+    expect(gcs.objects.size).toBe(before);
+    expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(0);
   });
 });
 

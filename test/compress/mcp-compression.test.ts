@@ -5,6 +5,7 @@
 // property-based); a missing or wrong key is a 401 in the error shape with WWW-Authenticate, before
 // any tool runs.
 import { randomUUID } from "node:crypto";
+import path from "node:path";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -13,9 +14,13 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usedThisMonth } from "../../src/auth/quota.ts";
+import { createGcsStorage } from "../../src/compress/storage/gcs.ts";
 import { COMPRESSION_PROFILES } from "../../src/pdf/index.ts";
 import { OCR_LANGUAGES } from "../../src/pdf/shared/options.ts";
-import { makePdf, subscriberWithKey } from "../helpers/compress.ts";
+import { makePdf, passThroughRunner, subscriberWithKey } from "../helpers/compress.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
+import { startFakeGcs, testServiceAccount, type FakeGcs } from "../helpers/fake-gcs.ts";
+import { startServer, type TestServer } from "../helpers/server.ts";
 import { fuzzRuns, hostileText, integerEdges } from "../helpers/fuzz.ts";
 import { startCompressionStack, type CompressionStack } from "../helpers/compression-stack.ts";
 
@@ -43,9 +48,9 @@ afterAll(async () => {
   await stack?.close();
 });
 
-async function connect(token: string): Promise<Client> {
+async function connect(token: string, base = stack.server.url): Promise<Client> {
   const client = new Client({ name: "test-agent", version: "1.0.0" });
-  const transport = new StreamableHTTPClientTransport(new URL(`${stack.server.url}/v1/mcp`), {
+  const transport = new StreamableHTTPClientTransport(new URL(`${base}/v1/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${token}` } },
   });
   await client.connect(transport);
@@ -186,6 +191,52 @@ describe("/v1/mcp", () => {
     expect(await usedThisMonth(stack.db.prisma, subscriber.id)).toBe(0);
   });
 
+  // Issue 44: the new tools' arguments with any value (ids, limits, cursors, statuses, dates).
+  it("answers any arguments of list_compressions, get_compression and delete_compression with a tool result, never a protocol or HTTP error", async () => {
+    const { token } = await subscriberWithKey(stack.db.prisma);
+    const client = await connect(token);
+    const anyValue = fc.oneof(
+      hostileText,
+      integerEdges.map(Number),
+      fc.boolean(),
+      fc.constant(null),
+      fc.uuid().map(String),
+      fc.date({ noInvalidDate: true }).map((date) => date.toISOString()),
+      fc.constantFrom("queued", "running", "succeeded", "failed"),
+      fc.jsonValue({ maxDepth: 1 }),
+    );
+    const call = fc.oneof(
+      fc.record({
+        name: fc.constant("list_compressions"),
+        arguments: fc.record(
+          { limit: anyValue, cursor: anyValue, status: anyValue, created_after: anyValue, created_before: anyValue },
+          { requiredKeys: [] },
+        ),
+      }),
+      fc.record({
+        name: fc.constantFrom("get_compression", "delete_compression"),
+        arguments: fc.record({ id: anyValue }, { requiredKeys: [] }),
+      }),
+    );
+    try {
+      await fc.assert(
+        fc.asyncProperty(call, async (sent) => {
+          const context = JSON.stringify(sent);
+          const result = (await client.callTool(sent)) as CallToolResult;
+          if (!result.isError) {
+            expect(result.structuredContent, context).toBeDefined();
+            return;
+          }
+          const text = result.content[0]?.type === "text" ? result.content[0].text : "";
+          expect(text, context).toMatch(/^(invalid_[a-z_]+|not_found): |^MCP error -32602: Input validation error/);
+        }),
+        { numRuns: fuzzRuns(60) },
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
   it("is listed in /llms.txt and described in /v1/openapi.json (POST, Bearer, a JSON-RPC body)", async () => {
     const text = await (await fetch(`${stack.server.url}/llms.txt`)).text();
     expect(text).toContain(`${stack.server.url}/v1/mcp`);
@@ -223,5 +274,55 @@ describe("/v1/mcp", () => {
     expect(["missing_api_key", "malformed_api_key", "invalid_api_key"]).toContain(body.error.code);
     // and the SDK's client cannot connect with it
     await expect(connect("mk_live_notarealkey0000000000000000000000")).rejects.toThrow();
+  });
+});
+
+// The tools with Cloud Storage's stand-in behind the service: the result lands in the bucket, and
+// delete_compression takes it out.
+describe("/v1/mcp on Cloud Storage (the stand-in)", () => {
+  const BUCKET = "mcp-results";
+  const { publicKey, credentials } = testServiceAccount();
+  let gcs: FakeGcs;
+  let db: TestDatabase;
+  let server: TestServer;
+  beforeAll(async () => {
+    gcs = await startFakeGcs(BUCKET, publicKey);
+    db = await createTestDatabase();
+    const storage = createGcsStorage({ bucket: BUCKET, apiEndpoint: gcs.url, projectId: "p", credentials });
+    server = await startServer(
+      db,
+      { NODE_ENV: "development", UPLOAD_TMP_DIR: path.join(stack.work, "gcs-uploads"), COMPRESS_JOB_WORKERS: "0" },
+      { compress: { storage, runner: passThroughRunner } },
+    );
+  });
+  afterAll(async () => {
+    await server?.close();
+    await db?.close();
+    await gcs?.close();
+  });
+
+  it("compresses by URL into the bucket, lists it, and deletes it from the bucket", async () => {
+    const { token, subscriber } = await subscriberWithKey(db.prisma);
+    const client = await connect(token, server.url);
+    try {
+      const done = await client.callTool({ name: "compress_pdf", arguments: { file_url: `${origin}/cv.pdf` } });
+      expect(done.isError ?? false).toBe(false);
+      const result = done.structuredContent as { id: string; url: string };
+      const object = path.basename(new URL(result.url).pathname);
+      expect(new URL(result.url).origin).toBe(gcs.url);
+      expect(gcs.objects.has(object)).toBe(true);
+      const listed = await client.callTool({ name: "list_compressions", arguments: {} });
+      expect((listed.structuredContent as { data: { id: string }[] }).data.map((item) => item.id)).toEqual([result.id]);
+      const deleted = await client.callTool({ name: "delete_compression", arguments: { id: result.id } });
+      expect(deleted.structuredContent).toEqual({ id: result.id, deleted: true });
+      expect(gcs.objects.has(object)).toBe(false);
+      const got = await client.callTool({ name: "get_compression", arguments: { id: result.id } });
+      expect(got.structuredContent).toMatchObject({ id: result.id, deleted_by: "request", filename: null });
+      const refused = await client.callTool({ name: "compress_pdf", arguments: { file_url: `${origin}/page.html` } });
+      expect(JSON.stringify(refused.content)).toContain("file_url_not_pdf");
+      expect(await usedThisMonth(db.prisma, subscriber.id)).toBe(1);
+    } finally {
+      await client.close();
+    }
   });
 });

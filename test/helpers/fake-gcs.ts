@@ -3,7 +3,7 @@
 // and to how a browser downloads a V4 signed URL (XML API path /<bucket>/<object>, refused
 // unless the signature verifies against the test key pair). The request formats were taken
 // from the real client (docs/research/compression-libraries.md).
-import { createHash, randomUUID, type KeyObject } from "node:crypto";
+import { createHash, generateKeyPairSync, randomUUID, type KeyObject } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { CRC32C } from "@google-cloud/storage";
@@ -28,6 +28,21 @@ export interface FakeGcs {
   /** Ages an object, for tests of deletion by age. */
   setCreated(name: string, date: Date): void;
   close(): Promise<void>;
+}
+
+/** A service account of the tests: its credentials (the private key signs URLs) and the public key the stand-in checks with. */
+export function testServiceAccount(): {
+  publicKey: KeyObject;
+  credentials: { client_email: string; private_key: string };
+} {
+  const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  return {
+    publicKey,
+    credentials: {
+      client_email: "compressor@test-project.iam.gserviceaccount.com",
+      private_key: privateKey.export({ type: "pkcs8", format: "pem" }).toString(),
+    },
+  };
 }
 
 export async function startFakeGcs(bucketName: string, signingKey: KeyObject): Promise<FakeGcs> {
