@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ConfigError, loadConfig } from "./env.ts";
+import { serviceRunnerOptions } from "../compress/isolation/runner.ts";
 
 describe("loadConfig", () => {
   it("runs on embedded defaults with no environment at all", () => {
@@ -143,6 +144,7 @@ describe("loadConfig", () => {
       maxRssMb: 3072,
       concurrency: 2,
       warmProcesses: 3,
+      quickWarmProcesses: 1,
     });
     const tuned = loadConfig({
       COMPRESS_TIMEOUT_BASE_SECONDS: "10",
@@ -153,6 +155,21 @@ describe("loadConfig", () => {
     });
     expect(tuned.compress).toMatchObject({ timeoutMs: 10_000, timeoutMsPerMb: 500, maxRssMb: 2048, warmProcesses: 0 });
     expect(loadConfig({ COMPRESS_CONCURRENCY: "4" }).compress.warmProcesses).toBe(5);
+  });
+
+  it("makes one of the warm processes a quick one, unless told otherwise; never more than there are", () => {
+    expect(loadConfig({ COMPRESS_WARM_PROCESSES: "1" }).compress.quickWarmProcesses).toBe(0);
+    expect(loadConfig({ COMPRESS_WARM_PROCESSES: "0" }).compress.quickWarmProcesses).toBe(0);
+    expect(loadConfig({ COMPRESS_QUICK_WARM_PROCESSES: "2" }).compress).toMatchObject({
+      warmProcesses: 3,
+      quickWarmProcesses: 2,
+    });
+    // The service's runner: the quick ones are part of the warm ones.
+    expect(serviceRunnerOptions(loadConfig({}).compress)).toMatchObject({ warmProcesses: 2, quickWarmProcesses: 1 });
+    expect(() => loadConfig({ COMPRESS_WARM_PROCESSES: "1", COMPRESS_QUICK_WARM_PROCESSES: "2" })).toThrow(
+      /COMPRESS_QUICK_WARM_PROCESSES: 2 is more than the warm processes/,
+    );
+    expect(() => loadConfig({ COMPRESS_QUICK_WARM_PROCESSES: "4" })).toThrow(/COMPRESS_QUICK_WARM_PROCESSES/);
   });
 
   it("still reads the old flat COMPRESS_TIMEOUT_SECONDS alone, and refuses it beside the new settings", () => {

@@ -131,6 +131,9 @@ export const envSchema = z.object({
   COMPRESS_SYNC_OCR_MAX_PAGES: z.coerce.number().int().min(0).max(10_000).default(5),
   // Compression processes kept started and waiting for a job; unset: COMPRESS_CONCURRENCY.
   COMPRESS_WARM_PROCESSES: z.coerce.number().int().min(0).max(64).optional(),
+  // How many of the warm processes are quick ones (V8's flags for speed, for small inputs without
+  // large images); unset: 1 when there are at least 2 warm processes, else 0.
+  COMPRESS_QUICK_WARM_PROCESSES: z.coerce.number().int().min(0).max(64).optional(),
   // A multipart upload's own idle limit (answered 408 upload_timeout); unset: BODY_IDLE_TIMEOUT_SECONDS.
   UPLOAD_IDLE_TIMEOUT_SECONDS: z.coerce.number().positive().max(600).optional(),
   // A file_url's whole fetch (connection, redirects and body); a pause longer than the upload's idle
@@ -270,6 +273,8 @@ export interface Config {
     memoryMb: number;
     maxRssMb: number;
     warmProcesses: number;
+    /** Of warmProcesses, the quick ones (src/compress/isolation/process-kind.ts). */
+    quickWarmProcesses: number;
     uploadIdleTimeoutMs: number;
     /** A file_url's whole fetch; its pauses are held to uploadIdleTimeoutMs. */
     fileUrlTimeoutMs: number;
@@ -386,7 +391,18 @@ function conflicts(env: Record<string, string | undefined>): string[] {
             "they would point at http://localhost:PORT)",
         ]
       : [];
-  return [...mail, ...compressTimeoutConflicts(env)];
+  return [...mail, ...compressTimeoutConflicts(env), ...quickWarmConflicts(env)];
+}
+
+/** The quick warm processes are part of the warm ones: no more of them than there are in all. */
+function quickWarmConflicts(env: Record<string, string | undefined>): string[] {
+  const quick = Number(env["COMPRESS_QUICK_WARM_PROCESSES"] ?? 0);
+  const warm = Number(env["COMPRESS_WARM_PROCESSES"] ?? Number(env["COMPRESS_CONCURRENCY"] ?? 2) + 1);
+  if (!(quick > warm)) return [];
+  return [
+    `COMPRESS_QUICK_WARM_PROCESSES: ${quick} is more than the warm processes (COMPRESS_WARM_PROCESSES: ${warm}), ` +
+      "of which the quick ones are part",
+  ];
 }
 
 function compressTimeoutConflicts(env: Record<string, string | undefined>): string[] {
@@ -444,6 +460,9 @@ function graphqlOf(e: Env): Config["graphql"] {
   };
 }
 
+/** One more than can run: see compressOf. */
+const warmProcessesOf = (e: Env) => e.COMPRESS_WARM_PROCESSES ?? e.COMPRESS_CONCURRENCY + 1;
+
 function compressOf(e: Env): Config["compress"] {
   return {
     maxUploadBytes: e.COMPRESS_MAX_UPLOAD_BYTES,
@@ -455,7 +474,8 @@ function compressOf(e: Env): Config["compress"] {
     maxRssMb: e.COMPRESS_MAX_RSS_MB ?? e.COMPRESS_MEMORY_MB * 2,
     // One more than can run: back-to-back small jobs each leave a process to be replaced, and a
     // replacement takes longer to start (0.35-1 s) than a small file takes to compress.
-    warmProcesses: e.COMPRESS_WARM_PROCESSES ?? e.COMPRESS_CONCURRENCY + 1,
+    warmProcesses: warmProcessesOf(e),
+    quickWarmProcesses: e.COMPRESS_QUICK_WARM_PROCESSES ?? (warmProcessesOf(e) >= 2 ? 1 : 0),
     uploadIdleTimeoutMs: Math.round((e.UPLOAD_IDLE_TIMEOUT_SECONDS ?? e.BODY_IDLE_TIMEOUT_SECONDS) * 1000),
     fileUrlTimeoutMs: Math.round(e.FILE_URL_TIMEOUT_SECONDS * 1000),
     tmpDir: e.UPLOAD_TMP_DIR ?? null,

@@ -7,6 +7,12 @@
 // process holds nothing of any job (no input, no environment but the engine's own), so keeping it
 // ready weakens no boundary; the heap limit is set when it is forked, the time and resident-memory
 // limits are applied by the runner from the moment it takes the process.
+//
+// Two kinds of warm process (issue 42): "lean" ones, forked with the engine's memory-saving flags,
+// and optionally "quick" ones, forked with flags for speed, for the jobs the runner judges small
+// enough (runner.ts, processKindFor). A quick job takes a ready quick process, else a ready lean
+// one (never slower than before, only not faster); a lean job never takes a quick one. Each kind
+// is refilled to its own count.
 import { fork } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -29,8 +35,15 @@ export const REFILL_AFTER_JOB_MS = 100;
 const BACKOFF_FIRST_MS = 100;
 const BACKOFF_MAX_MS = 30_000;
 
+/**
+ * What a process was forked with: the pool's lean flags, its quick ones, or flags of a job's own
+ * (take's `execArgv`: a large input's).
+ */
+export type ProcessKind = "lean" | "quick" | "own";
+
 export interface EngineProcess {
   readonly child: ChildProcess;
+  readonly kind: ProcessKind;
   readonly pid: number | undefined;
   /** Forked ahead of demand (true), or for a job that found no process in the pool (false). */
   readonly warm: boolean;
@@ -47,14 +60,17 @@ export interface EngineProcess {
 
 /** What happens to the pool's processes, for logs and for tests that check the one-job rule. */
 export type PoolEvent =
-  | { type: "spawned"; pid: number | undefined; warm: boolean }
+  | { type: "spawned"; pid: number | undefined; warm: boolean; kind: ProcessKind }
   | { type: "ready"; pid: number | undefined; startupMs: number }
   | { type: "exited"; pid: number | undefined; idle: boolean; code: number | null; signal: NodeJS.Signals | null };
 
 export interface PoolOptions {
-  /** Processes kept ready. 0: none (every job forks its process, as before the pool). */
+  /** Lean processes kept ready. 0: none (every lean job forks its process, as before the pool). */
   size: number;
+  /** The lean processes' flags. */
   execArgv: string[];
+  /** Quick processes kept ready, and their flags. Unset or size 0: quick jobs take lean processes. */
+  quick?: { size: number; execArgv: string[] } | undefined;
   env: Record<string, string>;
   /** The child script; default child.ts beside this file (the benchmarks run a frozen copy). */
   childModule?: string | undefined;
@@ -65,12 +81,13 @@ export interface PoolOptions {
 export interface ProcessPool {
   /**
    * A process for one job: a ready one if there is one, else one still starting, else a new one.
-   * It leaves the pool at once and a replacement is forked; the caller owns it from here. With
+   * It leaves the pool at once and a replacement is forked; the caller owns it from here. For a
+   * quick job, a ready quick process, else a ready lean one, else a quick one starting or new. With
    * `execArgv`, a new process forked with those flags instead (the pool's stay for other jobs).
    */
-  take(execArgv?: string[]): EngineProcess;
-  /** Ready processes waiting in the pool. */
-  readyCount(): number;
+  take(request?: { kind?: "lean" | "quick"; execArgv?: string[] }): EngineProcess;
+  /** Ready processes waiting in the pool (of one kind, when given). */
+  readyCount(kind?: ProcessKind): number;
   /** Processes in the pool, ready or starting. */
   size(): number;
   /** Kills the pool's idle processes, forks no more, and resolves when they are gone. */
@@ -79,10 +96,16 @@ export interface ProcessPool {
 
 const isAlive = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 
-function forkEngine(options: PoolOptions, childModule: string, warm: boolean): EngineProcess {
+function forkEngine(
+  options: PoolOptions,
+  childModule: string,
+  warm: boolean,
+  kind: ProcessKind,
+  execArgv: string[],
+): EngineProcess {
   const spawnedAt = performance.now();
   const child = fork(childModule, [], {
-    execArgv: options.execArgv,
+    execArgv,
     stdio: ["ignore", "ignore", options.onStderr ? "pipe" : "ignore", "ipc"],
     env: options.env,
     serialization: "json",
@@ -125,9 +148,10 @@ function forkEngine(options: PoolOptions, childModule: string, warm: boolean): E
       else if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     }),
   );
-  options.onEvent?.({ type: "spawned", pid, warm });
+  options.onEvent?.({ type: "spawned", pid, warm, kind });
   return {
     child,
+    kind,
     pid,
     warm,
     isReady: () => isReady && isAlive(child),
@@ -137,28 +161,56 @@ function forkEngine(options: PoolOptions, childModule: string, warm: boolean): E
 }
 
 /**
- * A ready process, else one still starting; never one that already exited (its "close", which
- * takes it out of the pool, may not have come yet); else a fresh fork. Then the pool is refilled.
+ * A ready process of the kinds asked, in their order (a quick job: quick, then lean); else one of
+ * the first kind still starting; never one that already exited (its "close", which takes it out of
+ * the pool, may not have come yet); else a fresh fork. Then the pool is refilled.
  */
 function takeProcess(
   idle: EngineProcess[],
+  kinds: readonly ProcessKind[],
   fork: () => EngineProcess,
   refill: () => void,
   refillLater: () => void,
 ): EngineProcess {
-  const readyAt = idle.findIndex((engine) => engine.isReady());
-  const at = readyAt >= 0 ? readyAt : idle.findIndex((engine) => isAlive(engine.child));
+  let at = -1;
+  for (const kind of kinds) {
+    at = idle.findIndex((engine) => engine.kind === kind && engine.isReady());
+    if (at >= 0) break;
+  }
+  if (at < 0) at = idle.findIndex((engine) => engine.kind === kinds[0] && isAlive(engine.child));
   const [engine] = at >= 0 ? idle.splice(at, 1) : [];
   const taken = engine ?? fork();
   // Loading Node and the engine takes a core for a second or more, which the job would lose on
-  // a small machine: while another process is ready for the next job, the replacement is
-  // forked once this one is gone, and its answer sent (REFILL_AFTER_JOB_MS).
-  if (idle.some((other) => other.isReady())) void taken.closed.then(refillLater);
+  // a small machine: while another process is ready for the next job of this kind, the
+  // replacement is forked once this one is gone, and its answer sent (REFILL_AFTER_JOB_MS).
+  if (idle.some((other) => kinds.includes(other.kind) && other.isReady())) void taken.closed.then(refillLater);
   // Forking blocks the event loop (10-60 ms from the service's process, whose page tables it
   // copies): after the job has gone out to its process, not before.
   else setImmediate(guarded("engine-pool", refill));
   return taken;
 }
+
+const execArgvOf = (options: PoolOptions, kind: "lean" | "quick") =>
+  kind === "quick" && options.quick ? options.quick.execArgv : options.execArgv;
+
+/**
+ * How many idle processes of each kind the pool keeps, in the order they are forked: quick first,
+ * the small jobs they are for being the commonest, and the ones a fork's wait hurts most.
+ */
+const kindSizes = (options: PoolOptions) =>
+  [
+    ["quick", options.quick?.size ?? 0],
+    ["lean", options.size],
+  ] as const;
+
+/** The event of a process that ended idle, in the pool. */
+const idleExit = (engine: EngineProcess): PoolEvent => ({
+  type: "exited",
+  pid: engine.pid,
+  idle: true,
+  code: engine.child.exitCode,
+  signal: engine.child.signalCode,
+});
 
 export function createProcessPool(options: PoolOptions): ProcessPool {
   const source = options.childModule ?? CHILD_MODULE;
@@ -171,8 +223,8 @@ export function createProcessPool(options: PoolOptions): ProcessPool {
   let backoff: NodeJS.Timeout | undefined;
   let later: NodeJS.Timeout | undefined;
 
-  function spawnIdle(): void {
-    const engine = forkEngine(options, childModule, true);
+  function spawnIdle(kind: "lean" | "quick"): void {
+    const engine = forkEngine(options, childModule, true, kind, execArgvOf(options, kind));
     idle.push(engine);
     void engine.ready.then((ready) => {
       if (ready) failures = 0;
@@ -181,13 +233,7 @@ export function createProcessPool(options: PoolOptions): ProcessPool {
       const index = idle.indexOf(engine);
       if (index < 0) return; // taken for a job: the runner reports on it
       idle.splice(index, 1);
-      options.onEvent?.({
-        type: "exited",
-        pid: engine.pid,
-        idle: true,
-        code: engine.child.exitCode,
-        signal: engine.child.signalCode,
-      });
+      options.onEvent?.(idleExit(engine));
       if (closed) return;
       // Killed from outside, crashed, or failed to start: replace it, later each time in a row.
       failures += 1;
@@ -210,7 +256,8 @@ export function createProcessPool(options: PoolOptions): ProcessPool {
 
   function refill(): void {
     if (closed || backoff) return;
-    while (idle.length < options.size) spawnIdle();
+    for (const [kind, size] of kindSizes(options))
+      while (idle.filter((e) => e.kind === kind).length < size) spawnIdle(kind);
   }
 
   /** refill() after REFILL_AFTER_JOB_MS, one wait at a time (a take() finding none ready meanwhile forks at once). */
@@ -229,12 +276,16 @@ export function createProcessPool(options: PoolOptions): ProcessPool {
   refill();
 
   return {
-    take(execArgv) {
+    take({ kind = "lean", execArgv } = {}) {
       if (closed) throw new Error("the process pool is closed");
-      if (execArgv) return forkEngine({ ...options, execArgv }, childModule, false);
-      return takeProcess(idle, () => forkEngine(options, childModule, false), refill, refillLater);
+      if (execArgv) return forkEngine(options, childModule, false, "own", execArgv);
+      // Without quick processes a quick job is a lean one.
+      const kinds = kind === "quick" && options.quick?.size ? (["quick", "lean"] as const) : (["lean"] as const);
+      const forkOne = () => forkEngine(options, childModule, false, kinds[0], execArgvOf(options, kinds[0]));
+      return takeProcess(idle, kinds, forkOne, refill, refillLater);
     },
-    readyCount: () => idle.filter((engine) => engine.isReady()).length,
+    readyCount: (kind) =>
+      idle.filter((engine) => engine.isReady() && (kind === undefined || engine.kind === kind)).length,
     size: () => idle.length,
     async close() {
       closed = true;

@@ -7,12 +7,17 @@
 // file has the size the reply says), not when its process is gone; the runner then kills the
 // process (KillReason "done") rather than wait for Node's own exit, which waits for V8's background
 // compilations (150-290 ms of a core after a small CV, over a second on a loaded machine). The
-// process keeps its slot, its limits and its place in close() until it is gone.
+// process keeps its slot, its limits and its place in close() until it is gone. Warm processes
+// come in two kinds (process-kind.ts): quick ones (quickExecArgv) for small inputs without large
+// images, lean ones (engineExecArgv) for the rest; a job's kind is judged from its input when it
+// first gets a process.
 import { statSync } from "node:fs";
 import { readFile, rm, stat } from "node:fs/promises";
 import type { Config } from "../../config/env.ts";
 import { createProcessPool } from "./pool.ts";
-import type { EngineProcess, PoolEvent, ProcessPool } from "./pool.ts";
+import type { EngineProcess, PoolEvent, ProcessKind, ProcessPool } from "./pool.ts";
+import { jobKindOf, QUICK_RULE } from "./process-kind.ts";
+import type { JobKind, QuickRule } from "./process-kind.ts";
 import { isChildReady, isEngineResult, isJobProgress, isJobReceived } from "./protocol.ts";
 import type { EngineJob, EngineResult, JobProgress } from "./protocol.ts";
 
@@ -32,8 +37,16 @@ export interface RunnerOptions {
   timeoutMs: number;
   /** How much the time limit grows per MB (2^20 bytes) of input. Default 0: a flat limit. */
   timeoutMsPerMb?: number;
-  /** Warm processes kept ready (pool.ts). Default: concurrency. 0: each job forks its own. */
+  /** Lean warm processes kept ready (pool.ts). Default: concurrency. 0: each lean job forks its own. */
   warmProcesses?: number;
+  /**
+   * Quick warm processes kept ready (quickExecArgv: V8's flags for speed), for the inputs
+   * `quickRule` admits; each job of that kind takes a ready quick one, else a ready lean one.
+   * Default 0: every job runs in a lean process.
+   */
+  quickWarmProcesses?: number;
+  /** Which inputs are quick (process-kind.ts). Default QUICK_RULE. */
+  quickRule?: QuickRule;
   /** The child's V8 heap limit (--max-old-space-size). */
   memoryMb: number;
   /**
@@ -58,8 +71,20 @@ export interface RunnerOptions {
 
 export type RunnerEvent =
   | PoolEvent
-  /** A job got its process; `ready`: it had already loaded the engine (a warm start). */
-  | { type: "job"; pid: number | undefined; warm: boolean; ready: boolean; timeoutMs: number }
+  /**
+   * A job got its process; `ready`: it had already loaded the engine (a warm start). `kind`: the
+   * job's (quick or lean, by its input); `process`: what the process was forked with (a quick job
+   * may get a lean one; "own": a large input's).
+   */
+  | {
+      type: "job";
+      pid: number | undefined;
+      warm: boolean;
+      ready: boolean;
+      timeoutMs: number;
+      kind: JobKind;
+      process: ProcessKind;
+    }
   /** A job's process ended (always after one job); `killed`: why the runner killed it. */
   | { type: "job-exited"; pid: number | undefined; killed: KillReason | null };
 
@@ -69,8 +94,10 @@ export interface RunnerStats {
   /** Processes of answered jobs still exiting: they hold their slots until they are gone. */
   exiting: number;
   queued: number;
-  /** Warm processes ready for a job, and those still starting. */
+  /** Warm processes ready for a job (of either kind), and those still starting. */
   warm: number;
+  /** Of `warm`, the quick ones. */
+  warmQuick: number;
   warming: number;
   concurrency: number;
   queueLimit: number;
@@ -140,6 +167,8 @@ interface Pending {
   detach?: () => void;
   /** Processes that ended before the job reached them (it was run again on another). */
   undelivered?: number;
+  /** The job's kind, judged from its input when it first got a process. */
+  kind?: JobKind;
 }
 
 /**
@@ -201,6 +230,22 @@ export const engineExecArgv = (memoryMb: number) => [
 ];
 
 /**
+ * Node flags of a quick engine process (issue 42), for inputs that QUICK_RULE judges small and
+ * not made of large images: V8's defaults for speed (no --optimize-for-size) and a 16 MB young
+ * generation, where the engine's short-lived objects (content tokens, parsed objects) die young.
+ * Measured one compressPdf after warmUp, fresh processes, alternated (docs/engine.md): small and
+ * text documents take 15-29 % less CPU (cv_gdocs_coverletter 296 -> 238 ms, text_excel_warn_16p
+ * 1,695 -> 1,206), for 30-45 MiB more at the peak of a text document, and more on large documents
+ * and scans, which the rule keeps lean.
+ */
+export const quickExecArgv = (memoryMb: number) => [
+  `--max-old-space-size=${memoryMb}`,
+  "--max-semi-space-size=16",
+  "--heap-growing-percent=30",
+  "--disable-warning=ExperimentalWarning",
+];
+
+/**
  * Inputs from this size get a process of their own, forked for the job with a larger initial heap
  * (largeInputExecArgv) rather than a warm one. Their time goes to page images (a long scan's
  * hundreds): with engineExecArgv's small heap V8 collected in full about twice a page (46 full
@@ -237,7 +282,14 @@ export const ENGINE_CHILD_ENV: Readonly<Record<string, string>> = {
 export function serviceRunnerOptions(
   compress: Pick<
     Config["compress"],
-    "concurrency" | "queueLimit" | "timeoutMs" | "timeoutMsPerMb" | "memoryMb" | "maxRssMb" | "warmProcesses"
+    | "concurrency"
+    | "queueLimit"
+    | "timeoutMs"
+    | "timeoutMsPerMb"
+    | "memoryMb"
+    | "maxRssMb"
+    | "warmProcesses"
+    | "quickWarmProcesses"
   >,
 ): RunnerOptions {
   return {
@@ -248,7 +300,9 @@ export function serviceRunnerOptions(
     memoryMb: compress.memoryMb,
     // Native memory (libvips) is outside the heap limit: the whole process is capped too.
     maxRssMb: compress.maxRssMb,
-    warmProcesses: compress.warmProcesses,
+    // The warm processes are shared between the two kinds: the quick ones are part of the count.
+    warmProcesses: compress.warmProcesses - compress.quickWarmProcesses,
+    quickWarmProcesses: compress.quickWarmProcesses,
   };
 }
 
@@ -387,6 +441,17 @@ interface JobEnd {
   again: (() => void) | undefined;
 }
 
+/** The "job" event of a job that got its process. */
+const jobEvent = (engine: EngineProcess, pending: Pending, limitMs: number): RunnerEvent => ({
+  type: "job",
+  pid: engine.pid,
+  warm: engine.warm,
+  ready: engine.isReady(),
+  timeoutMs: limitMs,
+  kind: pending.kind ?? "lean",
+  process: engine.kind,
+});
+
 /**
  * Runs one job in the process taken for it. The process is never given back: it is killed once its
  * reply is checked ("done"), or for a limit, or exits by itself. The job is answered at its reply
@@ -412,7 +477,7 @@ function runInProcess(
     killedFor ??= reason;
     child.kill("SIGKILL");
   };
-  hooks.onEvent?.({ type: "job", pid, warm: engine.warm, ready: engine.isReady(), timeoutMs: limitMs });
+  hooks.onEvent?.(jobEvent(engine, pending, limitMs));
   // The time limit and the memory cap stay on the process until it is gone, answered or not.
   const timer = setTimeout(() => kill("timeout"), limitMs);
   const onAbort = () => kill("abort");
@@ -499,6 +564,8 @@ interface RunnerState {
   readonly timeoutFor: (inputBytes: number, runs?: number) => number;
   /** From what size an input gets a process of its own, and that process's flags. */
   readonly largeInput: { bytes: number; execArgv: string[] };
+  /** Which inputs run in quick processes; undefined: none (no quick process is kept). */
+  readonly quickRule: QuickRule | undefined;
   closed: boolean;
 }
 
@@ -517,16 +584,18 @@ function runnerState(options: RunnerOptions): RunnerState {
   const { concurrency, queueLimit, timeoutMs, memoryMb } = options;
   const timeoutMsPerMb = options.timeoutMsPerMb ?? 0;
   const warmProcesses = options.warmProcesses ?? concurrency;
+  const quickWarmProcesses = options.quickWarmProcesses ?? 0;
   if (!(
     concurrency >= 1 &&
     queueLimit >= 0 &&
     timeoutMs > 0 &&
     timeoutMsPerMb >= 0 &&
     memoryMb >= 16 &&
-    warmProcesses >= 0
+    warmProcesses >= 0 &&
+    quickWarmProcesses >= 0
   )) {
     throw new RangeError(
-      "createRunner: concurrency >= 1, queueLimit >= 0, timeoutMs > 0, timeoutMsPerMb >= 0, memoryMb >= 16, warmProcesses >= 0",
+      "createRunner: concurrency >= 1, queueLimit >= 0, timeoutMs > 0, timeoutMsPerMb >= 0, memoryMb >= 16, warmProcesses >= 0, quickWarmProcesses >= 0",
     );
   }
   const counts = { succeeded: 0, refused: 0, failed: 0, timedOut: 0, aborted: 0, busy: 0 };
@@ -541,6 +610,7 @@ function runnerState(options: RunnerOptions): RunnerState {
     pool: createProcessPool({
       size: warmProcesses,
       execArgv: engineExecArgv(memoryMb),
+      quick: { size: quickWarmProcesses, execArgv: quickExecArgv(memoryMb) },
       env: { ...ENGINE_CHILD_ENV, ...options.env },
       onStderr: options.onChildStderr,
       onEvent: options.onEvent,
@@ -548,6 +618,7 @@ function runnerState(options: RunnerOptions): RunnerState {
     }),
     timeoutFor: (inputBytes, runs = 1) => runs * jobTimeoutMs({ timeoutMs, timeoutMsPerMb }, inputBytes),
     largeInput: { bytes: options.largeInputBytes ?? LARGE_INPUT_BYTES, execArgv: largeInputExecArgv(memoryMb) },
+    quickRule: quickWarmProcesses > 0 ? (options.quickRule ?? QUICK_RULE) : undefined,
     closed: false,
   };
 }
@@ -652,7 +723,10 @@ function start(state: RunnerState, pending: Pending): void {
           }
         : undefined,
   };
-  const engine = state.pool.take(inputBytes >= state.largeInput.bytes ? state.largeInput.execArgv : undefined);
+  pending.kind ??= state.quickRule ? jobKindOf(pending.job.inputPath, inputBytes, state.quickRule) : "lean";
+  const engine = state.pool.take(
+    inputBytes >= state.largeInput.bytes ? { execArgv: state.largeInput.execArgv } : { kind: pending.kind },
+  );
   const { kill } = runInProcess(engine, pending, limitMs, inputBytes, state.hooks, end);
   const entry: Active = { kill, exited, answered: false };
   state.active.add(entry);
@@ -669,6 +743,7 @@ function runnerStats(state: RunnerState): RunnerStats {
     exiting,
     queued: state.queue.length,
     warm,
+    warmQuick: state.pool.readyCount("quick"),
     warming: state.pool.size() - warm,
     concurrency: state.concurrency,
     queueLimit: state.queueLimit,
