@@ -219,3 +219,25 @@ describe("a job by its own statement", () => {
     expect(found).toBe(6);
   });
 });
+
+describe("a company's open jobs", () => {
+  // The third place job rows come from (Prisma, under the company's own query): their location and
+  // salary are shaped there too, so they read as the list's rows of the same jobs do.
+  const FIELDS = "slug location { city state country } salary { min max currency period } publishedAt company { slug }";
+  const OPEN_JOBS = parse(`query ($company: String!) {
+    company(slug: $company) { openJobs(limit: 10) { ${FIELDS} } }
+    jobs(limit: 10, filter: { company: $company }) { items { ${FIELDS} } }
+  }`);
+
+  it("shows each job as the list does, location and salary included", async () => {
+    const { bySql, byPrisma } = await both(OPEN_JOBS, { company: named["open"] });
+    expect(bySql.result).toEqual(byPrisma.result);
+    const data = bySql.result.data as {
+      company: { openJobs: { location: unknown; salary: unknown }[] };
+      jobs: { items: unknown[] };
+    };
+    expect(data.company.openJobs).toEqual(data.jobs.items);
+    expect(data.company.openJobs.length).toBe(2);
+    expect(data.company.openJobs.some((j) => j.location !== null && j.salary !== null)).toBe(true);
+  });
+});

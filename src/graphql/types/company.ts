@@ -1,7 +1,7 @@
 import { builder, plainRead } from "../builder.ts";
 import { countsOf } from "../counters.ts";
 import { CompanySizeEnum } from "../enums.ts";
-import { publicCompanyWhere, publicJobWhere } from "../gates.ts";
+import { publicCompanyWhere } from "../gates.ts";
 import { definePage, pageArgs, pagedByLimit, pageRequest, tagList } from "../paging.ts";
 import { Location, locationOf } from "./location.ts";
 import { planned } from "../planned-query.ts";
@@ -30,20 +30,6 @@ export const Company = builder.prismaObject("Company", {
       resolve: (c) => locationOf(c.hqCity, c.hqState, c.hqCountry),
     }),
     sectors: t.relation("sectors", { ...tagList, query: { orderBy: [{ name: "asc" }, { slug: "asc" }] } }),
-    openJobs: t.relation("jobs", {
-      ...pagedByLimit,
-      description: "The company's public open jobs, newest first.",
-      args: pageArgs,
-      query: (args, ctx) => {
-        const { limit, offset } = pageRequest(args);
-        return {
-          where: publicJobWhere(ctx.now),
-          orderBy: [{ publishedAt: "desc" }, { id: "desc" }],
-          take: limit,
-          skip: offset,
-        };
-      },
-    }),
     openJobCount: t.int({
       description: "The company's public open jobs.",
       resolve: async (c, _args, ctx) => (await countsOf(ctx, c.id)).openJobs,

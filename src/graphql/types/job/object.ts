@@ -1,19 +1,12 @@
 // The Job object type (and its Salary): the fields a public job shows, read from Prisma's row or
 // from the same row shape by the read model's own statement (./rows-sql.ts).
-import type { Prisma } from "../../../generated/prisma/client.ts";
 import { builder, plainRead } from "../../builder.ts";
 import { EmploymentTypeEnum, SalaryPeriodEnum, SeniorityEnum, WorkModelEnum } from "../../enums.ts";
-import { isPublicCompany } from "../../gates.ts";
-import { tagList } from "../../paging.ts";
+import { isPublicCompany, publicJobWhere } from "../../gates.ts";
+import { pageArgs, pagedByLimit, pageRequest, tagList } from "../../paging.ts";
 import { Company } from "../company.ts";
-import { Location, locationOf } from "../location.ts";
-
-interface SalaryShape {
-  min: number | null;
-  max: number | null;
-  currency: string;
-  period: Prisma.JobGetPayload<object>["salaryPeriod"] & string;
-}
+import { Location } from "../location.ts";
+import { shapeJobs, type SalaryShape, type ShapedJob } from "./shape.ts";
 
 const Salary = builder.objectRef<SalaryShape>("Salary").implement({
   description: "A salary range in whole units of an ISO 4217 currency per period.",
@@ -69,10 +62,12 @@ export const Job = builder.prismaObject("Job", {
     }),
     workModel: t.field({ ...plainRead("workModel"), type: WorkModelEnum, resolve: (j) => j.workModel }),
     seniority: t.expose("seniority", { type: SeniorityEnum, nullable: true }),
+    // Location and salary are made where the row is read (./shape.ts) and read plainly here.
     location: t.field({
+      ...plainRead("location"),
       type: Location,
       nullable: true,
-      resolve: (j) => locationOf(j.locationCity, j.locationState, j.locationCountry),
+      resolve: (j) => (j as unknown as ShapedJob).location,
     }),
     // A page filtered by near or sorted by distance sets it on its rows (./page.ts); elsewhere the
     // row has none, which a plain read answers as null.
@@ -84,13 +79,11 @@ export const Job = builder.prismaObject("Job", {
       resolve: (j) => (j as { distanceKm?: number }).distanceKm ?? null,
     }),
     salary: t.field({
+      ...plainRead("salary"),
       type: Salary,
       nullable: true,
       description: "null when the employer did not publish a salary.",
-      resolve: (j) =>
-        j.salaryCurrency && j.salaryPeriod && (j.salaryMin !== null || j.salaryMax !== null)
-          ? { min: j.salaryMin, max: j.salaryMax, currency: j.salaryCurrency, period: j.salaryPeriod }
-          : null,
+      resolve: (j) => (j as unknown as ShapedJob).salary,
     }),
     applyUrl: t.exposeString("applyUrl", { nullable: true }),
     // Every job the schema returns passed the public gate, whose published_at <= now leaves no
@@ -109,3 +102,29 @@ export const Job = builder.prismaObject("Job", {
     skills: t.relation("skills", { ...tagList, query: { orderBy: [{ name: "asc" }, { slug: "asc" }] } }),
   }),
 });
+
+// A company's open jobs: the jobs relation, selected with the company (no statement of its own),
+// its rows shaped as every job row is (./shape.ts); a t.relation would hand them to Job unshaped.
+// Defined here, beside Job, so Company's module need not import Job's (which imports Company's).
+builder.prismaObjectField(Company, "openJobs", (t) =>
+  t.field({
+    ...pagedByLimit,
+    type: [Job],
+    description: "The company's public open jobs, newest first.",
+    args: pageArgs,
+    select: (args, ctx, nestedSelection) => {
+      const { limit, offset } = pageRequest(args);
+      return {
+        jobs: nestedSelection({
+          where: publicJobWhere(ctx.now),
+          orderBy: [{ publishedAt: "desc" as const }, { id: "desc" as const }],
+          take: limit,
+          skip: offset,
+        }),
+      };
+    },
+    // The rows hold what nestedSelection planned (Job's own select, its company among it), which the
+    // relation's model type does not know.
+    resolve: (company) => shapeJobs(company.jobs) as never,
+  }),
+);

@@ -11,6 +11,7 @@ import { COMPUTED_FIELDS, JOB_ORDERS, orderByOf } from "./order.ts";
 import { distanceKm, distancePage, nearListPage, relevancePage, type RankedId } from "./ranked-sql.ts";
 import type { SearchReading } from "../../search/reading.ts";
 import { answersJobQuery, jobIdsPage, jobPage, rowsOfIds, type JobQuery } from "./rows-sql.ts";
+import { shapeJobs } from "./shape.ts";
 
 /** What a computed order needs: the reading of q (relevance), or the place (distance). */
 export type JobRanking =
@@ -68,7 +69,7 @@ async function pageByIds(ctx: GraphQLContext, query: JobQuery, window: SqlWindow
     relationLoadStrategy: loadStrategy("Job", plain),
     where: { id: { in: ids.map((r) => r.id) } },
   });
-  const byId = new Map(rows.map((row) => [row["id"] as string, row]));
+  const byId = new Map(shapeJobs(rows).map((row) => [row["id"] as string, row]));
   return ids.flatMap((key) => {
     const row = byId.get(key.id);
     return row ? [Object.assign(row, key)] : [];
@@ -110,14 +111,16 @@ async function pageItems(
   const orderBy = page.order ? orderByOf(page.order) : jobOrder;
   // Near the start (or after a cursor, which seeks) the skipped rows are few: one statement.
   if (page.skip < DEFERRED_JOIN_FROM) {
-    return ctx.prisma.job.findMany({
-      ...query,
-      relationLoadStrategy,
-      where: page.where,
-      orderBy,
-      take: page.limit,
-      skip: page.skip,
-    });
+    return shapeJobs(
+      await ctx.prisma.job.findMany({
+        ...query,
+        relationLoadStrategy,
+        where: page.where,
+        orderBy,
+        take: page.limit,
+        skip: page.skip,
+      }),
+    );
   }
   // A deferred join: skip rows over the list index alone (an index-only scan), then load the
   // page's rows. Selecting full rows while skipping would read every skipped row's heap tuple.
@@ -129,12 +132,14 @@ async function pageItems(
     skip: page.skip,
   });
   if (ids.length === 0) return [];
-  return ctx.prisma.job.findMany({
-    ...query,
-    relationLoadStrategy,
-    where: { id: { in: ids.map((j) => j.id) } },
-    orderBy,
-  });
+  return shapeJobs(
+    await ctx.prisma.job.findMany({
+      ...query,
+      relationLoadStrategy,
+      where: { id: { in: ids.map((j) => j.id) } },
+      orderBy,
+    }),
+  );
 }
 
 export const JobPage = definePage("Job", "JobPage", {

@@ -11,6 +11,7 @@ import { JobPage, type JobRanking } from "./page.ts";
 import { resolveNear } from "../location.ts";
 import { planned } from "../../planned-query.ts";
 import { Job } from "./object.ts";
+import { shapeJob } from "./shape.ts";
 import type { JobFilterShape } from "./filter.ts";
 import type { GraphQLContext } from "../../context.ts";
 
@@ -88,7 +89,9 @@ builder.queryFields((t) => ({
     resolve: planned("Job", (query, { slug }, ctx) =>
       ctx.sql && answersJobQuery(query)
         ? jobBySlug(ctx.sql, query.select, publicJobSql(ctx.now), slug)
-        : ctx.prisma.job.findFirst({ ...query, where: { slug, ...publicJobWhere(ctx.now) } }),
+        : ctx.prisma.job
+            .findFirst({ ...query, where: { slug, ...publicJobWhere(ctx.now) } })
+            .then((row) => row && shapeJob(row)),
     ),
   }),
 }));

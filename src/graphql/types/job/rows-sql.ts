@@ -6,6 +6,7 @@
 import type { PageWindow } from "../../paging.ts";
 import { derivedFrom } from "../../planned-query.ts";
 import { SqlParams, type SqlCondition, type SqlQuery, type SqlRunner } from "../../sql.ts";
+import { shapeJob } from "./shape.ts";
 
 /** Job fields by the column that holds them (enums as text, as Prisma returns them). */
 const JOB_COLUMNS: Record<string, string> = {
@@ -127,9 +128,9 @@ function buildColumns(select: Selection, near: boolean): { columns: string; join
 }
 
 /**
- * A row as Prisma gives it: the company's and the sector's columns gathered into their objects
- * (their flat "company.…" columns stay on the row, unread). A job without a company (or sector)
- * has null in every column of the join.
+ * A row as Prisma gives it, shaped as every job row is (./shape.ts): the company's and the sector's
+ * columns gathered into their objects (their flat "company.…" columns stay on the row, unread). A
+ * job without a company (or sector) has null in every column of the join.
  */
 function nest(row: Record<string, unknown>): Record<string, unknown> {
   if ("company.id" in row) {
@@ -148,7 +149,7 @@ function nest(row: Record<string, unknown>): Record<string, unknown> {
     row["sector"] =
       row["sector.id"] === null ? null : { id: row["sector.id"], slug: row["sector.slug"], name: row["sector.name"] };
   }
-  return row;
+  return shapeJob(row);
 }
 
 /** The public job `slug`, in one statement; undefined when it is not public. */
