@@ -129,6 +129,14 @@ export const envSchema = z.object({
   // A synchronous call with ocr reads at most this many scanned pages (some 3-10 s each); a file
   // with more is queued as a job and answered 202 (docs/compression-api.md, "OCR's synchronous limit").
   COMPRESS_SYNC_OCR_MAX_PAGES: z.coerce.number().int().min(0).max(10_000).default(5),
+  // The largest file the MCP tool compress_pdf compresses within its call (bytes); a larger one is
+  // queued as a job and answered at once (docs/mcp.md). 10 MiB: its time limit (30 s + 2 s/MB by
+  // default) stays under the 60 s MCP clients commonly wait for a tool; 0 queues every file.
+  MCP_SYNC_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(10 * 1024 * 1024),
   // Compression processes kept started and waiting for a job; unset: COMPRESS_CONCURRENCY.
   COMPRESS_WARM_PROCESSES: z.coerce.number().int().min(0).max(64).optional(),
   // How many of the warm processes are quick ones (V8's flags for speed, for small inputs without
@@ -281,6 +289,8 @@ export interface Config {
     tmpDir: string | null;
     /** The scanned pages a synchronous call reads with ocr, at most; more, and it is queued as a job. */
     syncOcrMaxPages: number;
+    /** The largest file compress_pdf (/v1/mcp) compresses within its call; larger, and it is queued as a job. */
+    mcpSyncMaxBytes: number;
   };
   storage:
     | { kind: "gcs"; bucket: string; apiEndpoint: string | null; projectId: string | null }
@@ -480,6 +490,7 @@ function compressOf(e: Env): Config["compress"] {
     fileUrlTimeoutMs: Math.round(e.FILE_URL_TIMEOUT_SECONDS * 1000),
     tmpDir: e.UPLOAD_TMP_DIR ?? null,
     syncOcrMaxPages: e.COMPRESS_SYNC_OCR_MAX_PAGES,
+    mcpSyncMaxBytes: e.MCP_SYNC_MAX_BYTES,
   };
 }
 

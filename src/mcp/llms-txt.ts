@@ -45,7 +45,7 @@ function sections(origin: string, options: LlmsTxtOptions): string[] {
         "",
         `- [Compression API description](${origin}/v1/openapi.json): OpenAPI 3.1 of /v1/compress, /v1/unlock, jobs and uploads, for subscribers with an API key`,
         `- [Compression API reference](${origin}/v1/docs): the same, readable`,
-        `- [Compression MCP endpoint](${origin}/v1/mcp): Model Context Protocol (Streamable HTTP, stateless) for agents with the subscriber's API key as a Bearer token: compress_pdf (a file_url or an upload_id), get_compression, list_compressions, delete_compression, usage`,
+        `- [Compression MCP endpoint](${origin}/v1/mcp): Model Context Protocol (Streamable HTTP, stateless) for agents with the subscriber's API key as a Bearer token: compress_pdf (a file_url or an upload_id; the result, or for a large file a job that get_compression polls), get_compression, list_compressions, delete_compression, usage`,
       ]
     : [];
   return [catalog.join("\n"), ...(compression.length ? [compression.join("\n")] : [])];

@@ -2,8 +2,9 @@
 // (Client + StreamableHTTPClientTransport) against a real server: the tools listed with their
 // output schemas, a file compressed by its URL from a local server (and as a job), the result got,
 // listed and deleted, the usage, a refusal as a tool error (hostile ocr and ocr_languages among them,
-// property-based); a missing or wrong key is a 401 in the error shape with WWW-Authenticate, before
-// any tool runs.
+// property-based); a file over MCP_SYNC_MAX_BYTES (by URL and by direct upload) answered as a job with
+// its async_reason, polled with get_compression to its report, charged once; a missing or wrong key is
+// a 401 in the error shape with WWW-Authenticate, before any tool runs.
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { createServer, type Server } from "node:http";
@@ -17,7 +18,7 @@ import { usedThisMonth } from "../../src/auth/quota.ts";
 import { createGcsStorage } from "../../src/compress/storage/gcs.ts";
 import { COMPRESSION_PROFILES } from "../../src/pdf/index.ts";
 import { OCR_LANGUAGES } from "../../src/pdf/shared/options.ts";
-import { makePdf, passThroughRunner, subscriberWithKey } from "../helpers/compress.ts";
+import { directUpload, makePdf, passThroughRunner, subscriberWithKey } from "../helpers/compress.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { startFakeGcs, testServiceAccount, type FakeGcs } from "../helpers/fake-gcs.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
@@ -27,26 +28,58 @@ import { startCompressionStack, type CompressionStack } from "../helpers/compres
 let stack: CompressionStack;
 let files: Server;
 let origin: string;
+/** MCP_SYNC_MAX_BYTES here: cv.pdf's size, so that cv.pdf is compressed within the call and large.pdf is not. */
+let limit: number;
+let large: Buffer;
 
 beforeAll(async () => {
   const pdf = await makePdf(2);
+  limit = pdf.length;
+  large = await makePdf(40);
   files = createServer((req, res) => {
     if (req.url === "/cv.pdf") res.writeHead(200, { "Content-Type": "application/pdf" }).end(pdf);
+    else if (req.url === "/large.pdf") res.writeHead(200, { "Content-Type": "application/pdf" }).end(large);
     else res.writeHead(200, { "Content-Type": "text/html" }).end("<html></html>");
   });
   await new Promise<void>((resolve) => files.listen(0, "127.0.0.1", resolve));
   origin = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
   // development: this machine's file server may be fetched (the webhook policy's loopback default);
-  // a per-key limit that a long fuzz run (FUZZ_RUNS) does not reach
+  // a per-key limit that a long fuzz run (FUZZ_RUNS) does not reach; the test's job worker runs the jobs
   stack = await startCompressionStack({
     name: "mcp-compression",
-    env: { NODE_ENV: "development", COMPRESS_RATE_LIMIT_PER_MINUTE: "100000" },
+    jobWorker: true,
+    env: { NODE_ENV: "development", COMPRESS_RATE_LIMIT_PER_MINUTE: "100000", MCP_SYNC_MAX_BYTES: String(limit) },
   });
 });
 afterAll(async () => {
   files?.close();
   await stack?.close();
 });
+
+interface QueuedJob {
+  id: string;
+  status: string;
+  async_reason: { code: string; message: string; file_size: number; mcp_sync_max_bytes: number };
+}
+
+interface Polled {
+  status: string;
+  original_size?: number;
+  compressed_size?: number;
+  url?: string;
+  report?: Record<string, unknown>;
+}
+
+/** get_compression until the job ended (the stack's worker runs it). */
+async function pollCompression(client: Client, id: string): Promise<Polled> {
+  for (;;) {
+    const got = await client.callTool({ name: "get_compression", arguments: { id } });
+    expect(got.isError ?? false, JSON.stringify(got.content)).toBe(false);
+    const body = got.structuredContent as Polled;
+    if (body.status === "succeeded" || body.status === "failed") return body;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 async function connect(token: string, base = stack.server.url): Promise<Client> {
   const client = new Client({ name: "test-agent", version: "1.0.0" });
@@ -119,6 +152,60 @@ describe("/v1/mcp", () => {
       await client.close();
     }
   });
+
+  it("answers a file over MCP_SYNC_MAX_BYTES with a job to poll (async_reason mcp_size_limit), by URL and by direct upload, async false included; charged once", async () => {
+    const { token, subscriber } = await subscriberWithKey(stack.db.prisma, { quota: 10 });
+    expect(large.length).toBeGreaterThan(limit);
+    const client = await connect(token);
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.find((tool) => tool.name === "compress_pdf")?.description).toContain(
+        `larger than ${limit.toLocaleString("en-US")} bytes`,
+      );
+      const calls = [
+        { file_url: `${origin}/large.pdf` },
+        { file_url: `${origin}/large.pdf`, async: false, profile: "extreme" },
+        { upload_id: await directUpload(stack.server.url, token, large) },
+      ];
+      const jobs: QueuedJob[] = [];
+      for (const args of calls) {
+        const called = await client.callTool({ name: "compress_pdf", arguments: args });
+        expect(called.isError ?? false, JSON.stringify(args)).toBe(false);
+        const job = called.structuredContent as QueuedJob;
+        // A worker may have claimed the job before the answer was written.
+        expect(["queued", "running"]).toContain(job.status);
+        expect(job).toMatchObject({
+          id: expect.any(String) as string,
+          object: "compression_job",
+          async_reason: { code: "mcp_size_limit", file_size: large.length, mcp_sync_max_bytes: limit },
+        });
+        expect(job.async_reason.message).toContain("get_compression");
+        jobs.push(job);
+      }
+      for (const job of jobs) {
+        const done = await pollCompression(client, job.id);
+        expect(done, JSON.stringify(done)).toMatchObject({ status: "succeeded", original_size: large.length });
+        expect(done.report).toMatchObject({ pages_checked: expect.any(Number) as number });
+        const download = await fetch(done.url!);
+        expect(download.status).toBe(200);
+        expect((await download.arrayBuffer()).byteLength).toBe(done.compressed_size);
+      }
+
+      // At the limit: the result within the call, as before.
+      const now = await client.callTool({ name: "compress_pdf", arguments: { file_url: `${origin}/cv.pdf` } });
+      expect(now.isError ?? false).toBe(false);
+      const result = now.structuredContent as Record<string, unknown>;
+      expect(result).toMatchObject({ id: expect.any(String) as string, original_size: limit });
+      expect(result["report"]).toBeDefined();
+      expect(result["async_reason"]).toBeUndefined();
+      expect(result["object"]).toBeUndefined();
+    } finally {
+      await client.close();
+    }
+    // Charged once each: three jobs (one per call, nothing queued twice) and one compressed at once.
+    expect(await usedThisMonth(stack.db.prisma, subscriber.id)).toBe(4);
+    expect(await stack.db.prisma.compressionJob.count({ where: { subscriberId: subscriber.id } })).toBe(3);
+  }, 60_000);
 
   it("counts against the key's own rate limit and quota: a call of /v1/mcp is a request of the key, a unit over the quota a tool error", async () => {
     const { token } = await subscriberWithKey(stack.db.prisma, { quota: 1 });

@@ -12,7 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { usedThisMonth } from "../../src/auth/quota.ts";
 import { findBinary } from "../../bench/pdf/tools.ts";
-import { multipart, subscriberWithKey } from "../helpers/compress.ts";
+import { directUpload, multipart, subscriberWithKey } from "../helpers/compress.ts";
 import { startCompressionStack, type CompressionStack } from "../helpers/compression-stack.ts";
 import { popplerScratch, type PopplerScratch } from "../pdf/helpers/poppler.ts";
 import { scanDocument } from "../pdf/helpers/scans.ts";
@@ -68,17 +68,7 @@ async function post(token: string, file: Buffer, fields: Record<string, string>,
 }
 
 /** A direct upload of the file: its upload_id. */
-async function upload(token: string, file: Buffer): Promise<string> {
-  const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
-  const created = await fetch(`${stack.server.url}/v1/uploads`, { method: "POST", headers: auth, body: "{}" });
-  const { upload_id, upload_url, headers } = (await created.json()) as {
-    upload_id: string;
-    upload_url: string;
-    headers: Record<string, string>;
-  };
-  expect((await fetch(upload_url, { method: "PUT", headers, body: new Uint8Array(file) })).status).toBe(200);
-  return upload_id;
-}
+const upload = (token: string, file: Buffer) => directUpload(stack.server.url, token, file);
 
 async function pollJob(token: string, location: string): Promise<Job> {
   for (;;) {

@@ -50,6 +50,20 @@ export async function makePdf(pages = 2): Promise<Buffer> {
   return Buffer.from(await doc.save());
 }
 
+/** A direct upload of the file to the service at `base` (POST /v1/uploads, then the PUT): its upload_id. */
+export async function directUpload(base: string, token: string, file: Buffer): Promise<string> {
+  const auth = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  const created = await fetch(`${base}/v1/uploads`, { method: "POST", headers: auth, body: "{}" });
+  const { upload_id, upload_url, headers } = (await created.json()) as {
+    upload_id: string;
+    upload_url: string;
+    headers: Record<string, string>;
+  };
+  const put = await fetch(upload_url, { method: "PUT", headers, body: new Uint8Array(file) });
+  if (put.status !== 200) throw new Error(`the upload's PUT answered ${put.status}`);
+  return upload_id;
+}
+
 export interface MultipartPart {
   name: string;
   value: string | Buffer;

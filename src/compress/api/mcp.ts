@@ -5,13 +5,16 @@
 // rate limit, and compress_pdf reserves a unit of the same quota through the same service (a failure
 // gives it back). The tools answer structured content (each has an outputSchema); a refusal of the
 // caller's arguments (a 4xx of the API: a bad file_url, a quota used up) is a tool error naming its
-// code, a fault of ours is the HTTP error every route answers. docs/mcp.md, "Compression for agents".
+// code, a fault of ours is the HTTP error every route answers. A file larger than MCP_SYNC_MAX_BYTES is
+// queued as a job (the one async true asks for, charged once) and answered at once with its
+// async_reason, as agents' clients commonly give a tool 60 s. docs/mcp.md, "Compression for agents".
 import type Router from "@koa/router";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Middleware } from "koa";
 import { z } from "zod";
 import { usageBody, usageSummary } from "../../auth/usage.ts";
+import type { Config } from "../../config/env.ts";
 import { HttpError } from "../../errors.ts";
 import { publicOrigin } from "../../http/origin.ts";
 import type { AppState } from "../../http/state.ts";
@@ -29,7 +32,7 @@ export const COMPRESSION_MCP_PATH = "/v1/mcp";
 const SERVER_INFO = { name: "marketplace-compression", title: "Marketplace PDF compression", version: "1.0.0" };
 const INSTRUCTIONS = [
   "Compresses PDFs for the subscriber whose API key authenticates the connection, against its monthly quota.",
-  "compress_pdf takes the file by its https address (file_url) or a direct upload's upload_id (POST /v1/uploads); it answers the result (sizes, savings, report, a download url that expires) or, with async true (advised above about 20 MB), a job whose id get_compression polls.",
+  "compress_pdf takes the file by its https address (file_url) or a direct upload's upload_id (POST /v1/uploads); it answers the result (sizes, savings, report, a download url that expires) or a job whose id get_compression polls: with async true, or for a file larger than it compresses within the call (async_reason says so).",
   "list_compressions, get_compression and delete_compression manage the results kept; usage tells the quota left.",
 ].join(" ");
 
@@ -60,17 +63,29 @@ const compressInput = z.object({
       "The PDF's https address (public hosts only, at most 300 MB), or the url of one of this account's results (read from storage).",
     ),
   upload_id: z.string().optional().describe("A direct upload's id (POST /v1/uploads, after the PUT)."),
-  async: z.boolean().optional().describe("Queue a job and answer it at once (for large files); poll get_compression."),
+  async: z
+    .boolean()
+    .optional()
+    .describe(
+      "true: queue a job and answer it at once; poll get_compression. Unset or false: the result, except for a file larger than the server compresses within a call (the tool's description says how large), which is answered as a job all the same, with async_reason.",
+    ),
   ...options,
 });
 const compressOutput = z.looseObject({
   id: z.string(),
+  // null while a job is queued or running (get_compression's answer then), or on a failure
   status: z.string().optional(),
-  url: z.string().optional(),
-  original_size: z.number().optional(),
-  compressed_size: z.number().optional(),
-  savings_percentage: z.number().optional(),
-  report: record.optional(),
+  url: z.string().nullish(),
+  original_size: z.number().nullish(),
+  compressed_size: z.number().nullish(),
+  savings_percentage: z.number().nullish(),
+  report: record.nullish(),
+  async_reason: z
+    .looseObject({ code: z.string(), message: z.string() })
+    .optional()
+    .describe(
+      "On a job compress_pdf was not asked for: mcp_size_limit (file_size over mcp_sync_max_bytes) or ocr_page_limit (ocr_pages over sync_ocr_page_limit).",
+    ),
 });
 const idInput = z.object({ id: z.string().describe("A compression's (or job's) id.") });
 const listInput = z.object({
@@ -111,14 +126,18 @@ async function compressPdf(caller: Caller, args: z.infer<typeof compressInput>):
     throw new HttpError(400, "invalid_file_url", "Send exactly one of file_url and upload_id.");
   }
   const mode = args.async ? "job" : "now";
+  // Past this size even async false is answered with a job: a call the client gives up on while the
+  // file is compressed is charged for a result the agent never sees.
+  const limit = { maxBytes: deps.config.compress.mcpSyncMaxBytes };
   return withRequestInfo(ctx, deps.config.publicApiBaseUrl, async (request) => {
     if (args.upload_id !== undefined) {
-      const answered = await service.compressDirectUpload(request, key, { uploadId: args.upload_id, fields }, mode);
+      const body = { uploadId: args.upload_id, fields };
+      const answered = await service.compressDirectUpload(request, key, body, mode, limit);
       return { ...("job" in answered ? answered.job.body : answered.now.body) };
     }
     const url = { fileUrl: args.file_url!, fields };
     if (mode === "job") return { ...(await service.enqueue(request, key, { url })).body };
-    const answered = await service.compress(request, key, "compress", { url });
+    const answered = await service.compress(request, key, "compress", { url }, limit);
     return { ...("job" in answered ? answered.job.body : answered.now.body) };
   });
 }
@@ -128,12 +147,19 @@ type Run = (caller: Caller, args: Record<string, unknown>) => Promise<Record<str
 interface CompressionTool {
   name: string;
   title: string;
-  description: string;
+  /** compress_pdf's tells the size limit this server was configured with. */
+  description: string | ((config: Config) => string);
   input: z.ZodObject;
   output: z.ZodObject;
   annotations: { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean };
   run: Run;
 }
+
+/** Bytes as MB (2^20 bytes, as the engine's time limit counts them) to one decimal, or as bytes below 1 MB. */
+const megabytes = (bytes: number) =>
+  bytes < 2 ** 20
+    ? `${bytes.toLocaleString("en-US")} bytes`
+    : `${(bytes / 2 ** 20).toLocaleString("en-US", { maximumFractionDigits: 1 })} MB`;
 
 const subscriberOf = (caller: Caller) => caller.ctx.state.apiKey.subscriberId;
 const originOf = (caller: Caller) => publicOrigin(caller.ctx, caller.deps.config.publicApiBaseUrl);
@@ -142,8 +168,8 @@ const TOOLS: CompressionTool[] = [
   {
     name: "compress_pdf",
     title: "Compress a PDF",
-    description:
-      "Compresses the PDF at file_url (https, a public host) or of a direct upload (upload_id), charging one unit of the monthly quota (not when it fails). Answers the result with its report and a download url that expires, or with async true a job: poll get_compression with its id.",
+    description: (config) =>
+      `Compresses the PDF at file_url (https, a public host) or of a direct upload (upload_id), charging one unit of the monthly quota (not when it fails). Answers the result with its report and a download url that expires, or a job (status queued or running): with async true, or for a file larger than ${megabytes(config.compress.mcpSyncMaxBytes)} (async_reason says so, async false included). Poll a job with get_compression and its id until it succeeded or failed.`,
     input: compressInput,
     output: compressOutput,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -219,7 +245,8 @@ const toolError = (error: HttpError): CallToolResult => ({
 function compressionServer(caller: Caller, faults: Faults): McpServer {
   const server = new McpServer(SERVER_INFO, { instructions: INSTRUCTIONS });
   for (const tool of TOOLS) {
-    const { name, title, description, input, output, annotations } = tool;
+    const { name, title, input, output, annotations } = tool;
+    const description = typeof tool.description === "string" ? tool.description : tool.description(caller.deps.config);
     const config = { title, description, inputSchema: input, outputSchema: output, annotations };
     server.registerTool(name, config, async (args: Record<string, unknown>): Promise<CallToolResult> => {
       try {

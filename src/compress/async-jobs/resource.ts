@@ -28,10 +28,13 @@ export type JobResource = {
   /** When its result was deleted (on request, at the end of its retention, after its first download). */
   deleted_at?: string;
   /**
-   * On the 202 of a synchronous call answered with a job: why (code ocr_page_limit: more scanned pages
-   * to read with ocr than a synchronous call reads), the pages and the limit.
+   * On the 202 of a synchronous call answered with a job: why, with its figures. ocr_page_limit: more
+   * scanned pages to read with ocr than a synchronous call reads. mcp_size_limit (the MCP tool
+   * compress_pdf only): a file larger than the tool compresses within its call.
    */
-  async_reason?: { code: "ocr_page_limit"; message: string; ocr_pages: number; sync_ocr_page_limit: number };
+  async_reason?:
+    | { code: "ocr_page_limit"; message: string; ocr_pages: number; sync_ocr_page_limit: number }
+    | { code: "mcp_size_limit"; message: string; file_size: number; mcp_sync_max_bytes: number };
 } & (Partial<CompressionResultBody> & { error?: { code: string; message: string } });
 
 type JobRow = Pick<

@@ -137,9 +137,22 @@ export interface Answer<T> {
 
 /**
  * What a synchronous call answers: its result, or the job it was queued as (a file with more scanned
- * pages to read with ocr than a synchronous call reads: its resource carries async_reason).
+ * pages to read with ocr than a synchronous call reads, or larger than the surface's size limit: its
+ * resource carries async_reason).
  */
 export type SyncAnswer = { now: Answer<CompressionResultBody> } | { job: Answer<JobResource> };
+
+/** Why a synchronous call was answered with a job. */
+export type AsyncReason = NonNullable<JobResource["async_reason"]>;
+
+/**
+ * A surface's own limit on its synchronous calls: the MCP tool compress_pdf compresses at most
+ * MCP_SYNC_MAX_BYTES within its call (its clients commonly wait 60 s for a tool); a larger file is
+ * queued as a job, under the same unit, and answered with async_reason mcp_size_limit.
+ */
+export interface SyncLimit {
+  maxBytes: number;
+}
 
 export interface CompressService {
   /** The per-key limit of requests a minute (every surface a key is used from counts). */
@@ -147,7 +160,13 @@ export interface CompressService {
   /** Throws 503 busy when the engine would refuse a job now: checked before an upload is read. */
   assertRoom(): void;
   /** Compresses (or unlocks) a file for key; the result's body, or the job it was queued as. */
-  compress(request: RequestInfo, key: AuthenticatedKey, kind: EngineJob["kind"], intake: Intake): Promise<SyncAnswer>;
+  compress(
+    request: RequestInfo,
+    key: AuthenticatedKey,
+    kind: EngineJob["kind"],
+    intake: Intake,
+    limit?: SyncLimit,
+  ): Promise<SyncAnswer>;
   /** The dashboard's Try it: compresses the form's file with the key the form names. */
   compressForm(
     request: RequestInfo,
@@ -169,6 +188,7 @@ export interface CompressService {
     key: AuthenticatedKey,
     body: DirectUploadRequest,
     mode: "now" | "job",
+    limit?: SyncLimit,
   ): Promise<SyncAnswer>;
 }
 
@@ -196,12 +216,12 @@ export function createCompressService(deps: CompressDeps): CompressService {
   return {
     perKey,
     assertRoom,
-    compress: (request, key, kind, intake) => compressFile(deps, request, key, kind, intake, assertRoom),
+    compress: (request, key, kind, intake, limit) => compressFile(deps, request, key, kind, intake, assertRoom, limit),
     compressForm: (request, form) => compressForm(deps, request, form, { perKey, assertRoom }),
     enqueue: (request, key, intake) => acceptJob(deps, request, key, intake),
-    compressDirectUpload: (request, key, body, mode) =>
+    compressDirectUpload: (request, key, body, mode, limit) =>
       fromDirectUpload(deps, request, key, body, mode, (intake) =>
-        compressFile(deps, request, key, "compress", intake, assertRoom),
+        compressFile(deps, request, key, "compress", intake, assertRoom, limit),
       ),
     readForDigest: async (upload) => {
       checkDeclaredSize(deps.config, upload);
@@ -399,12 +419,16 @@ async function compressFile(
   kind: EngineJob["kind"],
   intake: Intake,
   assertRoom: () => void,
+  limit?: SyncLimit,
 ): Promise<SyncAnswer> {
   if ("stored" in intake) {
     const { stored } = intake;
     const work = { operation: { kind: "compress" as const }, options: stored.options, uploadedName: stored.filename };
     return charged(deps, request, key, async (reserved) => {
       await takeStored(deps, reserved, stored);
+      const queue = (reason: AsyncReason) =>
+        queueJob(deps, request, key, reserved, { ...stored, callbackUrl: null }, reason);
+      if (limit && stored.size > limit.maxBytes) return { job: await queue(sizeReason(stored.size, limit)) };
       return pastSyncLimitAsJob(
         async () => {
           const signal = cancellation(deps, request);
@@ -412,7 +436,7 @@ async function compressFile(
           const { retentionSeconds } = stored;
           return succeed(deps, request, reserved, { ...produced, work, originalSize: stored.size, retentionSeconds });
         },
-        (past) => queueJob(deps, request, key, reserved, { ...stored, callbackUrl: null }, past),
+        (past) => queue(ocrReason(deps.config, past)),
       );
     });
   }
@@ -438,9 +462,13 @@ async function compressFile(
         uploadedName: upload.filename,
         retentionSeconds: retentionOf(deps.config, upload.fields, key),
       };
+      const queue = (reason: AsyncReason) =>
+        queueFromWorkspace(deps, request, key, reserved, { workspace, upload, work }, reason);
+      // Larger than the surface compresses within its call: the file fetched is stored as the job's input.
+      if (limit && upload.size > limit.maxBytes) return { job: await queue(sizeReason(upload.size, limit)) };
       return pastSyncLimitAsJob(
         () => compressUpload(deps, request, reserved, workspace, upload, syncWork(deps, work)),
-        (past) => queueFromWorkspace(deps, request, key, reserved, { workspace, upload, work }, past),
+        (past) => queue(ocrReason(deps.config, past)),
       );
     }),
   );
@@ -473,7 +501,8 @@ async function pastSyncLimitAsJob(
 }
 
 /**
- * Queues a synchronous call's file, in its workspace, as a job (pastSyncLimitAsJob). An unlock is
+ * Queues a synchronous call's file, in its workspace, as a job (pastSyncLimitAsJob, or past the
+ * surface's size limit), saying why (`reason`, the resource's async_reason). An unlock is
  * decrypted first (the engine, without the profile): the job compresses the decrypted file with the
  * options, so no password is kept.
  */
@@ -483,7 +512,7 @@ async function queueFromWorkspace(
   key: AuthenticatedKey,
   reserved: Reserved,
   from: { workspace: Workspace; upload: Upload; work: Work & { retentionSeconds: number } },
-  past: OcrPastSyncLimit,
+  reason: AsyncReason,
 ): Promise<Answer<JobResource>> {
   const { workspace, upload, work } = from;
   let path = workspace.input;
@@ -505,7 +534,7 @@ async function queueFromWorkspace(
   };
   try {
     await deps.storage.putInput(objectName, path);
-    return await queueJob(deps, request, key, reserved, input, past);
+    return await queueJob(deps, request, key, reserved, input, reason);
   } catch (error) {
     await deps.storage.deleteInput(objectName).catch(() => undefined);
     throw error;
@@ -579,7 +608,8 @@ async function compressForm(
       // With ocr, as the API's synchronous call: a scan with more pages to read is queued as a job.
       return pastSyncLimitAsJob(
         () => compressUpload(deps, request, reserved, workspace, upload, syncWork(deps, work)),
-        (past) => queueFromWorkspace(deps, request, key!, reserved, { workspace, upload, work }, past),
+        (past) =>
+          queueFromWorkspace(deps, request, key!, reserved, { workspace, upload, work }, ocrReason(deps.config, past)),
       );
     });
     const headers = { ...limited, ...("now" in answer ? answer.now.headers : answer.job.headers) };
@@ -669,14 +699,17 @@ async function acceptJob(
   );
 }
 
-/** Queues the job of a reserved compression whose input is stored; the queued resource. */
+/**
+ * Queues the job of a reserved compression whose input is stored; the queued resource, with
+ * `reason` as its async_reason when a synchronous call was answered with it.
+ */
 async function queueJob(
   deps: CompressDeps,
   request: RequestInfo,
   key: AuthenticatedKey,
   reserved: Reserved,
   input: StoredInput & { callbackUrl: string | null },
-  past?: OcrPastSyncLimit,
+  reason?: AsyncReason,
 ): Promise<Answer<JobResource>> {
   const { config } = deps;
   await recordRetention(deps.prisma, reserved.id, input.retentionSeconds);
@@ -694,19 +727,30 @@ async function queueJob(
   deps.onJobQueued?.();
   const body = await jobResource(job, deps);
   return {
-    body: past ? { ...body, async_reason: asyncReason(config, past) } : body,
+    body: reason ? { ...body, async_reason: reason } : body,
     headers: { "Cache-Control": "no-store" },
   };
 }
 
-/** Why a synchronous call was answered with a job (the resource's async_reason). */
-function asyncReason(config: Config, past: OcrPastSyncLimit): NonNullable<JobResource["async_reason"]> {
+/** Why a synchronous call with ocr was answered with a job: more scanned pages than it reads. */
+function ocrReason(config: Config, past: OcrPastSyncLimit): AsyncReason {
   const limit = config.compress.syncOcrMaxPages;
   return {
     code: "ocr_page_limit",
     message: `The file has ${past.pages} scanned pages to read with ocr, more than the ${limit} a synchronous call reads: it was queued as this job, charged once. Poll its Location for the result.`,
     ocr_pages: past.pages,
     sync_ocr_page_limit: limit,
+  };
+}
+
+/** Why compress_pdf (/v1/mcp) was answered with a job: the file is larger than it compresses within its call. */
+function sizeReason(size: number, limit: SyncLimit): AsyncReason {
+  const bytes = (count: number) => count.toLocaleString("en-US");
+  return {
+    code: "mcp_size_limit",
+    message: `The file is ${bytes(size)} bytes, more than the ${bytes(limit.maxBytes)} compress_pdf compresses within its call (MCP_SYNC_MAX_BYTES): it was queued as this job, charged once. Poll get_compression with its id for the result.`,
+    file_size: size,
+    mcp_sync_max_bytes: limit.maxBytes,
   };
 }
 
