@@ -96,7 +96,7 @@ const common = {
   ),
   "429": error("rate_limited: over 120 requests a minute for this key.", retryAfter),
   "503": error(
-    "busy, rate_limit_unavailable, database_unavailable, storage_unavailable (the file could not be stored, or a file_url this service signed could not be read from its storage; nothing kept or charged) or shutting_down.",
+    "busy, rate_limit_unavailable, database_unavailable, storage_unavailable (the file could not be stored, or a file address this service signed could not be read from its storage; nothing kept or charged) or shutting_down.",
     retryAfter,
   ),
 };

@@ -1030,7 +1030,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description busy, rate_limit_unavailable, database_unavailable, storage_unavailable (the file could not be stored, or a file_url this service signed could not be read from its storage; nothing kept or charged) or shutting_down. */
+      /** @description busy, rate_limit_unavailable, database_unavailable, storage_unavailable (the file could not be stored, or a file address this service signed could not be read from its storage; nothing kept or charged) or shutting_down. */
       503: {
         headers: {
           /** @description The error code, as in the body. */
@@ -2782,7 +2782,7 @@ export interface operations {
           "application/json": components["schemas"]["Error"];
         };
       };
-      /** @description busy, rate_limit_unavailable, database_unavailable, storage_unavailable (the file could not be stored, or a file_url this service signed could not be read from its storage; nothing kept or charged) or shutting_down. */
+      /** @description busy, rate_limit_unavailable, database_unavailable, storage_unavailable (the file could not be stored, or a file address this service signed could not be read from its storage; nothing kept or charged) or shutting_down. */
       503: {
         headers: {
           /** @description The error code, as in the body. */
