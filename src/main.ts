@@ -128,6 +128,12 @@ async function start() {
     ? await serveAccounts(adminSocketPath(dataDir), accounts(db.prisma, config.apiKeyPepper))
     : null;
 
+  // Before the first request: a burst finds its connections open (src/db/database.ts).
+  const warmed = await db.warm();
+  if (config.database.kind === "postgres") {
+    logger.info({ connections: warmed, poolSize: config.database.poolSize }, "database pool opened");
+  }
+
   const storage = await createStorage(config.storage);
   // What a process killed on this machine left: its quota units, job leases and files (boot.ts).
   const tmpRoot = temporaryRoot(config);

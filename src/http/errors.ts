@@ -42,6 +42,10 @@ export function errorMiddleware(logger: Logger) {
         // Type-checked at every constructor; a cast can still get an unregistered code past it.
         if (!error.registered)
           logger.error({ code: error.code, status: error.status, requestId }, "unregistered error code");
+        // A dependency's fault answered as a 503: the answer says what the client may do, this line
+        // says what failed (the request log's own line has only the status).
+        if (error.status >= 500 && error.cause !== undefined)
+          logger.warn({ err: error.cause, code: error.code, requestId }, "dependency fault");
         ctx.status = error.status;
         ctx.set(error.headers);
         // The compression API's "standardised error form carried in headers": the same code and

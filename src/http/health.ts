@@ -62,6 +62,11 @@ export function createHealthRouter(deps: {
   return router;
 }
 
+function withCause(answer: HttpError, cause: unknown): HttpError {
+  answer.cause = cause;
+  return answer;
+}
+
 /** Inside the error middleware: a database fault anywhere below becomes a 503, not a 500. */
 export function dependencyFaults() {
   return async (_ctx: Context, next: Next) => {
@@ -70,8 +75,9 @@ export function dependencyFaults() {
     } catch (error) {
       // What a client can retry is a 503 with Retry-After (src/db/errors.ts, src/errors.ts); the rest stays as it is.
       if (error instanceof HttpError) throw error;
-      if (isDatabaseUnavailable(error)) throw databaseUnavailable(unavailableMessage(error));
-      if (isStorageUnavailable(error)) throw storageUnavailable();
+      // The fault itself goes with the answer as its cause: the error middleware logs it.
+      if (isDatabaseUnavailable(error)) throw withCause(databaseUnavailable(unavailableMessage(error)), error);
+      if (isStorageUnavailable(error)) throw withCause(storageUnavailable(), error);
       throw error;
     }
   };

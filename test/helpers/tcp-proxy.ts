@@ -5,7 +5,9 @@
 // - blackhole(): nothing is forwarded any more, on open connections or on new ones (which are
 //   accepted and then hang), as when a network silently drops packets. Connections frozen this
 //   way stay frozen for good: only new connections work again after restore();
-// - restore(): new connections are forwarded again.
+// - restore(): new connections are forwarded again;
+// - cut(): the open connections are closed, as by a network reset; new ones are still forwarded.
+// open() and accepted() count the connections open now and accepted since the start.
 import { once } from "node:events";
 import net from "node:net";
 
@@ -16,14 +18,28 @@ export interface TcpProxy {
   refuse(): Promise<void>;
   blackhole(): void;
   restore(): Promise<void>;
+  cut(): void;
+  /** Connections open now. */
+  open(): number;
+  /** Connections accepted since the start. */
+  accepted(): number;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   let mode: "up" | "refused" | "blackhole" = "up";
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket | null }>();
+  let accepted = 0;
+  const closeAll = () => {
+    for (const { client, upstream } of pairs) {
+      client.destroy();
+      upstream?.destroy();
+    }
+    pairs.clear();
+  };
 
   const onConnection = (client: net.Socket) => {
+    accepted++;
     const pair: { client: net.Socket; upstream: net.Socket | null } = { client, upstream: null };
     pairs.add(pair);
     const drop = () => {
@@ -64,11 +80,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     async refuse() {
       mode = "refused";
       const closing = closeServer(server);
-      for (const { client, upstream } of pairs) {
-        client.destroy();
-        upstream?.destroy();
-      }
-      pairs.clear();
+      closeAll();
       await closing;
     },
     blackhole() {
@@ -90,13 +102,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         await once(server, "listening");
       }
     },
+    cut: closeAll,
+    open: () => pairs.size,
+    accepted: () => accepted,
     async close() {
       mode = "refused";
-      for (const { client, upstream } of pairs) {
-        client.destroy();
-        upstream?.destroy();
-      }
-      pairs.clear();
+      closeAll();
       await closeServer(server);
     },
   };
