@@ -34,16 +34,21 @@ export function watchQueryDeadline(pool: pg.Pool, limitMs: number): QueryDeadlin
     "remove",
     guarded("query-deadline", (client: pg.PoolClient) => clients.delete(client as unknown as Watched)),
   );
+  // A statement past the limit is cut only if it is still running after I/O had one turn of the
+  // loop (setImmediate runs after the poll phase): after the thread was held up past the limit, the
+  // sweep and the server's answer that arrived meanwhile are both due, and timers run first.
+  const cutIfStillRunning = guarded("query-deadline", (client: Watched, query: object) => {
+    if (client._activeQuery !== query) return;
+    clients.set(client, null);
+    client.connection?.stream?.destroy(new Error("Connection terminated: the server did not answer in time"));
+  });
   const sweep = () => {
     const now = performance.now();
     for (const [client, first] of clients) {
       const query = client._activeQuery;
       if (!query) continue;
       if (first?.query !== query) clients.set(client, { query, at: now });
-      else if (now - first.at >= limitMs) {
-        clients.set(client, null);
-        client.connection?.stream?.destroy(new Error("Connection terminated: the server did not answer in time"));
-      }
+      else if (now - first.at >= limitMs) setImmediate(cutIfStillRunning, client, query);
     }
   };
   const timer = setInterval(guarded("query-deadline", sweep), Math.max(10, Math.min(50, limitMs / 20))).unref();

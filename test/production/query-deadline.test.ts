@@ -56,6 +56,18 @@ describe.skipIf(!url)("the client's statement limit (no DATABASE_URL: PGlite has
     expect(unavailableMessage(viaPrisma)).toBe("The database did not answer in time; retry shortly.");
   });
 
+  it("does not cut a statement answered in time while this thread was held up past the limit", async () => {
+    await db.sql.query("SELECT 1"); // a connection open, so the statement is sent at once
+    const answer = db.sql.query<{ done: string }>("SELECT pg_sleep(0.1)::text AS done");
+    // The sweep sees the statement running (it runs every 20 ms), then the thread is busy for longer
+    // than the limit (as when a module is compiled), while the server answers at 100 ms. When the loop
+    // runs again the sweep is due before the answer is read (timers first): it must not cut it.
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const blockedUntil = performance.now() + LIMIT_MS + 300;
+    while (performance.now() < blockedUntil);
+    await expect(answer).resolves.toEqual([{ done: "" }]);
+  });
+
   it("cuts a statement the server never answers just after the limit, and serves again after", async () => {
     await db.sql.query("SELECT 1"); // warm connections, then freeze them
     proxy.blackhole();
