@@ -22,4 +22,5 @@ export { MAX_IMAGE_PIXELS } from "./images/optimise.ts";
 export { activeContentRemoved } from "./security/active-content.ts";
 export { unlockPdf } from "./unlock.ts";
 export { findHeader as findPdfHeader, HEADER_WINDOW as PDF_HEADER_WINDOW } from "./structure/load.ts";
+export { isRegular as isPdfRegular, isWhite as isPdfWhiteSpace } from "./shared/syntax.ts";
 export { warmUp } from "./warm-up.ts";

@@ -10,6 +10,7 @@
 // XObject's /Width and /Height (stream dictionaries are never inside object streams, nor encrypted).
 // Anything not read plainly (a /Width by reference, an unreadable file) is lean.
 import { closeSync, openSync, readSync } from "node:fs";
+import { isPdfRegular, isPdfWhiteSpace } from "../../pdf/index.ts";
 
 export type JobKind = "quick" | "lean";
 
@@ -38,17 +39,12 @@ const DICTIONARY_REACH = 4096;
 const IMAGE = Buffer.from("/Image", "latin1");
 const SUBTYPE = Buffer.from("/Subtype", "latin1");
 
-const isWhiteSpace = (byte: number) =>
-  byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09 || byte === 0x0c || byte === 0x00;
-/** A byte that would continue a name: /ImageB, /ImageMask are other names. */
-const continuesName = (byte: number | undefined) =>
-  byte !== undefined && !isWhiteSpace(byte) && !"/<>[]()%{}".includes(String.fromCharCode(byte));
-
-/** Whether the name /Image at `at` is the value of a /Subtype key. */
+/** Whether the name /Image at `at` is the value of a /Subtype key (a regular byte after it would
+ * continue the name: /ImageB, /ImageMask are other names). */
 function isImageSubtype(bytes: Buffer, at: number): boolean {
-  if (continuesName(bytes[at + IMAGE.length])) return false;
+  if (isPdfRegular(bytes[at + IMAGE.length])) return false;
   let key = at;
-  while (key > 0 && isWhiteSpace(bytes[key - 1]!)) key--;
+  while (key > 0 && isPdfWhiteSpace(bytes[key - 1])) key--;
   return key >= SUBTYPE.length && bytes.subarray(key - SUBTYPE.length, key).equals(SUBTYPE);
 }
 
