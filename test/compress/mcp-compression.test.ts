@@ -56,6 +56,22 @@ afterAll(async () => {
   await stack?.close();
 });
 
+/**
+ * Any value of a tool's argument, for the property-based tests: hostile text, integers at their
+ * edges, booleans, null, a shallow JSON value, and the values given (near what the tools tested
+ * take: ids, dates, statuses, language lists).
+ */
+function anyArgument(...near: fc.Arbitrary<unknown>[]): fc.Arbitrary<unknown> {
+  return fc.oneof(
+    hostileText,
+    integerEdges.map(Number),
+    fc.boolean(),
+    fc.constant(null),
+    ...near,
+    fc.jsonValue({ maxDepth: 1 }),
+  );
+}
+
 interface QueuedJob {
   id: string;
   status: string;
@@ -234,14 +250,7 @@ describe("/v1/mcp", () => {
   it("answers hostile ocr and ocr_languages with a tool error naming its code, never a protocol or HTTP error", async () => {
     const { token, subscriber } = await subscriberWithKey(stack.db.prisma, { quota: 5 });
     const client = await connect(token);
-    const anyValue = fc.oneof(
-      hostileText,
-      integerEdges.map(Number),
-      fc.boolean(),
-      fc.constant(null),
-      fc.array(fc.constantFrom("eng", "deu", "xx"), { maxLength: 4 }),
-      fc.jsonValue({ maxDepth: 1 }),
-    );
+    const anyValue = anyArgument(fc.array(fc.constantFrom("eng", "deu", "xx"), { maxLength: 4 }));
     // Codes as Tesseract joins them (and worse): known, unknown, blank, repeated, too many.
     const codes = fc.array(fc.constantFrom(...OCR_LANGUAGES, "klingon", "", " eng", "ENG"), { maxLength: 5 });
     const languages = fc
@@ -282,15 +291,10 @@ describe("/v1/mcp", () => {
   it("answers any arguments of list_compressions, get_compression and delete_compression with a tool result, never a protocol or HTTP error", async () => {
     const { token } = await subscriberWithKey(stack.db.prisma);
     const client = await connect(token);
-    const anyValue = fc.oneof(
-      hostileText,
-      integerEdges.map(Number),
-      fc.boolean(),
-      fc.constant(null),
+    const anyValue = anyArgument(
       fc.uuid().map(String),
       fc.date({ noInvalidDate: true }).map((date) => date.toISOString()),
       fc.constantFrom("queued", "running", "succeeded", "failed"),
-      fc.jsonValue({ maxDepth: 1 }),
     );
     const call = fc.oneof(
       fc.record({
