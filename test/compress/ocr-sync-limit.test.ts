@@ -97,6 +97,8 @@ function expectQueuedPastLimit(response: Response, json: Job) {
     options: { ocr: true },
     async_reason: { code: "ocr_page_limit", ocr_pages: 2, sync_ocr_page_limit: 1 },
   });
+  // Over HTTP the job is polled at its Location (over MCP, with get_compression: below).
+  expect(json.async_reason?.message).toMatch(/Poll its Location \(GET \/v1\/jobs\/\{id\}\) for the result\.$/);
 }
 
 describe("OCR's synchronous limit", () => {
@@ -141,6 +143,10 @@ describe("OCR's synchronous limit", () => {
       expect(called.isError).toBeFalsy();
       expect(["queued", "running"]).toContain((called.structuredContent as { status?: string }).status);
       expect(called.structuredContent).toMatchObject({ async_reason: { code: "ocr_page_limit", ocr_pages: 2 } });
+      // An agent has no Location header: the reason tells it to poll the tool.
+      const { message } = (called.structuredContent as Job).async_reason!;
+      expect(message).toMatch(/Poll get_compression with its id for the result\.$/);
+      expect(message).not.toContain("Location");
     } finally {
       await client.close();
     }

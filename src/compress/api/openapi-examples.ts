@@ -66,7 +66,7 @@ export const SUCCESS_EXAMPLES: Record<string, Json> = {
     async_reason: {
       code: "ocr_page_limit",
       message:
-        "The file has 40 scanned pages to read with ocr, more than the 5 a synchronous call reads: it was queued as this job, charged once. Poll its Location for the result.",
+        "The file has 40 scanned pages to read with ocr, more than the 5 a synchronous call reads: it was queued as this job, charged once. Poll its Location (GET /v1/jobs/{id}) for the result.",
       ocr_pages: 40,
       sync_ocr_page_limit: 5,
     },

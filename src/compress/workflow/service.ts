@@ -436,7 +436,7 @@ async function compressFile(
           const { retentionSeconds } = stored;
           return succeed(deps, request, reserved, { ...produced, work, originalSize: stored.size, retentionSeconds });
         },
-        (past) => queue(ocrReason(deps.config, past)),
+        (past) => queue(ocrReason(deps.config, past, limit)),
       );
     });
   }
@@ -468,7 +468,7 @@ async function compressFile(
       if (limit && upload.size > limit.maxBytes) return { job: await queue(sizeReason(upload.size, limit)) };
       return pastSyncLimitAsJob(
         () => compressUpload(deps, request, reserved, workspace, upload, syncWork(deps, work)),
-        (past) => queue(ocrReason(deps.config, past)),
+        (past) => queue(ocrReason(deps.config, past, limit)),
       );
     }),
   );
@@ -732,12 +732,19 @@ async function queueJob(
   };
 }
 
+/**
+ * How the caller polls the job it was answered with: over HTTP its Location; over MCP (compress_pdf,
+ * the surface with a SyncLimit), which has no headers, get_compression.
+ */
+const pollFor = (limit: SyncLimit | undefined) =>
+  limit ? "Poll get_compression with its id for the result." : "Poll its Location (GET /v1/jobs/{id}) for the result.";
+
 /** Why a synchronous call with ocr was answered with a job: more scanned pages than it reads. */
-function ocrReason(config: Config, past: OcrPastSyncLimit): AsyncReason {
+function ocrReason(config: Config, past: OcrPastSyncLimit, surface?: SyncLimit): AsyncReason {
   const limit = config.compress.syncOcrMaxPages;
   return {
     code: "ocr_page_limit",
-    message: `The file has ${past.pages} scanned pages to read with ocr, more than the ${limit} a synchronous call reads: it was queued as this job, charged once. Poll its Location for the result.`,
+    message: `The file has ${past.pages} scanned pages to read with ocr, more than the ${limit} a synchronous call reads: it was queued as this job, charged once. ${pollFor(surface)}`,
     ocr_pages: past.pages,
     sync_ocr_page_limit: limit,
   };
@@ -748,7 +755,7 @@ function sizeReason(size: number, limit: SyncLimit): AsyncReason {
   const bytes = (count: number) => count.toLocaleString("en-US");
   return {
     code: "mcp_size_limit",
-    message: `The file is ${bytes(size)} bytes, more than the ${bytes(limit.maxBytes)} compress_pdf compresses within its call (MCP_SYNC_MAX_BYTES): it was queued as this job, charged once. Poll get_compression with its id for the result.`,
+    message: `The file is ${bytes(size)} bytes, more than the ${bytes(limit.maxBytes)} compress_pdf compresses within its call (MCP_SYNC_MAX_BYTES): it was queued as this job, charged once. ${pollFor(limit)}`,
     file_size: size,
     mcp_sync_max_bytes: limit.maxBytes,
   };

@@ -2593,7 +2593,7 @@ export interface operations {
            *       },
            *       "async_reason": {
            *         "code": "ocr_page_limit",
-           *         "message": "The file has 40 scanned pages to read with ocr, more than the 5 a synchronous call reads: it was queued as this job, charged once. Poll its Location for the result.",
+           *         "message": "The file has 40 scanned pages to read with ocr, more than the 5 a synchronous call reads: it was queued as this job, charged once. Poll its Location (GET /v1/jobs/{id}) for the result.",
            *         "ocr_pages": 40,
            *         "sync_ocr_page_limit": 5
            *       }
