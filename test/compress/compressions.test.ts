@@ -251,6 +251,12 @@ describe.each(["local", "gcs"] as const)("results under the subscriber's control
 
     expect((await del(stranger.token, `/v1/compressions/${id}`)).status).toBe(404);
     expect((await get(stranger.token, `/v1/compressions/${id}`)).status).toBe(404);
+    // By the job's URL as well, with the message of an id that does not exist (below).
+    const strangers = await del(stranger.token, `/v1/jobs/${id}`);
+    expect(strangers.status).toBe(404);
+    expect(((await strangers.json()) as ErrorBody).error.message).toBe(
+      "No job with this id belongs to this API key's subscriber.",
+    );
     expect(await s.stored(object)).toBe(true);
 
     const deleted = await del(token, `/v1/compressions/${id}`);
@@ -273,12 +279,21 @@ describe.each(["local", "gcs"] as const)("results under the subscriber's control
     s.validate("/v1/compress", "post", 410, replay.json);
 
     expect((await del(token, `/v1/compressions/${id}`)).status).toBe(204);
-    for (const bad of ["not-a-uuid", "00000000-0000-0000-0000-000000000000", "%00"]) {
-      const answer = await del(token, `/v1/compressions/${bad}`);
-      expect(answer.status).toBe(404);
-      const body = (await answer.json()) as ErrorBody;
-      expect(body.error.code).toBe("not_found");
-      s.validate("/v1/compressions/{id}", "delete", 404, body);
+    // Unknown ids answer 404 naming what the route serves (another subscriber's id the same: above).
+    for (const [route, what] of [
+      ["/v1/compressions/", "compression"],
+      ["/v1/jobs/", "job"],
+    ] as const) {
+      for (const bad of ["not-a-uuid", "00000000-0000-0000-0000-000000000000", "%00"]) {
+        const answer = await del(token, `${route}${bad}`);
+        expect(answer.status).toBe(404);
+        const body = (await answer.json()) as ErrorBody;
+        expect(body.error).toMatchObject({
+          code: "not_found",
+          message: `No ${what} with this id belongs to this API key's subscriber.`,
+        });
+        s.validate(`${route}{id}`, "delete", 404, body);
+      }
     }
   });
 

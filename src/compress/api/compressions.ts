@@ -22,6 +22,7 @@ import {
 import {
   compressionResource,
   deleteCompression,
+  notFound,
   ONCE_DOWNLOAD_PREFIX,
   openOnce,
   type ResultDeps,
@@ -130,13 +131,10 @@ async function list(deps: CompressDeps, ctx: KeyedContext): Promise<void> {
   ctx.body = page;
 }
 
-const notFound = () =>
-  new HttpError(404, "not_found", "No compression with this id belongs to this API key's subscriber.");
-
 /** One of the subscriber's compressions, its URL signed now (404 for anyone else's). */
 export async function compressionOf(deps: CompressDeps, subscriberId: string, id: string, origin: string) {
   const record = await findCompression(deps.prisma, subscriberId, id);
-  if (!record) throw notFound();
+  if (!record) throw notFound("compression");
   return { record, resource: await compressionResource(deps, record, { origin }) };
 }
 
@@ -148,8 +146,8 @@ async function getOne(deps: CompressDeps, ctx: KeyedContext, id: string): Promis
   ctx.body = resource;
 }
 
-async function deleteOne(deps: CompressDeps, ctx: KeyedContext, id: string): Promise<void> {
-  await deleteCompression(deps, ctx.state.apiKey.subscriberId, id);
+async function deleteOne(deps: CompressDeps, ctx: KeyedContext, id: string, what: "compression" | "job") {
+  await deleteCompression(deps, ctx.state.apiKey.subscriberId, id, what);
   ctx.status = 204;
 }
 
@@ -187,7 +185,9 @@ export function addCompressionRoutes(
 ): void {
   router.get<KeyedState>("/v1/compressions", ...keyed, (ctx) => list(deps, ctx));
   router.get<KeyedState>("/v1/compressions/:id", ...keyed, (ctx) => getOne(deps, ctx, ctx.params["id"] ?? ""));
-  router.delete<KeyedState>("/v1/compressions/:id", ...keyed, (ctx) => deleteOne(deps, ctx, ctx.params["id"] ?? ""));
-  router.delete<KeyedState>("/v1/jobs/:id", ...keyed, (ctx) => deleteOne(deps, ctx, ctx.params["id"] ?? ""));
+  router.delete<KeyedState>("/v1/compressions/:id", ...keyed, (ctx) =>
+    deleteOne(deps, ctx, ctx.params["id"] ?? "", "compression"),
+  );
+  router.delete<KeyedState>("/v1/jobs/:id", ...keyed, (ctx) => deleteOne(deps, ctx, ctx.params["id"] ?? "", "job"));
   router.get(`${ONCE_DOWNLOAD_PREFIX}:name`, (ctx) => downloadOnce(deps, ctx, ctx.params["name"] ?? ""));
 }

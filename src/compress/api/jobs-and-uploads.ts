@@ -23,6 +23,7 @@ import { findJob } from "../workflow/compressions.ts";
 import { createDirectUpload as createUpload, receiveLocalUpload } from "../workflow/direct-uploads.ts";
 import type { EngineJob } from "../isolation/protocol.ts";
 import { invalidFileUrl } from "../workflow/file-url.ts";
+import { notFound } from "../workflow/results.ts";
 import { FILE_NAMING, ROUTE_FIELDS } from "../workflow/options.ts";
 import type { Answer, CompressDeps, CompressService, SyncAnswer } from "../workflow/service.ts";
 import { isBodyOf, readBody } from "../../http/read-body.ts";
@@ -69,12 +70,10 @@ export function answerSync(ctx: KeyedContext, answered: SyncAnswer): void {
   else answer(ctx, answered.now);
 }
 
-const notFound = () => new HttpError(404, "not_found", "No job with this id belongs to this API key's subscriber.");
-
 /** GET /v1/jobs/{id}: the job, to its subscriber only. */
 export async function getJob(deps: CompressDeps, ctx: KeyedContext, id: string): Promise<void> {
   const job = await findJob(deps.prisma, ctx.state.apiKey.subscriberId, id);
-  if (!job) throw notFound();
+  if (!job) throw notFound("job");
   const origin = publicOrigin(ctx, deps.config.publicApiBaseUrl);
   ctx.set("Cache-Control", "no-store");
   if (job.status === "queued" || job.status === "running") ctx.set("Retry-After", "2");

@@ -164,18 +164,28 @@ async function deleteResultNow(
   return markDeleted(deps.prisma, result.id, by);
 }
 
-const notFound = () =>
-  new HttpError(404, "not_found", "No compression with this id belongs to this API key's subscriber.");
+/**
+ * 404 not_found for an id none of the subscriber's compressions or jobs has (another subscriber's
+ * too), naming what the route serves: a job on /v1/jobs/{id}, a compression elsewhere.
+ */
+export const notFound = (what: "compression" | "job") =>
+  new HttpError(404, "not_found", `No ${what} with this id belongs to this API key's subscriber.`);
 
 /**
  * DELETE /v1/compressions/{id} (and /v1/jobs/{id}): the result, a job's input and a direct upload
  * gone from storage, then the record marked and its file name forgotten. A queued job is cancelled
  * (not charged); a running compression is refused (409 compression_running) until it ends. A
- * second delete finds the record marked and answers as the first did; another subscriber's id is 404.
+ * second delete finds the record marked and answers as the first did; another subscriber's id is 404
+ * (its message naming `what`: a job on /v1/jobs/{id}).
  */
-export async function deleteCompression(deps: ResultDeps, subscriberId: string, id: string): Promise<void> {
+export async function deleteCompression(
+  deps: ResultDeps,
+  subscriberId: string,
+  id: string,
+  what: "compression" | "job" = "compression",
+): Promise<void> {
   const record = await findCompression(deps.prisma, subscriberId, id);
-  if (!record) throw notFound();
+  if (!record) throw notFound(what);
   if (record.deletedAt) return;
   if (record.job?.status === "queued" && (await cancelQueuedJob(deps.prisma, record.id))) {
     await compression.fail(deps.prisma, record, "deleted");
