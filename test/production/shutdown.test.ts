@@ -151,6 +151,8 @@ describe("the service process on SIGTERM", () => {
         LOCAL_STORAGE_DIR: path.join(work, "objects"),
         DOWNLOAD_SIGNING_SECRET: SIGNING_SECRET,
         RATE_LIMIT_REQUESTS: "1000000",
+        // For the warm compression processes' "ready" lines (below).
+        LOG_LEVEL: "debug",
       },
       { name: "shutdown service" },
     );
@@ -229,8 +231,12 @@ describe("the service process on SIGTERM", () => {
     quick.req.write(quick.head);
     quick.req.write(pdf.subarray(0, 200));
 
-    // Until the streams are flowing (the first requests of a fresh process are slow).
+    // Until the streams are flowing (the first requests of a fresh process are slow), and the warm
+    // compression processes (COMPRESS_CONCURRENCY 2 + 1) have loaded the engine: on a loaded CI
+    // machine a job that had to wait for one took the quick compression past the deadline.
     await expect.poll(() => outcomes.filter((o) => o.status === 200).length, { timeout: 20_000 }).toBeGreaterThan(20);
+    const warmReady = () => service!.records().filter((r) => r["message"] === "a warm compression process is ready");
+    await expect.poll(() => warmReady().length, { timeout: 30_000 }).toBeGreaterThanOrEqual(3);
     const killedAt = service.kill("SIGTERM");
     // The rest of the compression's upload arrives after the signal: it is still taken and done.
     await sleep(100);
