@@ -97,6 +97,38 @@ async function pollCompression(client: Client, id: string): Promise<Polled> {
   }
 }
 
+/**
+ * compress_pdf with each set of arguments generated (beside those `base` gives it): a tool error
+ * naming one of `codes` ("code: message"), or the SDK's of an argument not of its type; never a
+ * protocol or HTTP error. Closes the client; answers the codes seen.
+ */
+async function expectCompressRefused(
+  client: Client,
+  args: fc.Arbitrary<Record<string, unknown>>,
+  codes: string,
+  base: () => Record<string, unknown> = () => ({}),
+): Promise<Set<string>> {
+  const refusal = new RegExp(`^(${codes}): |^MCP error -32602: Input validation error`);
+  const seen = new Set<string>();
+  try {
+    await fc.assert(
+      fc.asyncProperty(args, async (sent) => {
+        const context = JSON.stringify(sent);
+        const arguments_ = { ...base(), ...sent };
+        const result = (await client.callTool({ name: "compress_pdf", arguments: arguments_ })) as CallToolResult;
+        expect(result.isError, context).toBe(true);
+        const text = result.content[0]?.type === "text" ? result.content[0].text : "";
+        expect(text, context).toMatch(refusal);
+        seen.add(text.split(":")[0]!);
+      }),
+      { numRuns: fuzzRuns(40) },
+    );
+  } finally {
+    await client.close();
+  }
+  return seen;
+}
+
 async function connect(token: string, base = stack.server.url): Promise<Client> {
   const client = new Client({ name: "test-agent", version: "1.0.0" });
   const transport = new StreamableHTTPClientTransport(new URL(`${base}/v1/mcp`), {
@@ -266,24 +298,7 @@ describe("/v1/mcp", () => {
       },
       { requiredKeys: [] },
     );
-    try {
-      await fc.assert(
-        fc.asyncProperty(args, async (sent) => {
-          const context = JSON.stringify(sent);
-          const arguments_ = { upload_id: randomUUID(), ...sent };
-          const result = (await client.callTool({ name: "compress_pdf", arguments: arguments_ })) as CallToolResult;
-          expect(result.isError, context).toBe(true);
-          const text = result.content[0]?.type === "text" ? result.content[0].text : "";
-          // The API's refusal ("code: message"), or the SDK's of an argument not of its type.
-          expect(text, context).toMatch(
-            /^(invalid_[a-z_]+|upload_not_found): |^MCP error -32602: Input validation error/,
-          );
-        }),
-        { numRuns: fuzzRuns(40) },
-      );
-    } finally {
-      await client.close();
-    }
+    await expectCompressRefused(client, args, "invalid_[a-z_]+|upload_not_found", () => ({ upload_id: randomUUID() }));
     expect(await usedThisMonth(stack.db.prisma, subscriber.id)).toBe(0);
   });
 
@@ -326,6 +341,39 @@ describe("/v1/mcp", () => {
     } finally {
       await client.close();
     }
+  });
+
+  // Issue 44: compress_pdf's own arguments of the issue with any value: file_url (refused addresses, a
+  // page that is not a PDF, a closed port, hostile text, values not strings), retention and upload_id.
+  // No value names a PDF that can be fetched, so every call is refused and nothing is charged.
+  it("answers any file_url, retention and upload_id of compress_pdf with a tool error naming its code, nothing charged", async () => {
+    const { token, subscriber } = await subscriberWithKey(stack.db.prisma, { quota: 5 });
+    const client = await connect(token);
+    const anyValue = anyArgument(fc.uuid().map(String), fc.constantFrom("0", "60", "-1"));
+    const refusedUrl = fc.constantFrom(
+      `${origin}/page.html`,
+      "http://127.0.0.1:9/cv.pdf",
+      "https://10.0.0.1/cv.pdf",
+      "https://169.254.169.254/latest/meta-data/",
+      "https://[fe80::1]/cv.pdf",
+      "https://[::ffff:192.168.0.1]/cv.pdf",
+      "https://metadata.google.internal/computeMetadata/v1/",
+      "ftp://files.example.com/cv.pdf",
+      "cv.pdf",
+    );
+    const args = fc.record(
+      {
+        file_url: fc.oneof({ weight: 3, arbitrary: refusedUrl }, anyValue),
+        retention: fc.oneof({ weight: 3, arbitrary: fc.integer({ min: 0, max: 86_400 }) }, anyValue),
+        upload_id: fc.oneof(fc.uuid().map(String), anyValue),
+        async: fc.boolean(),
+      },
+      { requiredKeys: [] },
+    );
+    const seen = await expectCompressRefused(client, args, "invalid_[a-z_]+|file_url_[a-z_]+|upload_not_found");
+    // The fetch itself was reached and refused, not only the arguments' types.
+    expect([...seen].filter((code) => code.startsWith("file_url_")).length, [...seen].join()).toBeGreaterThan(0);
+    expect(await usedThisMonth(stack.db.prisma, subscriber.id)).toBe(0);
   });
 
   it("is listed in /llms.txt and described in /v1/openapi.json (POST, Bearer, a JSON-RPC body)", async () => {

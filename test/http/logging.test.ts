@@ -1,7 +1,8 @@
 // Structured logs over real HTTP, captured from the real logger: one Cloud Logging line per
 // request (severity, message, httpRequest, trace and span from either trace header), the same
 // trace and request id on every other line of that request, and no secret anywhere in the output
-// (API keys, passwords, signed-URL signatures, database and Redis passwords, cookies).
+// (API keys, passwords, signed-URL signatures, database and Redis passwords, cookies), nor a file's
+// name (a subscriber's data: through its upload, downloads, deletion and the sweep).
 import { mkdtemp, rm } from "node:fs/promises";
 import http from "node:http";
 import http2 from "node:http2";
@@ -12,7 +13,8 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../../src/app.ts";
-import { createLocalStorage } from "../../src/compress/storage/local.ts";
+import { createLocalStorage, type LocalStorage } from "../../src/compress/storage/local.ts";
+import { sweepExpiredResults } from "../../src/compress/workflow/results.ts";
 import { loadConfig } from "../../src/config/env.ts";
 import { parseCloudTraceContext, parseTraceparent, traceContextOf, traceFields } from "../../src/http/request-log.ts";
 import { createHttpServer, createServiceServer } from "../../src/http/server.ts";
@@ -47,6 +49,7 @@ let url: string;
 let server: http.Server;
 let app: Koa;
 let secrets: string[];
+let storage: LocalStorage;
 
 const lines = (): Line[] => output.map((raw) => JSON.parse(raw) as Line);
 const linesOf = (requestId: string) => lines().filter((line) => line.requestId === requestId);
@@ -91,7 +94,7 @@ beforeAll(async () => {
       },
     }),
   });
-  const storage = await createLocalStorage(path.join(work, "objects"), SIGNING_SECRET);
+  storage = await createLocalStorage(path.join(work, "objects"), SIGNING_SECRET);
   // The app's own database is the test database; the URL above only has to be in the config.
   app = createApp({ config, db, logger, compress: { storage, runner: passThroughRunner } });
   // Past every route: a fault whose message carries credentials, as a driver's error might.
@@ -308,6 +311,51 @@ describe("the compression API's lines", () => {
     // Not an error of the service: nothing at ERROR for Error Reporting.
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(linesOf(requestId).filter((l) => l.severity === "ERROR")).toEqual([]);
+  });
+
+  // Issue 44: a file's name is the subscriber's data, forgotten when its result is deleted; no line
+  // may carry it, so deletion has nothing to reach in the logs (docs/data.md).
+  it("never carry a file's name: not its upload, downloads, deletion, the refused download after, nor the sweep", async () => {
+    const { token } = await subscriberWithKey(db.prisma);
+    secrets.push(token);
+    const NAME = "Quokka-Offer-JDoe";
+    const pdf = await makePdf(1);
+    const compress = async (retention: string) => {
+      const form = multipart([
+        { name: "retention", value: retention },
+        { name: "file", value: pdf, filename: `${NAME}.pdf` },
+      ]);
+      const response = await fetch(`${url}/v1/compress`, {
+        method: "POST",
+        headers: { "content-type": form.contentType, authorization: `Bearer ${token}` },
+        body: new Uint8Array(form.body),
+      });
+      expect(response.status).toBe(200);
+      return (await response.json()) as { id: string; url: string };
+    };
+    const kept = await compress("3600");
+    const once = await compress("0");
+    const expiring = await compress("60");
+
+    expect((await fetch(kept.url)).status).toBe(200);
+    const whole = await fetch(once.url);
+    expect(whole.status).toBe(200);
+    await whole.arrayBuffer();
+    const deleted = await fetch(`${url}/v1/compressions/${kept.id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(deleted.status).toBe(204);
+    expect((await fetch(kept.url)).status).toBe(410);
+    await expect.poll(async () => (await fetch(once.url)).status, { timeout: 5000 }).toBe(410);
+    const swept = await sweepExpiredResults({ prisma: db.prisma, storage }, logger, new Date(Date.now() + 120_000));
+    expect(swept.deleted).toBeGreaterThanOrEqual(1);
+    expect((await fetch(expiring.url)).status).toBe(410);
+
+    await flushLogger(logger);
+    expect(output.join("")).toContain(`/v1/compressions/${kept.id}`);
+    expect(output.join(""), "a line names the file").not.toContain(NAME);
+    secrets.push(NAME);
   });
 });
 
