@@ -10,7 +10,7 @@ import { createApiClient, type ApiClient } from "../helpers/api.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { daysAgo, daysFromNow, factories } from "../helpers/factories.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { phraseWalk } from "../../src/graphql/types/job/ranked-sql.ts";
+import { phraseWalk, walkedRowInPostings } from "../../src/graphql/types/job/ranked-sql.ts";
 import { parse } from "graphql";
 import { executeCompiled } from "../../src/graphql/compiled-operations.ts";
 import { createContext } from "../../src/graphql/context.ts";
@@ -118,8 +118,9 @@ describe("GET /jobs?sort=relevance", () => {
     }
   });
 
-  it("says q's words once in a tier whose words the statistics count, twice where they do not; same answers", async () => {
+  it("says q's words once in a tier whose words the statistics count and whose walk is cheaper, twice otherwise; same answers", async () => {
     const kept = knownWordsKept.ms;
+    const walkCost = walkedRowInPostings.entries;
     knownWordsKept.ms = 0;
     try {
       await db.sql.exec("ANALYZE jobs");
@@ -132,16 +133,25 @@ describe("GET /jobs?sort=relevance", () => {
         expect(await letters(query)).toBe(answer);
         return db.queries.filter((q) => /j\.title_terms &&/.test(q) && !/NOT \(+j\.title_terms/.test(q));
       };
-      // "kestrel" is in the title statistics: the title tier's statement says it once, in the title.
+      // "kestrel" is in the title statistics: with a walk that costs nothing, the title tier's
+      // statement says it once, in the title.
+      walkedRowInPostings.entries = 0;
       const once = await tierStatements("q=kestrel", "cdbea");
       expect(once.length).toBeGreaterThan(0);
       for (const statement of once) expect(statement).not.toMatch(/j\.search_terms &&/);
+      // With a walk dearer than reading every match, the same words are said twice.
+      walkedRowInPostings.entries = 1e9;
+      const dear = await tierStatements("q=kestrel", "cdbea");
+      expect(dear.length).toBeGreaterThan(0);
+      for (const statement of dear) expect(statement).toMatch(/j\.search_terms &&/);
       // "field" is in no title: the planner would guess, so the words stay said anywhere too.
+      walkedRowInPostings.entries = 0;
       const twice = await tierStatements("q=field", "a");
       expect(twice.length).toBeGreaterThan(0);
       for (const statement of twice) expect(statement).toMatch(/j\.search_terms &&/);
     } finally {
       knownWordsKept.ms = kept;
+      walkedRowInPostings.entries = walkCost;
     }
   });
 

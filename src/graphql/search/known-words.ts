@@ -7,7 +7,8 @@ import type { SqlQuery } from "../sql.ts";
 
 export type TierColumn = "title_terms" | "head_terms";
 
-type Known = Record<TierColumn, ReadonlySet<string>>;
+/** Each column's known words with the share of jobs holding each; `rows`: the planner's row count of jobs. */
+export type Known = Record<TierColumn, ReadonlyMap<string, number>> & { rows: number };
 
 /** Statistics change when ANALYZE runs (autovacuum, after many writes): read again after `ms` (tests: 0). */
 export const knownWordsKept = { ms: 10 * 60_000 };
@@ -24,10 +25,16 @@ export function knownWords(sql: SqlQuery): Promise<Known> {
 }
 
 async function readKnownWords(sql: SqlQuery): Promise<Known> {
-  const rows = await sql.query<{ column: TierColumn; words: string[] | null }>(
-    `SELECT attname::text AS "column", most_common_elems::text::text[] AS words FROM pg_stats
-      WHERE schemaname = current_schema() AND tablename = 'jobs' AND attname IN ('title_terms', 'head_terms')`,
+  const rows = await sql.query<{ column: TierColumn; words: string[] | null; shares: number[] | null; rows: number }>(
+    `SELECT attname::text AS "column", most_common_elems::text::text[] AS words,
+        most_common_elem_freqs::float8[] AS shares,
+        (SELECT greatest(c.reltuples, 0)::float8 FROM pg_class c WHERE c.oid = 'jobs'::regclass) AS rows
+      FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'jobs' AND attname IN ('title_terms', 'head_terms')`,
   );
-  const of = (column: TierColumn) => new Set(rows.find((r) => r.column === column)?.words ?? []);
-  return { title_terms: of("title_terms"), head_terms: of("head_terms") };
+  const of = (column: TierColumn) => {
+    const row = rows.find((r) => r.column === column);
+    // most_common_elem_freqs holds one share per word, then the minimum, maximum and null share.
+    return new Map((row?.words ?? []).map((word, i) => [word, row?.shares?.[i] ?? 0]));
+  };
+  return { title_terms: of("title_terms"), head_terms: of("head_terms"), rows: rows[0]?.rows ?? 0 };
 }
