@@ -470,7 +470,7 @@ describe("file_url naming an address this service signed (local storage, public 
     expect(await usedThisMonth(strict.db.prisma, other.subscriber.id)).toBe(0);
     expect(await usedThisMonth(strict.db.prisma, owner.subscriber.id)).toBe(used);
     expect(await leftovers(strict)).toEqual([]);
-  });
+  }, 60_000); // a dozen compressions: 24-27 s on a loaded 2-core machine
 });
 
 describe("the fetcher's own timers", () => {

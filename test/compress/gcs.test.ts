@@ -121,7 +121,7 @@ describe("Cloud Storage", () => {
       await server.close();
       await db.close();
     }
-  });
+  }, 60_000); // a database made and a server started: 9-25 s on a loaded 2-core machine
 
   it("takes a result's signed URL as file_url from the same account: read from the bucket, never fetched; another account's, an altered or a deleted one refused", async () => {
     const db: TestDatabase = await createTestDatabase();
