@@ -182,7 +182,9 @@ export function decodeG4(
       colour ^= 1;
       if (b > 0) b--;
     }
-    current.fill(width, count);
+    // The search for b1 and b2 in the next row stops at the first `width` and reads at most two
+    // entries past it: three are enough (the rest of the row was a memset a row).
+    current.fill(width, count, count + 3);
     // White runs are 1 bits: from the start to the first change, and from each black run's end.
     const row = y * rowBytes;
     let x = 0;
