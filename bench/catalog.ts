@@ -29,6 +29,7 @@
 // is kept, and the output says which one ran.
 // First: NODE_ENV=production before graphql, Koa and Prisma are loaded (see ./production-env.ts).
 import { benchNodeEnv } from "./production-env.ts";
+import { hash } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -411,15 +412,21 @@ function jobDetail(l: Linker, j: JobDetailRow) {
   };
 }
 
+/**
+ * A success carries a strong ETag of its bytes, as the catalog API documents for every success
+ * (catalog-api.md, Caching) and src/rest/respond.ts writes it: a hand-written service of the same
+ * API hashes each answer too (bench:rest-floor's node:http layer has always done so).
+ */
 function send(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
-  const json = JSON.stringify(body);
+  const bytes = Buffer.from(JSON.stringify(body));
   res.writeHead(status, {
     "content-type": "application/json; charset=utf-8",
-    "content-length": Buffer.byteLength(json),
+    "content-length": bytes.length,
     "cache-control": `public, max-age=${config.catalogCacheMaxAge}`,
+    ...(status === 200 ? { etag: `"${hash("sha1", bytes, "base64url")}"` } : {}),
     ...headers,
   });
-  res.end(json);
+  res.end(bytes);
 }
 
 /** A known place's coordinates (the baseline's own lookup, remembered), or "lat,lon". */
@@ -713,13 +720,19 @@ const baselineServer = startBaseline();
 const servers = { rest: await listen(restServer), baseline: await listen(baselineServer) };
 type ServerName = keyof typeof servers;
 
-function fetchBody(port: number, path: string): Promise<{ status: number; text: string }> {
+function fetchBody(port: number, path: string): Promise<{ status: number; text: string; etag?: string }> {
   return new Promise((resolve, reject) => {
     http
       .get({ host: "127.0.0.1", port, path, headers: { host: HOST }, agent: false }, (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString("utf8"),
+            etag: res.headers.etag,
+          }),
+        );
         res.on("error", reject);
       })
       .on("error", reject);
@@ -751,7 +764,7 @@ const withoutCursors = (text: string) => text.replace(/([?&])cursor=[\w.-]+/g, "
 const coldRefusals: string[] = [];
 
 /** The REST body once its total is counted: a first request may answer a lower bound (total_exact false). */
-async function restBodyWithExactTotal(path: string): Promise<{ status: number; text: string }> {
+async function restBodyWithExactTotal(path: string): Promise<{ status: number; text: string; etag?: string }> {
   for (let attempt = 0; ; attempt++) {
     const rest = await fetchBody(servers.rest, path);
     // A first facet count longer than a request waits is a 503 while it goes on: counted, and retried.
@@ -775,6 +788,10 @@ for (const scenario of scenarios) {
   for (const path of scenario.paths) {
     const [rest, base] = await Promise.all([restBodyWithExactTotal(path), fetchBody(servers.baseline, path)]);
     if (rest.status !== 200) throw new Error(`REST answered ${rest.status} for ${path}: ${rest.text.slice(0, 300)}`);
+    // Both hash what they send for its validator; equal bytes, equal tags (a list's cursors differ).
+    if (!rest.etag || !base.etag || (rest.text === base.text && rest.etag !== base.etag)) {
+      throw new Error(`${scenario.name}: ETag ${String(rest.etag)} (REST) against ${String(base.etag)} for ${path}`);
+    }
     // Each server's cursors are its own (bound to its own list name); everything else must match.
     const restText = withoutCursors(rest.text);
     const baseText = withoutCursors(base.text);
