@@ -136,7 +136,7 @@ describe("SQL statements per REST route", () => {
           "SELECT jobs + companies",
           "SELECT jobs + companies",
           "SELECT jobs + companies",
-          "SELECT pg_stats",
+          "SELECT pg_class + pg_stats",
           "SELECT places",
           "SELECT search_words + search_spellings",
           "SELECT search_words + search_spellings",
