@@ -64,7 +64,8 @@ export const walkedRowInPostings = { entries: 6 };
  * which grow with the table. So a combination of common words that is rare together (`python
  * developer`: 0.22 % of jobs, a walk of 22,600 for 50) reads its matches (80 -> 55 ms at 8
  * connections), while a common word alone (`python`: a walk of 870) or a rarer pair (`kubeflow
- * python`: 15,100; 47 against 61 ms) walks.
+ * python`: 15,100; 47 against 61 ms) walks. A word missing from `shares` counts as held by none:
+ * a group with no term whose words all have a share makes the walk endless, and the matches are read.
  */
 export function walkIsCheaper(
   reading: SearchReading,
@@ -134,19 +135,12 @@ export async function relevancePage(
   // newest (0.15 s). Said once, for a word it has no frequency of it guesses a few hundred and walks
   // the whole list for a company's name that no title holds. So once where it knows every word.
   // Known: every group has a term with an alternative (all of a phrase's words) the statistics
-  // count; an alternative they do not count is rare there (a prefix's own letters, `pyth`).
-  // And once only where walking the list costs less than reading the matches (walkIsCheaper).
+  // count; an alternative they do not count is rare there (a prefix's own letters, `pyth`). And once
+  // only where walking the list costs less than reading the matches. walkIsCheaper answers both: a
+  // word the statistics do not count has no share, so a group without a counted term has none.
   const known = sqlWhereBesidesWords && reading.groups.length > 0 ? await knownWords(sql) : null;
-  const knownIn = (words: ReadonlyMap<string, number>) =>
-    reading.groups.every((group) =>
-      group.some((term) =>
-        term.phrase
-          ? term.phrase.lexemes.every((w) => words.has(w))
-          : term.alternatives.some((set) => set.every((w) => words.has(w))),
-      ),
-    );
   const once = (stats: Known | null, column: TierColumn) =>
-    !!stats && knownIn(stats[column]) && walkIsCheaper(reading, stats[column], stats.rows, window.skip + window.limit);
+    !!stats && walkIsCheaper(reading, stats[column], stats.rows, window.skip + window.limit);
   const wordsOnce: Record<number, boolean> = { 3: once(known, "title_terms"), 2: once(known, "head_terms") };
   const conditions = (params: SqlParams, { tier, inTier, seek }: TierStatement) =>
     `${(wordsOnce[tier] && sqlWhereBesidesWords ? sqlWhereBesidesWords : window.sqlWhere)(params)} AND ${inTier(params)}${seek ? afterInListOrder("j", seek, params) : ""}`;
