@@ -29,7 +29,6 @@
 // is kept, and the output says which one ran.
 // First: NODE_ENV=production before graphql, Koa and Prisma are loaded (see ./production-env.ts).
 import { benchNodeEnv } from "./production-env.ts";
-import { hash } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
@@ -42,6 +41,7 @@ import { openDatabase, type Database } from "../src/db/database.ts";
 import { decodeCursor, encodeCursor } from "../src/graphql/cursor.ts";
 import { COUNT_CAP } from "../src/graphql/totals.ts";
 import type { MetaBody } from "../src/rest/resources.ts";
+import { strongEtag } from "../src/rest/respond.ts";
 import { createLogger } from "../src/logger.ts";
 import { facetLabel } from "../src/graphql/types/job/facet-labels.ts";
 import type { SearchReading } from "../src/graphql/search/reading.ts";
@@ -423,7 +423,7 @@ function send(res: http.ServerResponse, status: number, body: unknown, headers: 
     "content-type": "application/json; charset=utf-8",
     "content-length": bytes.length,
     "cache-control": `public, max-age=${config.catalogCacheMaxAge}`,
-    ...(status === 200 ? { etag: `"${hash("sha1", bytes, "base64url")}"` } : {}),
+    ...(status === 200 ? { etag: strongEtag(bytes) } : {}),
     ...headers,
   });
   res.end(bytes);

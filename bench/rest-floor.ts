@@ -17,7 +17,6 @@
 // With the closed-loop load of bench:catalog (8 connections), a route answered from memory keeps the
 // main thread busy, so its p50 ratio follows its CPU ratio.
 import { benchNodeEnv } from "./production-env.ts";
-import { hash } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseArgs } from "node:util";
@@ -27,6 +26,7 @@ import { createApp, useEdge } from "../src/app.ts";
 import { openDatabase } from "../src/db/database.ts";
 import type { AppState } from "../src/http/state.ts";
 import { createLogger } from "../src/logger.ts";
+import { strongEtag } from "../src/rest/respond.ts";
 import { startLoadWorker } from "./load-worker.ts";
 import { benchServiceConfig } from "./service-config.ts";
 
@@ -76,7 +76,7 @@ const body = await appBody();
 /** What every layer but the app writes: the body encoded and hashed per request, as the baseline does. */
 function encoded(): { bytes: Buffer; etag: string } {
   const bytes = Buffer.from(JSON.stringify(body));
-  return { bytes, etag: `"${hash("sha1", bytes, "base64url")}"` };
+  return { bytes, etag: strongEtag(bytes) };
 }
 const CACHE_CONTROL = `public, max-age=${config.catalogCacheMaxAge}`;
 const pathname = flags.path.split("?", 1)[0]!;
