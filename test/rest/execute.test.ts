@@ -83,6 +83,26 @@ describe("runOperation", () => {
     expect(jobs.items).toHaveLength(1);
   });
 
+  it("bounds a word's first total off its matches, in no order, within the public gate", async () => {
+    const f = factories(db.prisma);
+    await f.job("kiln-operator-a", { title: "Kiln operator" });
+    await f.job("kiln-operator-b", { title: "Kiln operator", workModel: "hybrid" });
+    await f.job("kiln-operator-filled", { title: "Kiln operator", filled: true });
+    const context = (countCap: number) =>
+      contextFactory({
+        prisma: db.prisma,
+        sql: db.sql,
+        totals: listTotals(30, stuck, { bounding: db.prisma, countCap, firstCountBoundedWaitMs: 200 }),
+      });
+    const variables = { limit: 1, offset: 0, filter: { q: "kiln" } };
+    // Under the cap: the public matches, exact (the filled one is not public).
+    const under = await runOperation(context(10), JobsListOperation, variables);
+    expect(under.jobs).toMatchObject({ total: 2, totalExact: true });
+    // At the cap: a lower bound, raised to the rows up to this full page plus one.
+    const at = await runOperation(context(1), JobsListOperation, variables);
+    expect(at.jobs).toMatchObject({ total: 2, totalExact: false });
+  });
+
   it("answers a first count of a list without a bound that outlasts its wait with a retryable 503 that says so", async () => {
     // The counts never finish: the request waits its 5 s, then is told to retry.
     const totals = listTotals(30, stuck);
