@@ -143,9 +143,17 @@ interface LimitedPool {
   deadline: QueryDeadline | null;
 }
 
-function createPool(url: string, max: number, connectMs: number, queryMs: number, min = 0): LimitedPool {
+function createPool(
+  url: string,
+  max: number,
+  connectMs: number,
+  queryMs: number,
+  min = 0,
+  sessionOptions?: string,
+): LimitedPool {
   const pool = new pg.Pool({
     connectionString: url,
+    ...(sessionOptions ? { options: sessionOptions } : {}),
     max,
     // Idle connections beyond min close after idleTimeoutMillis.
     min,
@@ -176,6 +184,12 @@ const BOUNDING_POOL_SIZE = 2;
 // A request waits 400 ms for its first total (graphql/totals.ts): a capped count still running a
 // little after that is of no use to it, and only takes CPU from the requests behind it.
 const BOUND_TIMEOUT_MS = 500;
+// Counts run without parallel workers. A first count and a capped one start with every new filter,
+// up to four at once (the two pools), and each took two workers of the server's too: twelve
+// processes beside the requests' pages on a 2-core machine, whose first pages then waited for the
+// cores (bench:catalog's cold phase, 2026-12-06). A count is answered in the background, or as a
+// bound at 400 ms, so its own speed matters less than the pages' beside it.
+const COUNT_SESSION_OPTIONS = "-c max_parallel_workers_per_gather=0";
 
 /**
  * When one connection fails, the idle ones probably share its fate (same network, same server):
@@ -269,11 +283,25 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, opt
   // Without a statement limit there is nothing to escape: counts share the one pool.
   const countingPool =
     queryMs > 0
-      ? createPool(config.url, COUNTING_POOL_SIZE, connectMs, options.timeouts?.countMs ?? COUNT_TIMEOUT_MS)
+      ? createPool(
+          config.url,
+          COUNTING_POOL_SIZE,
+          connectMs,
+          options.timeouts?.countMs ?? COUNT_TIMEOUT_MS,
+          0,
+          COUNT_SESSION_OPTIONS,
+        )
       : null;
   const boundingPool =
     queryMs > 0
-      ? createPool(config.url, BOUNDING_POOL_SIZE, connectMs, options.timeouts?.boundMs ?? BOUND_TIMEOUT_MS)
+      ? createPool(
+          config.url,
+          BOUNDING_POOL_SIZE,
+          connectMs,
+          options.timeouts?.boundMs ?? BOUND_TIMEOUT_MS,
+          0,
+          COUNT_SESSION_OPTIONS,
+        )
       : null;
   dropIdleOnFault(pool);
   const prisma = createPrisma(new PrismaPg(pool), options);

@@ -332,4 +332,23 @@ describe.skipIf(testDatabaseKind() !== "postgres")("the counting and bounding cl
       await db.close();
     }
   });
+
+  it("count without parallel workers, which the requests' statements keep", async () => {
+    const config = loadConfig().database;
+    const db = await openDatabase(config, { timeouts: { queryMs: 1_000 } });
+    const workers = async (client: typeof db.prisma) =>
+      (await client.$queryRaw<{ n: string }[]>`SELECT current_setting('max_parallel_workers_per_gather') AS n`)[0]?.n;
+    try {
+      expect(await workers(db.counting)).toBe("0");
+      expect(await workers(db.bounding)).toBe("0");
+      expect(await workers(db.prisma)).not.toBe("0");
+      // A statement of a count that the planner would split still answers, on one process.
+      const [row] = await db.counting.$queryRaw<
+        { n: number }[]
+      >`SELECT count(*)::int AS n FROM generate_series(1, 100000)`;
+      expect(row?.n).toBe(100_000);
+    } finally {
+      await db.close();
+    }
+  });
 });
