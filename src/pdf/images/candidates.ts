@@ -156,22 +156,35 @@ export async function workingPixels(job: Job, source: Source): Promise<Working |
       owned: true,
     };
   }
+  const indexed = info.colour.kind === "indexed";
+  const base = info.colour.kind === "indexed" ? info.colour.base : info.colour;
+  const grayable = base.rgbLike && base.components === 3 && !info.decode;
   let pixels: Pixels | undefined;
   if (source.kind === "large-flate") {
     if (!reduceTo) return undefined;
     const factor = Math.floor(Math.min(info.width / reduceTo.width, info.height / reduceTo.height));
     if (factor < 2) return undefined;
-    pixels = await reduceWhileInflating(stream.contents, source.parms, info.width, info.height, n, factor);
+    // Reduced straight to gray when it is gray: never its RGB and its gray at once.
+    const tolerance = grayable && n === 3 ? GRAY_TOLERANCE : undefined;
+    pixels = await reduceWhileInflating(stream.contents, source.parms, info.width, info.height, n, factor, tolerance);
+    if (pixels && pixels.components === 1 && tolerance !== undefined) {
+      return {
+        pixels,
+        reduced: true,
+        recoloured: { colour: DEVICE_GRAY, decode: null },
+        jpeg: undefined,
+        storedLossless: undefined,
+        owned: true,
+      };
+    }
   } else {
     pixels = pixelsOf(source.data, info);
   }
   if (!pixels) return undefined;
-  const indexed = info.colour.kind === "indexed";
   // Samples used as decoded are a view of the filters' output, which may be the stream's own data.
   let owned = source.kind === "large-flate" || indexed || info.bpc === 16;
-  const base = info.colour.kind === "indexed" ? info.colour.base : info.colour;
   let recoloured: Working["recoloured"] = indexed ? { colour: base, decode: null } : {};
-  if (base.rgbLike && base.components === 3 && !info.decode) {
+  if (grayable) {
     const gray = grayOf(pixels, GRAY_TOLERANCE);
     if (gray) {
       if (owned) release(pixels.data);

@@ -126,8 +126,58 @@ function accumulate(row: Uint8Array, sums: Uint32Array, blockOf: Int32Array): vo
 }
 
 /**
+ * Writes a reduced RGB row as gray into `gray` at `at` when every pixel's red and blue are within
+ * `tolerance` of its green (the gray: the mean of the three, rounded); false, writing nothing, when
+ * one is not.
+ */
+function grayRow(row: Uint8Array, gray: Uint8Array, at: number, tolerance: number): boolean {
+  for (let i = 0; i < row.length; i += 3) {
+    const g = row[i + 1]!;
+    if (Math.abs(row[i]! - g) > tolerance || Math.abs(row[i + 2]! - g) > tolerance) return false;
+  }
+  for (let i = 0, o = at; i < row.length; i += 3, o++) gray[o] = Math.round((row[i]! + row[i + 1]! + row[i + 2]!) / 3);
+  return true;
+}
+
+/** Whether the image's predictor is one reduceWhileInflating undoes (8-bit, `n` samples a pixel). */
+function predictorFits(p: ReturnType<typeof readPredictorParms>, width: number, n: Components): boolean {
+  if (p.predictor >= 10 || p.predictor === 2) return p.colors === n && p.columns === width && p.bpc === 8;
+  return p.predictor === 1;
+}
+
+/**
+ * Writes a block row's averages (`sums` of `rows` rows of `factor` columns each, the last column
+ * block narrower when `width` is not a multiple) into `into` at `at`, and clears the sums.
+ */
+function writeAverages(
+  sums: Uint32Array,
+  into: Uint8Array,
+  at: number,
+  { width, n, factor, rows }: { width: number; n: number; factor: number; rows: number },
+): void {
+  const outWidth = Math.ceil(width / factor);
+  const full = 1 / (factor * rows);
+  const lastColumns = width - (outWidth - 1) * factor;
+  for (let i = 0, end = outWidth * n; i < end; i++) {
+    const scale = i < end - n ? full : 1 / (lastColumns * rows);
+    into[at + i] = Math.round(sums[i]! * scale);
+  }
+  sums.fill(0);
+}
+
+/** What a gray reduction answers on its first row that is not gray. */
+const NOT_GRAY = Symbol("not gray");
+
+/**
  * Inflates a large 8-bit Flate image row by row and averages `factor` x `factor` blocks as it
  * goes, so that only the reduced image is ever held. Undefined when the data is short or damaged.
+ *
+ * With `grayTolerance`, an RGB image whose reduced pixels all have red and blue within it of their
+ * green comes back gray (one component: each pixel the mean of its three, rounded), as it would be
+ * made gray from the RGB reduction afterwards, without that RGB copy: it is reduced into a gray
+ * buffer a third of its size, and inflated again into RGB from the start at its first row that is
+ * not gray (docs/engine.md, "Memory": the corpus's 9000 x 9000 page held 61 MB of RGB and 20 of
+ * gray at once).
  */
 export async function reduceWhileInflating(
   contents: Uint8Array,
@@ -136,17 +186,42 @@ export async function reduceWhileInflating(
   height: number,
   n: Components,
   factor: number,
+  grayTolerance?: number,
 ): Promise<Pixels | undefined> {
+  const image: Reduction = { contents, parms, width, height, n, factor };
+  if (grayTolerance !== undefined && n === 3) {
+    const gray = await reduceRows(image, grayTolerance);
+    if (gray !== NOT_GRAY) return gray;
+  }
+  const reduced = await reduceRows(image, undefined);
+  return reduced === NOT_GRAY ? undefined : reduced;
+}
+
+/** What reduceWhileInflating reduces: the stored data, its size and samples a pixel, and by how much. */
+interface Reduction {
+  contents: Uint8Array;
+  parms: PDFDict | undefined;
+  width: number;
+  height: number;
+  n: Components;
+  factor: number;
+}
+
+/** reduceWhileInflating's pass: into gray when `grayTolerance` is given, NOT_GRAY at a row that is not. */
+async function reduceRows(
+  { contents, parms, width, height, n, factor }: Reduction,
+  grayTolerance: number | undefined,
+): Promise<Pixels | typeof NOT_GRAY | undefined> {
   const p = readPredictorParms(parms);
   const png = p.predictor >= 10;
-  if (png || p.predictor === 2) {
-    if (p.colors !== n || p.columns !== width || p.bpc !== 8) return undefined;
-  } else if (p.predictor !== 1) return undefined;
+  if (!predictorFits(p, width, n)) return undefined;
   const rowBytes = width * n;
   const stride = rowBytes + (png ? 1 : 0);
   const outWidth = Math.ceil(width / factor);
   const outHeight = Math.ceil(height / factor);
-  const out = new Uint8Array(outWidth * outHeight * n);
+  const out = new Uint8Array(outWidth * outHeight * (grayTolerance === undefined ? n : 1));
+  // A gray reduction's row in RGB, before it is checked and written gray.
+  const rgbRow = grayTolerance === undefined ? undefined : new Uint8Array(outWidth * n);
   const sums = new Uint32Array(outWidth * n);
   const pending = new Uint8Array(stride);
   let previous = new Uint8Array(rowBytes);
@@ -167,23 +242,16 @@ export async function reduceWhileInflating(
   };
   const blockOf = new Int32Array(rowBytes);
   for (let i = 0; i < rowBytes; i++) blockOf[i] = Math.floor(i / n / factor) * n + (i % n);
-  const flush = () => {
-    const at = Math.floor((y - 1) / factor) * outWidth * n;
-    const full = 1 / (factor * rowsInBlock);
-    const lastColumns = width - (outWidth - 1) * factor;
-    for (let i = 0, end = outWidth * n; i < end; i++) {
-      const scale = i < end - n ? full : 1 / (lastColumns * rowsInBlock);
-      out[at + i] = Math.round(sums[i]! * scale);
-    }
-    sums.fill(0);
+  /** Writes the block's row of averages; false when a gray reduction's row is not gray. */
+  const flush = (): boolean => {
+    const outY = Math.floor((y - 1) / factor);
+    writeAverages(sums, rgbRow ?? out, rgbRow ? 0 : outY * outWidth * n, { width, n, factor, rows: rowsInBlock });
     rowsInBlock = 0;
+    return !rgbRow || grayRow(rgbRow, out, outY * outWidth, grayTolerance!);
   };
 
   const inflater = Readable.from([contents]).pipe(
-    createInflate({
-      finishFlush: 2 /* Z_SYNC_FLUSH */,
-      chunkSize: Math.min(4 * 1024 * 1024, Math.max(64 * 1024, stride * 16)),
-    }),
+    createInflate({ finishFlush: 2 /* Z_SYNC_FLUSH */, chunkSize: Math.min(4 << 20, Math.max(64 << 10, stride * 16)) }),
   );
   try {
     for await (const chunk of inflater as AsyncIterable<Buffer>) {
@@ -208,7 +276,7 @@ export async function reduceWhileInflating(
         if (samples === current) [previous, current] = [current, previous];
         y++;
         rowsInBlock++;
-        if (rowsInBlock === factor || y === height) flush();
+        if ((rowsInBlock === factor || y === height) && !flush()) return NOT_GRAY;
       }
       if (y >= height) break;
     }
@@ -217,7 +285,8 @@ export async function reduceWhileInflating(
   } finally {
     inflater.destroy();
   }
-  return y >= height ? { data: out, width: outWidth, height: outHeight, components: n } : undefined;
+  if (y < height) return undefined;
+  return { data: out, width: outWidth, height: outHeight, components: rgbRow ? 1 : n };
 }
 
 export type Source =
