@@ -5,6 +5,8 @@
 // No maintained JavaScript library writes JBIG2; this is the coder jbig2enc (agl/jbig2enc) uses in
 // its generic mode, which readers (pdf.js, poppler, MuPDF, Acrobat) decode. Symbol coding (text
 // regions) is left out: it is lossy unless every matched symbol is exact, and far more code.
+// The encoder's per-pixel loop (context and MQ coding) is WebAssembly (assembly/jbig2.ts); the
+// decoder, the tables it reads and the segments around the coded data are here.
 //
 // The decoder reads back what the encoder writes, and any other embedded stream made only of
 // generic regions (arithmetic, any template and adaptive pixels, typical prediction); streams with
@@ -13,6 +15,7 @@
 // Bitmaps are packed rows, most significant bit first, each row starting on a byte; in a JBIG2
 // bitmap 1 is black. /JBIG2Decode's output is the bitmap inverted (1 white), as a DeviceGray
 // image's samples are: `encodeJbig2` takes, and `decodeJbig2` gives, those samples.
+import { JBIG2_WASM } from "./jbig2-wasm.ts";
 
 /** Packed 1-bit rows, most significant bit first, `Math.ceil(width / 8)` bytes a row. */
 export interface Bits {
@@ -24,22 +27,23 @@ export interface Bits {
 export const rowBytesOf = (width: number) => (width + 7) >> 3;
 
 // Table E.1: Qe, and the next state after an MPS and after an LPS; states 0-46 with MPS 0,
-// 47-93 the same with MPS 1 (a switch moves an LPS to the other half).
-const QE = [
+// 47-93 the same with MPS 1 (a switch moves an LPS to the other half). Exported for the
+// encoder's test, whose plain coder reads them as the standard lays them out.
+export const QE = [
   0x5601, 0x3401, 0x1801, 0x0ac1, 0x0521, 0x0221, 0x5601, 0x5401, 0x4801, 0x3801, 0x3001, 0x2401, 0x1c01, 0x1601,
   0x5601, 0x5401, 0x5101, 0x4801, 0x3801, 0x3401, 0x3001, 0x2801, 0x2401, 0x2201, 0x1c01, 0x1801, 0x1601, 0x1401,
   0x1201, 0x1101, 0x0ac1, 0x09c1, 0x08a1, 0x0521, 0x0441, 0x02a1, 0x0221, 0x0141, 0x0111, 0x0085, 0x0049, 0x0025,
   0x0015, 0x0009, 0x0005, 0x0001, 0x5601,
 ];
-const NMPS = [
+export const NMPS = [
   1, 2, 3, 4, 5, 38, 7, 8, 9, 10, 11, 12, 13, 29, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31,
   32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 45, 46,
 ];
-const NLPS = [
+export const NLPS = [
   1, 6, 9, 12, 29, 33, 6, 14, 14, 14, 17, 18, 20, 21, 14, 14, 15, 16, 17, 18, 19, 19, 20, 21, 22, 23, 24, 25, 26, 27,
   28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 46,
 ];
-const SWITCH = [0, 6, 14];
+export const SWITCH = [0, 6, 14];
 const STATES = 47;
 
 /** Per state (0-93): Qe, the next state after an MPS, after an LPS, and the MPS (0 or 1). */
@@ -63,201 +67,46 @@ const TPGD_CONTEXT = 0x9b25;
 /** Contexts of template 0: 16 bits. */
 const CONTEXTS = 1 << 16;
 
+interface Jbig2Encoder {
+  memory: WebAssembly.Memory;
+  begin(width: number, height: number, band: number): number;
+  encodeRows(count: number): void;
+  finish(): number;
+  output(): number;
+}
+
+/**
+ * The encoder's loop (assembly/jbig2.ts, built by `npm run generate` into jbig2-wasm.ts),
+ * instantiated once per thread, synchronously, when this module loads (as the quality check's
+ * kernels are: images/kernels.ts).
+ */
+const encoder = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(JBIG2_WASM, "base64")))
+  .exports as unknown as Jbig2Encoder;
+
+/** Rows go into the encoder's memory this many bytes at a time, at most (whole rows, one at least). */
+const BAND_BYTES = 64 * 1024;
+
 /**
  * The arithmetic-coded data of a generic region (template 0, default adaptive pixels, typical
  * prediction) of a JBIG2 bitmap (1 black). Bits past each row's width must be 0.
  *
- * One function with every register a local variable: the coder runs once per pixel (some nine
- * million on an A4 page at 300 dpi), and registers kept in a closure or an object cost several
- * times as much.
+ * The coder runs once per pixel (some nine million on an A4 page at 300 dpi), in WebAssembly
+ * (assembly/jbig2.ts): the rows are copied into its memory a band at a time, and runs of white
+ * pixels in an all-white context are coded at once there, as the JavaScript coder did.
  */
 export function encodeGenericRegion(bitmap: Bits): Uint8Array {
   const { data, width, height } = bitmap;
   const rowBytes = rowBytesOf(width);
-  const states = new Uint8Array(CONTEXTS);
-  let out = new Uint8Array(Math.max(1024, rowBytes * height) >> 2);
-  let length = 0;
-  // The coder's registers (E.2): A, C, CT, B, and whether B holds a byte yet.
-  let a = 0x8000;
-  let c = 0;
-  let ct = 12;
-  let b = 0;
-  let started = false;
-  const zero = new Uint8Array(rowBytes + 2);
-  // Rows with two zero bytes after them, so that reading past the end gives 0.
-  const rows = [zero, zero, new Uint8Array(rowBytes + 2)];
-  let row2 = zero;
-  let row1 = zero;
-  let row0 = rows[2]!;
-  row0.set(data.subarray(0, rowBytes));
-  let spare = new Uint8Array(rowBytes + 2);
-  let ltp = 0;
-  for (let y = 0; y < height; y++) {
-    let same = 0;
-    if (y > 0) {
-      same = 1;
-      for (let i = 0; i < rowBytes; i++) {
-        if (row0[i] !== row1[i]) {
-          same = 0;
-          break;
-        }
-      }
-    }
-    // Typical prediction's bit first (SLTP in its own context), then the row unless it repeats.
-    // x = -1 stands for the SLTP bit.
-    let c1 = row2[0]! >> 5;
-    let c2 = row1[0]! >> 4;
-    let c3 = 0;
-    let w2 = (row2[0]! << 8) | row2[1]!;
-    let w1 = (row1[0]! << 8) | row1[1]!;
-    let w0 = row0[0]!;
-    const end = same ? 0 : width;
-    // Pixels before `white` are 0 with an all-0 context: from a byte where the context is 0, up to
-    // 3 pixels before the next byte holding a black pixel in any of the three rows.
-    let white = 0;
-    for (let x = -1; x < end; x++) {
-      let context: number;
-      let bit: number;
-      if ((x & 7) === 0 && x >= white && (c1 | c2 | c3) === 0) {
-        let j = x >> 3;
-        while (j < rowBytes && (row0[j]! | row1[j]! | row2[j]!) === 0) j++;
-        white = Math.min(8 * j - 3, end);
-      }
-      if (x < white - 1) {
-        // A run of 0s in context 0 while context 0's MPS is 0: each symbol that leaves A at or
-        // above 0x8000 only takes Qe from A and adds it to C (no renormalisation, no new state),
-        // so those are coded at once; the symbol that renormalises is coded as any other, below.
-        const state = states[0]!;
-        if (mpsOf[state] === 0) {
-          const qe = qeOf[state]!;
-          const n = Math.min(((a - 0x8000) / qe) | 0, white - 1 - x);
-          if (n > 0) {
-            a -= n * qe;
-            c += n * qe;
-            x += n;
-            const at = x >> 3;
-            w2 = (row2[at]! << 8) | row2[at + 1]!;
-            w1 = (row1[at]! << 8) | row1[at + 1]!;
-            w0 = row0[at]!;
-          }
-        }
-      }
-      if (x < 0) {
-        context = TPGD_CONTEXT;
-        bit = same ^ ltp;
-        ltp = same;
-      } else {
-        bit = (w0 >> (7 - (x & 7))) & 1;
-        context = (c1 << 11) | (c2 << 4) | c3;
-        // Bit x+3 of row y-2 and x+4 of row y-1 (from byte x>>3 and the next, in w2 and w1).
-        c1 = ((c1 << 1) | ((w2 >> (12 - (x & 7))) & 1)) & 0x1f;
-        c2 = ((c2 << 1) | ((w1 >> (11 - (x & 7))) & 1)) & 0x7f;
-        c3 = ((c3 << 1) | bit) & 0xf;
-        if ((x & 7) === 7) {
-          const next = (x >> 3) + 1;
-          w2 = (row2[next]! << 8) | row2[next + 1]!;
-          w1 = (row1[next]! << 8) | row1[next + 1]!;
-          w0 = row0[next]!;
-        }
-      }
-      // ENCODE (E.2.2-E.2.5), CODEMPS and CODELPS with their conditional exchanges.
-      const state = states[context]!;
-      const qe = qeOf[state]!;
-      a -= qe;
-      if (bit === mpsOf[state]) {
-        if (a & 0x8000) {
-          c += qe;
-          continue;
-        }
-        if (a < qe) a = qe;
-        else c += qe;
-        states[context] = mpsNext[state]!;
-      } else {
-        if (a < qe) c += qe;
-        else a = qe;
-        states[context] = lpsNext[state]!;
-      }
-      // RENORME (E.2.6), with BYTEOUT (E.2.8) and its bit stuffing after 0xFF.
-      do {
-        a <<= 1;
-        c <<= 1;
-        if (--ct === 0) {
-          let stuffed = b === 0xff;
-          if (!stuffed && c >= 0x8000000) {
-            b++;
-            if (b === 0xff) {
-              c &= 0x7ffffff;
-              stuffed = true;
-            }
-          }
-          if (started) {
-            if (length === out.length) {
-              const grown = new Uint8Array(out.length * 2);
-              grown.set(out);
-              out = grown;
-            }
-            out[length++] = b;
-          }
-          started = true;
-          if (stuffed) {
-            b = c >>> 20;
-            c &= 0xfffff;
-            ct = 7;
-          } else {
-            b = c >>> 19;
-            c &= 0x7ffff;
-            ct = 8;
-          }
-        }
-      } while ((a & 0x8000) === 0);
-    }
-    // The next row, into the buffer of the row that leaves the window.
-    if (y + 1 < height) {
-      const reused = row2 === zero ? spare : row2;
-      reused.set(data.subarray((y + 1) * rowBytes, (y + 2) * rowBytes));
-      row2 = row1;
-      row1 = row0;
-      row0 = reused;
-      if (reused === spare) spare = new Uint8Array(rowBytes + 2);
-    }
+  const band = Math.max(1, Math.floor(BAND_BYTES / Math.max(1, rowBytes)));
+  const input = encoder.begin(width, height, band);
+  for (let y = 0; y < height; y += band) {
+    const rows = Math.min(band, height - y);
+    // The memory's buffer afresh each time: the coder grows it as its output needs.
+    new Uint8Array(encoder.memory.buffer).set(data.subarray(y * rowBytes, (y + rows) * rowBytes), input);
+    encoder.encodeRows(rows);
   }
-  // FLUSH (E.2.9): SETBITS, two bytes out, then the marker 0xFFAC.
-  const tail: number[] = [];
-  const byteOut = () => {
-    let stuffed = b === 0xff;
-    if (!stuffed && c >= 0x8000000) {
-      b++;
-      if (b === 0xff) {
-        c &= 0x7ffffff;
-        stuffed = true;
-      }
-    }
-    if (started) tail.push(b);
-    started = true;
-    if (stuffed) {
-      b = c >>> 20;
-      c &= 0xfffff;
-      ct = 7;
-    } else {
-      b = c >>> 19;
-      c &= 0x7ffff;
-      ct = 8;
-    }
-  };
-  const top = c + a;
-  c |= 0xffff;
-  if (c >= top) c -= 0x8000;
-  c <<= ct;
-  byteOut();
-  c <<= ct;
-  byteOut();
-  tail.push(b);
-  if (b !== 0xff) tail.push(0xff);
-  tail.push(0xac);
-  const result = new Uint8Array(length + tail.length);
-  result.set(out.subarray(0, length));
-  result.set(tail, length);
-  return result;
+  const length = encoder.finish();
+  return new Uint8Array(encoder.memory.buffer, encoder.output(), length).slice();
 }
 
 const u32 = (value: number) => [(value >>> 24) & 0xff, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff];

@@ -7,17 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { backgroundOf, segment } from "../../../src/pdf/images/layers.ts";
 import type { Pixels } from "../../../src/pdf/images/codecs.ts";
-
-/** A repeatable pseudo-random source (xorshift), 0 to 2^32 - 1. */
-function random(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return s >>> 0;
-  };
-}
+import { random } from "../helpers/random.ts";
 
 const lumOf = (data: Uint8Array, i: number, n: number) =>
   n === 1 ? data[i]! : (77 * data[i]! + 151 * data[i + 1]! + 28 * data[i + 2]! + 128) >> 8;

@@ -1,0 +1,283 @@
+// The JBIG2 generic region encoder's per-pixel loop (../jbig2.ts: template 0, default adaptive
+// pixels, typical prediction; the MQ coder of T.88 Annex E), in AssemblyScript compiled to
+// WebAssembly. In JavaScript it was 43-53 % of a bi-tonal scan's CPU (some 32 million text-line
+// pixels on scan_hl1396_18p_ccitt, each formed into its context and coded one at a time).
+//
+// The arithmetic is the JavaScript coder's it replaced, symbol for symbol (i32 registers, as
+// JavaScript's bitwise operators kept them; white runs in an all-white context coded at once), so
+// the bytes are the same: test/pdf/codecs/jbig2-wasm.test.ts compares them with a plain definition
+// written there, one pixel at a time, on generated bitmaps.
+//
+// The caller (../jbig2.ts) drives it: `begin` lays out the coder's memory after the static data
+// and says where rows go; `encodeRows` codes that many rows copied there (a band at a time, so
+// the input in this memory stays small, and so that V8, which swaps in its optimised code for a
+// WebAssembly function at a call, not inside a running one, runs the later bands optimised);
+// `finish` flushes the coder and gives the length of the coded data at `output()`. The output
+// lies last and grows the memory as it needs (the caller reads the memory's buffer afresh after).
+//
+// Built by `npm run generate` (asc, pinned in package.json) into ../jbig2-wasm.ts;
+// `npm run generate:check` fails when that is stale.
+
+/**
+ * Per MQ state (0-46 with MPS 0, 47-93 the same with MPS 1; Table E.1): Qe in the low 16 bits,
+ * the MPS in bit 16, the next state after an MPS in bits 17-23, after an LPS in bits 24-30. Each
+ * context holds its state's entry, so that coding a symbol reads one word.
+ */
+const TABLE = memory.data<u32>([
+  0x30025601, 0x06043401, 0x09061801, 0x0c080ac1, 0x1d0a0521, 0x214c0221, 0x350e5601, 0x0e105401, 0x0e124801,
+  0x0e143801, 0x11163001, 0x12182401, 0x141a1c01, 0x153a1601, 0x3d1e5601, 0x0e205401, 0x0f225101, 0x10244801,
+  0x11263801, 0x12283401, 0x132a3001, 0x132c2801, 0x142e2401, 0x15302201, 0x16321c01, 0x17341801, 0x18361601,
+  0x19381401, 0x1a3a1201, 0x1b3c1101, 0x1c3e0ac1, 0x1d4009c1, 0x1e4208a1, 0x1f440521, 0x20460441, 0x214802a1,
+  0x224a0221, 0x234c0141, 0x244e0111, 0x25500085, 0x26520049, 0x27540025, 0x28560015, 0x29580009, 0x2a5a0005,
+  0x2b5a0001, 0x2e5c5601, 0x01615601, 0x35633401, 0x38651801, 0x3b670ac1, 0x4c690521, 0x50ab0221, 0x066d5601,
+  0x3d6f5401, 0x3d714801, 0x3d733801, 0x40753001, 0x41772401, 0x43791c01, 0x44991601, 0x0e7d5601, 0x3d7f5401,
+  0x3e815101, 0x3f834801, 0x40853801, 0x41873401, 0x42893001, 0x428b2801, 0x438d2401, 0x448f2201, 0x45911c01,
+  0x46931801, 0x47951601, 0x48971401, 0x49991201, 0x4a9b1101, 0x4b9d0ac1, 0x4c9f09c1, 0x4da108a1, 0x4ea30521,
+  0x4fa50441, 0x50a702a1, 0x51a90221, 0x52ab0141, 0x53ad0111, 0x54af0085, 0x55b10049, 0x56b30025, 0x57b50015,
+  0x58b70009, 0x59b90005, 0x5ab90001, 0x5dbb5601,
+]);
+/** The context of typical prediction's SLTP bit, template 0 (6.2.5.7). */
+const TPGD_CONTEXT = 0x9b25;
+/** Contexts of template 0: 16 bits, a state's entry (u32) each. */
+const CONTEXTS = 1 << 16;
+
+// The region being coded, and where its buffers lie.
+let width = 0;
+let rowBytes = 0;
+/** Rows are `rowBytes` and two 0 bytes, so that reading past a row's end gives 0. */
+let stride: usize = 0;
+let y = 0;
+let states: usize = 0;
+let zero: usize = 0;
+/** The last three rows, row y in ring slot y % 3. */
+let ring: usize = 0;
+let input: usize = 0;
+let out: usize = 0;
+let length = 0;
+// The coder's registers (E.2): A, C, CT, B, whether B holds a byte yet; and typical prediction's LTP.
+let regA = 0;
+let regC = 0;
+let regCt = 0;
+let regB = 0;
+let started = false;
+let ltp = 0;
+
+const align16 = (at: usize): usize => (at + 15) & ~(<usize>15);
+
+/** Grows the memory so that it reaches `end`, and returns its end. */
+function reach(end: usize): usize {
+  const have = (<usize>memory.size()) << 16;
+  if (end <= have) return have;
+  const pages = <i32>((end - have + 0xffff) >> 16);
+  // At least half again what there is, so that a growing output grows it a few times only.
+  const more = max(pages, memory.size() >> 1);
+  if (memory.grow(more) < 0) unreachable();
+  return (<usize>memory.size()) << 16;
+}
+
+/**
+ * Starts a region of `w` x `h` pixels whose rows come `band` at a time; returns where each band's
+ * rows go (packed, `Math.ceil(w / 8)` bytes a row, bits past the width 0).
+ */
+export function begin(w: i32, h: i32, band: i32): usize {
+  width = w;
+  rowBytes = (w + 7) >> 3;
+  stride = <usize>(rowBytes + 2);
+  y = 0;
+  states = align16(__heap_base);
+  zero = states + (CONTEXTS << 2);
+  ring = zero + stride;
+  input = align16(ring + 3 * stride);
+  out = align16(input + <usize>band * <usize>rowBytes);
+  reach(out + 0x10000);
+  // Every context in state 0; the rows before the first 0.
+  const initial = <u64>load<u32>(TABLE);
+  for (let at = states; at < zero; at += 8) store<u64>(at, initial | (initial << 32));
+  memory.fill(zero, 0, input - zero);
+  length = 0;
+  regA = 0x8000;
+  regC = 0;
+  regCt = 12;
+  regB = 0;
+  started = false;
+  ltp = 0;
+  return input;
+}
+
+/** Appends a byte to the output. */
+function put(value: i32): void {
+  const p = out + <usize>length;
+  reach(p + 1);
+  store<u8>(p, value);
+  length++;
+}
+
+/** BYTEOUT (E.2.8), with its bit stuffing after 0xFF. */
+function byteOut(): void {
+  let stuffed = regB === 0xff;
+  if (!stuffed && regC >= 0x8000000) {
+    regB++;
+    if (regB === 0xff) {
+      regC &= 0x7ffffff;
+      stuffed = true;
+    }
+  }
+  if (started) put(regB);
+  started = true;
+  if (stuffed) {
+    regB = regC >>> 20;
+    regC &= 0xfffff;
+    regCt = 7;
+  } else {
+    regB = regC >>> 19;
+    regC &= 0x7ffff;
+    regCt = 8;
+  }
+}
+
+/**
+ * ENCODE (E.2.2-E.2.5): `bit` in the context whose state's entry is at `at`, CODEMPS and CODELPS
+ * with their conditional exchanges, then RENORME (E.2.6) where A fell below 0x8000.
+ */
+function encode(at: usize, bit: i32): void {
+  const entry = load<u32>(at);
+  const qe = <i32>(entry & 0xffff);
+  regA -= qe;
+  if (bit === <i32>((entry >> 16) & 1)) {
+    if (regA & 0x8000) {
+      regC += qe;
+      return;
+    }
+    if (regA < qe) regA = qe;
+    else regC += qe;
+    store<u32>(at, load<u32>(TABLE + ((<usize>((entry >> 17) & 0x7f)) << 2)));
+  } else {
+    if (regA < qe) regC += qe;
+    else regA = qe;
+    store<u32>(at, load<u32>(TABLE + ((<usize>(entry >> 24)) << 2)));
+  }
+  do {
+    regA <<= 1;
+    regC <<= 1;
+    if (--regCt === 0) byteOut();
+  } while ((regA & 0x8000) === 0);
+}
+
+/** Whether `n` bytes at `p` and at `q` are the same. */
+function equal(p: usize, q: usize, n: i32): bool {
+  let i = 0;
+  for (; i + 8 <= n; i += 8) if (load<u64>(p + <usize>i) !== load<u64>(q + <usize>i)) return false;
+  for (; i < n; i++) if (load<u8>(p + <usize>i) !== load<u8>(q + <usize>i)) return false;
+  return true;
+}
+
+/** The first byte from `j` on where any of the three rows has a black pixel (`rowBytes` if none). */
+function inkFrom(j: i32, row0: usize, row1: usize, row2: usize): i32 {
+  const rb = rowBytes;
+  while (j + 8 <= rb && (load<u64>(row0 + <usize>j) | load<u64>(row1 + <usize>j) | load<u64>(row2 + <usize>j)) === 0)
+    j += 8;
+  while (j < rb && (load<u8>(row0 + <usize>j) | load<u8>(row1 + <usize>j) | load<u8>(row2 + <usize>j)) === 0) j++;
+  return j;
+}
+
+/** Codes the next `count` rows, copied to `begin`'s address. */
+export function encodeRows(count: i32): void {
+  const rb = rowBytes;
+  for (let k = 0; k < count; k++, y++) {
+    const row0 = ring + <usize>(y % 3) * stride;
+    memory.copy(row0, input + <usize>k * <usize>rb, <usize>rb);
+    const row1 = y >= 1 ? ring + <usize>((y + 2) % 3) * stride : zero;
+    const row2 = y >= 2 ? ring + <usize>((y + 1) % 3) * stride : zero;
+    // Typical prediction's bit first (SLTP in its own context), then the row unless it repeats.
+    const same = y > 0 && equal(row0, row1, rb) ? 1 : 0;
+    encode(states + ((<usize>TPGD_CONTEXT) << 2), same ^ ltp);
+    ltp = same;
+    if (!same) codeRow(row0, row1, row2);
+  }
+}
+
+/**
+ * Codes the pixels of row y (`row0`, rows y-1 and y-2 above it). A and C are local here, and the
+ * symbols that leave A at or above 0x8000 (most of them) are coded here; the rest by `encode`.
+ */
+function codeRow(row0: usize, row1: usize, row2: usize): void {
+  let a = regA;
+  let c = regC;
+  // The next pixel's context: 5 pixels of row y-2 (bits 11-15), 7 of row y-1 (4-10), 4 of row
+  // y (0-3), each row's leftmost the most significant.
+  let next = (((<i32>load<u8>(row2)) >> 5) << 11) | (((<i32>load<u8>(row1)) >> 4) << 4);
+  let w2 = ((<i32>load<u8>(row2)) << 8) | (<i32>load<u8>(row2, 1));
+  let w1 = ((<i32>load<u8>(row1)) << 8) | (<i32>load<u8>(row1, 1));
+  let w0 = <i32>load<u8>(row0);
+  const end = width;
+  // Pixels before `white` are 0 with an all-0 context: from a byte where the context is 0, up to
+  // 3 pixels before the next byte holding a black pixel in any of the three rows.
+  let white = 0;
+  for (let x = 0; x < end; x++) {
+    if ((x & 7) === 0 && x >= white && next === 0) white = min(8 * inkFrom(x >> 3, row0, row1, row2) - 3, end);
+    if (x < white - 1) {
+      // A run of 0s in context 0 while context 0's MPS is 0: each symbol that leaves A at or
+      // above 0x8000 only takes Qe from A and adds it to C, so those are coded at once.
+      const entry = load<u32>(states);
+      if ((entry & 0x10000) === 0) {
+        const qe = <i32>(entry & 0xffff);
+        const n = min((a - 0x8000) / qe, white - 1 - x);
+        if (n > 0) {
+          a -= n * qe;
+          c += n * qe;
+          x += n;
+          const at = <usize>(x >> 3);
+          w2 = ((<i32>load<u8>(row2 + at)) << 8) | (<i32>load<u8>(row2 + at, 1));
+          w1 = ((<i32>load<u8>(row1 + at)) << 8) | (<i32>load<u8>(row1 + at, 1));
+          w0 = <i32>load<u8>(row0 + at);
+        }
+      }
+    }
+    const bit = (w0 >> (7 - (x & 7))) & 1;
+    const at = states + ((<usize>next) << 2);
+    // Each row's pixels one to the left, and in: bit x+3 of row y-2 and x+4 of row y-1 (from
+    // byte x>>3 and the next, in w2 and w1), and this pixel.
+    next = ((next << 1) & 0xf7ee) | (((w2 >> (12 - (x & 7))) & 1) << 11) | (((w1 >> (11 - (x & 7))) & 1) << 4) | bit;
+    if ((x & 7) === 7) {
+      const byte = <usize>((x >> 3) + 1);
+      w2 = ((<i32>load<u8>(row2 + byte)) << 8) | (<i32>load<u8>(row2 + byte, 1));
+      w1 = ((<i32>load<u8>(row1 + byte)) << 8) | (<i32>load<u8>(row1 + byte, 1));
+      w0 = <i32>load<u8>(row0 + byte);
+    }
+    // An MPS that leaves A at or above 0x8000 (CODEMPS without renormalisation); else `encode`.
+    const entry = load<u32>(at);
+    const qe = <i32>(entry & 0xffff);
+    if (bit === <i32>((entry >> 16) & 1) && ((a - qe) & 0x8000) !== 0) {
+      a -= qe;
+      c += qe;
+      continue;
+    }
+    regA = a;
+    regC = c;
+    encode(at, bit);
+    a = regA;
+    c = regC;
+  }
+  regA = a;
+  regC = c;
+}
+
+/** FLUSH (E.2.9): SETBITS, two bytes out, then the marker 0xFFAC. Returns the coded data's length. */
+export function finish(): i32 {
+  const top = regC + regA;
+  regC |= 0xffff;
+  if (regC >= top) regC -= 0x8000;
+  regC <<= regCt;
+  byteOut();
+  regC <<= regCt;
+  byteOut();
+  put(regB);
+  if (regB !== 0xff) put(0xff);
+  put(0xac);
+  return length;
+}
+
+/** Where the coded data lie (`finish` gives their length). */
+export function output(): usize {
+  return out;
+}
