@@ -88,7 +88,6 @@ export const PDF_LONG_FUNCTIONS = [
   "src/pdf/content/compact.ts: operator",
   "src/pdf/images/layers.ts: segment",
   "src/pdf/images/optimise.ts: optimiseImages",
-  "src/pdf/images/samples.ts: reduceWhileInflating",
   "src/pdf/structure/dedup.ts: mergeDuplicates",
 ];
 const FUNCTION_CAP = { max: 80, skipBlankLines: true, skipComments: true };
