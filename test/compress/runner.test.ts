@@ -483,7 +483,7 @@ describe("warm processes", () => {
     // Node's own IPC channel (NODE_CHANNEL_*) besides
     for (const name of Object.keys(variables)) if (name.startsWith("NODE_CHANNEL_")) delete variables[name];
     expect(variables).toEqual(ENGINE_CHILD_ENV);
-    expect(ENGINE_CHILD_ENV).toMatchObject({ MALLOC_ARENA_MAX: "1", MALLOC_MMAP_THRESHOLD_: "4194304" });
+    expect(ENGINE_CHILD_ENV).toMatchObject({ MALLOC_ARENA_MAX: "1", MALLOC_MMAP_THRESHOLD_: "16777216" });
     await r.close();
   });
 

@@ -266,19 +266,19 @@ export const largeInputExecArgv = (memoryMb: number) => [
 /**
  * The environment of an engine process. glibc gives every thread that frees memory an arena of its
  * own and keeps what libvips freed there: one arena keeps the process's peak RSS 50-170 MB lower.
- * Blocks from 4 MiB (a page image, a page's gray bytes for libtiff, a zlib output chunk of a large
- * stream) get a mapping of their own, given back when freed, and the arena keeps at most 16 MiB
- * freed at its top. Until 2026-12-06 blocks up to 64 MiB came from the arena and 128 MiB stayed at
- * its top, for a quarter of the system time on the 100 MB scan (1.6 -> 1.2 s): but blocks of every
- * size between the document's objects left holes that later passes did not fill, and the peak
- * climbed pass by pass (derived_large_concat_544p: 243-264 MiB outside the runner, 242-250 through
- * it, over its 236 MiB budget; 220-221 with these; scan_epson_6p_jpeg 203 -> 177), for some 0.2 s
- * more system time on a six-page scan (docs/engine.md, "Memory").
+ * Blocks from 16 MiB (a large page image, a zlib output chunk of a large stream) get a mapping of
+ * their own, given back when freed, and the arena keeps at most 64 MiB freed at its top. Until
+ * 2026-12-06 blocks up to 64 MiB came from the arena and 128 MiB stayed at its top, for a quarter of
+ * the system time on the 100 MB scan (1.6 -> 1.2 s): but blocks of every size between the document's
+ * objects left holes that later passes did not fill, and the peak climbed pass by pass
+ * (derived_large_concat_544p: 242-250 MiB through the runner, over its 236 MiB budget). 4 and 16 MiB
+ * (1bffd84) brought it to 230-232, and so do 16 and 64 MiB, which give fewer page images fresh pages:
+ * scan_epson_6p_jpeg 2.48-2.57 s against 2.73-3.01 with 4 and 16 (alternated; docs/engine.md, "Memory").
  */
 export const ENGINE_CHILD_ENV: Readonly<Record<string, string>> = {
   MALLOC_ARENA_MAX: "1",
-  MALLOC_MMAP_THRESHOLD_: String(4 * 1024 * 1024),
-  MALLOC_TRIM_THRESHOLD_: String(16 * 1024 * 1024),
+  MALLOC_MMAP_THRESHOLD_: String(16 * 1024 * 1024),
+  MALLOC_TRIM_THRESHOLD_: String(64 * 1024 * 1024),
 };
 
 /** The service's runner settings (src/config/env.ts), shared by main.ts and the benchmarks. */
