@@ -1,5 +1,5 @@
 // Compiles the engine's AssemblyScript to WebAssembly: the quality check's kernels
-// (src/pdf/images/assembly/check.ts) and the JBIG2 generic region encoder's loop
+// (src/pdf/images/assembly/check.ts) and the JBIG2 generic region encoder's and decoder's loops
 // (src/pdf/codecs/assembly/jbig2.ts), each written as a module of its own (the binary in base64:
 // src/pdf/images/check-wasm.ts, src/pdf/codecs/jbig2-wasm.ts) that the engine imports (kernels.ts,
 // jbig2.ts). A module rather than a .wasm file: it goes wherever the engine's modules go (the
@@ -44,7 +44,7 @@ export const wasmModules: WasmModule[] = [
     source: path.resolve(root, "src/pdf/codecs/assembly/jbig2.ts"),
     file: path.resolve(root, "src/pdf/codecs/jbig2-wasm.ts"),
     name: "JBIG2_WASM",
-    description: "The JBIG2 generic region encoder's loop, compiled to WebAssembly (jbig2.ts loads it).",
+    description: "The JBIG2 generic region encoder's and decoder's loops, compiled to WebAssembly (jbig2.ts loads it).",
     simd: false,
   },
 ];

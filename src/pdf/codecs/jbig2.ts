@@ -5,8 +5,9 @@
 // No maintained JavaScript library writes JBIG2; this is the coder jbig2enc (agl/jbig2enc) uses in
 // its generic mode, which readers (pdf.js, poppler, MuPDF, Acrobat) decode. Symbol coding (text
 // regions) is left out: it is lossy unless every matched symbol is exact, and far more code.
-// The encoder's per-pixel loop (context and MQ coding) is WebAssembly (assembly/jbig2.ts); the
-// decoder, the tables it reads and the segments around the coded data are here.
+// The per-pixel loops of the encoder and of the decoder of that region (context and MQ coding)
+// are WebAssembly (assembly/jbig2.ts); the general decoder, the tables it reads and the segments
+// around the coded data are here.
 //
 // The decoder reads back what the encoder writes, and any other embedded stream made only of
 // generic regions (arithmetic, any template and adaptive pixels, typical prediction); streams with
@@ -62,28 +63,29 @@ for (let half = 0; half < 2; half++) {
   }
 }
 
-/** The context of typical prediction's SLTP bit, template 0 (6.2.5.7). */
-const TPGD_CONTEXT = 0x9b25;
-/** Contexts of template 0: 16 bits. */
-const CONTEXTS = 1 << 16;
-
-interface Jbig2Encoder {
+interface Jbig2Coder {
   memory: WebAssembly.Memory;
   begin(width: number, height: number, band: number): number;
   encodeRows(count: number): void;
   finish(): number;
   output(): number;
+  beginDecode(width: number, length: number, tpgdon: number, band: number): number;
+  decodeRows(count: number): number;
 }
 
 /**
- * The encoder's loop (assembly/jbig2.ts, built by `npm run generate` into jbig2-wasm.ts),
- * instantiated once per thread, synchronously, when this module loads (as the quality check's
- * kernels are: images/kernels.ts).
+ * The encoder's and the decoder's loops (assembly/jbig2.ts, built by `npm run generate` into
+ * jbig2-wasm.ts), instantiated once per thread, synchronously, when this module loads (as the
+ * quality check's kernels are: images/kernels.ts). A region is coded or decoded whole, in one
+ * call of this module, so the two share the instance and its memory.
  */
-const encoder = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(JBIG2_WASM, "base64")))
-  .exports as unknown as Jbig2Encoder;
+const coder = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(JBIG2_WASM, "base64")))
+  .exports as unknown as Jbig2Coder;
 
-/** Rows go into the encoder's memory this many bytes at a time, at most (whole rows, one at least). */
+/**
+ * Rows go into the encoder's memory, and come out of the decoder's, this many bytes at a time, at
+ * most (whole rows, one at least).
+ */
 const BAND_BYTES = 64 * 1024;
 
 /**
@@ -98,15 +100,15 @@ export function encodeGenericRegion(bitmap: Bits): Uint8Array {
   const { data, width, height } = bitmap;
   const rowBytes = rowBytesOf(width);
   const band = Math.max(1, Math.floor(BAND_BYTES / Math.max(1, rowBytes)));
-  const input = encoder.begin(width, height, band);
+  const input = coder.begin(width, height, band);
   for (let y = 0; y < height; y += band) {
     const rows = Math.min(band, height - y);
     // The memory's buffer afresh each time: the coder grows it as its output needs.
-    new Uint8Array(encoder.memory.buffer).set(data.subarray(y * rowBytes, (y + rows) * rowBytes), input);
-    encoder.encodeRows(rows);
+    new Uint8Array(coder.memory.buffer).set(data.subarray(y * rowBytes, (y + rows) * rowBytes), input);
+    coder.encodeRows(rows);
   }
-  const length = encoder.finish();
-  return new Uint8Array(encoder.memory.buffer, encoder.output(), length).slice();
+  const length = coder.finish();
+  return new Uint8Array(coder.memory.buffer, coder.output(), length).slice();
 }
 
 const u32 = (value: number) => [(value >>> 24) & 0xff, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff];
@@ -168,10 +170,6 @@ class MqDecoder {
     this.chigh = ((this.chigh << 7) & 0xffff) | ((this.clow >> 9) & 0x7f);
     this.clow = (this.clow << 7) & 0xffff;
     this.ct -= 7;
-  }
-  /** The registers as they stand (for a decoder that keeps them in local variables). */
-  registers() {
-    return { chigh: this.chigh, clow: this.clow, a: this.a, ct: this.ct, bp: this.bp };
   }
   private byteAt(i: number): number {
     return i < this.end ? this.data[i]! : 0xff;
@@ -298,85 +296,23 @@ const TPGD_CONTEXTS = [0x9b25, 0x0795, 0x00e5, 0x0195];
 
 /**
  * `decodeGenericRegion` for template 0 with the default adaptive pixels (what our encoder and
- * jbig2enc write), as the encoder codes it: the context slid along three rows (5 bits of row y-2,
- * 7 of row y-1, 4 of row y, the standard's numbering), the MQ decoder's registers local variables
- * (E.3 with Chigh and Clow, as MqDecoder). Reading sixteen pixels a pixel, each bounds-checked,
- * and the decoder's registers as an object's fields took five to six times as long.
+ * jbig2enc write), in WebAssembly (assembly/jbig2.ts): the coded data are copied into its memory,
+ * and the rows come out a band at a time (so that V8 runs a page's later bands on its optimised
+ * code), one byte a pixel. There the context slides along three rows, as the encoder's does, the
+ * MQ decoder's registers are local variables, and runs of white pixels in an all-white context
+ * are decoded at once; the pixels are those of the JavaScript decoder it replaced, symbol for
+ * symbol (test/pdf/codecs/jbig2-wasm-decode.test.ts checks them against a plain decoder).
  */
 function decodeTemplate0(data: Uint8Array, start: number, end: number, width: number, height: number, tpgdon: boolean) {
-  const init = new MqDecoder(data, start, end);
-  let { chigh, clow, a, ct, bp } = init.registers();
-  const states = new Uint8Array(CONTEXTS);
   const out = new Uint8Array(width * height);
-  let ltp = 0;
-  for (let y = 0; y < height; y++) {
-    const row = y * width;
-    const up1 = row - width;
-    const up2 = up1 - width;
-    const has1 = y >= 1;
-    const has2 = y >= 2;
-    let c1 = has2 ? (out[up2]! << 2) | (width > 1 ? out[up2 + 1]! << 1 : 0) | (width > 2 ? out[up2 + 2]! : 0) : 0;
-    let c2 = 0;
-    if (has1) for (let i = 0; i < 4; i++) c2 = (c2 << 1) | (i < width ? out[up1 + i]! : 0);
-    let c3 = 0;
-    // x = -1 stands for the SLTP bit of typical prediction (its own context).
-    for (let x = tpgdon ? -1 : 0; x < width; x++) {
-      const context = x < 0 ? TPGD_CONTEXT : (c1 << 11) | (c2 << 4) | c3;
-      // DECODE (E.3.2), with its conditional exchanges.
-      const state = states[context]!;
-      const qe = qeOf[state]!;
-      let bit = mpsOf[state]!;
-      a -= qe;
-      if (chigh < qe) {
-        if (a < qe) states[context] = mpsNext[state]!;
-        else {
-          bit = 1 - bit;
-          states[context] = lpsNext[state]!;
-        }
-        a = qe;
-      } else {
-        chigh -= qe;
-        if ((a & 0x8000) === 0) {
-          if (a < qe) {
-            bit = 1 - bit;
-            states[context] = lpsNext[state]!;
-          } else states[context] = mpsNext[state]!;
-        }
-      }
-      // RENORMD (E.3.3), with BYTEIN (E.3.4): a 0xFF followed by more than 0x8F is a marker.
-      while ((a & 0x8000) === 0) {
-        if (ct === 0) {
-          const byte = bp < end ? data[bp]! : 0xff;
-          const next = bp + 1 < end ? data[bp + 1]! : 0xff;
-          if (byte === 0xff && next > 0x8f) {
-            clow += 0xff00;
-            ct = 8;
-          } else {
-            bp++;
-            clow += next << (byte === 0xff ? 9 : 8);
-            ct = byte === 0xff ? 7 : 8;
-          }
-          if (clow > 0xffff) {
-            chigh += clow >> 16;
-            clow &= 0xffff;
-          }
-        }
-        a <<= 1;
-        chigh = ((chigh << 1) & 0xffff) | ((clow >> 15) & 1);
-        clow = (clow << 1) & 0xffff;
-        ct--;
-      }
-      if (x < 0) {
-        ltp ^= bit;
-        if (ltp === 0) continue;
-        if (has1) out.copyWithin(row, up1, row);
-        break;
-      }
-      out[row + x] = bit;
-      c1 = ((c1 << 1) | (has2 && x + 3 < width ? out[up2 + x + 3]! : 0)) & 0x1f;
-      c2 = ((c2 << 1) | (has1 && x + 4 < width ? out[up1 + x + 4]! : 0)) & 0x7f;
-      c3 = ((c3 << 1) | bit) & 0xf;
-    }
+  const length = Math.max(0, end - start);
+  const band = Math.max(1, Math.floor(BAND_BYTES / Math.max(1, width)));
+  const input = coder.beginDecode(width, length, tpgdon ? 1 : 0, band);
+  new Uint8Array(coder.memory.buffer).set(data.subarray(start, start + length), input);
+  for (let y = 0; y < height; y += band) {
+    const rows = Math.min(band, height - y);
+    const at = coder.decodeRows(rows);
+    out.set(new Uint8Array(coder.memory.buffer, at, rows * width), y * width);
   }
   return out;
 }
@@ -470,6 +406,8 @@ const readU32 = (data: Uint8Array, at: number) =>
 export function decodeJbig2(data: Uint8Array, width: number, height: number): Bits | undefined {
   let pos = 0;
   let page: Uint8Array | undefined;
+  // Whether the page is still its default pixel 0 throughout, no region drawn on it yet.
+  let blank = false;
   try {
     while (pos + 11 <= data.length) {
       const type = data[pos + 4]! & 0x3f;
@@ -492,6 +430,7 @@ export function decodeJbig2(data: Uint8Array, width: number, height: number): Bi
         if (pageHeight === 0xffffffff || pageWidth !== width || pageHeight !== height) return undefined;
         const defaultPixel = (data[body + 16]! >> 2) & 1;
         page = new Uint8Array(width * height).fill(defaultPixel);
+        blank = defaultPixel === 0;
       } else if (type === 36 || type === 38 || type === 39) {
         if (!page) return undefined;
         const rw = readU32(data, body);
@@ -508,7 +447,12 @@ export function decodeJbig2(data: Uint8Array, width: number, height: number): Bi
         const start = body + 18 + atCount;
         if (rw * rh > width * height * 4) return undefined;
         const region = decodeGenericRegion(data, start, pos, rw, rh, template, tpgdon, atPixels);
-        compose(page, width, height, region, { rx, ry, rw, rh, op });
+        // A region that is the whole of a blank page (what encoders write) or-ed, xor-ed or put
+        // on it is the page: no pixel-by-pixel combination.
+        const whole = blank && rx === 0 && ry === 0 && rw === width && rh === height;
+        if (whole && (op === 0 || op === 2 || op === 4)) page = region;
+        else compose(page, width, height, region, { rx, ry, rw, rh, op });
+        blank = false;
       } else if (type === 49 || type === 50 || type === 51 || type === 62) {
         // End of page, end of stripe, end of file, extension: nothing to draw.
       } else return undefined;

@@ -8,16 +8,9 @@
 // that grow its memory, and on bitmaps of random sizes and contents (a fixed seed).
 import { describe, expect, it } from "vitest";
 import { decodeJbig2, encodeGenericRegion, NLPS, NMPS, QE, rowBytesOf, SWITCH } from "../../../src/pdf/codecs/jbig2.ts";
+import { bitmap, KINDS, samplesOf, stream, TEMPLATE } from "../helpers/jbig2.ts";
 import { random } from "../helpers/random.ts";
 import type { Bits } from "../../../src/pdf/codecs/jbig2.ts";
-
-/** Template 0's pixels with the default adaptive ones, the context's most significant bit first. */
-// prettier-ignore
-const TEMPLATE = [
-  [-2, -2], [-1, -2], [0, -2], [1, -2], [2, -2],
-  [-3, -1], [-2, -1], [-1, -1], [0, -1], [1, -1], [2, -1], [3, -1],
-  [-4, 0], [-3, 0], [-2, 0], [-1, 0],
-] as const;
 
 /** The generic region's coded data, one symbol at a time. */
 function plainGenericRegion({ data, width, height }: Bits): Uint8Array {
@@ -113,75 +106,6 @@ function plainGenericRegion({ data, width, height }: Bits): Uint8Array {
   return Uint8Array.from(out);
 }
 
-type Kind = "noise" | "sparse" | "text" | "black" | "white" | "stripes";
-
-/** A JBIG2 bitmap (1 black) of `kind`, bits past each row's width 0. */
-function bitmap(kind: Kind, width: number, height: number, seed: number): Bits {
-  const rowBytes = rowBytesOf(width);
-  const data = new Uint8Array(rowBytes * height);
-  const source = random(seed);
-  const next = () => source() / 2 ** 32;
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const r = next();
-      const black =
-        kind === "noise"
-          ? r < 0.5
-          : kind === "sparse"
-            ? r < 0.01
-            : kind === "text"
-              ? y % 24 < 9 && x % 11 < 7 && x > 3 && r < 0.7
-              : kind === "black"
-                ? true
-                : kind === "stripes"
-                  ? Math.floor(y / 5) % 2 === 0 && (x >> 2) % 3 !== 0
-                  : false;
-      if (black) data[y * rowBytes + (x >> 3)]! |= 0x80 >> (x & 7);
-    }
-  }
-  return { data, width, height };
-}
-
-/** The samples (0 black) of a JBIG2 bitmap, as decodeJbig2 gives them. */
-function samplesOf({ data, width, height }: Bits): Uint8Array {
-  const rowBytes = rowBytesOf(width);
-  const samples = new Uint8Array(data.length);
-  for (let y = 0; y < height; y++)
-    for (let x = 0; x < width; x++)
-      if (!((data[y * rowBytes + (x >> 3)]! >> (7 - (x & 7))) & 1))
-        samples[y * rowBytes + (x >> 3)]! |= 0x80 >> (x & 7);
-  return samples;
-}
-
-/** The region wrapped as encodeJbig2 wraps it (a page, one immediate lossless generic region). */
-function stream(coded: Uint8Array, width: number, height: number): Uint8Array {
-  const u32 = (v: number) => [(v >>> 24) & 0xff, (v >>> 16) & 0xff, (v >>> 8) & 0xff, v & 0xff];
-  const page = [...u32(width), ...u32(height), 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0, 0];
-  const region = [
-    ...u32(width),
-    ...u32(height),
-    ...u32(0),
-    ...u32(0),
-    0,
-    0x08,
-    3,
-    0xff,
-    0xfd,
-    0xff,
-    2,
-    0xfe,
-    0xfe,
-    0xfe,
-  ];
-  return Uint8Array.from([
-    ...[0, 0, 0, 0, 48, 0, 1, ...u32(page.length)],
-    ...page,
-    ...[0, 0, 0, 1, 39, 0, 1, ...u32(region.length + coded.length)],
-    ...region,
-    ...coded,
-  ]);
-}
-
 function expectSameBytes(bits: Bits) {
   const coded = encodeGenericRegion(bits);
   expect(Buffer.from(coded).equals(Buffer.from(plainGenericRegion(bits)))).toBe(true);
@@ -190,7 +114,7 @@ function expectSameBytes(bits: Bits) {
 }
 
 describe("the JBIG2 generic region encoder in WebAssembly", () => {
-  const kinds: Kind[] = ["noise", "sparse", "text", "black", "white", "stripes"];
+  const kinds = KINDS;
   const widths = [1, 3, 7, 8, 9, 31, 32, 33, 63, 64, 65, 100, 257];
   it.each(kinds.flatMap((kind) => widths.map((width) => [kind, width] as const)))(
     "codes %s, %i wide, into the bytes of the plain coder",

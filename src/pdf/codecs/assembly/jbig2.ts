@@ -1,7 +1,9 @@
-// The JBIG2 generic region encoder's per-pixel loop (../jbig2.ts: template 0, default adaptive
-// pixels, typical prediction; the MQ coder of T.88 Annex E), in AssemblyScript compiled to
-// WebAssembly. In JavaScript it was 43-53 % of a bi-tonal scan's CPU (some 32 million text-line
-// pixels on scan_hl1396_18p_ccitt, each formed into its context and coded one at a time).
+// The JBIG2 generic region encoder's and decoder's per-pixel loops (../jbig2.ts: template 0,
+// default adaptive pixels, typical prediction; the MQ coder and decoder of T.88 Annex E), in
+// AssemblyScript compiled to WebAssembly. In JavaScript the encoder was 43-53 % of a bi-tonal
+// scan's CPU (some 32 million text-line pixels on scan_hl1396_18p_ccitt, each formed into its
+// context and coded one at a time), the decoder the largest part of a JBIG2 scan's (the decoder's
+// part is at the end of this file).
 //
 // The arithmetic is the JavaScript coder's it replaced, symbol for symbol (i32 registers, as
 // JavaScript's bitwise operators kept them; white runs in an all-white context coded at once), so
@@ -76,6 +78,23 @@ function reach(end: usize): usize {
 }
 
 /**
+ * Lays out the contexts' states and the rows (the row before the first, then three in a ring,
+ * `stride` apart) after the static data: every context in state 0, the rows 0. Returns where the
+ * rows end.
+ */
+function layOut(): usize {
+  states = align16(__heap_base);
+  zero = states + (CONTEXTS << 2);
+  ring = zero + stride;
+  const end = align16(ring + 3 * stride);
+  reach(end);
+  const initial = <u64>load<u32>(TABLE);
+  for (let at = states; at < zero; at += 8) store<u64>(at, initial | (initial << 32));
+  memory.fill(zero, 0, end - zero);
+  return end;
+}
+
+/**
  * Starts a region of `w` x `h` pixels whose rows come `band` at a time; returns where each band's
  * rows go (packed, `Math.ceil(w / 8)` bytes a row, bits past the width 0).
  */
@@ -84,16 +103,9 @@ export function begin(w: i32, h: i32, band: i32): usize {
   rowBytes = (w + 7) >> 3;
   stride = <usize>(rowBytes + 2);
   y = 0;
-  states = align16(__heap_base);
-  zero = states + (CONTEXTS << 2);
-  ring = zero + stride;
-  input = align16(ring + 3 * stride);
+  input = layOut();
   out = align16(input + <usize>band * <usize>rowBytes);
   reach(out + 0x10000);
-  // Every context in state 0; the rows before the first 0.
-  const initial = <u64>load<u32>(TABLE);
-  for (let at = states; at < zero; at += 8) store<u64>(at, initial | (initial << 32));
-  memory.fill(zero, 0, input - zero);
   length = 0;
   regA = 0x8000;
   regC = 0;
@@ -279,5 +291,205 @@ export function finish(): i32 {
 
 /** Where the coded data lie (`finish` gives their length). */
 export function output(): usize {
+  return out;
+}
+
+// The decoder (../jbig2.ts `decodeTemplate0`): the same region (template 0, default adaptive
+// pixels, typical prediction when the segment says so), read back from its coded data by the MQ
+// decoder of E.3 in the form of its registers Chigh and Clow, as the JavaScript decoder it replaced
+// read it, symbol for symbol. A region is coded or decoded whole, one at a time, so the decoder
+// lays its buffers out in the encoder's places and keeps its state in the encoder's globals where
+// they mean the same (width, y, states, zero, ring, A, CT, LTP): `input` holds the coded data and
+// `out` a band of decoded rows, a byte a pixel (1 black), `width` bytes a row.
+// test/pdf/codecs/jbig2-wasm-decode.test.ts compares the pixels with a plain decoder written there
+// (each pixel's context read from the bitmap, DECODE one symbol at a time) on the encoder's output
+// for generated bitmaps, on random bytes with typical prediction and without, and on the corpus's.
+
+// The decoder's own registers (E.3): Chigh and Clow, and where the next byte is read.
+let regChigh = 0;
+let regClow = 0;
+let bp: usize = 0;
+let typical = false;
+
+/**
+ * Starts decoding a region `w` pixels wide from `length` bytes of coded data, with typical
+ * prediction (`tpgdon` not 0) or without, whose rows come out `band` at a time; returns where the
+ * coded data go. Rows are `w` bytes and at least 16 bytes of 0 (reading past a row's end gives 0);
+ * bytes past the coded data read as 0xFF, as the JavaScript decoder read them.
+ */
+export function beginDecode(w: i32, length: i32, tpgdon: i32, band: i32): usize {
+  width = w;
+  stride = <usize>((w + 31) & ~15);
+  y = 0;
+  typical = tpgdon !== 0;
+  ltp = 0;
+  out = layOut();
+  input = align16(out + <usize>band * <usize>w);
+  reach(input + <usize>length + 2);
+  store<u16>(input + <usize>length, 0xffff);
+  return input;
+}
+
+/** BYTEIN (E.3.4): a 0xFF followed by more than 0x8F is a marker, read as 1 bits. */
+function byteIn(): void {
+  const byte = <i32>load<u8>(bp);
+  const next = <i32>load<u8>(bp, 1);
+  if (byte === 0xff && next > 0x8f) {
+    regClow += 0xff00;
+    regCt = 8;
+  } else {
+    bp++;
+    regClow += next << (byte === 0xff ? 9 : 8);
+    regCt = byte === 0xff ? 7 : 8;
+  }
+  if (regClow > 0xffff) {
+    regChigh += regClow >> 16;
+    regClow &= 0xffff;
+  }
+}
+
+/** INITDEC (E.3.5). */
+function initDecoder(): void {
+  bp = input;
+  regChigh = <i32>load<u8>(bp);
+  regClow = 0;
+  regCt = 0;
+  byteIn();
+  regChigh = ((regChigh << 7) & 0xffff) | ((regClow >> 9) & 0x7f);
+  regClow = (regClow << 7) & 0xffff;
+  regCt -= 7;
+  regA = 0x8000;
+}
+
+/**
+ * DECODE (E.3.2): a bit in the context whose state's entry is at `at`, with the conditional
+ * exchanges, then RENORMD (E.3.3) where A fell below 0x8000.
+ */
+function decode(at: usize): i32 {
+  const entry = load<u32>(at);
+  const qe = <i32>(entry & 0xffff);
+  let bit = <i32>((entry >> 16) & 1);
+  let a = regA - qe;
+  // Whether the LPS comes out: LPS_EXCHANGE and MPS_EXCHANGE.
+  let lps = false;
+  if (regChigh < qe) {
+    lps = a >= qe;
+    a = qe;
+  } else {
+    regChigh -= qe;
+    if (a & 0x8000) {
+      regA = a;
+      return bit;
+    }
+    lps = a < qe;
+  }
+  if (lps) {
+    bit ^= 1;
+    store<u32>(at, load<u32>(TABLE + ((<usize>(entry >> 24)) << 2)));
+  } else store<u32>(at, load<u32>(TABLE + ((<usize>((entry >> 17) & 0x7f)) << 2)));
+  do {
+    if (regCt === 0) byteIn();
+    a <<= 1;
+    regChigh = ((regChigh << 1) & 0xffff) | ((regClow >> 15) & 1);
+    regClow = (regClow << 1) & 0xffff;
+    regCt--;
+  } while ((a & 0x8000) === 0);
+  regA = a;
+  return bit;
+}
+
+/**
+ * The first pixel from `x` on after which a context would take in a black pixel of the rows above
+ * (x + 3 of row y-2, x + 4 of row y-1), `width` if none: the pixels from an all-0 context up to
+ * it keep that context while they decode as 0.
+ */
+function inkAbove(x: i32, row1: usize, row2: usize): i32 {
+  const end = width;
+  while (x + 8 <= end && (load<u64>(row2 + <usize>x, 3) | load<u64>(row1 + <usize>x, 4)) === 0) x += 8;
+  while (x < end && ((<i32>load<u8>(row2 + <usize>x, 3)) | (<i32>load<u8>(row1 + <usize>x, 4))) === 0) x++;
+  return x;
+}
+
+/**
+ * Decodes the pixels of row y into `row0` (rows y-1 and y-2 above it). A and Chigh are local
+ * here, and the symbols that leave A at or above 0x8000 as the MPS (most of them) are decoded
+ * here; the rest by `decode`.
+ */
+function decodeRow(row0: usize, row1: usize, row2: usize): void {
+  let a = regA;
+  let chigh = regChigh;
+  // The context as the encoder's: 5 pixels of row y-2 (bits 11-15), 7 of row y-1 (4-10), 4 of
+  // row y (0-3), each row's leftmost the most significant; those left of the row are 0.
+  let context =
+    ((<i32>load<u8>(row2)) << 13) |
+    ((<i32>load<u8>(row2, 1)) << 12) |
+    ((<i32>load<u8>(row2, 2)) << 11) |
+    ((<i32>load<u8>(row1)) << 7) |
+    ((<i32>load<u8>(row1, 1)) << 6) |
+    ((<i32>load<u8>(row1, 2)) << 5) |
+    ((<i32>load<u8>(row1, 3)) << 4);
+  const end = width;
+  let ink = -1;
+  for (let x = 0; x < end; x++) {
+    if (context === 0) {
+      // In context 0 whose MPS is 0, each symbol that leaves Chigh at or above 0 and A at or
+      // above 0x8000 takes Qe from both and is a 0; those up to the next ink above, at once.
+      const entry = load<u32>(states);
+      if ((entry & 0x10000) === 0) {
+        if (x > ink) ink = inkAbove(x, row1, row2);
+        const qe = <i32>(entry & 0xffff);
+        const n = min(ink - x, min((a - 0x8000) / qe, chigh / qe));
+        if (n > 0) {
+          memory.fill(row0 + <usize>x, 0, <usize>n);
+          a -= n * qe;
+          chigh -= n * qe;
+          x += n;
+          if (x >= end) break;
+        }
+      }
+    }
+    const at = states + ((<usize>context) << 2);
+    const entry = load<u32>(at);
+    const qe = <i32>(entry & 0xffff);
+    let bit = <i32>((entry >> 16) & 1);
+    if (chigh >= qe && ((a - qe) & 0x8000) !== 0) {
+      a -= qe;
+      chigh -= qe;
+    } else {
+      regA = a;
+      regChigh = chigh;
+      bit = decode(at);
+      a = regA;
+      chigh = regChigh;
+    }
+    store<u8>(row0 + <usize>x, <u8>bit);
+    context =
+      ((context << 1) & 0xf7ee) |
+      ((<i32>load<u8>(row2 + <usize>x, 3)) << 11) |
+      ((<i32>load<u8>(row1 + <usize>x, 4)) << 4) |
+      bit;
+  }
+  regA = a;
+  regChigh = chigh;
+}
+
+/**
+ * Decodes the next `count` rows (the first call reads the coded data's first bytes: INITDEC);
+ * returns where they lie, `width` bytes a row.
+ */
+export function decodeRows(count: i32): usize {
+  if (y === 0) initDecoder();
+  const w = <usize>width;
+  for (let k = 0; k < count; k++, y++) {
+    const row0 = ring + <usize>(y % 3) * stride;
+    const row1 = y >= 1 ? ring + <usize>((y + 2) % 3) * stride : zero;
+    const row2 = y >= 2 ? ring + <usize>((y + 1) % 3) * stride : zero;
+    // Typical prediction (6.2.5.7): the SLTP bit in its own context; LTP 1 repeats the row above
+    // (0s on the first row).
+    if (typical) ltp ^= decode(states + ((<usize>TPGD_CONTEXT) << 2));
+    if (typical && ltp !== 0) memory.copy(row0, row1, w);
+    else decodeRow(row0, row1, row2);
+    memory.copy(out + <usize>k * w, row0, w);
+  }
   return out;
 }
