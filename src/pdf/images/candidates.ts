@@ -6,6 +6,7 @@ import { adobeInverts, decodeJpeg, encodeJpeg, encodeLossless, encodePalette, re
 import type { Components, JpegEffort, JpegHeader, Pixels, Size } from "./codecs.ts";
 import type { DirectColour } from "../shared/colour.ts";
 import { deflate, N } from "../streams/filters.ts";
+import type { FlateDecoding } from "../streams/filters.ts";
 import type { Placement } from "../shared/placement.ts";
 import type { ImageSettings } from "../shared/profiles.ts";
 import type { LayeredEncoding } from "./layers.ts";
@@ -117,6 +118,8 @@ export interface Working {
   storedLossless: number | undefined;
   /** The pixels' buffer was made for this image (not a view of the document's data): release it after. */
   owned: boolean;
+  /** The stream's Flate data as decoded for them, for the lossless bar to take (samples.ts: sourceOf). */
+  decoding?: FlateDecoding;
 }
 
 /** Decodes the image, reducing very large ones on the way. */
@@ -197,7 +200,16 @@ export async function workingPixels(job: Job, source: Source): Promise<Working |
   if (source.kind === "samples") {
     storedLossless = source.flate ? stream.contents.length : deflate(source.data, LOSSLESS_LEVEL).length;
   }
-  return { pixels, reduced: source.kind === "large-flate", recoloured, jpeg: undefined, storedLossless, owned };
+  const decoding = source.kind === "samples" ? source.decoding : undefined;
+  return {
+    pixels,
+    reduced: source.kind === "large-flate",
+    recoloured,
+    jpeg: undefined,
+    storedLossless,
+    owned,
+    ...(decoding ? { decoding } : {}),
+  };
 }
 
 /** A candidate encoding, with the pixels a reader will decode from it. */
@@ -208,11 +220,24 @@ export interface Candidate {
   exact: boolean;
 }
 
-/** A JPEG of `output`, or of `output` resampled to `size` (in the same pass) when given. */
-export async function jpegCandidate(job: Job, working: Working, output: Pixels, size?: Size): Promise<Candidate> {
-  const { info, settings } = job;
-  const quality = job.mask ? Math.max(settings.jpegQuality, 85) : settings.jpegQuality;
-  const data = await encodeJpeg(output, { quality, effort: job.effort, ...(size ? { size } : {}) });
+/** The quality of an image's JPEG candidates (masks keep more). */
+const jpegQualityOf = (job: Job) => (job.mask ? Math.max(job.settings.jpegQuality, 85) : job.settings.jpegQuality);
+
+/**
+ * A JPEG of `output`, or of `output` resampled to `size` (in the same pass) when given; `encoded`:
+ * that JPEG, already made (the photograph probe's, of the same pixels at the same settings).
+ */
+export async function jpegCandidate(
+  job: Job,
+  working: Working,
+  output: Pixels,
+  size?: Size,
+  encoded?: Uint8Array,
+): Promise<Candidate> {
+  const { info } = job;
+  const data =
+    encoded ??
+    (await encodeJpeg(output, { quality: jpegQualityOf(job), effort: job.effort, ...(size ? { size } : {}) }));
   const n = output.components;
   // libvips writes 4-component JPEGs Adobe-inverted; so does the stored JPEG when it has the marker.
   const inverted = n === 4 && adobeInverts(working.jpeg?.adobe ?? false);
@@ -296,6 +321,17 @@ async function graphicCandidates(
 }
 
 /**
+ * Both promises' values; when one fails, its error once the other has settled too (its work may
+ * still read buffers the caller frees when this returns: none is left running behind).
+ */
+export async function both<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  const [first, second] = await Promise.allSettled([a, b]);
+  if (first.status === "rejected") throw first.reason;
+  if (second.status === "rejected") throw second.reason;
+  return [first.value, second.value];
+}
+
+/**
  * The encodings of `output` (the working pixels at one size) that the profile wants, smallest
  * first: JPEG for photographs; lossless for line art, flat colour and masks, and a palette beside
  * it for graphics the quality check can judge. Photographs are told apart by how JPEG compares
@@ -323,13 +359,18 @@ export async function candidatesAt(
   if (kind.photo === true) return [await jpegCandidate(job, working, output)];
   const large = output.width * output.height > PROBE_PIXELS * 4;
   const probe = large ? await resample(output, scaledTo(output, PROBE_PIXELS)) : output;
-  const probeJpeg = await encodeJpeg(probe, { quality: settings.jpegQuality, effort: job.effort });
-  const probeLossless = await losslessCandidate(working, probe, exact && !large);
+  // The two encodings are libvips's, on the thread pool: made at once, on two cores.
+  const [probeJpeg, probeLossless] = await both(
+    encodeJpeg(probe, { quality: settings.jpegQuality, effort: job.effort }),
+    losslessCandidate(working, probe, exact && !large),
+  );
   if (large) release(probe.data);
   let reference = probeLossless.replacement.data.length;
   if (exact && !large && working.storedLossless !== undefined) reference = Math.min(reference, working.storedLossless);
   kind.photo = probeJpeg.length <= reference * settings.losslessToJpegRatio;
-  if (kind.photo) return [await jpegCandidate(job, working, output)];
+  // The probe's JPEG is the candidate's when it was made of these pixels at its settings.
+  const same = !large && jpegQualityOf(job) === settings.jpegQuality;
+  if (kind.photo) return [await jpegCandidate(job, working, output, undefined, same ? probeJpeg : undefined)];
   if (indexedKept) return [];
   const lossless = large ? await losslessCandidate(working, output, exact) : probeLossless;
   return graphicCandidates(job, working, output, lossless, checked);

@@ -203,7 +203,7 @@ async function firstAcceptable(
           ? stored <= MAX_BAR_JPEG_BYTES
           : lossless || sampleBytesOf(job.info) <= MAX_BAR_SAMPLE_BYTES;
         const worked = work || bytes >= NEAR_LOSSLESS * stored;
-        if (worked && (await (bar ??= losslessBar(job.stream, MAX_DECODED_BYTES))(bytes))) {
+        if (worked && (await (bar ??= losslessBar(job.stream, MAX_DECODED_BYTES, working.decoding))(bytes))) {
           if (index === 0) return null;
           break;
         }

@@ -11,6 +11,7 @@ import { colourOf } from "../shared/colour.ts";
 import type { Colour } from "../shared/colour.ts";
 import {
   decodeFilters,
+  decodeFlate,
   decodeParmsOf,
   filtersOf,
   isGeneralFilter,
@@ -20,6 +21,7 @@ import {
   unpngRow,
   untiffRow,
 } from "../streams/filters.ts";
+import type { FlateDecoding } from "../streams/filters.ts";
 import { decodeJpx } from "../codecs/jpx.ts";
 
 const ColorTransform = PDFName.of("ColorTransform");
@@ -293,7 +295,8 @@ export type Source =
   | { kind: "jpeg"; data: Uint8Array; header: JpegHeader }
   // flate: the stored stream is itself the size a lossless candidate must beat (a Flate image, or
   // a JPX, which the stream pass leaves as it is); otherwise the samples are deflated to find it.
-  | { kind: "samples"; data: Uint8Array; flate: boolean }
+  // decoding: the stream's Flate data as the lossless bar decodes it, when it was decoded so.
+  | { kind: "samples"; data: Uint8Array; flate: boolean; decoding?: FlateDecoding }
   | { kind: "large-flate"; parms: PDFDict | undefined };
 
 /** The image's data as a JPEG or as samples (filters and predictors undone), when we can get at it. */
@@ -325,16 +328,18 @@ export function sourceOf(stream: PDFRawStream, info: ImageInfo): Source | undefi
       ? { kind: "large-flate", parms: parms[0] }
       : undefined;
   }
-  const data = decodeFilters(stream.contents, filters, parms, stream.dict, expected + 4096, {
-    predictors: true,
-    tolerant: true,
-  });
+  const flate = filters.length === 1 && filters[0] === "FlateDecode";
+  // Decoded as the lossless bar would decode it (whole: without tolerance), when it can be: the
+  // bar then takes it as it is (streams/recompress.ts). Else as before.
+  const decoding = flate ? decodeFlate(stream.contents, parms[0], expected + 4096) : undefined;
+  const data =
+    decoding?.samples ??
+    decodeFilters(stream.contents, filters, parms, stream.dict, expected + 4096, {
+      predictors: true,
+      tolerant: true,
+    });
   if (!data || data.length < expected) return undefined;
-  return {
-    kind: "samples",
-    data: data.subarray(0, expected),
-    flate: filters.length === 1 && filters[0] === "FlateDecode",
-  };
+  return { kind: "samples", data: data.subarray(0, expected), flate, ...(decoding ? { decoding } : {}) };
 }
 
 /**

@@ -369,16 +369,135 @@ export function unpredict(data: Uint8Array, parms: PDFDict): Uint8Array | undefi
     return out;
   }
   if (predictor < 10 || predictor > 15) return undefined;
+  return unpngRows(data, rowLength, bytesPerPixel)?.samples;
+}
+
+/** PNG-predicted rows undone: the samples, and each row's filter type. */
+function unpngRows(
+  data: Uint8Array,
+  rowLength: number,
+  bytesPerPixel: number,
+): { samples: Uint8Array; types: Uint8Array } | undefined {
   // /Columns comes from the file: a row longer than the data is damage, not an allocation to try.
   if (rowLength + 1 > data.length) return undefined;
   const rows = Math.floor(data.length / (rowLength + 1));
   const out = new Uint8Array(rows * rowLength);
+  const types = new Uint8Array(rows);
   let prev = new Uint8Array(rowLength);
   for (let r = 0; r < rows; r++) {
     const start = r * (rowLength + 1);
     const row = out.subarray(r * rowLength, (r + 1) * rowLength);
     if (!unpngRow(data[start]!, data, start + 1, prev, row, bytesPerPixel)) return undefined;
+    types[r] = data[start]!;
     prev = row;
   }
-  return out;
+  return { samples: out, types };
+}
+
+/**
+ * A row of samples under one PNG filter (0-4: None, Sub, Up, Average, Paeth), `up` the row above
+ * (zeros for the first), written into `out` from `at`: what `unpngRow` undoes.
+ */
+export function pngFilterRow(
+  type: number,
+  row: Uint8Array,
+  up: Uint8Array,
+  bpp: number,
+  out: Uint8Array,
+  at: number,
+): void {
+  const length = row.length;
+  const head = Math.min(bpp, length);
+  if (type === 0) {
+    out.set(row, at);
+  } else if (type === 1) {
+    for (let i = 0; i < head; i++) out[at + i] = row[i]!;
+    for (let i = head, j = 0; i < length; i++, j++) out[at + i] = (row[i]! - row[j]!) & 0xff;
+  } else if (type === 2) {
+    for (let i = 0; i < length; i++) out[at + i] = (row[i]! - up[i]!) & 0xff;
+  } else if (type === 3) {
+    for (let i = 0; i < head; i++) out[at + i] = (row[i]! - (up[i]! >> 1)) & 0xff;
+    for (let i = head, j = 0; i < length; i++, j++) out[at + i] = (row[i]! - ((row[j]! + up[i]!) >> 1)) & 0xff;
+  } else {
+    for (let i = 0; i < head; i++) out[at + i] = (row[i]! - up[i]!) & 0xff;
+    for (let i = head, j = 0; i < length; i++, j++) {
+      const a = row[j]!;
+      const b = up[i]!;
+      const c = up[j]!;
+      const da = b - c;
+      const db = a - c;
+      const dc = da + db;
+      const pa = da < 0 ? -da : da;
+      const pb = db < 0 ? -db : db;
+      const pc = dc < 0 ? -dc : dc;
+      out[at + i] = (row[i]! - (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)) & 0xff;
+    }
+  }
+}
+
+/**
+ * A stream of one Flate filter decoded whole (zlib's end reached: what `inflate` gives without
+ * tolerance), for a later pass to take instead of decoding it again (the image pass's samples,
+ * then the lossless bar's candidates: streams/recompress.ts). `samples` are the data with their
+ * predictors undone: the inflated data itself without predictors; with PNG predictors, the
+ * inflated data is not kept but rebuilt from the samples and each row's filter (`inflatedBytes`),
+ * so that holding the decoding costs no more than the samples.
+ */
+export interface FlateDecoding {
+  /** The stored data it was decoded from. */
+  contents: Uint8Array;
+  /** The inflated data's length. */
+  length: number;
+  samples: Uint8Array;
+  png?: { types: Uint8Array; rowLength: number; bytesPerPixel: number };
+}
+
+/**
+ * `decodeFilters(input, ["FlateDecode"], [parm], …, { predictors: true })`'s samples as a
+ * FlateDecoding; undefined where that would be undefined, and also (the caller then decodes as
+ * before) for data that does not reach zlib's end, predictors other than none and PNG's, and
+ * predicted data that is not whole rows.
+ */
+export function decodeFlate(
+  input: Uint8Array,
+  parm: PDFDict | undefined,
+  maxOutput: number,
+): FlateDecoding | undefined {
+  const data = inflate(input, maxOutput);
+  if (!data || data.length > maxOutput) return undefined;
+  if (hasNoPredictor(parm)) return { contents: input, length: data.length, samples: data };
+  const { predictor, colors, bpc, columns } = readPredictorParms(parm);
+  if (predictor < 10 || predictor > 15) return undefined;
+  if (![1, 2, 4, 8, 16].includes(bpc) || colors < 1 || colors > 32 || columns < 1) return undefined;
+  const bytesPerPixel = Math.max(1, Math.ceil((colors * bpc) / 8));
+  const rowLength = Math.ceil((colors * bpc * columns) / 8);
+  if (data.length % (rowLength + 1) !== 0) return undefined;
+  const undone = unpngRows(data, rowLength, bytesPerPixel);
+  if (!undone) return undefined;
+  return {
+    contents: input,
+    length: data.length,
+    samples: undone.samples,
+    png: { types: undone.types, rowLength, bytesPerPixel },
+  };
+}
+
+/** Bytes [from, to) of a decoding's inflated data (its samples, or their rows' PNG filters applied again). */
+export function inflatedBytes(decoding: FlateDecoding, from = 0, to = decoding.length): Uint8Array {
+  const { png, samples } = decoding;
+  if (!png) return samples.subarray(from, to);
+  const { types, rowLength, bytesPerPixel } = png;
+  const stride = rowLength + 1;
+  const first = Math.floor(from / stride);
+  const end = Math.min(types.length, Math.ceil(to / stride));
+  const out = new Uint8Array((end - first) * stride);
+  const zero = new Uint8Array(rowLength);
+  for (let r = first; r < end; r++) {
+    const row = samples.subarray(r * rowLength, (r + 1) * rowLength);
+    const up = r > 0 ? samples.subarray((r - 1) * rowLength, r * rowLength) : zero;
+    const at = (r - first) * stride;
+    out[at] = types[r]!;
+    pngFilterRow(types[r]!, row, up, bytesPerPixel, out, at + 1);
+  }
+  return out.subarray(from - first * stride, to - first * stride);
 }

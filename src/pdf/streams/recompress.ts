@@ -23,11 +23,13 @@ import {
   filtersOf,
   hasNoPredictor,
   inflate,
+  inflatedBytes,
   isGeneralFilter,
   N,
   numberOf,
   unpredict,
 } from "./filters.ts";
+import type { FlateDecoding } from "./filters.ts";
 import { optimiseJpeg, optimisedJpegSizeAtLeast, withoutIccProfile } from "../codecs/jpeg.ts";
 
 /** Default ceiling on what one stream may decode to (the caller sets one from the input's size). */
@@ -346,7 +348,7 @@ const isJpegStream = (filters: readonly string[]): boolean =>
  * The stream's lossless re-encoding when it needs no Flate of ours (a JPEG's, or none), else the
  * candidates to deflate (`probed`): `recompress` without its costly part.
  */
-function plan(stream: PDFRawStream, maxDecoded: number): Encoding | undefined | Candidate[] {
+function plan(stream: PDFRawStream, maxDecoded: number, decoded?: FlateDecoding): Encoding | undefined | Candidate[] {
   const { dict, contents } = stream;
   const filters = filtersOf(dict);
   const parms = filters && decodeParmsOf(dict, filters.length);
@@ -354,7 +356,12 @@ function plan(stream: PDFRawStream, maxDecoded: number): Encoding | undefined | 
   if (isJpegStream(filters)) return optimisedJpeg(stream, filters, parms, maxDecoded);
   // An image too large to decode within the ceiling is not even tried.
   if ((sampleBytes(dict) ?? 0) > maxDecoded) return undefined;
-  if (filters.length === 1 && filters[0] === "FlateDecode" && !hasNoPredictor(parms[0])) {
+  const flate = filters.length === 1 && filters[0] === "FlateDecode";
+  // What the caller decoded already: the inflate below would give it (whole, within the ceiling).
+  const known = flate && decoded?.contents === contents ? decoded : undefined;
+  if (known && known.length > maxDecoded) return undefined;
+  if (flate && !hasNoPredictor(parms[0])) {
+    if (known?.png) return probed([inflatedOf(known), predicted(known.samples, stream)]);
     const data = inflate(contents, maxDecoded);
     if (!data) return undefined;
     const samples = unpredict(data, parms[0]!);
@@ -362,9 +369,30 @@ function plan(stream: PDFRawStream, maxDecoded: number): Encoding | undefined | 
   }
   if (!parms.every((parm) => parm === undefined)) return undefined;
   if (filters.length === 0 && dict.has(N.DecodeParms)) return undefined;
-  const data = filters.length === 0 ? contents : decodeFilters(contents, filters, parms, dict, maxDecoded);
+  const data =
+    filters.length === 0
+      ? contents
+      : known && !known.png
+        ? known.samples
+        : decodeFilters(contents, filters, parms, dict, maxDecoded);
   if (!data) return undefined;
   return probed([asIs(data, undefined), predicted(data, stream)]);
+}
+
+/**
+ * The inflated data of a decoding with predictors, as `asIs` of it would be: rebuilt from its
+ * samples when wanted (only the probe's rows for the probe).
+ */
+function inflatedOf(decoded: FlateDecoding): Candidate {
+  const { length } = decoded;
+  let whole: Uint8Array | undefined;
+  const start = sampleStart(length);
+  return {
+    length,
+    bytes: () => (whole ??= inflatedBytes(decoded)),
+    sample: () => whole?.subarray(start, start + PROBE_BYTES) ?? inflatedBytes(decoded, start, start + PROBE_BYTES),
+    parms: "keep",
+  };
 }
 
 function recompress(stream: PDFRawStream, maxDecoded: number): Encoding | undefined {
@@ -474,7 +502,11 @@ export function deflateInBackground(data: Uint8Array, level: number = constants.
  * 40 ms. The whole encoding, once worked out, is kept for the stream pass. A JPEG's bar is a bound
  * (`jpegBound`).
  */
-export function losslessBar(stream: PDFRawStream, maxDecoded = MAX_DECODED): (size: number) => Promise<boolean> {
+export function losslessBar(
+  stream: PDFRawStream,
+  maxDecoded = MAX_DECODED,
+  decoded?: FlateDecoding,
+): (size: number) => Promise<boolean> {
   const own = stream.contents.length;
   /** What the stream is stored in, once known (for a JPEG: the bound). */
   let stored: number | undefined;
@@ -498,7 +530,7 @@ export function losslessBar(stream: PDFRawStream, maxDecoded = MAX_DECODED): (si
     const cached = encodings.get(stream.contents);
     stored = cached === undefined ? jpegBound(stream, maxDecoded) : storedSize(stream, cached);
     if (stored !== undefined) return;
-    const planned = plan(stream, maxDecoded);
+    const planned = plan(stream, maxDecoded, decoded);
     if (!Array.isArray(planned)) stored = keep(planned);
     else if (planned.length === 1 && planned[0]!.length > PROBE_ABOVE) {
       background = { candidate: planned[0]!, quick: deflateInBackground(planned[0]!.bytes(), QUICK_LEVEL) };
