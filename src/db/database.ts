@@ -281,28 +281,10 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, opt
   const main = createPool(config.url, config.poolSize, connectMs, queryMs, config.poolSize);
   const pool = main.pool;
   // Without a statement limit there is nothing to escape: counts share the one pool.
-  const countingPool =
-    queryMs > 0
-      ? createPool(
-          config.url,
-          COUNTING_POOL_SIZE,
-          connectMs,
-          options.timeouts?.countMs ?? COUNT_TIMEOUT_MS,
-          0,
-          COUNT_SESSION_OPTIONS,
-        )
-      : null;
-  const boundingPool =
-    queryMs > 0
-      ? createPool(
-          config.url,
-          BOUNDING_POOL_SIZE,
-          connectMs,
-          options.timeouts?.boundMs ?? BOUND_TIMEOUT_MS,
-          0,
-          COUNT_SESSION_OPTIONS,
-        )
-      : null;
+  const countPool = (size: number, limitMs: number) =>
+    queryMs > 0 ? createPool(config.url, size, connectMs, limitMs, 0, COUNT_SESSION_OPTIONS) : null;
+  const countingPool = countPool(COUNTING_POOL_SIZE, options.timeouts?.countMs ?? COUNT_TIMEOUT_MS);
+  const boundingPool = countPool(BOUNDING_POOL_SIZE, options.timeouts?.boundMs ?? BOUND_TIMEOUT_MS);
   dropIdleOnFault(pool);
   const prisma = createPrisma(new PrismaPg(pool), options);
   const counting = countingPool ? createPrisma(new PrismaPg(countingPool.pool), options) : prisma;

@@ -405,9 +405,11 @@ const readU32 = (data: Uint8Array, at: number) =>
  */
 export function decodeJbig2(data: Uint8Array, width: number, height: number): Bits | undefined {
   let pos = 0;
+  // The page's default pixel, once its information is read; its bitmap only once a region is drawn
+  // on it (a region that is the whole of a blank page is the page: no page is made under it).
+  let defaultPixel: number | undefined;
   let page: Uint8Array | undefined;
-  // Whether the page is still its default pixel 0 throughout, no region drawn on it yet.
-  let blank = false;
+  const drawn = () => page ?? (page = new Uint8Array(width * height).fill(defaultPixel!));
   try {
     while (pos + 11 <= data.length) {
       const type = data[pos + 4]! & 0x3f;
@@ -428,11 +430,10 @@ export function decodeJbig2(data: Uint8Array, width: number, height: number): Bi
         const pageWidth = readU32(data, body);
         const pageHeight = readU32(data, body + 4);
         if (pageHeight === 0xffffffff || pageWidth !== width || pageHeight !== height) return undefined;
-        const defaultPixel = (data[body + 16]! >> 2) & 1;
-        page = new Uint8Array(width * height).fill(defaultPixel);
-        blank = defaultPixel === 0;
+        defaultPixel = (data[body + 16]! >> 2) & 1;
+        page = undefined;
       } else if (type === 36 || type === 38 || type === 39) {
-        if (!page) return undefined;
+        if (defaultPixel === undefined) return undefined;
         const rw = readU32(data, body);
         const rh = readU32(data, body + 4);
         const rx = readU32(data, body + 8);
@@ -449,10 +450,9 @@ export function decodeJbig2(data: Uint8Array, width: number, height: number): Bi
         const region = decodeGenericRegion(data, start, pos, rw, rh, template, tpgdon, atPixels);
         // A region that is the whole of a blank page (what encoders write) or-ed, xor-ed or put
         // on it is the page: no pixel-by-pixel combination.
-        const whole = blank && rx === 0 && ry === 0 && rw === width && rh === height;
+        const whole = !page && defaultPixel === 0 && rx === 0 && ry === 0 && rw === width && rh === height;
         if (whole && (op === 0 || op === 2 || op === 4)) page = region;
-        else compose(page, width, height, region, { rx, ry, rw, rh, op });
-        blank = false;
+        else compose(drawn(), width, height, region, { rx, ry, rw, rh, op });
       } else if (type === 49 || type === 50 || type === 51 || type === 62) {
         // End of page, end of stripe, end of file, extension: nothing to draw.
       } else return undefined;
@@ -460,8 +460,8 @@ export function decodeJbig2(data: Uint8Array, width: number, height: number): Bi
   } catch {
     return undefined;
   }
-  if (!page) return undefined;
-  return { data: packWhite(page, width, height), width, height };
+  if (defaultPixel === undefined) return undefined;
+  return { data: packWhite(drawn(), width, height), width, height };
 }
 
 /** Packed samples of a bitmap of a byte a pixel (1 black): 1 bits where it is white, eight pixels a byte. */

@@ -11,7 +11,15 @@ import type { Placement } from "../shared/placement.ts";
 import type { ImageSettings } from "../shared/profiles.ts";
 import type { LayeredEncoding } from "./layers.ts";
 import { luminance } from "./quality.ts";
-import { MIN_PIXELS, MAX_DECODED_BYTES, pixelComponents, reduceWhileInflating, pixelsOf } from "./samples.ts";
+import {
+  MIN_PIXELS,
+  MAX_DECODED_BYTES,
+  isGrayWithin,
+  pixelComponents,
+  reduceWhileInflating,
+  pixelsOf,
+  writeGray,
+} from "./samples.ts";
 import type { ImageInfo, Source } from "./samples.ts";
 
 /** zlib level of lossless candidates (9 is much slower on photographs for little gain). */
@@ -93,15 +101,9 @@ const DEVICE_GRAY: DirectColour = {
 
 /** One channel of an RGB image whose three channels differ nowhere by more than `tolerance`. */
 function grayOf(pixels: Pixels, tolerance: number): Pixels | undefined {
-  if (pixels.components !== 3) return undefined;
-  const { data } = pixels;
-  const count = pixels.width * pixels.height;
-  for (let i = 0; i < data.length; i += 3) {
-    const g = data[i + 1]!;
-    if (Math.abs(data[i]! - g) > tolerance || Math.abs(data[i + 2]! - g) > tolerance) return undefined;
-  }
-  const gray = new Uint8Array(count);
-  for (let p = 0, i = 0; p < count; p++, i += 3) gray[p] = Math.round((data[i]! + data[i + 1]! + data[i + 2]!) / 3);
+  if (pixels.components !== 3 || !isGrayWithin(pixels.data, tolerance)) return undefined;
+  const gray = new Uint8Array(pixels.width * pixels.height);
+  writeGray(pixels.data, gray);
   return { data: gray, width: pixels.width, height: pixels.height, components: 1 };
 }
 

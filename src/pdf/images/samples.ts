@@ -127,18 +127,18 @@ function accumulate(row: Uint8Array, sums: Uint32Array, blockOf: Int32Array): vo
   }
 }
 
-/**
- * Writes a reduced RGB row as gray into `gray` at `at` when every pixel's red and blue are within
- * `tolerance` of its green (the gray: the mean of the three, rounded); false, writing nothing, when
- * one is not.
- */
-function grayRow(row: Uint8Array, gray: Uint8Array, at: number, tolerance: number): boolean {
-  for (let i = 0; i < row.length; i += 3) {
-    const g = row[i + 1]!;
-    if (Math.abs(row[i]! - g) > tolerance || Math.abs(row[i + 2]! - g) > tolerance) return false;
+/** Whether every RGB pixel of `rgb` has its red and blue within `tolerance` of its green. */
+export function isGrayWithin(rgb: Uint8Array, tolerance: number): boolean {
+  for (let i = 0; i < rgb.length; i += 3) {
+    const g = rgb[i + 1]!;
+    if (Math.abs(rgb[i]! - g) > tolerance || Math.abs(rgb[i + 2]! - g) > tolerance) return false;
   }
-  for (let i = 0, o = at; i < row.length; i += 3, o++) gray[o] = Math.round((row[i]! + row[i + 1]! + row[i + 2]!) / 3);
   return true;
+}
+
+/** Writes the RGB pixels of `rgb` as gray (each the mean of its three, rounded) into `gray` from `at`. */
+export function writeGray(rgb: Uint8Array, gray: Uint8Array, at = 0): void {
+  for (let i = 0, o = at; i < rgb.length; i += 3, o++) gray[o] = Math.round((rgb[i]! + rgb[i + 1]! + rgb[i + 2]!) / 3);
 }
 
 /** Whether the image's predictor is one reduceWhileInflating undoes (8-bit, `n` samples a pixel). */
@@ -249,7 +249,10 @@ async function reduceRows(
     const outY = Math.floor((y - 1) / factor);
     writeAverages(sums, rgbRow ?? out, rgbRow ? 0 : outY * outWidth * n, { width, n, factor, rows: rowsInBlock });
     rowsInBlock = 0;
-    return !rgbRow || grayRow(rgbRow, out, outY * outWidth, grayTolerance!);
+    if (!rgbRow) return true;
+    if (!isGrayWithin(rgbRow, grayTolerance!)) return false;
+    writeGray(rgbRow, out, outY * outWidth);
+    return true;
   };
 
   const inflater = Readable.from([contents]).pipe(

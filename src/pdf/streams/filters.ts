@@ -353,12 +353,25 @@ export function unpngRow(
   }
 }
 
-/** Undoes a TIFF (2) or PNG (10-15) predictor; undefined for parameters we do not handle. */
-export function unpredict(data: Uint8Array, parms: PDFDict): Uint8Array | undefined {
+/** A predictor's rows (bytes a row, bytes a pixel), undefined for parameters we do not handle. */
+function predictorLayout(
+  parms: PDFDict | undefined,
+): { predictor: number; bpc: number; rowLength: number; bytesPerPixel: number } | undefined {
   const { predictor, colors, bpc, columns } = readPredictorParms(parms);
   if (![1, 2, 4, 8, 16].includes(bpc) || colors < 1 || colors > 32 || columns < 1) return undefined;
-  const bytesPerPixel = Math.max(1, Math.ceil((colors * bpc) / 8));
-  const rowLength = Math.ceil((colors * bpc * columns) / 8);
+  return {
+    predictor,
+    bpc,
+    rowLength: Math.ceil((colors * bpc * columns) / 8),
+    bytesPerPixel: Math.max(1, Math.ceil((colors * bpc) / 8)),
+  };
+}
+
+/** Undoes a TIFF (2) or PNG (10-15) predictor; undefined for parameters we do not handle. */
+export function unpredict(data: Uint8Array, parms: PDFDict): Uint8Array | undefined {
+  const layout = predictorLayout(parms);
+  if (!layout) return undefined;
+  const { predictor, bpc, rowLength, bytesPerPixel } = layout;
   if (predictor === 1) return data;
   if (predictor === 2) {
     if (bpc !== 8) return undefined;
@@ -466,11 +479,9 @@ export function decodeFlate(
   const data = inflate(input, maxOutput);
   if (!data || data.length > maxOutput) return undefined;
   if (hasNoPredictor(parm)) return { contents: input, length: data.length, samples: data };
-  const { predictor, colors, bpc, columns } = readPredictorParms(parm);
-  if (predictor < 10 || predictor > 15) return undefined;
-  if (![1, 2, 4, 8, 16].includes(bpc) || colors < 1 || colors > 32 || columns < 1) return undefined;
-  const bytesPerPixel = Math.max(1, Math.ceil((colors * bpc) / 8));
-  const rowLength = Math.ceil((colors * bpc * columns) / 8);
+  const layout = predictorLayout(parm);
+  if (!layout || layout.predictor < 10 || layout.predictor > 15) return undefined;
+  const { rowLength, bytesPerPixel } = layout;
   if (data.length % (rowLength + 1) !== 0) return undefined;
   const undone = unpngRows(data, rowLength, bytesPerPixel);
   if (!undone) return undefined;
