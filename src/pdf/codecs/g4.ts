@@ -81,19 +81,23 @@ const tablesOf = () =>
 
 class BitReader {
   position = 0;
+  /** The stream and three zero bytes after it, which peek reads past its end. */
   private readonly data: Uint8Array;
+  private readonly bitLength: number;
   constructor(data: Uint8Array) {
-    this.data = data;
+    this.data = new Uint8Array(data.length + 3);
+    this.data.set(data);
+    this.bitLength = data.length * 8;
   }
   peek(): number {
     const byte = this.position >> 3;
     const d = this.data;
-    const word = ((d[byte] ?? 0) << 16) | ((d[byte + 1] ?? 0) << 8) | (d[byte + 2] ?? 0);
+    const word = (d[byte]! << 16) | (d[byte + 1]! << 8) | d[byte + 2]!;
     return (word >> (24 - PEEK - (this.position & 7))) & ((1 << PEEK) - 1);
   }
   /** The value of the code at the reading position, which it passes; undefined for no code. */
   code(table: Uint32Array): number | undefined {
-    if (this.position >= this.data.length * 8) return undefined;
+    if (this.position >= this.bitLength) return undefined;
     const entry = table[this.peek()]!;
     if (entry === 0) return undefined;
     this.position += entry >> 16;
@@ -116,13 +120,19 @@ class BitReader {
 
 /** Sets bits [from, to) of a row (1 bits: white where BlackIs1 is false, as PDF samples go). */
 function fill(data: Uint8Array, row: number, from: number, to: number): void {
-  let x = from;
-  for (; x < to && (x & 7) !== 0; x++) data[row + (x >> 3)]! |= 0x80 >> (x & 7);
-  if (to - x >= 8) {
-    data.fill(0xff, row + (x >> 3), row + (to >> 3));
-    x = to & ~7;
+  if (from >= to) return;
+  const first = row + (from >> 3);
+  const last = row + ((to - 1) >> 3);
+  const head = 0xff >> (from & 7);
+  const tail = (0xff00 >> (((to - 1) & 7) + 1)) & 0xff;
+  if (first === last) {
+    data[first]! |= head & tail;
+    return;
   }
-  for (; x < to; x++) data[row + (x >> 3)]! |= 0x80 >> (x & 7);
+  data[first]! |= head;
+  if (last - first > 32) data.fill(0xff, first + 1, last);
+  else for (let i = first + 1; i < last; i++) data[i] = 0xff;
+  data[last]! |= tail;
 }
 
 /**
