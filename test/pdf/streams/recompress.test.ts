@@ -1,11 +1,14 @@
 // The lossless bar (streams/recompress.ts: losslessBar), which a stronger profile's image must stay under: it
 // answers from the part of the encoding deflated so far when that is enough, and gives the same
 // answer as the whole encoding would, the one the stream pass stores.
+import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { PDFDocument, PDFRawStream } from "@cantoo/pdf-lib";
+import { PDFDocument, PDFName, PDFRawStream } from "@cantoo/pdf-lib";
+import { optimiseJpeg } from "../../../src/pdf/codecs/jpeg.ts";
 import { deflate } from "../../../src/pdf/streams/filters.ts";
 import {
   deflateInBackground,
+  jpegBytesAtLeast,
   losslessBar,
   pngPredict,
   recompressStreams,
@@ -131,5 +134,67 @@ describe("PNG prediction of some rows", () => {
       true,
     );
     expect(Buffer.from(pngPredict(data, layout, 0, 1)).equals(Buffer.from(whole.subarray(0, row)))).toBe(true);
+  });
+});
+
+describe("JPEGs behind Flate", () => {
+  /** A JPEG with the standard's generic Huffman tables, as scanners write them. */
+  const jpegOf = async (pixels: Uint8Array, size: number, channels: 1 | 3, chromaSubsampling: string) =>
+    new Uint8Array(
+      await sharp(pixels, { raw: { width: size, height: size, channels } })
+        .jpeg({ quality: 90, optimiseCoding: false, chromaSubsampling })
+        .toBuffer(),
+    );
+  const blank = (size: number, channels: 1 | 3) => new Uint8Array(size * size * channels).fill(250);
+
+  /** A stream of `jpeg` behind Flate, after the stream pass: its filters and size. */
+  async function afterStreamPass(jpeg: Uint8Array, size: number) {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const dict = doc.context.obj({
+      Type: "XObject",
+      Subtype: "Image",
+      Width: size,
+      Height: size,
+      ColorSpace: "DeviceRGB",
+      BitsPerComponent: 8,
+      Filter: ["FlateDecode", "DCTDecode"],
+    });
+    const stream = PDFRawStream.of(dict, deflate(jpeg));
+    doc.context.register(stream);
+    const before = stream.contents.length;
+    const bar = await losslessBar(stream)(before - 1);
+    recompressStreams(doc.context);
+    return { before, after: stream.contents.length, filter: String(stream.dict.get(PDFName.of("Filter"))), bar };
+  }
+
+  it("bounds what new Huffman tables make from below", async () => {
+    for (const [channels, subsampling] of [
+      [3, "4:2:0"],
+      [3, "4:4:4"],
+      [1, "4:4:4"],
+    ] as const) {
+      for (const pixels of [blank(640, channels), photoPixels(640, 640, channels, 3)]) {
+        const jpeg = await jpegOf(pixels, 640, channels, subsampling);
+        const optimised = optimiseJpeg(jpeg);
+        expect(optimised).toBeDefined();
+        expect(jpegBytesAtLeast(jpeg)).toBeGreaterThan(0);
+        expect(jpegBytesAtLeast(jpeg)).toBeLessThanOrEqual(optimised!.length);
+      }
+    }
+    expect(jpegBytesAtLeast(new Uint8Array([0xff, 0xd8, 0xff, 0xd9, 0, 0, 0, 0, 0, 0, 0, 0]))).toBe(0);
+  });
+
+  it("leaves a near-blank page's JPEG that Flate holds in fewer bytes than its blocks as it is", async () => {
+    const jpeg = await jpegOf(blank(1600, 3), 1600, 3, "4:2:0");
+    const { before, after, filter, bar } = await afterStreamPass(jpeg, 1600);
+    expect(before).toBeLessThan(jpegBytesAtLeast(jpeg));
+    expect([after, filter, bar]).toEqual([before, "[ /FlateDecode /DCTDecode ]", false]);
+  });
+
+  it("still gives a photograph's JPEG behind Flate new tables, as a plain JPEG", async () => {
+    const jpeg = await jpegOf(photoPixels(640, 640, 3, 5), 640, 3, "4:2:0");
+    const { before, after, filter } = await afterStreamPass(jpeg, 640);
+    expect(after).toBeLessThan(before);
+    expect(filter).toBe("/DCTDecode");
   });
 });
