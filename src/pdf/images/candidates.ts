@@ -116,12 +116,24 @@ export interface Working {
   recoloured: Pick<Replacement, "colour" | "decode">;
   /** The source was a JPEG (its recodings stay JPEG). */
   jpeg: JpegHeader | undefined;
-  /** What the stored data costs as a lossless encoding of these pixels, when it is one. */
-  storedLossless: number | undefined;
+  /**
+   * What the stored data costs as a lossless encoding of these pixels, when it is one; worked out
+   * when first asked (samples stored in other filters than Flate alone are deflated for it).
+   */
+  storedLossless: (() => number) | undefined;
   /** The pixels' buffer was made for this image (not a view of the document's data): release it after. */
   owned: boolean;
   /** The stream's Flate data as decoded for them, for the lossless bar to take (samples.ts: sourceOf). */
   decoding?: FlateDecoding;
+}
+
+/** Working.storedLossless of samples: the stored Flate data's size, or the samples deflated (once, when asked). */
+function storedLosslessOf(source: Source, storedBytes: number): (() => number) | undefined {
+  if (source.kind !== "samples") return undefined;
+  if (source.flate) return () => storedBytes;
+  const samples = source.data;
+  let deflated: number | undefined;
+  return () => (deflated ??= deflate(samples, LOSSLESS_LEVEL).length);
 }
 
 /** Decodes the image, reducing very large ones on the way. */
@@ -198,10 +210,7 @@ export async function workingPixels(job: Job, source: Source): Promise<Working |
       recoloured = { colour: DEVICE_GRAY, decode: null };
     }
   }
-  let storedLossless: number | undefined;
-  if (source.kind === "samples") {
-    storedLossless = source.flate ? stream.contents.length : deflate(source.data, LOSSLESS_LEVEL).length;
-  }
+  const storedLossless = storedLosslessOf(source, stream.contents.length);
   const decoding = source.kind === "samples" ? source.decoding : undefined;
   return {
     pixels,
@@ -367,9 +376,13 @@ export async function candidatesAt(
     losslessCandidate(working, probe, exact && !large),
   );
   if (large) release(probe.data);
+  // The stored data's lossless size only lowers the reference: asked for when it could decide.
+  const { losslessToJpegRatio: ratio } = settings;
   let reference = probeLossless.replacement.data.length;
-  if (exact && !large && working.storedLossless !== undefined) reference = Math.min(reference, working.storedLossless);
-  kind.photo = probeJpeg.length <= reference * settings.losslessToJpegRatio;
+  if (probeJpeg.length <= reference * ratio && exact && !large && working.storedLossless !== undefined) {
+    reference = Math.min(reference, working.storedLossless());
+  }
+  kind.photo = probeJpeg.length <= reference * ratio;
   // The probe's JPEG is the candidate's when it was made of these pixels at its settings.
   const same = !large && jpegQualityOf(job) === settings.jpegQuality;
   if (kind.photo) return [await jpegCandidate(job, working, output, undefined, same ? probeJpeg : undefined)];
