@@ -38,11 +38,13 @@ function stemOperands(stems: [number, number][]): number[] {
 /** The outline as a Type 2 charstring: width first when not 0 (defaultWidthX and nominalWidthX are 0). */
 export function writeType2(outline: Outline): Uint8Array {
   const out: number[] = [];
-  let width = outline.width !== 0 ? [outline.width] : [];
-  const emit = (operands: number[], ...op: number[]) => {
-    for (const v of [...width, ...operands]) charStringNumber(out, v);
-    width = [];
-    out.push(...op);
+  // The width goes before the first operator's operands; numbers are written as they are made
+  // (no operand lists, spreads or flatMap: the conversion runs once a job, mostly unoptimised).
+  let widthPending = outline.width !== 0;
+  const begin = () => {
+    if (!widthPending) return;
+    charStringNumber(out, outline.width);
+    widthPending = false;
   };
   // Stems sorted by position (Type 2 wants them in increasing order), the sets mapped to them.
   const order = (stems: [number, number][]) =>
@@ -55,7 +57,11 @@ export function writeType2(outline: Outline): Uint8Array {
   // A stem operator takes at most 48 operands: long lists are split (Type 2 allows repeating it).
   const stems = (list: [number, number][], op: number) => {
     const operands = stemOperands(list);
-    for (let i = 0; i < operands.length; i += 44) emit(operands.slice(i, i + 44), op);
+    for (let i = 0; i < operands.length; i += 44) {
+      begin();
+      for (let k = i; k < Math.min(i + 44, operands.length); k++) charStringNumber(out, operands[k]!);
+      out.push(op);
+    }
   };
   if (sets.length > 0) {
     stems(
@@ -68,35 +74,48 @@ export function writeType2(outline: Outline): Uint8Array {
     );
   }
   const mask = (set: { h: Set<number>; v: Set<number> }) => {
-    const bytes = new Array<number>(Math.ceil(total / 8)).fill(0);
-    const bits = [...hOrder.map((i) => set.h.has(i)), ...vOrder.map((i) => set.v.has(i))];
-    bits.forEach((on, k) => {
-      if (on) bytes[k >> 3]! |= 0x80 >> (k & 7);
-    });
-    emit([], 19, ...bytes);
+    begin();
+    out.push(19);
+    const at = out.length;
+    for (let k = 0; k < total; k += 8) out.push(0);
+    for (let k = 0; k < total; k++) {
+      const on = k < hOrder.length ? set.h.has(hOrder[k]!) : set.v.has(vOrder[k - hOrder.length]!);
+      if (on) out[at + (k >> 3)]! |= 0x80 >> (k & 7);
+    }
   };
   let x = 0;
   let y = 0;
   const delta = (point: [number, number]) => {
-    const d = [rounded(point[0] - x), rounded(point[1] - y)];
-    x = rounded(x + d[0]!);
-    y = rounded(y + d[1]!);
-    return d;
+    const dx = rounded(point[0] - x);
+    const dy = rounded(point[1] - y);
+    x = rounded(x + dx);
+    y = rounded(y + dy);
+    charStringNumber(out, dx);
+    charStringNumber(out, dy);
   };
   let next = 1;
-  outline.ops.forEach((op, index) => {
+  const ops = outline.ops;
+  for (let index = 0; index < ops.length; index++) {
+    const op = ops[index]!;
     if (masked) {
       // The set in force from this op on, when it changes here (the last of several starting here).
       let current = index === 0 ? sets[0] : undefined;
       while (next < sets.length && sets[next]!.at <= index) current = sets[next++];
       if (current) mask(current);
     }
-    if (op.kind === "move") emit(delta(op.points[0]!), 21);
-    else if (op.kind === "line") emit(delta(op.points[0]!), 5);
-    else if (op.kind === "flex") emit([...op.points.flatMap(delta), op.depth], 12, 35);
-    else emit(op.points.flatMap(delta), 8);
-  });
-  emit([], 14);
+    begin();
+    const points = op.points;
+    const count = op.kind === "move" || op.kind === "line" ? 1 : points.length;
+    for (let k = 0; k < count; k++) delta(points[k]!);
+    if (op.kind === "move") out.push(21);
+    else if (op.kind === "line") out.push(5);
+    else if (op.kind === "flex") {
+      charStringNumber(out, op.depth);
+      out.push(12, 35);
+    } else out.push(8);
+  }
+  begin();
+  out.push(14);
   return Uint8Array.from(out);
 }
 
@@ -213,10 +232,13 @@ export function encodedFirst(glyphs: CffGlyph[], encoding: Map<number, string> |
   return ordered;
 }
 
+/** The standard strings' ids by name, made once. */
+let standardIds: Map<string, number> | undefined;
+
 /** The CFF font program. */
 export function writeCff(source: CffSource): Uint8Array {
   const strings: string[] = [];
-  const standard = new Map(STANDARD_STRINGS.map((name, sid) => [name, sid]));
+  const standard = (standardIds ??= new Map(STANDARD_STRINGS.map((name, sid) => [name, sid])));
   const sidOf = (name: string) => {
     const known = standard.get(name);
     if (known !== undefined) return known;

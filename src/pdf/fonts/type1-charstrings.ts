@@ -163,7 +163,7 @@ class Interpreter {
     for (let k = 0; k < 6; k += 2) {
       this.x += d[k]!;
       this.y += d[k + 1]!;
-      points.push(this.point());
+      points.push([this.x + this.dx, this.y + this.dy]);
     }
     this.out.ops.push({ kind: "curve", points });
   }
@@ -174,27 +174,30 @@ class Interpreter {
       hints.push({ at: this.out.ops.length, h: new Set(), v: new Set() });
       this.replacing = false;
     }
-    let index = list.findIndex(([a, b]) => a === at && b === size);
-    if (index < 0) index = list.push([at, size]) - 1;
+    let index = 0;
+    while (index < list.length && !(list[index]![0] === at && list[index]![1] === size)) index++;
+    if (index === list.length) list.push([at, size]);
     hints[hints.length - 1]![set].add(index);
   }
 
   operator(op: number): void {
     const s = this.stack;
     switch (op) {
+      // Operands by index, not destructured: an array pattern runs the iterator protocol, and
+      // this code runs once a job, mostly before V8 optimises it.
       case 1: {
-        const [y, dy] = this.args(2);
-        return this.stem(this.out.hstems, "h", y! + this.sby + this.dy, dy!);
+        const a = this.args(2);
+        return this.stem(this.out.hstems, "h", a[0]! + this.sby + this.dy, a[1]!);
       }
       case 3: {
-        const [x, dx] = this.args(2);
-        return this.stem(this.out.vstems, "v", x! + this.sbx + this.dx, dx!);
+        const a = this.args(2);
+        return this.stem(this.out.vstems, "v", a[0]! + this.sbx + this.dx, a[1]!);
       }
       case 4:
         return this.path("move", 0, this.args(1)[0]!);
       case 5: {
-        const [dx, dy] = this.args(2);
-        return this.path("line", dx!, dy!);
+        const a = this.args(2);
+        return this.path("line", a[0]!, a[1]!);
       }
       case 6:
         return this.path("line", this.args(1)[0]!, 0);
@@ -208,26 +211,26 @@ class Interpreter {
         this.closed = true;
         return;
       case 13: {
-        const [sbx, wx] = this.args(2);
-        return this.sidebearing(sbx!, 0, wx!);
+        const a = this.args(2);
+        return this.sidebearing(a[0]!, 0, a[1]!);
       }
       case 14:
         s.length = 0;
         this.ended = true;
         return;
       case 21: {
-        const [dx, dy] = this.args(2);
-        return this.path("move", dx!, dy!);
+        const a = this.args(2);
+        return this.path("move", a[0]!, a[1]!);
       }
       case 22:
         return this.path("move", this.args(1)[0]!, 0);
       case 30: {
-        const [dy1, dx2, dy2, dx3] = this.args(4);
-        return this.curve([0, dy1!, dx2!, dy2!, dx3!, 0]);
+        const a = this.args(4);
+        return this.curve([0, a[0]!, a[1]!, a[2]!, a[3]!, 0]);
       }
       case 31: {
-        const [dx1, dx2, dy2, dy3] = this.args(4);
-        return this.curve([dx1!, 0, dx2!, dy2!, 0, dy3!]);
+        const a = this.args(4);
+        return this.curve([a[0]!, 0, a[1]!, a[2]!, 0, a[3]!]);
       }
       default:
         fail(`operator ${op}`);
@@ -270,8 +273,8 @@ class Interpreter {
       case 6:
         return this.seac(this.args(5));
       case 7: {
-        const [sbx, sby, wx] = this.args(4);
-        return this.sidebearing(sbx!, sby!, wx!);
+        const a = this.args(4);
+        return this.sidebearing(a[0]!, a[1]!, a[2]!);
       }
       case 12: {
         const b = this.pop();
@@ -288,9 +291,9 @@ class Interpreter {
         return;
       }
       case 33: {
-        const [x, y] = this.args(2);
-        this.x = x!;
-        this.y = y!;
+        const a = this.args(2);
+        this.x = a[0]!;
+        this.y = a[1]!;
         return;
       }
       default:

@@ -87,9 +87,17 @@ function numbers(text: string): number[] | undefined {
   return values.every(Number.isFinite) ? values : undefined;
 }
 
+/** entry's pattern of each key, compiled once (a font reads some 17 keys). */
+const ENTRY_PATTERNS = new Map<string, RegExp>();
+
 /** `/Key [numbers]`, `/Key {numbers}` or `/Key number` (or true/false) in a dictionary's text. */
 function entry(text: string, key: string): number[] | undefined {
-  const match = new RegExp(`/${key}\\s*(?:[\\[{]([^\\]}]*)[\\]}]|(-?[\\d.]+(?:[eE]-?\\d+)?|true|false))`).exec(text);
+  let pattern = ENTRY_PATTERNS.get(key);
+  if (!pattern) {
+    pattern = new RegExp(`/${key}\\s*(?:[\\[{]([^\\]}]*)[\\]}]|(-?[\\d.]+(?:[eE]-?\\d+)?|true|false))`);
+    ENTRY_PATTERNS.set(key, pattern);
+  }
+  const match = pattern.exec(text);
   if (!match) return undefined;
   if (match[1] !== undefined) return numbers(match[1]);
   if (match[2] === "true" || match[2] === "false") return [match[2] === "true" ? 1 : 0];
@@ -115,10 +123,13 @@ function readEncoding(clear: string): Map<number, string> | "standard" | undefin
 /** A cursor over the decrypted section, reading PostScript tokens and the binary strings after RD. */
 class Tokens {
   readonly bytes: Uint8Array;
+  /** The same bytes as latin1 text: a token is a slice of it (not a string made from bytes). */
+  readonly text: string;
   at: number;
 
-  constructor(bytes: Uint8Array, at: number) {
+  constructor(bytes: Uint8Array, text: string, at: number) {
     this.bytes = bytes;
+    this.text = text;
     this.at = at;
   }
 
@@ -127,7 +138,7 @@ class Tokens {
     while (this.at < b.length && isWhite(b[this.at])) this.at++;
     const start = this.at;
     while (this.at < b.length && !isWhite(b[this.at])) this.at++;
-    return start < this.at ? latin1(b.subarray(start, this.at)) : undefined;
+    return start < this.at ? this.text.slice(start, this.at) : undefined;
   }
 
   /** `length RD<space>binary`: the binary string (the RD token is named anything: RD, -|). */
@@ -149,7 +160,7 @@ function plain(data: Uint8Array, lenIV: number): Uint8Array {
 function readSubrs(section: Uint8Array, text: string, lenIV: number): Uint8Array[] | undefined {
   const match = /\/Subrs\s+(\d+)\s+array/.exec(text);
   if (!match) return [];
-  const tokens = new Tokens(section, match.index + match[0].length);
+  const tokens = new Tokens(section, text, match.index + match[0].length);
   const subrs: Uint8Array[] = [];
   for (let n = Number(match[1]); n > 0; n--) {
     if (tokens.token() !== "dup") break;
@@ -167,7 +178,7 @@ function readSubrs(section: Uint8Array, text: string, lenIV: number): Uint8Array
 function readCharStrings(section: Uint8Array, text: string, lenIV: number): Map<string, Uint8Array> | undefined {
   const match = /\/CharStrings\s+\d+\s+dict\s+dup\s+begin/.exec(text);
   if (!match) return undefined;
-  const tokens = new Tokens(section, match.index + match[0].length);
+  const tokens = new Tokens(section, text, match.index + match[0].length);
   const charStrings = new Map<string, Uint8Array>();
   for (;;) {
     const name = tokens.token();
