@@ -137,23 +137,44 @@ function isConnectionFault(error: unknown): boolean {
   return error instanceof Error && typeof (error as { severity?: unknown }).severity !== "string";
 }
 
+// Every session runs without the server's parallel workers. A page is a LIMIT of 50: a Gather Merge
+// for it started two processes on the server and read up to 2.4x the buffers of a plain walk, and
+// under the load of many requests at once the workers' start alone cost more than the statement
+// (`skill=kotlin&employment_type=contract` at a million jobs on the busy 2-core machine: 163 ms with
+// workers, 36 ms without; the cold phase of bench:catalog, alternated: p50 1,032 and 920 ms with,
+// 630 and 723 without, over 1 s 31 and 24 against 17 and 16). A first count and a capped one start
+// with every new filter, up to four at once, and each took two workers more: twelve processes
+// beside the pages on 2 cores. Concurrency, not one statement's speed, is what an API's database
+// serves; the server keeps its setting for anything else.
+const SESSION_OPTIONS = "-c max_parallel_workers_per_gather=0";
+
+/**
+ * The URL and the session options a pool connects with: SESSION_OPTIONS after the URL's own
+ * `options`, which node-postgres would otherwise take instead of the pool's (a value parsed from the
+ * connection string wins over the same setting given beside it).
+ */
+function withSessionOptions(url: string): { connectionString: string; options: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return { connectionString: url, options: SESSION_OPTIONS };
+  }
+  const own = parsed.searchParams.get("options");
+  if (!own) return { connectionString: url, options: SESSION_OPTIONS };
+  parsed.searchParams.delete("options");
+  return { connectionString: parsed.href, options: `${own} ${SESSION_OPTIONS}` };
+}
+
 /** A pool, and the sweep that holds its statements to the client's limit (stopped on close). */
 interface LimitedPool {
   pool: pg.Pool;
   deadline: QueryDeadline | null;
 }
 
-function createPool(
-  url: string,
-  max: number,
-  connectMs: number,
-  queryMs: number,
-  min = 0,
-  sessionOptions?: string,
-): LimitedPool {
+function createPool(url: string, max: number, connectMs: number, queryMs: number, min = 0): LimitedPool {
   const pool = new pg.Pool({
-    connectionString: url,
-    ...(sessionOptions ? { options: sessionOptions } : {}),
+    ...withSessionOptions(url),
     max,
     // Idle connections beyond min close after idleTimeoutMillis.
     min,
@@ -184,12 +205,6 @@ const BOUNDING_POOL_SIZE = 2;
 // A request waits 400 ms for its first total (graphql/totals.ts): a capped count still running a
 // little after that is of no use to it, and only takes CPU from the requests behind it.
 const BOUND_TIMEOUT_MS = 500;
-// Counts run without parallel workers. A first count and a capped one start with every new filter,
-// up to four at once (the two pools), and each took two workers of the server's too: twelve
-// processes beside the requests' pages on a 2-core machine, whose first pages then waited for the
-// cores (bench:catalog's cold phase, 2026-12-06). A count is answered in the background, or as a
-// bound at 400 ms, so its own speed matters less than the pages' beside it.
-const COUNT_SESSION_OPTIONS = "-c max_parallel_workers_per_gather=0";
 
 /**
  * When one connection fails, the idle ones probably share its fate (same network, same server):
@@ -282,7 +297,7 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, opt
   const pool = main.pool;
   // Without a statement limit there is nothing to escape: counts share the one pool.
   const countPool = (size: number, limitMs: number) =>
-    queryMs > 0 ? createPool(config.url, size, connectMs, limitMs, 0, COUNT_SESSION_OPTIONS) : null;
+    queryMs > 0 ? createPool(config.url, size, connectMs, limitMs) : null;
   const countingPool = countPool(COUNTING_POOL_SIZE, options.timeouts?.countMs ?? COUNT_TIMEOUT_MS);
   const boundingPool = countPool(BOUNDING_POOL_SIZE, options.timeouts?.boundMs ?? BOUND_TIMEOUT_MS);
   dropIdleOnFault(pool);

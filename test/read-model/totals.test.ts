@@ -317,7 +317,7 @@ describe("list totals", () => {
   });
 });
 
-describe.skipIf(testDatabaseKind() !== "postgres")("the counting and bounding clients on a PostgreSQL server", () => {
+describe.skipIf(testDatabaseKind() !== "postgres")("the clients on a PostgreSQL server", () => {
   it("have statement limits of their own: longer than the requests' one, and shorter", async () => {
     const config = loadConfig().database;
     const db = await openDatabase(config, { timeouts: { queryMs: 300, countMs: 5_000, boundMs: 100 } });
@@ -333,15 +333,21 @@ describe.skipIf(testDatabaseKind() !== "postgres")("the counting and bounding cl
     }
   });
 
-  it("count without parallel workers, which the requests' statements keep", async () => {
+  it("run without parallel workers, requests and counts alike, beside the URL's own session options", async () => {
     const config = loadConfig().database;
-    const db = await openDatabase(config, { timeouts: { queryMs: 1_000 } });
-    const workers = async (client: typeof db.prisma) =>
-      (await client.$queryRaw<{ n: string }[]>`SELECT current_setting('max_parallel_workers_per_gather') AS n`)[0]?.n;
+    if (config.kind !== "postgres") throw new Error("a PostgreSQL server");
+    const url = new URL(config.url);
+    url.searchParams.set("options", "-c application_name=totals-test");
+    const db = await openDatabase({ ...config, url: url.href }, { timeouts: { queryMs: 1_000 } });
+    const setting = async (client: typeof db.prisma, name: string) =>
+      (await client.$queryRawUnsafe<{ n: string }[]>(`SELECT current_setting('${name}') AS n`))[0]?.n;
     try {
-      expect(await workers(db.counting)).toBe("0");
-      expect(await workers(db.bounding)).toBe("0");
-      expect(await workers(db.prisma)).not.toBe("0");
+      for (const client of [db.prisma, db.counting, db.bounding]) {
+        expect(await setting(client, "max_parallel_workers_per_gather")).toBe("0");
+        expect(await setting(client, "application_name")).toBe("totals-test");
+      }
+      const [own] = await db.sql.query<{ n: string }>("SELECT current_setting('max_parallel_workers_per_gather') AS n");
+      expect(own?.n).toBe("0");
       // A statement of a count that the planner would split still answers, on one process.
       const [row] = await db.counting.$queryRaw<
         { n: number }[]
