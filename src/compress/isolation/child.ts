@@ -6,8 +6,7 @@
 // received it (JOB_RECEIVED), replies once and exits (the runner kills it once the reply is checked),
 // so no job ever runs in a process that ran another. The process's own limits (heap size, a kill
 // on timeout or for resident memory) are the runner's business.
-import { readFileSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { readFileSync, writeFileSync } from "node:fs";
 import sharp from "sharp";
 import { compressPdf, OcrPageLimit, PdfRejected, TargetUnreachable, unlockPdf, warmUp } from "../../pdf/index.ts";
 import type { CompressionReport, EngineOptions, EngineOutput } from "../../pdf/index.ts";
@@ -57,7 +56,10 @@ function outputOptions(job: EngineJob): EngineOptions {
 }
 
 async function run(job: EngineJob): Promise<EngineResult> {
-  const input = await readFile(job.inputPath);
+  // Read and written synchronously: the process has nothing else to do meanwhile, and libuv's
+  // thread pool (where fs/promises goes) may still hold the engine's background deflates and
+  // sharp's work, or wait for a core: a hop there took 2-50 ms a file on a loaded machine.
+  const input = readFileSync(job.inputPath);
   const started = performance.now();
   const cpuBefore = process.cpuUsage();
   let result: EngineOutput;
@@ -90,7 +92,7 @@ async function run(job: EngineJob): Promise<EngineResult> {
   const engineMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
   const cpuMs = (cpu.user + cpu.system) / 1000;
-  await writeFile(job.outputPath, result.output);
+  writeFileSync(job.outputPath, result.output);
   const measureMs = report?.images?.quality.measureMs;
   const usage = { engineMs, cpuMs, maxRssKb: peakRssKb(), ...(measureMs === undefined ? {} : { measureMs }) };
   const outputSize = result.output.length;
