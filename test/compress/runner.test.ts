@@ -8,6 +8,7 @@ import {
   createRunner,
   ENGINE_CHILD_ENV,
   jobTimeoutMs,
+  LARGE_INPUT_ENV,
   RunnerBusy,
   RunnerClosed,
 } from "../../src/compress/isolation/runner.ts";
@@ -309,9 +310,16 @@ describe("warm processes", () => {
     const [job] = of("job");
     expect(job).toMatchObject({ warm: false });
     const command = readFileSync(`/proc/${job!.pid}/cmdline`, "utf8").split("\0");
+    const environment = readFileSync(`/proc/${job!.pid}/environ`, "utf8").split("\0");
     expect(await running).toMatchObject({ ok: true, pages: 2 });
     expect(command).toContain("--max-old-space-size=512");
     expect(command).toContain("--initial-heap-size=128");
+    // And the arena's thresholds of a large input (LARGE_INPUT_ENV), where a warm one has the engine's.
+    expect(environment).toContain(`MALLOC_MMAP_THRESHOLD_=${LARGE_INPUT_ENV.MALLOC_MMAP_THRESHOLD_}`);
+    expect(environment).toContain(`MALLOC_TRIM_THRESHOLD_=${LARGE_INPUT_ENV.MALLOC_TRIM_THRESHOLD_}`);
+    expect(readFileSync(`/proc/${warm[0]!}/environ`, "utf8").split("\0")).toContain(
+      `MALLOC_MMAP_THRESHOLD_=${ENGINE_CHILD_ENV.MALLOC_MMAP_THRESHOLD_}`,
+    );
     expect(warm).not.toContain(job!.pid);
     // The warm process is still there, and a small input gets it.
     expect(r.stats().warm).toBe(1);

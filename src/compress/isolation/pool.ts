@@ -83,9 +83,10 @@ export interface ProcessPool {
    * A process for one job: a ready one if there is one, else one still starting, else a new one.
    * It leaves the pool at once and a replacement is forked; the caller owns it from here. For a
    * quick job, a ready quick process, else a ready lean one, else a quick one starting or new. With
-   * `execArgv`, a new process forked with those flags instead (the pool's stay for other jobs).
+   * `execArgv`, a new process forked with those flags instead (the pool's stay for other jobs),
+   * and `env` instead of the pool's environment when given.
    */
-  take(request?: { kind?: "lean" | "quick"; execArgv?: string[] }): EngineProcess;
+  take(request?: { kind?: "lean" | "quick"; execArgv?: string[]; env?: Record<string, string> }): EngineProcess;
   /** Ready processes waiting in the pool (of one kind, when given). */
   readyCount(kind?: ProcessKind): number;
   /** Processes in the pool, ready or starting. */
@@ -276,9 +277,9 @@ export function createProcessPool(options: PoolOptions): ProcessPool {
   refill();
 
   return {
-    take({ kind = "lean", execArgv } = {}) {
+    take({ kind = "lean", execArgv, env } = {}) {
       if (closed) throw new Error("the process pool is closed");
-      if (execArgv) return forkEngine(options, childModule, false, "own", execArgv);
+      if (execArgv) return forkEngine(env ? { ...options, env } : options, childModule, false, "own", execArgv);
       // Without quick processes a quick job is a lean one.
       const kinds = kind === "quick" && options.quick?.size ? (["quick", "lean"] as const) : (["lean"] as const);
       const forkOne = () => forkEngine(options, childModule, false, kinds[0], execArgvOf(options, kinds[0]));

@@ -281,6 +281,20 @@ export const ENGINE_CHILD_ENV: Readonly<Record<string, string>> = {
   MALLOC_TRIM_THRESHOLD_: String(64 * 1024 * 1024),
 };
 
+/**
+ * A large input's process keeps the arena's thresholds of before 2026-12-06 (64 and 128 MiB): its
+ * hundreds of page images (26 MB each at 300 dpi) then reuse the arena's blocks instead of a fresh
+ * mapping each, page-faulted in and given back, which had made the 290 MB scan 21-23 s -> 26-31 s
+ * (bench:compress:scale, alternated, 2026-12-06) for the same peak (651-678 MiB against 657-667, of
+ * a 1,032 MiB budget). Its budget grows with its input; derived_large_concat_544p's, which the
+ * lower thresholds keep, is that of 12 MB.
+ */
+export const LARGE_INPUT_ENV: Readonly<Record<string, string>> = {
+  ...ENGINE_CHILD_ENV,
+  MALLOC_MMAP_THRESHOLD_: String(64 * 1024 * 1024),
+  MALLOC_TRIM_THRESHOLD_: String(128 * 1024 * 1024),
+};
+
 /** The service's runner settings (src/config/env.ts), shared by main.ts and the benchmarks. */
 export function serviceRunnerOptions(
   compress: Pick<
@@ -566,7 +580,7 @@ interface RunnerState {
   readonly pool: ProcessPool;
   readonly timeoutFor: (inputBytes: number, runs?: number) => number;
   /** From what size an input gets a process of its own, and that process's flags. */
-  readonly largeInput: { bytes: number; execArgv: string[] };
+  readonly largeInput: { bytes: number; execArgv: string[]; env: Record<string, string> };
   /** Which inputs run in quick processes; undefined: none (no quick process is kept). */
   readonly quickRule: QuickRule | undefined;
   closed: boolean;
@@ -620,7 +634,11 @@ function runnerState(options: RunnerOptions): RunnerState {
       childModule: options.childModule,
     }),
     timeoutFor: (inputBytes, runs = 1) => runs * jobTimeoutMs({ timeoutMs, timeoutMsPerMb }, inputBytes),
-    largeInput: { bytes: options.largeInputBytes ?? LARGE_INPUT_BYTES, execArgv: largeInputExecArgv(memoryMb) },
+    largeInput: {
+      bytes: options.largeInputBytes ?? LARGE_INPUT_BYTES,
+      execArgv: largeInputExecArgv(memoryMb),
+      env: { ...LARGE_INPUT_ENV, ...options.env },
+    },
     quickRule: quickWarmProcesses > 0 ? (options.quickRule ?? QUICK_RULE) : undefined,
     closed: false,
   };
@@ -728,7 +746,9 @@ function start(state: RunnerState, pending: Pending): void {
   };
   pending.kind ??= state.quickRule ? jobKindOf(pending.job.inputPath, inputBytes, state.quickRule) : "lean";
   const engine = state.pool.take(
-    inputBytes >= state.largeInput.bytes ? { execArgv: state.largeInput.execArgv } : { kind: pending.kind },
+    inputBytes >= state.largeInput.bytes
+      ? { execArgv: state.largeInput.execArgv, env: state.largeInput.env }
+      : { kind: pending.kind },
   );
   const { kill } = runInProcess(engine, pending, limitMs, inputBytes, state.hooks, end);
   const entry: Active = { kill, exited, answered: false };
