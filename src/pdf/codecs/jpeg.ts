@@ -111,6 +111,39 @@ function entropyEnd(data: Uint8Array, at: number): number {
   return data.length;
 }
 
+const SOF0 = 0xc0;
+const SOF1 = 0xc1;
+
+/** A baseline or extended sequential frame header's body (after its length), if this codec takes it. */
+function frameOf(body: Uint8Array): Frame | undefined {
+  if (body.length < 6) return undefined;
+  const count = body[5]!;
+  if (body.length < 6 + count * 3 || count < 1 || count > 4) return undefined;
+  const components: Component[] = [];
+  for (let i = 0; i < count; i++) {
+    const sampling = body[6 + i * 3 + 1]!;
+    const h = sampling >> 4;
+    const v = sampling & 15;
+    if (h < 1 || h > 4 || v < 1 || v > 4) return undefined;
+    components.push({ id: body[6 + i * 3]!, h, v });
+  }
+  const height = u16(body, 1);
+  const width = u16(body, 3);
+  if (height === 0 || width === 0) return undefined; // height 0: set later by DNL
+  return {
+    width,
+    height,
+    components,
+    hMax: Math.max(...components.map((c) => c.h)),
+    vMax: Math.max(...components.map((c) => c.v)),
+  };
+}
+
+/** The blocks of one component: what a scan of that component alone codes. */
+const componentBlocks = (frame: Frame, c: Component) =>
+  Math.ceil(Math.ceil((frame.width * c.h) / frame.hMax) / 8) *
+  Math.ceil(Math.ceil((frame.height * c.v) / frame.vMax) / 8);
+
 function parse(data: Uint8Array): Parsed | undefined {
   if (data.length < 4 || data[0] !== 0xff || data[1] !== SOI) return undefined;
   let at = 2;
@@ -133,28 +166,10 @@ function parse(data: Uint8Array): Parsed | undefined {
     if (length < 2 || end > data.length) return undefined;
     const segment = data.subarray(at, end);
     const body = data.subarray(at + 4, end);
-    if (marker === 0xc0 || marker === 0xc1) {
-      if (frame || body.length < 6) return undefined;
-      const count = body[5]!;
-      if (body.length < 6 + count * 3 || count < 1 || count > 4) return undefined;
-      const components: Component[] = [];
-      for (let i = 0; i < count; i++) {
-        const sampling = body[6 + i * 3 + 1]!;
-        const h = sampling >> 4;
-        const v = sampling & 15;
-        if (h < 1 || h > 4 || v < 1 || v > 4) return undefined;
-        components.push({ id: body[6 + i * 3]!, h, v });
-      }
-      const height = u16(body, 1);
-      const width = u16(body, 3);
-      if (height === 0 || width === 0) return undefined; // height 0: set later by DNL
-      frame = {
-        width,
-        height,
-        components,
-        hMax: Math.max(...components.map((c) => c.h)),
-        vMax: Math.max(...components.map((c) => c.v)),
-      };
+    if (marker === SOF0 || marker === SOF1) {
+      if (frame) return undefined;
+      frame = frameOf(body);
+      if (!frame) return undefined;
       pending.push(segment);
     } else if ((marker >= 0xc2 && marker <= 0xcf && marker !== DHT && marker !== 0xc8) || marker === 0xdc) {
       return undefined; // progressive, lossless, hierarchical, arithmetic; DNL
@@ -433,10 +448,7 @@ function decodeScan(data: Uint8Array, frame: Frame, scan: Scan, out: Sink): bool
   }
   let mcus: number;
   if (single) {
-    const c = frame.components[scan.components[0]!.index]!;
-    const w = Math.ceil(Math.ceil((frame.width * c.h) / frame.hMax) / 8);
-    const h = Math.ceil(Math.ceil((frame.height * c.v) / frame.vMax) / 8);
-    mcus = w * h;
+    mcus = componentBlocks(frame, frame.components[scan.components[0]!.index]!);
   } else {
     mcus = Math.ceil(frame.width / (8 * frame.hMax)) * Math.ceil(frame.height / (8 * frame.vMax));
   }
@@ -643,6 +655,31 @@ export function optimisedJpegSizeAtLeast(data: Uint8Array): number | undefined {
     bytes += Math.ceil(bits / 8) + 2 * counter.restarts;
   }
   return Math.min(bytes, data.length);
+}
+
+/**
+ * At most the bytes of any JPEG `optimiseJpeg` can make of this one (or of the JPEG itself): each
+ * block codes a DC symbol and at least one AC symbol, each of at least one bit, and every scan
+ * codes at least the blocks of one component. Read from the segments up to the frame header alone
+ * (no scan is walked); 0 (no bound) when that header is not one `optimiseJpeg` takes.
+ */
+export function codedBytesAtLeast(data: Uint8Array): number {
+  let at = 2;
+  for (;;) {
+    while (at < data.length && data[at] === 0xff && data[at + 1] === 0xff) at++; // fill bytes
+    if (at + 4 > data.length || data[at] !== 0xff) return 0;
+    const marker = data[at + 1]!;
+    const end = at + 2 + u16(data, at + 2);
+    if (marker === SOS || marker === EOI || end > data.length) return 0;
+    if (marker !== SOF0 && marker !== SOF1) {
+      at = end;
+      continue;
+    }
+    const frame = frameOf(data.subarray(at + 4, end));
+    if (!frame) return 0;
+    const blocks = Math.min(...frame.components.map((c) => componentBlocks(frame, c)));
+    return Math.min(data.length, Math.ceil((2 * blocks) / 8));
+  }
 }
 
 const APP2 = 0xe2;

@@ -30,7 +30,7 @@ import {
   unpredict,
 } from "./filters.ts";
 import type { FlateDecoding } from "./filters.ts";
-import { optimiseJpeg, optimisedJpegSizeAtLeast, withoutIccProfile } from "../codecs/jpeg.ts";
+import { codedBytesAtLeast, optimiseJpeg, optimisedJpegSizeAtLeast, withoutIccProfile } from "../codecs/jpeg.ts";
 
 /** Default ceiling on what one stream may decode to (the caller sets one from the input's size). */
 const MAX_DECODED = 128 * 1024 * 1024;
@@ -323,54 +323,6 @@ function storedJpeg(
   return { jpeg: stripped ?? jpeg, stripped: stripped !== undefined };
 }
 
-/** JPEG markers: start of frame (baseline, extended sequential), start of scan, end of image. */
-const SOF0 = 0xc0;
-const SOF1 = 0xc1;
-const SOS = 0xda;
-const EOI = 0xd9;
-
-/**
- * At most the bytes of any JPEG `optimiseJpeg` can make of `jpeg` (codecs/jpeg.ts: a sequential
- * Huffman JPEG coded anew, every block of every scan, else nothing; the stripped JPEG itself when
- * that is what the stream pass would store): each block codes a DC symbol and at least one AC
- * symbol, each of at least one bit, and a scan codes at least the blocks of one component. Read
- * from the frame header alone; 0 (no bound) when that header is not found as codecs/jpeg.ts would.
- */
-export function jpegBytesAtLeast(jpeg: Uint8Array): number {
-  let at = 2;
-  while (at + 9 < jpeg.length) {
-    if (jpeg[at] !== 0xff) return 0;
-    const marker = jpeg[at + 1]!;
-    if (marker === 0xff) {
-      at++; // a fill byte before the marker
-      continue;
-    }
-    if (marker === SOS || marker === EOI) return 0;
-    if (marker !== SOF0 && marker !== SOF1) {
-      at += 2 + ((jpeg[at + 2]! << 8) | jpeg[at + 3]!);
-      continue;
-    }
-    const height = (jpeg[at + 5]! << 8) | jpeg[at + 6]!;
-    const width = (jpeg[at + 7]! << 8) | jpeg[at + 8]!;
-    const count = jpeg[at + 9]!;
-    const sampling: [number, number][] = [];
-    for (let i = 0; i < count && at + 12 + i * 3 < jpeg.length; i++) {
-      const factors = jpeg[at + 11 + i * 3]!;
-      sampling.push([factors >> 4, factors & 15]);
-    }
-    if (sampling.length === 0 || sampling.length !== count || sampling.some(([h, v]) => h < 1 || v < 1)) return 0;
-    const hMax = Math.max(...sampling.map(([h]) => h));
-    const vMax = Math.max(...sampling.map(([, v]) => v));
-    const blocks = Math.min(
-      ...sampling.map(
-        ([h, v]) => Math.ceil(Math.ceil((width * h) / hMax) / 8) * Math.ceil(Math.ceil((height * v) / vMax) / 8),
-      ),
-    );
-    return Math.min(jpeg.length, Math.ceil((2 * blocks) / 8));
-  }
-  return 0;
-}
-
 /**
  * A JPEG (behind general filters or not) with optimal Huffman tables, as a plain DCTDecode
  * stream; without its embedded ICC profile when the image's colour space carries one. Not tried
@@ -384,7 +336,7 @@ function optimisedJpeg(
   maxDecoded: number,
 ): Encoding | undefined {
   const stored = storedJpeg(stream, filters, parms, maxDecoded);
-  if (!stored || jpegBytesAtLeast(stored.jpeg) >= stream.contents.length) return undefined;
+  if (!stored || codedBytesAtLeast(stored.jpeg) >= stream.contents.length) return undefined;
   const optimised = optimiseJpeg(stored.jpeg) ?? (stored.stripped ? stored.jpeg : undefined);
   if (!optimised) return undefined;
   const parm = parms.at(-1);
@@ -621,7 +573,7 @@ function jpegBound(stream: PDFRawStream, maxDecoded: number): number | undefined
   const parms = filters && decodeParmsOf(stream.dict, filters.length);
   if (!filters || !parms || !isJpegStream(filters)) return undefined;
   const stored = storedJpeg(stream, filters, parms, maxDecoded);
-  if (!stored || jpegBytesAtLeast(stored.jpeg) >= stream.contents.length) return stream.contents.length;
+  if (!stored || codedBytesAtLeast(stored.jpeg) >= stream.contents.length) return stream.contents.length;
   const size = optimisedJpegSizeAtLeast(stored.jpeg);
   if (size === undefined)
     return stored.stripped ? Math.min(stored.jpeg.length, stream.contents.length) : stream.contents.length;

@@ -4,11 +4,10 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { PDFDocument, PDFName, PDFRawStream } from "@cantoo/pdf-lib";
-import { optimiseJpeg } from "../../../src/pdf/codecs/jpeg.ts";
+import { codedBytesAtLeast, optimiseJpeg } from "../../../src/pdf/codecs/jpeg.ts";
 import { deflate } from "../../../src/pdf/streams/filters.ts";
 import {
   deflateInBackground,
-  jpegBytesAtLeast,
   losslessBar,
   pngPredict,
   recompressStreams,
@@ -177,17 +176,17 @@ describe("JPEGs behind Flate", () => {
         const jpeg = await jpegOf(pixels, 640, channels, subsampling);
         const optimised = optimiseJpeg(jpeg);
         expect(optimised).toBeDefined();
-        expect(jpegBytesAtLeast(jpeg)).toBeGreaterThan(0);
-        expect(jpegBytesAtLeast(jpeg)).toBeLessThanOrEqual(optimised!.length);
+        expect(codedBytesAtLeast(jpeg)).toBeGreaterThan(0);
+        expect(codedBytesAtLeast(jpeg)).toBeLessThanOrEqual(optimised!.length);
       }
     }
-    expect(jpegBytesAtLeast(new Uint8Array([0xff, 0xd8, 0xff, 0xd9, 0, 0, 0, 0, 0, 0, 0, 0]))).toBe(0);
+    expect(codedBytesAtLeast(new Uint8Array([0xff, 0xd8, 0xff, 0xd9, 0, 0, 0, 0, 0, 0, 0, 0]))).toBe(0);
   });
 
   it("leaves a near-blank page's JPEG that Flate holds in fewer bytes than its blocks as it is", async () => {
     const jpeg = await jpegOf(blank(1600, 3), 1600, 3, "4:2:0");
     const { before, after, filter, bar } = await afterStreamPass(jpeg, 1600);
-    expect(before).toBeLessThan(jpegBytesAtLeast(jpeg));
+    expect(before).toBeLessThan(codedBytesAtLeast(jpeg));
     expect([after, filter, bar]).toEqual([before, "[ /FlateDecode /DCTDecode ]", false]);
   });
 
