@@ -82,6 +82,16 @@ describe("seedCatalog", () => {
     }
   });
 
+  it("writes what the disabled triggers would: each job's skill names and slugs as its links say", async () => {
+    const [row] = await a.sql.query<{ wrong: number; linked: number }>(
+      `SELECT count(*) FILTER (WHERE skill_names <> job_skill_names(id) OR skill_slugs <> job_skill_slugs(id))::int AS wrong,
+              count(*) FILTER (WHERE cardinality(skill_slugs) > 0)::int AS linked
+         FROM jobs`,
+    );
+    expect(row?.wrong).toBe(0);
+    expect(row?.linked).toBeGreaterThan(0);
+  });
+
   it("leaves the database untouched when it fails part way", async () => {
     const before = await fingerprint(b);
     // The same seed again collides on unique slugs in the jobs table, after companies went in.

@@ -231,6 +231,26 @@ describe("GET /jobs", () => {
     const combined = await list(`limit=1&work_model=remote&q=python`);
     expect(combined.meta.self).toBe(`${server.url}/api/v1/jobs?limit=1&offset=0&q=python&work_model=remote`);
   });
+
+  it("finds a job by a skill as its links are now: a link added or removed, a skill given a new slug", async () => {
+    // The filter reads the slugs the triggers on "_JobSkills" and skills keep in the job's row.
+    const rust = await factories(db.prisma).skill("rust-lang", { name: "Rust" });
+    const job = { slug: keys["j3"]! };
+    const bySkill = async (slug: string) =>
+      (await api.get<List>(`/api/v1/jobs?skill=${slug}`)).body.data.map((j) => j["slug"]);
+    try {
+      expect(await bySkill(rust.slug)).toEqual([]);
+      await db.prisma.job.update({ where: job, data: { skills: { connect: { id: rust.id } } } });
+      expect(await bySkill(rust.slug)).toEqual([keys["j3"]]);
+      await db.prisma.skill.update({ where: { id: rust.id }, data: { slug: `${rust.slug}-v2` } });
+      expect(await bySkill(rust.slug)).toEqual([]);
+      expect(await bySkill(`${rust.slug}-v2`)).toEqual([keys["j3"]]);
+      await db.prisma.job.update({ where: job, data: { skills: { disconnect: { id: rust.id } } } });
+      expect(await bySkill(`${rust.slug}-v2`)).toEqual([]);
+    } finally {
+      await db.prisma.skill.delete({ where: { id: rust.id } });
+    }
+  });
 });
 
 describe("GET /jobs/{slug}", () => {

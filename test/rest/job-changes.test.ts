@@ -126,7 +126,7 @@ describe("GET /jobs/changes", () => {
     const notCompared = ["id", "status", "filled", "recruiter_email", "updated_at"];
     // Kept by triggers from the skills' names and the place (their own changes are not jobs' events).
     const generated = ["search_terms", "location_terms", "salary_top", "title_terms", "head_terms"];
-    generated.push("skill_names", "latitude", "longitude");
+    generated.push("skill_names", "skill_slugs", "latitude", "longitude");
     const columns = await db.sql.query<{ column_name: string }>(
       "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'jobs'",
     );

@@ -233,11 +233,12 @@ export function generateJob(
     ...jobLifecycle(rng, now),
   };
   const skills = rng.sample(taxonomy.skills, rng.int(2, 6));
-  // What the trigger on "_JobSkills" keeps (disabled for the bulk load): the names, space-separated.
+  // What the triggers on "_JobSkills" keep (disabled for the bulk load): the names, space-separated, and the slugs.
   row.skillNames = skills
     .map((s) => s.name)
     .sort()
     .join(" ");
+  row.skillSlugs = skills.map((s) => s.slug).sort();
   return { row, skillIds: skills.map((s) => s.id as string) };
 }
 

@@ -93,6 +93,7 @@ const jobColumns = [
   ["companyId", "uuid"],
   ["sectorId", "uuid"],
   ["skillNames", "text"],
+  ["skillSlugs", "text[]"],
   ["createdAt", "timestamptz"],
   ["updatedAt", "timestamptz"],
 ] as const;
@@ -163,7 +164,7 @@ type CounterTrigger = { table: string; name: string };
 
 /**
  * Disables or enables the triggers that keep catalog_counters (migration catalog_counters), the
- * change feed (migration job_change_feed), jobs.skill_names (migration relevance_and_places, the
+ * change feed (migration job_change_feed), jobs.skill_names and skill_slugs (migrations relevance_and_places and job_skill_slugs, the
  * seed writes them itself) and the search vocabulary (migration search_that_forgives, rebuilt once
  * after the load): a bulk load is the feed's starting point, not a million events.
  */

@@ -155,9 +155,10 @@ function relationConditions(filter: JobFilterShape): JobCondition[] {
   }
   if (skill) {
     all.push({
-      where: { skills: { some: { slug: skill } } },
-      sql: (p) =>
-        `EXISTS (SELECT 1 FROM "_JobSkills" js JOIN skills k ON k.id = js."B" WHERE js."A" = j.id AND k.slug = ${p.add(skill, "text")})`,
+      // The job's own row holds its skills' slugs (kept by triggers on "_JobSkills" and skills):
+      // a walk of a list order checks each job without probing the link table.
+      where: { skillSlugs: { has: skill } },
+      sql: (p) => `j.skill_slugs @> ARRAY[${p.add(skill, "text")}]`,
       facet: "skill",
     });
   }
