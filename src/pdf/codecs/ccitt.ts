@@ -10,29 +10,60 @@ import { decodeG4 } from "./g4.ts";
 import { rowBytesOf } from "./jbig2.ts";
 import type { Bits } from "./jbig2.ts";
 
+/** Whether a Uint32Array reads a buffer's first byte as its word's low byte. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
+/** Each byte value with its bits in the reverse order, then the same inverted. */
+const REVERSED = (() => {
+  const table = new Uint8Array(512);
+  for (let v = 0; v < 256; v++) for (let bit = 0; bit < 8; bit++) if (v & (1 << bit)) table[v]! |= 0x80 >> bit;
+  for (let v = 0; v < 256; v++) table[256 + v] = ~table[v]! & 0xff;
+  return table;
+})();
+
 /**
- * Packed bits of gray samples (at least 128: 1). A byte is made of eight samples' top bits at once:
- * setting bits one sample at a time was a third of a 600 dpi G4 scan's CPU time.
+ * Packed bits of gray samples (at least 128: 1). Where every row starts on a 4-byte boundary, a
+ * byte is made of two 32-bit words: the four top bits of a word gathered by one multiplication
+ * (bits 7, 15, 23 and 31 moved by 21, 14, 7 and 0 to bits 28-31, no two products overlapping) and
+ * the eight put in the PDF's order by a table. Setting bits one sample at a time was a third of a
+ * 600 dpi G4 scan's CPU time, eight samples' bits a byte a fifth (scan_jphysiol_6p). `invert`
+ * gives every byte inverted, the rows' padding bits included (1 bits for samples under 128).
  */
-export function pack(gray: Uint8Array, width: number, height: number): Bits {
+export function pack(gray: Uint8Array, width: number, height: number, invert = false): Bits {
   const rowBytes = rowBytesOf(width);
   const data = new Uint8Array(rowBytes * height);
   const whole = width >> 3;
+  const words =
+    LITTLE_ENDIAN && width % 4 === 0 && gray.byteOffset % 4 === 0
+      ? new Uint32Array(gray.buffer, gray.byteOffset, (width * height) >> 2)
+      : undefined;
+  const table = invert ? 256 : 0;
   for (let y = 0; y < height; y++) {
     let i = y * width;
     const row = y * rowBytes;
-    for (let b = 0; b < whole; b++, i += 8) {
-      data[row + b] =
-        (gray[i]! & 0x80) |
-        ((gray[i + 1]! & 0x80) >> 1) |
-        ((gray[i + 2]! & 0x80) >> 2) |
-        ((gray[i + 3]! & 0x80) >> 3) |
-        ((gray[i + 4]! & 0x80) >> 4) |
-        ((gray[i + 5]! & 0x80) >> 5) |
-        ((gray[i + 6]! & 0x80) >> 6) |
-        (gray[i + 7]! >> 7);
+    if (words) {
+      for (let b = 0, w = i >> 2; b < whole; b++, w += 2) {
+        const low = Math.imul(words[w]! & 0x80808080, 0x00204081) >>> 28;
+        const high = Math.imul(words[w + 1]! & 0x80808080, 0x00204081) >>> 28;
+        data[row + b] = REVERSED[table + (low | (high << 4))]!;
+      }
+      i += whole * 8;
+    } else {
+      for (let b = 0; b < whole; b++, i += 8) {
+        data[row + b] =
+          (gray[i]! & 0x80) |
+          ((gray[i + 1]! & 0x80) >> 1) |
+          ((gray[i + 2]! & 0x80) >> 2) |
+          ((gray[i + 3]! & 0x80) >> 3) |
+          ((gray[i + 4]! & 0x80) >> 4) |
+          ((gray[i + 5]! & 0x80) >> 5) |
+          ((gray[i + 6]! & 0x80) >> 6) |
+          (gray[i + 7]! >> 7);
+      }
     }
     for (let x = whole * 8; x < width; x++, i++) if (gray[i]! >= 128) data[row + (x >> 3)]! |= 0x80 >> (x & 7);
+    if (invert && !words) for (let b = row; b < row + whole; b++) data[b] = ~data[b]! & 0xff;
+    if (invert && whole < rowBytes) data[row + whole] = ~data[row + whole]! & 0xff;
   }
   return { data, width, height };
 }
@@ -122,9 +153,7 @@ export async function decodeCcitt(data: Uint8Array, parms: CcittParms): Promise<
       .toBuffer({ resolveWithObject: true });
     if (info.width !== width || info.height !== height || info.channels !== 1) return undefined;
     // libvips gives white (a white run) as 255; BlackIs1 false makes white runs 1 bits.
-    const bits = pack(gray, width, height);
-    if (parms.blackIs1) for (let i = 0; i < bits.data.length; i++) bits.data[i] = ~bits.data[i]! & 0xff;
-    return bits;
+    return pack(gray, width, height, parms.blackIs1);
   } catch {
     return undefined;
   }
