@@ -24,7 +24,8 @@ import {
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
 import { Op, scanContent } from "../shared/syntax.ts";
 import { decodeStreamData, N } from "../streams/filters.ts";
-import { contentStreamsOf, pagesOf } from "../shared/placement.ts";
+import { contentStreamsOf, MIN_INLINE_BYTES, pagesOf } from "../shared/placement.ts";
+import { keepDecoded } from "../shared/decoded-content.ts";
 
 export interface FontUsage {
   /** Codes drawn, by font dictionary: bytes for simple fonts, 2-byte codes for Identity-encoded Type 0 fonts. */
@@ -124,11 +125,14 @@ class UsageWalker {
     if (bytes) this.contentBytes += bytes.length;
     // The strings of the operator being read: handed to onEvent, which keeps none of them.
     const strings: Uint8Array[] = [];
+    let inline = false;
     const ok =
       bytes !== undefined &&
       scanContent(bytes, {
         operandsOf: NAMED_OPERATORS,
         string: (s) => strings.push(s),
+        // A stream with inline images that the image pass converts: left decoded for its walk.
+        inlineImage: (image) => void (inline ||= image.data.length >= MIN_INLINE_BYTES),
         operator: (op, operands) => {
           if (op === Op.q) onEvent(SAVE);
           else if (op === Op.Q) onEvent(RESTORE);
@@ -144,6 +148,7 @@ class UsageWalker {
         },
       });
     if (!ok) this.complete = false;
+    if (inline && bytes) keepDecoded(this.context, stream, bytes);
     return ok;
   }
 

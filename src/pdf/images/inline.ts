@@ -5,10 +5,10 @@ import { PDFArray, PDFBool, PDFDict, PDFHexString, PDFName, PDFNull, PDFNumber, 
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
 import type { InlineImage, InlineValue } from "../shared/syntax.ts";
 import { deflate, N } from "../streams/filters.ts";
+import { MIN_INLINE_BYTES } from "../shared/placement.ts";
 import type { InlineImages, Placements } from "../shared/placement.ts";
 
-/** Inline image data below this stays inline: as an XObject it would cost more than it saves. */
-export const MIN_INLINE_BYTES = 4096;
+export { MIN_INLINE_BYTES };
 
 const KEYS: Record<string, string> = {
   BPC: "BitsPerComponent",

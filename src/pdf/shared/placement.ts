@@ -8,6 +8,7 @@ import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
 import { Op, scanContent } from "../shared/syntax.ts";
 import type { InlineImage } from "../shared/syntax.ts";
 import { decodeStreamData, N } from "../streams/filters.ts";
+import { forgetDecoded, takeDecoded } from "./decoded-content.ts";
 
 /** [a b c d e f]: x' = a x + c y + e, y' = b x + d y + f. */
 export type Matrix = readonly [number, number, number, number, number, number];
@@ -37,6 +38,9 @@ export interface Placement {
    */
   pages?: Map<number, number>;
 }
+
+/** Inline image data below this stays inline: as an XObject it would cost more than it saves. */
+export const MIN_INLINE_BYTES = 4096;
 
 /** The large inline images of one content stream. */
 export interface InlineImages {
@@ -195,7 +199,10 @@ class Walker {
 
   private decode(stream: PDFRawStream): Uint8Array | undefined {
     if (this.contentBytes > MAX_TOTAL_CONTENT_BYTES) return undefined;
-    const data = decodeStreamData(stream, MAX_CONTENT_BYTES, { predictors: true, tolerant: true });
+    // What the font pass's walk decoded (strictly: the same bytes as tolerantly), or decoded here.
+    const data =
+      takeDecoded(this.context, stream) ??
+      decodeStreamData(stream, MAX_CONTENT_BYTES, { predictors: true, tolerant: true });
     if (data) this.contentBytes += data.length;
     return data;
   }
@@ -420,6 +427,15 @@ function fitToRect(dict: PDFDict, rect: number[]): Matrix | undefined {
  * inline images with at least `minInlineBytes` of data, with theirs.
  */
 export function findImagePlacements(context: PDFContext, minInlineBytes = Infinity): Placements {
+  try {
+    return walkPlacements(context, minInlineBytes);
+  } finally {
+    // What the font pass left decoded for this walk and it did not take.
+    forgetDecoded(context);
+  }
+}
+
+function walkPlacements(context: PDFContext, minInlineBytes: number): Placements {
   const walker = new Walker(context, minInlineBytes);
   const result = () => ({
     images: walker.images,
