@@ -9,6 +9,7 @@ import { filtersOf, N, numberOf } from "../streams/filters.ts";
 import { endsEarly, firstIncompletePage, reconstruct } from "./reconstruct.ts";
 import type { Repair } from "./reconstruct.ts";
 import { findCrossReferenceProblem } from "./xref.ts";
+import "./parse-names.ts";
 import "./stream-end.ts";
 
 /** Readers look for `%PDF-` within this many first bytes (ISO 32000-2, 7.5.2, and every reader in practice). */
