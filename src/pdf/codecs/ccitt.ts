@@ -68,11 +68,11 @@ export function pack(gray: Uint8Array, width: number, height: number, invert = f
   return { data, width, height };
 }
 
-/** Little-endian TIFF fields: tag, type (3 short, 4 long), value. */
-type Field = [number, number, number];
+/** Little-endian TIFF fields: tag, type (3 short, 4 long), value (-1 for the strip's offset). */
+export type Field = [number, number, number];
 
 /** A one-strip, one-bit TIFF around `strip` (tags in ascending order). */
-function tiffOf(fields: Field[], strip: Uint8Array): Uint8Array {
+export function tiffOf(fields: Field[], strip: Uint8Array): Uint8Array {
   const entries = [...fields].sort((p, q) => p[0] - q[0]);
   const ifdAt = 8;
   const dataAt = ifdAt + 2 + entries.length * 12 + 4;
