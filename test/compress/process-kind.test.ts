@@ -143,6 +143,9 @@ describe("two kinds of warm process", () => {
     expect(commandLine(quickPid)).toEqual(expect.arrayContaining(quickExecArgv(512)));
     expect(commandLine(quickPid)).not.toContain("--optimize-for-size");
     expect(commandLine(leanPid)).toEqual(expect.arrayContaining(engineExecArgv(512)));
+    // Both keep WebAssembly in its baseline tier unless a function runs a great deal (hb-subset).
+    expect(commandLine(quickPid)).toContain("--wasm-tiering-budget=1000000000");
+    expect(commandLine(leanPid)).toContain("--wasm-tiering-budget=1000000000");
     expect(await r.run(compress(text))).toMatchObject({ ok: true, pages: 4 });
     expect(await r.run(compress(photo))).toMatchObject({ ok: true, pages: 2 });
     expect(of("job")).toMatchObject([

@@ -9,6 +9,7 @@ import {
   ENGINE_CHILD_ENV,
   jobTimeoutMs,
   LARGE_INPUT_ENV,
+  WASM_TIERING,
   RunnerBusy,
   RunnerClosed,
 } from "../../src/compress/isolation/runner.ts";
@@ -314,6 +315,9 @@ describe("warm processes", () => {
     expect(await running).toMatchObject({ ok: true, pages: 2 });
     expect(command).toContain("--max-old-space-size=512");
     expect(command).toContain("--initial-heap-size=128");
+    // A large input's WebAssembly tiers up as V8 does by default; a warm process's stays in the baseline tier.
+    expect(command.some((flag) => flag.startsWith("--wasm-tiering-budget"))).toBe(false);
+    expect(readFileSync(`/proc/${warm[0]!}/cmdline`, "utf8").split("\0")).toContain(WASM_TIERING);
     // And the arena's thresholds of a large input (LARGE_INPUT_ENV), where a warm one has the engine's.
     expect(environment).toContain(`MALLOC_MMAP_THRESHOLD_=${LARGE_INPUT_ENV.MALLOC_MMAP_THRESHOLD_}`);
     expect(environment).toContain(`MALLOC_TRIM_THRESHOLD_=${LARGE_INPUT_ENV.MALLOC_TRIM_THRESHOLD_}`);

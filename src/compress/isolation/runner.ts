@@ -221,13 +221,30 @@ async function residentMb(pid: number): Promise<number | undefined> {
  * 190-192 MiB (its budget, 3 x input + 200 MB, is 211.5 MiB) and the 290 MB scan's by some 80 MiB,
  * at no measurable cost in time: the engine's hot loops are native (libvips) or small.
  */
-export const engineExecArgv = (memoryMb: number) => [
+const leanExecArgv = (memoryMb: number) => [
   `--max-old-space-size=${memoryMb}`,
   "--max-semi-space-size=2",
   "--heap-growing-percent=30",
   "--optimize-for-size",
   "--disable-warning=ExperimentalWarning",
 ];
+
+/**
+ * WebAssembly kept in V8's baseline tier (Liftoff) unless a function runs a great deal (issue 42):
+ * V8 recompiles a function with TurboFan, on background threads, once it has run some 13 MB of
+ * code (its default budget); a job subsetting fonts ran enough of hb-subset's large module for
+ * those compilations to cost more CPU than the faster code won back. With a budget of 10^9,
+ * through the runner as bench:compress runs it (main and this alternated, 3 rounds, medians, load
+ * 15-19): job CPU cv_xelatex_chinese_photo 1,645 -> 981 ms, cv_scribus_wholefonts_photo 1,804 ->
+ * 1,215, form_f1040_prefilled 1,095 -> 1,015, cv_pdflatex_cjk_chinese_moderncv 689 -> 636, their
+ * peaks 8-65 MiB lower, the same output bytes; the scans, whose codecs' and quality check's
+ * kernels are few and hot, within their runs' spread (10,291 -> 10,381 ms for the five). A budget
+ * of 10^8 saved nothing. A large input's process keeps the default (not measured on large scans).
+ */
+export const WASM_TIERING = "--wasm-tiering-budget=1000000000";
+
+/** Node flags of a lean engine process: leanExecArgv's and WASM_TIERING. */
+export const engineExecArgv = (memoryMb: number) => [...leanExecArgv(memoryMb), WASM_TIERING];
 
 /**
  * Node flags of a quick engine process (issue 42), for inputs that QUICK_RULE judges small and
@@ -243,6 +260,7 @@ export const quickExecArgv = (memoryMb: number) => [
   "--max-semi-space-size=16",
   "--heap-growing-percent=30",
   "--disable-warning=ExperimentalWarning",
+  WASM_TIERING,
 ];
 
 /**
@@ -257,9 +275,9 @@ export const quickExecArgv = (memoryMb: number) => [
  */
 export const LARGE_INPUT_BYTES = 192 * 1024 * 1024;
 
-/** The warm processes' flags, with a heap that starts at 128 MB (at most half the limit). */
+/** The lean flags without WASM_TIERING, with a heap that starts at 128 MB (at most half the limit). */
 export const largeInputExecArgv = (memoryMb: number) => [
-  ...engineExecArgv(memoryMb),
+  ...leanExecArgv(memoryMb),
   `--initial-heap-size=${Math.min(128, Math.floor(memoryMb / 2))}`,
 ];
 
