@@ -69,10 +69,36 @@ export function pack(gray: Uint8Array, width: number, height: number, invert = f
 }
 
 /** Little-endian TIFF fields: tag, type (3 short, 4 long), value (-1 for the strip's offset). */
-export type Field = [number, number, number];
+type Field = [number, number, number];
 
-/** A one-strip, one-bit TIFF around `strip` (tags in ascending order). */
-export function tiffOf(fields: Field[], strip: Uint8Array): Uint8Array {
+/**
+ * A one-strip, one-bit TIFF of `width` x `height` around `strip`: its compression (1 none, 3 G3,
+ * 4 G4), photometric interpretation (0 MinIsWhite, 1 MinIsBlack) and any further fields.
+ */
+export function oneBitTiff(
+  strip: Uint8Array,
+  width: number,
+  height: number,
+  compression: number,
+  photometric: number,
+  more: Field[] = [],
+): Uint8Array {
+  const fields: Field[] = [
+    [256, 4, width],
+    [257, 4, height],
+    [258, 3, 1],
+    [259, 3, compression],
+    [262, 3, photometric],
+    [273, 4, -1],
+    [277, 3, 1],
+    [278, 4, height],
+    [279, 4, strip.length],
+  ];
+  return tiffOf([...fields, ...more], strip);
+}
+
+/** A one-strip TIFF around `strip` (tags in ascending order). */
+function tiffOf(fields: Field[], strip: Uint8Array): Uint8Array {
   const entries = [...fields].sort((p, q) => p[0] - q[0]);
   const ifdAt = 8;
   const dataAt = ifdAt + 2 + entries.length * 12 + 4;
@@ -134,20 +160,11 @@ export async function decodeCcitt(data: Uint8Array, parms: CcittParms): Promise<
   // G4 has no byte alignment option in TIFF (codecs/g4.ts reads it); G3 takes it as T4Options' fill
   // bits.
   if (k < 0 && parms.encodedByteAlign) return decodeG4(data, width, height, true, parms.blackIs1);
-  const fields: Field[] = [
-    [256, 4, width],
-    [257, 4, height],
-    [258, 3, 1],
-    [259, 3, k < 0 ? 4 : 3],
-    [262, 3, 0],
-    [273, 4, -1],
-    [277, 3, 1],
-    [278, 4, height],
-    [279, 4, data.length],
-  ];
-  if (k >= 0) fields.push([292, 4, (k > 0 ? 1 : 0) | (parms.encodedByteAlign ? 4 : 0)]);
+  // G3's T4Options: two-dimensional coding (K > 0), fill bits before each row's end (byte alignment).
+  const t4: Field[] = k >= 0 ? [[292, 4, (k > 0 ? 1 : 0) | (parms.encodedByteAlign ? 4 : 0)]] : [];
+  const tiff = oneBitTiff(data, width, height, k < 0 ? 4 : 3, 0, t4);
   try {
-    const { data: gray, info } = await sharp(tiffOf(fields, data), { limitInputPixels: 0 })
+    const { data: gray, info } = await sharp(tiff, { limitInputPixels: 0 })
       .toColourspace("b-w")
       .raw()
       .toBuffer({ resolveWithObject: true });

@@ -10,7 +10,7 @@
 // every matched glyph is exact, and a great deal more code.
 import sharp from "sharp";
 import { decodeJbig2, encodeJbig2, rowBytesOf } from "../codecs/jbig2.ts";
-import { tiffOf } from "../codecs/ccitt.ts";
+import { oneBitTiff } from "../codecs/ccitt.ts";
 import type { Bits } from "../codecs/jbig2.ts";
 
 export type { Bits };
@@ -54,20 +54,7 @@ export async function encodeG4(samples: Bits): Promise<Uint8Array | undefined> {
   // reads as 0 and 255: no byte a pixel made in JavaScript (unpack was 7 % of scan_epson_6p_jpeg's
   // samples, its masks 2550 pixels wide).
   const data = samples.data.subarray(0, rowBytesOf(width) * height);
-  const source = tiffOf(
-    [
-      [256, 4, width],
-      [257, 4, height],
-      [258, 3, 1],
-      [259, 3, 1],
-      [262, 3, 1],
-      [273, 4, -1],
-      [277, 3, 1],
-      [278, 4, height],
-      [279, 4, data.length],
-    ],
-    data,
-  );
+  const source = oneBitTiff(data, width, height, 1, 1);
   // MinIsWhite: libtiff codes 0 bits as white runs, and libvips writes white (255) as 0.
   const tiff = await sharp(source, { limitInputPixels: 0 })
     .toColourspace("b-w")
