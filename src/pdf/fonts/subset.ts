@@ -553,20 +553,34 @@ async function subsetProgram(
  * the document's fonts embed whole to the glyphs drawn.
  */
 export async function subsetFonts(context: PDFContext): Promise<FontReport> {
-  const converted = convertType1Programs(context);
+  const unstored = new Map<PDFRawStream, Uint8Array>();
+  const converted = convertType1Programs(context, unstored);
   try {
-    return { ...(await subsetAll(context)), converted };
+    return { ...(await subsetAll(context, unstored)), converted };
   } finally {
     releaseSubsetter();
+    for (const [program, cff] of unstored) program.updateContents(deflateAsStored(cff));
   }
 }
+
+/**
+ * What deflating `length` bytes (zlib format, any level and memLevel) can come to at most, whatever
+ * the data: zlib's deflateBound for non-default parameters (which covers its stored and fixed
+ * blocks, deflate.c) plus the wrapper's 6 bytes.
+ */
+const deflatedAtMost = (length: number) => length + ((length + 7) >> 3) + ((length + 63) >> 6) + 5 + 6;
 
 /**
  * Every Type 1 program (FontFile) of fonts that are all /Type1 (not MMType1, whose program
  * carries a blend) becomes a bare CFF (FontFile3 /Type1C) in the same stream object, when that
  * converts faithfully and is smaller stored. The number converted.
+ *
+ * A CFF that is smaller stored whatever deflate makes of it is not deflated here: it goes into
+ * `unstored` (the stream's contents still the Type 1 program's), and subsetAll reads it there;
+ * the subset usually replaces it (on the pdfTeX CVs, every one), and subsetFonts deflates those
+ * it did not. The same bytes, without a level 9 deflate thrown away and an inflate per program.
  */
-function convertType1Programs(context: PDFContext): number {
+function convertType1Programs(context: PDFContext, unstored: Map<PDFRawStream, Uint8Array>): number {
   let converted = 0;
   for (const [program, owners] of programOwners(context)) {
     const descriptors = new Set([...owners].map((owner) => owner.lookup(F.FontDescriptor) as PDFDict));
@@ -576,12 +590,15 @@ function convertType1Programs(context: PDFContext): number {
     if (!eligible || [...owners].some((owner) => owner.lookup(N.Subtype) !== F.Type1)) continue;
     const bytes = decodeStreamData(program, MAX_PROGRAM_BYTES);
     const cff = bytes && convertType1(bytes);
-    const stored = cff && deflateAsStored(cff);
-    if (!stored || stored.length >= program.contents.length) continue;
+    if (!cff) continue;
+    const surely = deflatedAtMost(cff.length) < program.contents.length;
+    const stored = surely ? undefined : deflateAsStored(cff);
+    if (stored && stored.length >= program.contents.length) continue;
     for (const key of [F.Length1, F.Length2, F.Length3, N.DecodeParms]) program.dict.delete(key);
     program.dict.set(N.Subtype, F.Type1C);
     program.dict.set(N.Filter, N.FlateDecode);
-    program.updateContents(stored);
+    if (stored) program.updateContents(stored);
+    else unstored.set(program, cff);
     for (const descriptor of descriptors) {
       descriptor.set(F.FontFile3, descriptor.get(F.FontFile)!);
       descriptor.delete(F.FontFile);
@@ -591,7 +608,10 @@ function convertType1Programs(context: PDFContext): number {
   return converted;
 }
 
-async function subsetAll(context: PDFContext): Promise<Omit<FontReport, "converted">> {
+async function subsetAll(
+  context: PDFContext,
+  unstored: Map<PDFRawStream, Uint8Array>,
+): Promise<Omit<FontReport, "converted">> {
   const report = { subset: 0, bytesBefore: 0, bytesAfter: 0 };
   if (!hasWholeProgram(context) && context.largestObjectNumber > MAX_OBJECTS_TAGGED_ONLY) return report;
   const usage = findFontUsage(context);
@@ -617,7 +637,12 @@ async function subsetAll(context: PDFContext): Promise<Omit<FontReport, "convert
     // refused it above): they lose glyphs nothing shows, and are named as subset too.
     const planned = new Set(plans.map((p) => p.owner));
     const idle = [...(owners.get(program) ?? [])].filter((owner) => !planned.has(owner));
-    const bytes = decodeStreamData(program, MAX_PROGRAM_BYTES);
+    const cff = unstored.get(program);
+    const bytes = cff
+      ? cff.length > MAX_PROGRAM_BYTES
+        ? undefined
+        : cff
+      : decodeStreamData(program, MAX_PROGRAM_BYTES);
     const flavour = bytes && flavourOf(bytes);
     if (!bytes || !flavour) continue;
     const keep = { glyphs: new Set<number>(), unicodes: new Set<number>() };
@@ -650,6 +675,7 @@ async function subsetAll(context: PDFContext): Promise<Omit<FontReport, "convert
     if (!program.dict.has(N.Subtype) || program.dict.has(F.Length1))
       program.dict.set(F.Length1, PDFNumber.of(output.length));
     program.updateContents(deflateAsStored(output));
+    unstored.delete(program);
     const tag = subsetTag(bytes, keep.glyphs);
     const names: [PDFDict, PDFName][] = [];
     for (const plan of plans) names.push(...plan.named.map((d): [PDFDict, PDFName] => [d, F.BaseFont]));

@@ -15,6 +15,7 @@ import { decodeStreamData } from "../../../src/pdf/streams/filters.ts";
 import { unwrapCff } from "../../../src/pdf/fonts/cff.ts";
 import { readNamedCff } from "../../../src/pdf/fonts/cff-names.ts";
 import { convertType1 } from "../../../src/pdf/fonts/type1-convert.ts";
+import { subsetFonts } from "../../../src/pdf/fonts/subset.ts";
 import { readType1 } from "../../../src/pdf/fonts/type1.ts";
 import { STANDARD_ENCODING } from "../../../src/pdf/fonts/cff-strings.ts";
 import { createRunner } from "../../../src/compress/isolation/runner.ts";
@@ -168,6 +169,29 @@ describe.skipIf(!HAVE_FONTS || !POPPLER)("font subsetting", () => {
     expect(program.contents.length).toBeLessThan(readFileSync(NIMBUS_T1).length / 10);
     expectSameLook(input, output);
   }, 60_000);
+
+  it("a Type 1 font converted but not subset (nothing drawn) is stored as its CFF, deflated once the pass ends", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const { context } = doc;
+    const program = new Uint8Array(readFileSync(NIMBUS_T1));
+    const fontFile = context.register(context.flateStream(program, type1Lengths(program)));
+    const descriptor = context.register(
+      context.obj({ Type: "FontDescriptor", FontName: "NimbusSans-Regular", Flags: 32, FontFile: fontFile }),
+    );
+    const font = context.register(
+      context.obj({ Type: "Font", Subtype: "Type1", BaseFont: "NimbusSans-Regular", FontDescriptor: descriptor }),
+    );
+    doc.addPage([100, 100]).node.setFontDictionary(PDFName.of("F1"), font);
+    const report = await subsetFonts(context);
+    expect(report).toMatchObject({ converted: 1, subset: 0 });
+    const stream = context.lookup(fontFile);
+    if (!(stream instanceof PDFRawStream)) throw new Error("no program");
+    expect(stream.dict.lookup(PDFName.of("Subtype"))).toBe(PDFName.of("Type1C"));
+    const cff = convertType1(program)!;
+    // The bytes a conversion stored before the deflate was deferred: the CFF at level 9, memLevel 9.
+    expect(Buffer.from(stream.contents).equals(deflateSync(cff, { level: 9, memLevel: 9 }))).toBe(true);
+    expect(Buffer.from(decodeStreamData(stream, 1 << 24)!).equals(Buffer.from(cff))).toBe(true);
+  });
 
   it("every glyph of a Type 1 font converts to CFF with its name and encoding", () => {
     const program = new Uint8Array(readFileSync(NIMBUS_T1));
