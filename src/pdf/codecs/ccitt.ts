@@ -164,14 +164,90 @@ export async function decodeCcitt(data: Uint8Array, parms: CcittParms): Promise<
   const t4: Field[] = k >= 0 ? [[292, 4, (k > 0 ? 1 : 0) | (parms.encodedByteAlign ? 4 : 0)]] : [];
   const tiff = oneBitTiff(data, width, height, k < 0 ? 4 : 3, 0, t4);
   try {
+    // libvips gives white (a white run) as 255; BlackIs1 false makes white runs 1 bits. Packed by
+    // libvips, written as an uncompressed one-bit TIFF (white 1 bits, or 0 in miniswhite): no
+    // byte a pixel reaches JavaScript (18 MB a page at 600 dpi, and pack's pass over it).
+    const oneBit = await sharp(tiff, { limitInputPixels: 0 })
+      .toColourspace("b-w")
+      .tiff({ compression: "none", bitdepth: 1, miniswhite: parms.blackIs1 })
+      .toBuffer();
+    const bits = uncompressedRows(oneBit, width, height);
+    if (bits) {
+      // libvips pads rows with 0 bits; pack's inverted rows have 1 bits there.
+      if (parms.blackIs1) padWithOnes(bits, width, height);
+      return { data: bits, width, height };
+    }
     const { data: gray, info } = await sharp(tiff, { limitInputPixels: 0 })
       .toColourspace("b-w")
       .raw()
       .toBuffer({ resolveWithObject: true });
     if (info.width !== width || info.height !== height || info.channels !== 1) return undefined;
-    // libvips gives white (a white run) as 255; BlackIs1 false makes white runs 1 bits.
     return pack(gray, width, height, parms.blackIs1);
   } catch {
     return undefined;
   }
+}
+
+/** The padding bits of every row (those past `width` in its last byte) set. */
+function padWithOnes(data: Uint8Array, width: number, height: number): void {
+  if (width % 8 === 0) return;
+  const rowBytes = rowBytesOf(width);
+  const padding = 0xff >> (width % 8);
+  for (let at = rowBytes - 1; at < rowBytes * height; at += rowBytes) data[at]! |= padding;
+}
+
+/**
+ * The rows of a little-endian, uncompressed, one-component, one-bit TIFF of `width` x `height`
+ * (its first image's strips, joined), as pack lays them out (rows padded to whole bytes); undefined
+ * for any other TIFF.
+ */
+export function uncompressedRows(tiff: Uint8Array, width: number, height: number): Uint8Array | undefined {
+  if (tiff.length < 8 || tiff[0] !== 0x49 || tiff[1] !== 0x49) return undefined;
+  const view = new DataView(tiff.buffer, tiff.byteOffset, tiff.byteLength);
+  if (view.getUint16(2, true) !== 42) return undefined;
+  const ifd = view.getUint32(4, true);
+  if (ifd + 2 > tiff.length) return undefined;
+  const count = view.getUint16(ifd, true);
+  if (ifd + 2 + count * 12 > tiff.length) return undefined;
+  /** A field's values (shorts or longs), wherever they are kept. */
+  const values = new Map<number, number[]>();
+  for (let i = 0; i < count; i++) {
+    const at = ifd + 2 + i * 12;
+    const type = view.getUint16(at + 2, true);
+    const n = view.getUint32(at + 4, true);
+    const size = type === 3 ? 2 : type === 4 ? 4 : 0;
+    if (size === 0) continue;
+    const from = n * size <= 4 ? at + 8 : view.getUint32(at + 8, true);
+    if (from + n * size > tiff.length) return undefined;
+    const read: number[] = [];
+    for (let j = 0; j < n; j++)
+      read.push(size === 2 ? view.getUint16(from + j * 2, true) : view.getUint32(from + j * 4, true));
+    values.set(view.getUint16(at, true), read);
+  }
+  const one = (tag: number, fallback?: number) => {
+    const v = values.get(tag);
+    return v ? (v.length === 1 ? v[0] : undefined) : fallback;
+  };
+  const fields: [number, number | undefined][] = [
+    [256, width],
+    [257, height],
+    [258, 1],
+    [259, 1],
+    [266, 1],
+    [277, 1],
+  ];
+  if (fields.some(([tag, value]) => one(tag, tag > 257 ? 1 : undefined) !== value)) return undefined;
+  const offsets = values.get(273);
+  const lengths = values.get(279);
+  if (!offsets || !lengths || offsets.length !== lengths.length) return undefined;
+  const out = new Uint8Array(rowBytesOf(width) * height);
+  let filled = 0;
+  for (let i = 0; i < offsets.length; i++) {
+    const from = offsets[i]!;
+    const length = Math.min(lengths[i]!, out.length - filled);
+    if (from + length > tiff.length) return undefined;
+    out.set(tiff.subarray(from, from + length), filled);
+    filled += length;
+  }
+  return filled === out.length ? out : undefined;
 }
