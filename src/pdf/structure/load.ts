@@ -9,6 +9,7 @@ import { filtersOf, N, numberOf } from "../streams/filters.ts";
 import { endsEarly, firstIncompletePage, reconstruct } from "./reconstruct.ts";
 import type { Repair } from "./reconstruct.ts";
 import { findCrossReferenceProblem } from "./xref.ts";
+import "./object-order.ts";
 import "./parse-names.ts";
 import "./stream-end.ts";
 

@@ -5,6 +5,7 @@ import { catalogXmp, pdfAPart } from "./cleanup.ts";
 import { LinearizeRefused, writeLinearized } from "./linearize.ts";
 import { renumberObjects, writeClassic, writeWithObjectStreams } from "./writer.ts";
 import { findCrossReferenceProblem } from "./xref.ts";
+import "./object-order.ts";
 import "./parse-names.ts";
 
 export type LinearizationReport = { linearized: true } | { linearized: false; reason: string; message: string };
