@@ -12,6 +12,7 @@ import { findCrossReferenceProblem } from "./xref.ts";
 import "./object-order.ts";
 import "./parse-names.ts";
 import "./stream-end.ts";
+import "./xref-table.ts";
 
 /** Readers look for `%PDF-` within this many first bytes (ISO 32000-2, 7.5.2, and every reader in practice). */
 export const HEADER_WINDOW = 1024;
