@@ -10,6 +10,7 @@ import { PDFDocument, PDFName, StandardFonts } from "@cantoo/pdf-lib";
 import { compressPdf } from "./compress.ts";
 import { compiledSubsetter } from "./fonts/harfbuzz.ts";
 import { encodeJpeg } from "./images/codecs.ts";
+import { embedWarmUpType1, TYPE1_DRAWN } from "./warm-up-type1.ts";
 
 /** A photograph-like image (smooth gradients and a little noise): JPEG's kind, not a graphic's. */
 function photo(width: number, height: number): Uint8Array {
@@ -44,9 +45,10 @@ function textLines(font: string): string {
 
 /**
  * A page of text with a JPEG and a Flate image drawn at a third of their pixels (so both are
- * downsampled, checked and recoded), a second page sharing them (duplicates, placements).
+ * downsampled, checked and recoded), a line in a Type 1 font as pdfTeX embeds them (converted to
+ * CFF, then subset: warm-up-type1.ts), a second page sharing them (duplicates, placements).
  */
-async function sampleDocument(): Promise<Uint8Array> {
+export async function sampleDocument(): Promise<Uint8Array> {
   const doc = await PDFDocument.create({ updateMetadata: false });
   const font = await doc.embedFont(StandardFonts.Helvetica);
   const size = 240;
@@ -56,6 +58,8 @@ async function sampleDocument(): Promise<Uint8Array> {
   const flate = doc.context.stream(deflateSync(pixels), { ...image, ColorSpace: "DeviceRGB", Filter: "FlateDecode" });
   const dct = doc.context.stream(jpeg, { ...image, ColorSpace: "DeviceRGB", Filter: "DCTDecode" });
   const refs = [doc.context.register(flate), doc.context.register(dct)];
+  const type1 = embedWarmUpType1(doc);
+  const hex = TYPE1_DRAWN.map((code) => code.toString(16)).join("");
   for (let p = 0; p < 2; p++) {
     const page = doc.addPage([300, 300]);
     page.drawText("Warm-up: the engine's passes, once.", { x: 20, y: 270, size: 12, font });
@@ -63,7 +67,9 @@ async function sampleDocument(): Promise<Uint8Array> {
     page.pushOperators();
     const draw = names.map((name, i) => `q 80 0 0 80 ${20 + i * 100} 100 cm ${name.toString()} Do Q`).join("\n");
     const fontName = page.node.newFontDictionary("F", font.ref).asString().slice(1);
-    const content = doc.context.flateStream(`${draw}\n${textLines(fontName)}`);
+    const type1Name = page.node.newFontDictionary("T", type1).asString().slice(1);
+    const type1Line = `BT /${type1Name} 10 Tf 20 40 Td <${hex}> Tj ET`;
+    const content = doc.context.flateStream(`${draw}\n${type1Line}\n${textLines(fontName)}`);
     page.node.addContentStream(doc.context.register(content));
   }
   doc.catalog.set(PDFName.of("PageMode"), PDFName.of("UseNone"));

@@ -3,11 +3,16 @@
 // off the job's time).
 import { describe, expect, it } from "vitest";
 import { compressPdf, warmUp } from "../../src/pdf/index.ts";
+import type { CompressionReport } from "../../src/pdf/index.ts";
+import { readType1 } from "../../src/pdf/fonts/type1.ts";
+import { convertType1 } from "../../src/pdf/fonts/type1-convert.ts";
+import { sampleDocument } from "../../src/pdf/warm-up.ts";
+import { warmUpType1Program } from "../../src/pdf/warm-up-type1.ts";
 import { photoPdf, textPdf } from "./fixtures.ts";
 
 describe("warmUp", () => {
   it("changes no output: documents compress to the same bytes before and after it", async () => {
-    const inputs = [await textPdf(2), (await photoPdf()).bytes];
+    const inputs = [await textPdf(2), (await photoPdf()).bytes, await sampleDocument()];
     const before = await Promise.all(inputs.map(async (input) => (await compressPdf(input, "balanced")).output));
     await warmUp();
     await warmUp();
@@ -15,4 +20,14 @@ describe("warmUp", () => {
       expect(Buffer.from((await compressPdf(input, "balanced")).output).equals(Buffer.from(before[i]!))).toBe(true);
     }
   }, 120_000);
+
+  it("its document's Type 1 font is read whole, converted to CFF and subset (so that code is compiled)", async () => {
+    const { program } = warmUpType1Program();
+    expect(readType1(program)?.charStrings.size).toBe(19);
+    expect(convertType1(program)).toBeDefined();
+    let report: CompressionReport | undefined;
+    await compressPdf(await sampleDocument(), "balanced", (r) => (report = r));
+    expect(report?.fonts.converted).toBe(1);
+    expect(report?.fonts.subset).toBeGreaterThanOrEqual(1);
+  }, 60_000);
 });
