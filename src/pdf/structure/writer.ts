@@ -18,6 +18,7 @@ import {
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
 import { replaceReferences } from "./dedup.ts";
 import { deflate } from "../streams/filters.ts";
+import "./dict-bytes.ts";
 
 const OBJECTS_PER_STREAM = 250;
 const encoder = new TextEncoder();
