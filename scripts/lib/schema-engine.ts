@@ -43,12 +43,14 @@ export async function loadMigrationList(): Promise<MigrationList> {
 }
 
 /**
- * Indexes the migrations make that schema.prisma cannot describe (Prisma has no INCLUDE): the diff
- * would drop them. Each is named here with the migration that made it.
+ * Indexes the migrations make that schema.prisma cannot describe (Prisma has no INCLUDE and no
+ * index on an expression): the diff would drop them. Each is named here with the migration that made it.
  */
 export const INDEXES_BEYOND_PRISMA = [
   // 20261206014500_list_order_with_terms: the public list order with the title and head words.
   "jobs_public_order_terms_idx",
+  // 20261207020000_companies_named_index: public companies by search_plain(name), for q's company names.
+  "companies_search_plain_name_idx",
 ];
 
 /** The diff without the statements that would drop INDEXES_BEYOND_PRISMA. */

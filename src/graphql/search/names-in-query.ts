@@ -76,7 +76,10 @@ export async function placeNamed(prisma: PrismaClient, words: string): Promise<N
   return { city, state, country, location: `${city}, ${country}`, latitude, longitude };
 }
 
-/** The public companies named exactly by one of these runs of words (the longest first), if any. */
+/**
+ * The public companies named exactly by one of these runs of words (the longest first), if any.
+ * The statement's condition is the index's (migration companies_named_index): keep them alike.
+ */
 export async function companiesNamed(sql: SqlQuery, candidates: string[][]): Promise<NamedCompanies | null> {
   const keys = [...new Set(candidates.map((words) => phraseKey(words)).filter((k) => k.length >= 3))];
   if (keys.length === 0) return null;
