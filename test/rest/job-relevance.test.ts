@@ -149,6 +149,11 @@ describe("GET /jobs?sort=relevance", () => {
       const twice = await tierStatements("q=field", "a");
       expect(twice.length).toBeGreaterThan(0);
       for (const statement of twice) expect(statement).toMatch(/j\.search_terms &&/);
+      // Two words: said twice however cheap a walk, as their share together is unknown (words each
+      // common in titles may never meet in one, and a walk for them would pass the whole list).
+      const pair = await tierStatements("q=kestrel%20engineer", "c");
+      expect(pair.length).toBeGreaterThan(0);
+      for (const statement of pair) expect(statement).toMatch(/j\.search_terms &&/);
     } finally {
       knownWordsKept.ms = kept;
       walkedRowInPostings.entries = walkCost;

@@ -21,15 +21,21 @@ describe("walkIsCheaper", () => {
     expect(walkIsCheaper(q, HEAD_SHARES, ROWS, 50)).toBe(false);
   });
 
-  it("walks for a rarer pair (kubeflow python: walked 47 ms, read 61) and a common word alone (python: 4 against 730)", () => {
-    expect(walkIsCheaper(reading(term(["kubeflow"]), term(["python"])), HEAD_SHARES, ROWS, 50)).toBe(true);
+  it("walks for a common word alone (python: 4 against 730)", () => {
     expect(walkIsCheaper(reading(term(["python"])), HEAD_SHARES, ROWS, 50)).toBe(true);
-    expect(walkIsCheaper(reading(term(["data"]), term(["engin"])), HEAD_SHARES, ROWS, 50)).toBe(true);
+    expect(walkIsCheaper(reading(term(["engin"])), HEAD_SHARES, 3 * ROWS, 50)).toBe(true);
   });
 
-  it("walks the same pair at three million jobs, where the matches' posting lists are three times longer", () => {
-    const q = reading(term(["pyhton"], ["python"]), term(["develop"], ["dev"]));
-    expect(walkIsCheaper(q, HEAD_SHARES, 3 * ROWS, 50)).toBe(true);
+  // Their share together is a product only for independent words: kubeflow python's title tier
+  // holds no job at a million, and walked 15,100 for nothing (title tier: 56-67 ms, read: 27-37).
+  it("reads the matches of two words or more whatever their shares, at any size of the table", () => {
+    for (const rows of [ROWS, 3 * ROWS]) {
+      expect(walkIsCheaper(reading(term(["kubeflow"]), term(["python"])), HEAD_SHARES, rows, 50)).toBe(false);
+      expect(walkIsCheaper(reading(term(["data"]), term(["engin"])), HEAD_SHARES, rows, 50)).toBe(false);
+      expect(
+        walkIsCheaper(reading(term(["pyhton"], ["python"]), term(["develop"], ["dev"])), HEAD_SHARES, rows, 50),
+      ).toBe(false);
+    }
   });
 
   it("reads the matches when a deep offset makes the walk long, and when a word's share is unknown", () => {
