@@ -59,7 +59,7 @@ export async function sampleDocument(): Promise<Uint8Array> {
   const dct = doc.context.stream(jpeg, { ...image, ColorSpace: "DeviceRGB", Filter: "DCTDecode" });
   const refs = [doc.context.register(flate), doc.context.register(dct)];
   const type1 = embedWarmUpType1(doc);
-  const hex = TYPE1_DRAWN.map((code) => code.toString(16)).join("");
+  const hex = TYPE1_DRAWN.map((code) => code.toString(16).padStart(2, "0")).join("");
   for (let p = 0; p < 2; p++) {
     const page = doc.addPage([300, 300]);
     page.drawText("Warm-up: the engine's passes, once.", { x: 20, y: 270, size: 12, font });

@@ -637,11 +637,12 @@ async function subsetAll(
     // refused it above): they lose glyphs nothing shows, and are named as subset too.
     const planned = new Set(plans.map((p) => p.owner));
     const idle = [...(owners.get(program) ?? [])].filter((owner) => !planned.has(owner));
+    // A converted program not yet deflated is read where it waits (within the same limit).
     const cff = unstored.get(program);
     const bytes = cff
-      ? cff.length > MAX_PROGRAM_BYTES
-        ? undefined
-        : cff
+      ? cff.length <= MAX_PROGRAM_BYTES
+        ? cff
+        : undefined
       : decodeStreamData(program, MAX_PROGRAM_BYTES);
     const flavour = bytes && flavourOf(bytes);
     if (!bytes || !flavour) continue;
