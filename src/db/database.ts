@@ -187,7 +187,18 @@ function createPool(url: string, max: number, connectMs: number, queryMs: number
   });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on("error", () => {});
-  return { pool, deadline: queryMs > 0 ? watchQueryDeadline(pool, queryMs + 50) : null };
+  return { pool, deadline: queryMs > 0 ? watchQueryDeadline(pool, queryMs + clientMarginMs(queryMs)) : null };
+}
+
+/**
+ * How much longer than the server's statement_timeout the client waits before it ends the
+ * connection itself. The server's own cancellation keeps the connection and says "did not answer in
+ * time"; a 50 ms margin was too thin on a loaded 2-core machine, where the server's answer came
+ * later and the client cut a live connection (CI of 0bc71c1, 2026-12-07). A fifth of the limit, at
+ * least 100 ms: 1.8 s for the default 1.5 s.
+ */
+function clientMarginMs(queryMs: number): number {
+  return Math.max(100, Math.round(queryMs / 5));
 }
 
 async function endPool({ pool, deadline }: LimitedPool): Promise<void> {
