@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   createRunner,
   engineExecArgv,
+  JS_TIERING,
   quickExecArgv,
   RunnerClosed,
   serviceRunnerOptions,
@@ -146,6 +147,9 @@ describe("two kinds of warm process", () => {
     // Both keep WebAssembly in its baseline tier unless a function runs a great deal (hb-subset).
     expect(commandLine(quickPid)).toContain("--wasm-tiering-budget=1000000000");
     expect(commandLine(leanPid)).toContain("--wasm-tiering-budget=1000000000");
+    // A quick process's JavaScript goes to TurboFan later; a lean one's (the scans' codecs) as V8's default.
+    expect(commandLine(quickPid)).toContain(JS_TIERING);
+    expect(commandLine(leanPid).some((flag) => flag.startsWith("--invocation-count-for-turbofan"))).toBe(false);
     expect(await r.run(compress(text))).toMatchObject({ ok: true, pages: 4 });
     expect(await r.run(compress(photo))).toMatchObject({ ok: true, pages: 2 });
     expect(of("job")).toMatchObject([

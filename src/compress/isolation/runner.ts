@@ -247,6 +247,23 @@ export const WASM_TIERING = "--wasm-tiering-budget=1000000000";
 export const engineExecArgv = (memoryMb: number) => [...leanExecArgv(memoryMb), WASM_TIERING];
 
 /**
+ * JavaScript optimised by TurboFan later than V8's default (--invocation-count-for-turbofan 30,000
+ * against 3,000; issue 42). A quick process runs one small job after warmUp, and TurboFan's
+ * compilations of the code that job reaches (on background threads, counted in its CPU) cost more
+ * than the faster code won back: the Type 1 conversion of a pdfTeX CV (234 glyphs in 49 programs)
+ * and the content walks of a small document run each function too few times. Long loops still go
+ * to TurboFan by on-stack replacement, a separate count. Measured in fresh processes with the quick
+ * kind's flags and ENGINE_CHILD_ENV, warmUp then compressPdf balanced, process.cpuUsage over the
+ * job, 3,000 / 10,000 / 30,000 alternated, 3 rounds, medians, load 7-10:
+ * cv_pdflatex_cjk_chinese_moderncv 467 / 361 / 274 ms, cv_pdflatex_moderncv_2p 295 / 237 / 187,
+ * cv_gdocs_coverletter 223 / 213 / 169, cv_word_tagged_1p 128 / 124 / 86, text_excel_warn_16p
+ * 1,530 / 1,374 / 1,432. Not on lean processes: the scans' codecs (JBIG2, CCITT), whose kernels
+ * are called by the thousand, took 10-15 % more with it (scan_cardinal_4p_jbig2 211 -> 241 ms,
+ * scan_hl1396_18p_ccitt 786 -> 902).
+ */
+export const JS_TIERING = "--invocation-count-for-turbofan=30000";
+
+/**
  * Node flags of a quick engine process (issue 42), for inputs that QUICK_RULE judges small and
  * not made of large images: V8's defaults for speed (no --optimize-for-size) and a 16 MB young
  * generation, where the engine's short-lived objects (content tokens, parsed objects) die young.
@@ -261,6 +278,7 @@ export const quickExecArgv = (memoryMb: number) => [
   "--heap-growing-percent=30",
   "--disable-warning=ExperimentalWarning",
   WASM_TIERING,
+  JS_TIERING,
 ];
 
 /**
