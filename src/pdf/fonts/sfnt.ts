@@ -130,11 +130,15 @@ export function glyphNames(font: Sfnt, standardNames: readonly string[]): Map<st
   const count = u16(b, table.offset + 32);
   const indexAt = table.offset + 34;
   if (indexAt + count * 2 > end) return names;
+  // The names' bytes as one latin1 string, each name a slice of it (a byte is its code unit, as
+  // String.fromCharCode gives it): a whole font names thousands of glyphs.
+  const start = indexAt + count * 2;
+  const text = start < end ? Buffer.from(b.buffer, b.byteOffset + start, end - start).toString("latin1") : "";
   const custom: string[] = [];
-  for (let at = indexAt + count * 2; at < end;) {
-    const length = b[at]!;
-    if (at + 1 + length > end) break;
-    custom.push(String.fromCharCode(...b.subarray(at + 1, at + 1 + length)));
+  for (let at = 0; at < text.length;) {
+    const length = b[start + at]!;
+    if (at + 1 + length > text.length) break;
+    custom.push(text.slice(at + 1, at + 1 + length));
     at += 1 + length;
   }
   for (let gid = 0; gid < count; gid++) {
