@@ -15,6 +15,20 @@ interface CheckKernels {
   addRow(gray: number, width: number, sums: number): void;
   emitRow(sums: number, width: number, cuts: number, dw: number, reciprocals: number, out: number): void;
   ssim(a: number, b: number, width: number, height: number, cells: number, c1: number, c2: number): number;
+  enlarge(
+    src: number,
+    sw: number,
+    sh: number,
+    dw: number,
+    dh: number,
+    x0s: number,
+    wxs: number,
+    y0s: number,
+    wys: number,
+    rowA: number,
+    rowB: number,
+    out: number,
+  ): void;
   histogramRow(lum: number, width: number, histogram: number): void;
   segmentRow(
     src: number,
@@ -128,6 +142,66 @@ export const addRow = (gray: number, width: number, sums: number) => kernels.add
  */
 export const emitRow = (sums: number, width: number, cuts: number, dw: number, reciprocals: number, out: number) =>
   kernels.emitRow(sums, width, cuts, dw, reciprocals, out);
+
+/** Pixels' bytes passed through the kernels' memory this many at a time, at most (whole pixels). */
+const LUMINANCE_BLOCK_BYTES = 256 * 1024;
+
+/**
+ * The luminance of `count` pixels of 1, 3 or 4 components (`data`, a byte each), as `luminanceRow`
+ * takes it (quality.ts's `luminance`: the pixels of a block of rows are one long row to it).
+ */
+export function luminanceOfPixels(data: Uint8Array, components: number, count: number): Uint8Array {
+  const out = new Uint8Array(count);
+  const block = Math.max(1, Math.floor(LUMINANCE_BLOCK_BYTES / components));
+  const at = scratch.reset();
+  const src = at.take(block * components);
+  const dst = at.take(block);
+  const heap = at.heap;
+  for (let from = 0; from < count; from += block) {
+    const n = Math.min(block, count - from);
+    heap.set(data.subarray(from * components, (from + n) * components), src);
+    kernels.luminanceRow(src, components, n, dst);
+    out.set(heap.subarray(dst, dst + n), from);
+  }
+  return out;
+}
+
+/** Where Splash's bilinear filter reads along one axis: source pixel (i32) and fraction (f64) of each device pixel. */
+function bilinearSteps(source: number, device: number) {
+  const scale = source / device;
+  const starts = new Int32Array(device);
+  const fractions = new Float64Array(device);
+  for (let d = 0; d < device; d++) {
+    const f = d * scale;
+    starts[d] = Math.min(source - 1, Math.floor(f));
+    fractions[d] = f - Math.floor(f);
+  }
+  return { starts, fractions };
+}
+
+/**
+ * Gray bytes (`sw` x `sh`) enlarged to `dw` x `dh` by Splash's bilinear filter (quality.ts's
+ * `drawAt`: source position x * (sw / dw), fractions truncated); each axis at least as large as
+ * the source's.
+ */
+export function enlargeGray(src: Uint8Array, sw: number, sh: number, dw: number, dh: number): Uint8Array {
+  const across = bilinearSteps(sw, dw);
+  const down = bilinearSteps(sh, dh);
+  const at = scratch.reset();
+  const source = at.take(sw * sh);
+  const x0s = at.int32s(across.starts);
+  const wxs = at.float64s(across.fractions);
+  const y0s = at.int32s(down.starts);
+  const wys = at.float64s(down.fractions);
+  const rowA = at.take(dw);
+  const rowB = at.take(dw);
+  const out = at.take(dw * dh);
+  let heap = at.heap;
+  heap.set(src.subarray(0, sw * sh), source);
+  kernels.enlarge(source, sw, sh, dw, dh, x0s, wxs, y0s, wys, rowA, rowB, out);
+  heap = at.heap;
+  return heap.slice(out, out + dw * dh);
+}
 
 /**
  * Mean SSIM of two drawings over 8 x 8 windows every 4 pixels (quality.ts's `ssim`), at least

@@ -11,7 +11,7 @@
 // sizes are drawn and the worse counts.
 import { grayOfCmyk, grayOfRgb } from "../shared/colour.ts";
 import type { Pixels } from "./codecs.ts";
-import { addRow, emitRow, luminanceRow, scratch, ssimOfDrawings } from "./kernels.ts";
+import { addRow, emitRow, enlargeGray, luminanceOfPixels, luminanceRow, scratch, ssimOfDrawings } from "./kernels.ts";
 import type { Placement } from "../shared/placement.ts";
 
 /** The screen resolution the check draws at, in dpi. */
@@ -285,55 +285,6 @@ const grayPixels = (data: Uint8Array, width: number, height: number): Pixels => 
 const shrink = (src: Uint8Array, sw: number, sh: number, dw: number, dh: number) =>
   shrinkLuminance(grayPixels(src, sw, sh), [[dw, dh]])[0]!;
 
-/** Bilinear enlargement as Splash does it: source position x * (sw / dw), fractions truncated. */
-function enlarge(src: Uint8Array, sw: number, sh: number, dw: number, dh: number): Uint8Array {
-  const out = new Uint8Array(dw * dh);
-  const xs = sw / dw;
-  const ys = sh / dh;
-  const x0s = new Int32Array(dw);
-  const wxs = new Float64Array(dw);
-  for (let x = 0; x < dw; x++) {
-    const fx = x * xs;
-    x0s[x] = Math.min(sw - 1, Math.floor(fx));
-    wxs[x] = fx - Math.floor(fx);
-  }
-  // Source rows expanded across, two at a time (consecutive device rows share them).
-  let rowA = new Uint8Array(dw);
-  let rowB = new Uint8Array(dw);
-  let rowAIs = -1;
-  let rowBIs = -1;
-  const expand = (row: number, into: Uint8Array) => {
-    const base = row * sw;
-    for (let x = 0; x < dw; x++) {
-      const p = x0s[x]!;
-      const next = Math.min(sw - 1, p + 1);
-      into[x] = src[base + p]! * (1 - wxs[x]!) + src[base + next]! * wxs[x]!;
-    }
-  };
-  for (let y = 0; y < dh; y++) {
-    const fy = y * ys;
-    const y0 = Math.min(sh - 1, Math.floor(fy));
-    const y1 = Math.min(sh - 1, y0 + 1);
-    const wy = fy - Math.floor(fy);
-    if (rowAIs !== y0) {
-      if (rowBIs === y0) {
-        [rowA, rowB] = [rowB, rowA];
-        rowAIs = y0;
-        rowBIs = -1;
-      } else {
-        expand(y0, rowA);
-        rowAIs = y0;
-      }
-    }
-    if (rowBIs !== y1) {
-      expand(y1, rowB);
-      rowBIs = y1;
-    }
-    for (let x = 0; x < dw; x++) out[y * dw + x] = rowA[x]! * (1 - wy) + rowB[x]! * wy;
-  }
-  return out;
-}
-
 /**
  * Draws pixels' luminance at device sizes, each as `drawAt` draws `luminance(pixels)`; sizes no
  * larger than the source are drawn in one pass. With a sample, only its rows are drawn (sizes
@@ -351,17 +302,23 @@ export function drawLuminanceAt(
   let gray: Uint8Array | undefined;
   return sizes.map(([dw, dh]) => {
     if (dw <= sw && dh <= sh) return shrunk.shift()!;
-    gray ??= luminance(pixelsOf(pixels));
+    if (!gray) {
+      const whole = pixelsOf(pixels);
+      gray = whole.components === 1 ? luminance(whole) : luminanceOfPixels(whole.data, whole.components, sw * sh);
+    }
     return drawAt(gray, sw, sh, dw, dh);
   });
 }
 
-/** Draws gray samples at a device size, with the renderer's filters (axis by axis when mixed). */
+/**
+ * Draws gray samples at a device size, with the renderer's filters (axis by axis when mixed):
+ * shrinking as `shrinkLuminance`, enlarging bilinearly from the pixel's corner (`enlargeGray`).
+ */
 export function drawAt(src: Uint8Array, sw: number, sh: number, dw: number, dh: number): Uint8Array {
   if (dw <= sw && dh <= sh) return shrink(src, sw, sh, dw, dh);
-  if (dw >= sw && dh >= sh) return enlarge(src, sw, sh, dw, dh);
-  const across = dw <= sw ? shrink(src, sw, sh, dw, sh) : enlarge(src, sw, sh, dw, sh);
-  return dh <= sh ? shrink(across, dw, sh, dw, dh) : enlarge(across, dw, sh, dw, dh);
+  if (dw >= sw && dh >= sh) return enlargeGray(src, sw, sh, dw, dh);
+  const across = dw <= sw ? shrink(src, sw, sh, dw, sh) : enlargeGray(src, sw, sh, dw, sh);
+  return dh <= sh ? shrink(across, dw, sh, dw, dh) : enlargeGray(across, dw, sh, dw, dh);
 }
 
 /**

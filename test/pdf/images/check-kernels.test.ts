@@ -1,8 +1,9 @@
 // The quality check's WebAssembly kernels (src/pdf/images/assembly/check.ts) against plain
 // definitions written here: a pixel's luminance, Splash's box average over whole source pixels,
 // and SSIM window by window. Sizes run across the kernels' 16-pixel SIMD steps and their tails.
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { drawLuminanceAt, sampledHeight, ssim } from "../../../src/pdf/images/quality.ts";
+import { drawAt, drawLuminanceAt, luminance, sampledHeight, ssim } from "../../../src/pdf/images/quality.ts";
 
 /** A repeatable pseudo-random byte source (xorshift). */
 function bytes(count: number, seed: number): Uint8Array {
@@ -49,6 +50,33 @@ function boxDrawing(data: Uint8Array, width: number, height: number, components:
         for (let x = sx; x < sx + xs[dx]!; x++) sum += luminanceOf(data, (y * width + x) * components, components);
       out[dy * dw + dx] = Math.round(sum / (xs[dx]! * ys[dy]!));
     }
+  }
+  return out;
+}
+
+/**
+ * Splash's bilinear enlargement as the check drew it in JavaScript before the kernel: source position
+ * x * (sw / dw), fractions truncated; each source row expanded across, then two rows blended down.
+ */
+function bilinearDrawing(src: Uint8Array, sw: number, sh: number, dw: number, dh: number): Uint8Array {
+  const out = new Uint8Array(dw * dh);
+  const [xs, ys] = [sw / dw, sh / dh];
+  const expand = (row: number) => {
+    const into = new Uint8Array(dw);
+    for (let x = 0; x < dw; x++) {
+      const fx = x * xs;
+      const p = Math.min(sw - 1, Math.floor(fx));
+      const w = fx - Math.floor(fx);
+      into[x] = src[row * sw + p]! * (1 - w) + src[row * sw + Math.min(sw - 1, p + 1)]! * w;
+    }
+    return into;
+  };
+  for (let y = 0; y < dh; y++) {
+    const fy = y * ys;
+    const y0 = Math.min(sh - 1, Math.floor(fy));
+    const wy = fy - Math.floor(fy);
+    const [a, b] = [expand(y0), expand(Math.min(sh - 1, y0 + 1))];
+    for (let x = 0; x < dw; x++) out[y * dw + x] = a[x]! * (1 - wy) + b[x]! * wy;
   }
   return out;
 }
@@ -138,4 +166,36 @@ describe("the quality check's WebAssembly kernels", () => {
     expect(ssim(a, b, width, height)).toBeCloseTo(windowSsim(a, b, width, height), 12);
     expect(ssim(a, a, width, height)).toBeCloseTo(1, 12);
   });
+
+  it("enlarge gray pixels as Splash's bilinear filter, on any sizes (fuzzed against the JavaScript drawing)", () => {
+    const size = fc.integer({ min: 1, max: 40 });
+    fc.assert(
+      fc.property(
+        size,
+        size,
+        fc.integer({ min: 0, max: 90 }),
+        fc.integer({ min: 0, max: 90 }),
+        fc.integer(),
+        (sw, sh, ew, eh, seed) => {
+          const src = bytes(sw * sh, seed);
+          const [dw, dh] = [sw + ew, sh + eh];
+          expect(drawAt(src, sw, sh, dw, dh)).toEqual(bilinearDrawing(src, sw, sh, dw, dh));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it.each([3, 4] as const)(
+    "take the luminance of %i-component pixels through the kernel's blocks where the drawing enlarges",
+    (components) => {
+      // 300 x 300 pixels: more than one 256 KB block of RGB or CMYK.
+      const [width, height] = [300, 300];
+      const data = bytes(width * height * components, components);
+      const pixels = { data, width, height, components };
+      const gray = luminance(pixels);
+      const [drawn] = drawLuminanceAt(pixels, [[451, 377]]);
+      expect(drawn).toEqual(bilinearDrawing(gray, width, height, 451, 377));
+    },
+  );
 });

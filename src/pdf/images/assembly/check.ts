@@ -146,6 +146,74 @@ export function emitRow(sums: usize, width: i32, cuts: usize, dw: i32, reciproca
   memory.fill(sums, 0, <usize>(width << 2));
 }
 
+/**
+ * A source row of bytes at `src` drawn `dw` wide by Splash's bilinear enlargement, into `into`: device
+ * pixel x is src[p] (1 - w) + src[min(sw - 1, p + 1)] w, truncated, with p the i32 at `x0s` and w
+ * the f64 at `wxs` (quality.ts's `enlarge`, in the same f64 operations).
+ */
+function expandRow(src: usize, sw: i32, x0s: usize, wxs: usize, dw: i32, into: usize): void {
+  for (let x = 0; x < dw; x++) {
+    const p = load<i32>(x0s + <usize>(x << 2));
+    const next = p + 1 < sw ? p + 1 : sw - 1;
+    const w = load<f64>(wxs + <usize>(x << 3));
+    const value = <f64>load<u8>(src + <usize>p) * (1 - w) + <f64>load<u8>(src + <usize>next) * w;
+    store<u8>(into + <usize>x, <u8>(<i32>value));
+  }
+}
+
+/**
+ * Splash's bilinear enlargement of `sw` x `sh` gray bytes at `src` to `dw` x `dh` at `out`, as
+ * quality.ts's `enlarge` defines it: source rows expanded across (`expandRow`, into `rowA` and
+ * `rowB`, `dw` bytes each, two at a time: consecutive device rows share them), then device row y
+ * is rowA (1 - wy) + rowB wy, truncated, with rowA source row y0 (the i32 at `y0s`), rowB row
+ * min(sh - 1, y0 + 1) and wy the f64 at `wys`.
+ */
+export function enlarge(
+  src: usize,
+  sw: i32,
+  sh: i32,
+  dw: i32,
+  dh: i32,
+  x0s: usize,
+  wxs: usize,
+  y0s: usize,
+  wys: usize,
+  rowA: usize,
+  rowB: usize,
+  out: usize,
+): void {
+  let a = rowA;
+  let b = rowB;
+  let aIs = -1;
+  let bIs = -1;
+  for (let y = 0; y < dh; y++) {
+    const y0 = load<i32>(y0s + <usize>(y << 2));
+    const y1 = y0 + 1 < sh ? y0 + 1 : sh - 1;
+    const wy = load<f64>(wys + <usize>(y << 3));
+    if (aIs !== y0) {
+      if (bIs === y0) {
+        const t = a;
+        a = b;
+        b = t;
+        aIs = y0;
+        bIs = -1;
+      } else {
+        expandRow(src + <usize>(y0 * sw), sw, x0s, wxs, dw, a);
+        aIs = y0;
+      }
+    }
+    if (bIs !== y1) {
+      expandRow(src + <usize>(y1 * sw), sw, x0s, wxs, dw, b);
+      bIs = y1;
+    }
+    const row = out + <usize>(y * dw);
+    for (let x = 0; x < dw; x++) {
+      const value = <f64>load<u8>(a + <usize>x) * (1 - wy) + <f64>load<u8>(b + <usize>x) * wy;
+      store<u8>(row + <usize>x, <u8>(<i32>value));
+    }
+  }
+}
+
 /** Pairs of i32 lanes of `low` and of `high` added: [l0 + l1, l2 + l3, h0 + h1, h2 + h3]. */
 function pairs(low: v128, high: v128): v128 {
   return i32x4.add(v128.shuffle<i32>(low, high, 0, 2, 4, 6), v128.shuffle<i32>(low, high, 1, 3, 5, 7));
