@@ -69,6 +69,7 @@ interface Jbig2Coder {
   encodeRows(count: number): void;
   finish(): number;
   output(): number;
+  invertRows(count: number): void;
   beginDecode(width: number, length: number, tpgdon: number, band: number): number;
   decodeRows(count: number): number;
 }
@@ -90,13 +91,14 @@ const BAND_BYTES = 64 * 1024;
 
 /**
  * The arithmetic-coded data of a generic region (template 0, default adaptive pixels, typical
- * prediction) of a JBIG2 bitmap (1 black). Bits past each row's width must be 0.
+ * prediction) of a JBIG2 bitmap (1 black). Bits past each row's width must be 0; with `inverse`, the
+ * bitmap coded is the inverse of `bitmap` (samples, 0 black), those bits cleared in the coder's memory.
  *
  * The coder runs once per pixel (some nine million on an A4 page at 300 dpi), in WebAssembly
  * (assembly/jbig2.ts): the rows are copied into its memory a band at a time, and runs of white
  * pixels in an all-white context are coded at once there, as the JavaScript coder did.
  */
-export function encodeGenericRegion(bitmap: Bits): Uint8Array {
+export function encodeGenericRegion(bitmap: Bits, inverse = false): Uint8Array {
   const { data, width, height } = bitmap;
   const rowBytes = rowBytesOf(width);
   const band = Math.max(1, Math.floor(BAND_BYTES / Math.max(1, rowBytes)));
@@ -105,6 +107,7 @@ export function encodeGenericRegion(bitmap: Bits): Uint8Array {
     const rows = Math.min(band, height - y);
     // The memory's buffer afresh each time: the coder grows it as its output needs.
     new Uint8Array(coder.memory.buffer).set(data.subarray(y * rowBytes, (y + rows) * rowBytes), input);
+    if (inverse) coder.invertRows(rows);
     coder.encodeRows(rows);
   }
   const length = coder.finish();
@@ -126,18 +129,8 @@ const DEFAULT_AT = [3, -1, -3, -1, 2, -2, -2, -2];
  */
 export function encodeJbig2(samples: Bits): Uint8Array {
   const { width, height } = samples;
-  const rowBytes = rowBytesOf(width);
-  const size = rowBytes * height;
-  const bitmap = new Uint8Array(size);
-  bitmap.set(samples.data.subarray(0, size));
-  // Inverted four bytes at a time (a byte at a time was a tenth of a CCITT scan's CPU), then the
-  // bits past each row's width cleared.
-  const words = new Int32Array(bitmap.buffer, 0, size >> 2);
-  for (let i = 0; i < words.length; i++) words[i] = ~words[i]!;
-  for (let i = words.length << 2; i < size; i++) bitmap[i] = ~bitmap[i]! & 0xff;
-  const last = width & 7 ? (0xff << (8 - (width & 7))) & 0xff : 0xff;
-  if (last !== 0xff) for (let at = rowBytes - 1; at < size; at += rowBytes) bitmap[at]! &= last;
-  const coded = encodeGenericRegion({ data: bitmap, width, height });
+  // Inverted a band at a time in the coder's memory (no copy of the page is made here).
+  const coded = encodeGenericRegion(samples, true);
   const pageInfo = [...u32(width), ...u32(height), 0, 0, 0, 0, 0, 0, 0, 0, 0x01, 0, 0];
   const region = [...u32(width), ...u32(height), ...u32(0), ...u32(0), 0, 0x08, ...DEFAULT_AT.map((v) => v & 0xff)];
   const head = [

@@ -3,8 +3,9 @@
 // time. The md5s below are of the coder before that shortcut, on page-like bitmaps whose margins,
 // rows after a line of text and isolated specks make such runs of every length.
 import { createHash } from "node:crypto";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { decodeJbig2, encodeJbig2, rowBytesOf } from "../../../src/pdf/codecs/jbig2.ts";
+import { decodeJbig2, encodeGenericRegion, encodeJbig2, rowBytesOf } from "../../../src/pdf/codecs/jbig2.ts";
 import type { Bits } from "../../../src/pdf/codecs/jbig2.ts";
 
 /** Samples (0 black) of lines of glyph-like marks between white margins, a rule and specks. */
@@ -46,5 +47,37 @@ describe("JBIG2 generic region coding", () => {
     expect(createHash("md5").update(coded).digest("hex")).toBe(md5);
     const decoded = decodeJbig2(coded, width, height);
     expect(decoded && samePixels(decoded, samples)).toBe(true);
+  });
+
+  /** The bitmap encodeJbig2 coded before the coder inverted it (issue 42): the samples' inverse, bits past the width 0. */
+  function inverted(samples: Bits): Bits {
+    const rowBytes = rowBytesOf(samples.width);
+    const data = samples.data.slice(0, rowBytes * samples.height).map((byte) => ~byte & 0xff);
+    const last = (0xff << (8 - (samples.width & 7 || 8))) & 0xff;
+    for (let at = rowBytes - 1; at < data.length; at += rowBytes) data[at]! &= last;
+    return { data, width: samples.width, height: samples.height };
+  }
+
+  const codesTheInverse = (samples: Bits) => {
+    const coded = encodeJbig2(samples);
+    const region = encodeGenericRegion(inverted(samples));
+    expect(coded.subarray(coded.length - region.length)).toEqual(region);
+  };
+
+  it("codes the inverse of the samples whatever the bits past each row's width (fuzzed against the bitmap inverted first)", () => {
+    const size = fc.integer({ min: 1, max: 70 });
+    fc.assert(
+      fc.property(size, size, fc.integer(), (width, height, seed) => {
+        const data = new Uint8Array(rowBytesOf(width) * height);
+        for (let i = 0, s = seed | 1; i < data.length; i++) data[i] = (s = (s * 1103515245 + 12345) & 0x7fffffff) >> 16;
+        codesTheInverse({ data, width, height });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("codes the inverse of a page band by band", () => {
+    // 2,003 x 700: some three bands of 64 KB, the width not a whole byte.
+    codesTheInverse(page(2003, 700, 4));
   });
 });

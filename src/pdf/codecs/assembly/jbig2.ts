@@ -116,6 +116,24 @@ export function begin(w: i32, h: i32, band: i32): usize {
   return input;
 }
 
+/**
+ * Inverts the `count` rows last placed at the input (samples, 0 black, made the bitmap coded, 1
+ * black: ../jbig2.ts `encodeJbig2`), eight bytes at a time, and clears each row's bits past the
+ * width. In JavaScript this was a copy of the page and a pass over it, a tenth of a CCITT scan's CPU.
+ */
+export function invertRows(count: i32): void {
+  const end = input + <usize>count * <usize>rowBytes;
+  let at = input;
+  for (; at + 8 <= end; at += 8) store<u64>(at, ~load<u64>(at));
+  for (; at < end; at++) store<u8>(at, ~load<u8>(at));
+  const bits = width & 7;
+  if (bits === 0) return;
+  const last: i32 = (0xff << (8 - bits)) & 0xff;
+  for (let row = input + <usize>rowBytes - 1; row < end; row += <usize>rowBytes) {
+    store<u8>(row, (<i32>load<u8>(row)) & last);
+  }
+}
+
 /** Appends a byte to the output. */
 function put(value: i32): void {
   const p = out + <usize>length;
