@@ -58,7 +58,8 @@ import type { CffFont } from "./cff.ts";
 import { trimToUnicode, trimWidths } from "./maps.ts";
 import { charMaps, glyphNames, readSfnt } from "./sfnt.ts";
 import type { CharMap } from "./sfnt.ts";
-import { everyDict, findFontUsage, isIdentityType0 } from "./usage.ts";
+import { everyDictList, findFontUsage, isIdentityType0 } from "./usage.ts";
+import type { DictOf } from "./usage.ts";
 
 export interface FontReport {
   /** Type 1 programs (FontFile) replaced by the same font in CFF (FontFile3 /Type1C). */
@@ -477,8 +478,8 @@ const SUBSET_TAG = /^[A-Z]{6}\+/;
 const MAX_OBJECTS_TAGGED_ONLY = 20_000;
 
 /** Whether a program this pass could subset is embedded whole (its FontName has no subset tag). */
-function hasWholeProgram(context: PDFContext): boolean {
-  for (const [dict] of everyDict(context)) {
+function hasWholeProgram(dicts: readonly DictOf[]): boolean {
+  for (const [dict] of dicts) {
     const descriptor = dict.lookup(F.FontDescriptor);
     if (!(descriptor instanceof PDFDict) || !programOf(descriptor)) continue;
     const name = descriptor.lookup(F.FontName);
@@ -511,10 +512,10 @@ function programsIn(descriptor: PDFDict | undefined): PDFRawStream[] {
     .filter((program): program is PDFRawStream => program instanceof PDFRawStream);
 }
 
-/** Every dictionary that holds a FontDescriptor with this program, found over the whole document. */
-function programOwners(context: PDFContext): Map<PDFRawStream, Set<PDFDict>> {
+/** Every dictionary that holds a FontDescriptor with this program, among all of the document's. */
+function programOwners(dicts: readonly DictOf[]): Map<PDFRawStream, Set<PDFDict>> {
   const owners = new Map<PDFRawStream, Set<PDFDict>>();
-  for (const [dict] of everyDict(context)) {
+  for (const [dict] of dicts) {
     const descriptor = dict.lookup(F.FontDescriptor);
     for (const program of programsIn(descriptor instanceof PDFDict ? descriptor : undefined)) {
       let set = owners.get(program);
@@ -554,9 +555,12 @@ async function subsetProgram(
  */
 export async function subsetFonts(context: PDFContext): Promise<FontReport> {
   const unstored = new Map<PDFRawStream, Uint8Array>();
-  const converted = convertType1Programs(context, unstored);
+  // The document's dictionaries, walked once for the readings that follow: a conversion changes
+  // descriptors and programs' dictionaries, and the walk is made again after one.
+  const dicts = everyDictList(context);
+  const converted = convertType1Programs(context, unstored, dicts);
   try {
-    return { ...(await subsetAll(context, unstored)), converted };
+    return { ...(await subsetAll(context, unstored, converted > 0 ? everyDictList(context) : dicts)), converted };
   } finally {
     releaseSubsetter();
     for (const [program, cff] of unstored) program.updateContents(deflateAsStored(cff));
@@ -580,9 +584,13 @@ const deflatedAtMost = (length: number) => length + ((length + 7) >> 3) + ((leng
  * the subset usually replaces it (on the pdfTeX CVs, every one), and subsetFonts deflates those
  * it did not. The same bytes, without a level 9 deflate thrown away and an inflate per program.
  */
-function convertType1Programs(context: PDFContext, unstored: Map<PDFRawStream, Uint8Array>): number {
+function convertType1Programs(
+  context: PDFContext,
+  unstored: Map<PDFRawStream, Uint8Array>,
+  dicts: readonly DictOf[],
+): number {
   let converted = 0;
-  for (const [program, owners] of programOwners(context)) {
+  for (const [program, owners] of programOwners(dicts)) {
     const descriptors = new Set([...owners].map((owner) => owner.lookup(F.FontDescriptor) as PDFDict));
     const eligible = [...descriptors].every(
       (d) => d.lookup(F.FontFile) === program && !d.has(F.FontFile2) && !d.has(F.FontFile3),
@@ -608,13 +616,18 @@ function convertType1Programs(context: PDFContext, unstored: Map<PDFRawStream, U
   return converted;
 }
 
-async function subsetAll(
-  context: PDFContext,
-  unstored: Map<PDFRawStream, Uint8Array>,
-): Promise<Omit<FontReport, "converted">> {
+/** Converted programs waiting undeflated (convertType1Programs). */
+type Unstored = Map<PDFRawStream, Uint8Array>;
+type SubsetReport = Omit<FontReport, "converted">;
+
+/**
+ * Subsets the programs the fonts drawn embed. `dicts`: every dictionary of the document as it is
+ * (everyDictList); they are read before any is changed, when the subsets are written.
+ */
+async function subsetAll(context: PDFContext, unstored: Unstored, dicts: readonly DictOf[]): Promise<SubsetReport> {
   const report = { subset: 0, bytesBefore: 0, bytesAfter: 0 };
-  if (!hasWholeProgram(context) && context.largestObjectNumber > MAX_OBJECTS_TAGGED_ONLY) return report;
-  const usage = findFontUsage(context);
+  if (!hasWholeProgram(dicts) && context.largestObjectNumber > MAX_OBJECTS_TAGGED_ONLY) return report;
+  const usage = findFontUsage(context, dicts);
   if (!usage.complete || usage.codes.size === 0) return report;
   const groups = new Map<PDFRawStream, FontPlan[]>();
   const refused = new Set<PDFRawStream>();
@@ -630,7 +643,7 @@ async function subsetAll(
     else groups.set(plan.program, [plan]);
   }
   for (const font of usage.excluded) for (const program of programsIn(fontDescriptorOf(font))) refused.add(program);
-  const owners = programOwners(context);
+  const owners = programOwners(dicts);
   for (const [program, plans] of groups) {
     if (refused.has(program)) continue;
     // Other fonts with this program are not drawn (a drawn one without a plan, or one kept whole,

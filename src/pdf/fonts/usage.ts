@@ -24,6 +24,7 @@ import {
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
 import { Op, scanContent } from "../shared/syntax.ts";
 import { decodeStreamData, N } from "../streams/filters.ts";
+import { dictMap } from "../shared/dict-map.ts";
 import { contentStreamsOf, MIN_INLINE_BYTES, pagesOf } from "../shared/placement.ts";
 import { keepDecoded } from "../shared/decoded-content.ts";
 
@@ -318,10 +319,19 @@ function fontsOf(resources: PDFDict): PDFDict[] {
     .filter((v): v is PDFDict => v instanceof PDFDict);
 }
 
-/** Every dictionary of the document, direct ones included (stream dictionaries with their stream). */
+/** Whether a walk of direct objects goes into this one (what else it holds is no dictionary). */
+const holdsDicts = (object: PDFObject): boolean =>
+  object instanceof PDFDict || object instanceof PDFStream || object instanceof PDFArray;
+
+/**
+ * Every dictionary of the document, direct ones included (stream dictionaries with their stream).
+ * Only what may hold a dictionary is stacked, and maps and arrays are read in place: names,
+ * numbers and strings yield nothing and hold nothing, so the dictionaries come in the same order.
+ */
 export function* everyDict(context: PDFContext): Generator<[PDFDict, PDFStream | undefined]> {
   const seen = new Set<PDFObject>();
-  const stack: PDFObject[] = context.enumerateIndirectObjects().map(([, object]) => object);
+  const stack: PDFObject[] = [];
+  for (const [, object] of context.enumerateIndirectObjects()) if (holdsDicts(object)) stack.push(object);
   while (stack.length > 0) {
     const object = stack.pop()!;
     if (seen.has(object)) continue;
@@ -329,17 +339,31 @@ export function* everyDict(context: PDFContext): Generator<[PDFDict, PDFStream |
     if (object instanceof PDFStream) {
       seen.add(object.dict);
       yield [object.dict, object];
-      for (const value of object.dict.values()) if (!(value instanceof PDFRef)) stack.push(value);
+      for (const value of dictMap(object.dict).values()) if (holdsDicts(value)) stack.push(value);
     } else if (object instanceof PDFDict) {
       yield [object, undefined];
-      for (const value of object.values()) if (!(value instanceof PDFRef)) stack.push(value);
+      for (const value of dictMap(object).values()) if (holdsDicts(value)) stack.push(value);
     } else if (object instanceof PDFArray) {
-      for (const value of object.asArray()) if (!(value instanceof PDFRef)) stack.push(value);
+      for (let i = 0; i < object.size(); i++) {
+        const value = object.get(i);
+        if (holdsDicts(value)) stack.push(value);
+      }
     }
   }
 }
 
-export function findFontUsage(context: PDFContext): FontUsage {
+/** A dictionary of the document, with its stream when it is a stream's. */
+export type DictOf = [PDFDict, PDFStream | undefined];
+
+/**
+ * everyDict's dictionaries as a list, for a pass that reads them several times and changes none
+ * in between (fonts/subset.ts: four walks of every dictionary a job were 4-6 % of a tagged
+ * document's CPU, issue 42).
+ */
+export const everyDictList = (context: PDFContext): DictOf[] => [...everyDict(context)];
+
+/** The fonts drawn and how; `dicts`: every dictionary of the document, if walked already. */
+export function findFontUsage(context: PDFContext, dicts: Iterable<DictOf> = everyDict(context)): FontUsage {
   const walker = new UsageWalker(context);
   const pages = pagesOf(context);
   if (!pages) return { codes: walker.codes, excluded: walker.excluded, complete: false };
@@ -354,7 +378,7 @@ export function findFontUsage(context: PDFContext): FontUsage {
     walker.annotations(page, formResources instanceof PDFDict ? formResources : resources);
   }
   // What the walk did not see keeps its fonts whole.
-  for (const [dict, stream] of everyDict(context)) {
+  for (const [dict, stream] of dicts) {
     const resources = dict.lookup(F.Resources);
     const fonts = dict.lookup(F.Font);
     if (fonts instanceof PDFDict && !walker.scannedResources.has(dict)) {

@@ -26,6 +26,7 @@
 import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFRef, PDFStream, PDFString, PDFHexString } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
 import { decodeStreamData, deflate, N } from "../streams/filters.ts";
+import { dictMap } from "../shared/dict-map.ts";
 
 const A = PDFName.of("A");
 const AA = PDFName.of("AA");
@@ -138,9 +139,14 @@ function forEachDict(context: PDFContext, visit: (dict: PDFDict) => void): void 
       const dict = value instanceof PDFStream ? value.dict : value;
       if (dict instanceof PDFDict) {
         visit(dict);
-        for (const item of dict.values()) if (item instanceof PDFDict || item instanceof PDFArray) stack.push(item);
+        // Read in place, after `visit` (shared/dict-map.ts).
+        for (const item of dictMap(dict).values())
+          if (item instanceof PDFDict || item instanceof PDFArray) stack.push(item);
       } else if (dict instanceof PDFArray) {
-        for (const item of dict.asArray()) if (item instanceof PDFDict || item instanceof PDFArray) stack.push(item);
+        for (let i = 0; i < dict.size(); i++) {
+          const item = dict.get(i);
+          if (item instanceof PDFDict || item instanceof PDFArray) stack.push(item);
+        }
       }
     }
   }
