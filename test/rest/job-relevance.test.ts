@@ -10,7 +10,7 @@ import { createApiClient, type ApiClient } from "../helpers/api.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { daysAgo, daysFromNow, factories } from "../helpers/factories.ts";
 import { startServer, type TestServer } from "../helpers/server.ts";
-import { phraseWalk, walkedRowInPostings } from "../../src/graphql/types/job/ranked-sql.ts";
+import { phraseWalk, walkBound, walkedRowInPostings } from "../../src/graphql/types/job/ranked-sql.ts";
 import { parse } from "graphql";
 import { executeCompiled } from "../../src/graphql/compiled-operations.ts";
 import { createContext } from "../../src/graphql/context.ts";
@@ -157,6 +157,46 @@ describe("GET /jobs?sort=relevance", () => {
     } finally {
       knownWordsKept.ms = kept;
       walkedRowInPostings.entries = walkCost;
+    }
+  });
+
+  it("bounds the walk of a common word, then reads the rest of the page from the matches: the same pages", async () => {
+    const kept = knownWordsKept.ms;
+    const walkCost = walkedRowInPostings.entries;
+    const bound = walkBound.rows;
+    knownWordsKept.ms = 0;
+    walkedRowInPostings.entries = 0; // "kestrel" walks
+    try {
+      await db.sql.exec("ANALYZE jobs");
+      // Walks of 1, 2 and 4 jobs end inside the title tier, before the list does; the default
+      // reaches past every job.
+      for (const rows of [bound, 1, 2, 4]) {
+        walkBound.rows = rows;
+        expect(await letters("q=kestrel"), `walk ${rows}`).toBe("cdbea");
+        expect(await follow("q=kestrel&limit=1"), `walk ${rows}`).toBe("cdbea");
+        expect(await follow("q=kestrel&limit=2"), `walk ${rows}`).toBe("cdbea");
+        const { body } = await api.get<List>("/api/v1/jobs?q=kestrel&limit=2");
+        expect(body.meta.total, `walk ${rows}`).toBe(5);
+      }
+      // The title tier's walk is bounded by a publication time, then one statement reads every tier
+      // left from the matches. A filter that no job holding the word passes (the walk at a million
+      // jobs passed every listed one: a 503) finds nothing that way too.
+      walkBound.rows = 1;
+      db.queries.length = 0;
+      expect(await letters("q=kestrel")).toBe("cdbea");
+      expect(db.queries.some((q) => /j\.title_terms &&[^]*j\.published_at >= \$\d+::timestamptz/.test(q))).toBe(true);
+      expect(db.queries.some((q) => /OFFSET 0\) AS m/.test(q))).toBe(true);
+      expect(await letters("q=kestrel&employment_type=internship")).toBe("");
+      expect(await letters("q=kestrel&work_model=remote&employment_type=full_time")).toBe(
+        await (async () => {
+          walkBound.rows = bound;
+          return letters("q=kestrel&work_model=remote&employment_type=full_time");
+        })(),
+      );
+    } finally {
+      knownWordsKept.ms = kept;
+      walkedRowInPostings.entries = walkCost;
+      walkBound.rows = bound;
     }
   });
 

@@ -7,8 +7,15 @@ import type { SqlQuery } from "../sql.ts";
 
 export type TierColumn = "title_terms" | "head_terms";
 
-/** Each column's known words with the share of jobs holding each; `rows`: the planner's row count of jobs. */
-export type Known = Record<TierColumn, ReadonlyMap<string, number>> & { rows: number };
+/**
+ * Each column's known words with the share of jobs holding each; `rows`: the planner's row count of
+ * jobs; `published`: the histogram of publication times (ms; equal shares of the jobs that have one
+ * between each bound and the next) and how many jobs have one, or null before ANALYZE.
+ */
+export type Known = Record<TierColumn, ReadonlyMap<string, number>> & {
+  rows: number;
+  published: { bounds: readonly number[]; rows: number } | null;
+};
 
 /** Statistics change when ANALYZE runs (autovacuum, after many writes): read again after `ms` (tests: 0). */
 export const knownWordsKept = { ms: 10 * 60_000 };
@@ -25,16 +32,35 @@ export function knownWords(sql: SqlQuery): Promise<Known> {
 }
 
 async function readKnownWords(sql: SqlQuery): Promise<Known> {
-  const rows = await sql.query<{ column: TierColumn; words: string[] | null; shares: number[] | null; rows: number }>(
+  const rows = await sql.query<{
+    column: TierColumn | "published_at";
+    words: string[] | null;
+    shares: number[] | null;
+    bounds: (Date | string)[] | null;
+    nullShare: number | null;
+    rows: number;
+  }>(
     `SELECT attname::text AS "column", most_common_elems::text::text[] AS words,
         most_common_elem_freqs::float8[] AS shares,
+        CASE WHEN attname = 'published_at' THEN histogram_bounds::text::timestamptz[] END AS bounds,
+        null_frac::float8 AS "nullShare",
         (SELECT greatest(c.reltuples, 0)::float8 FROM pg_class c WHERE c.oid = 'jobs'::regclass) AS rows
-      FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'jobs' AND attname IN ('title_terms', 'head_terms')`,
+      FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'jobs'
+        AND attname IN ('title_terms', 'head_terms', 'published_at')`,
   );
   const of = (column: TierColumn) => {
     const row = rows.find((r) => r.column === column);
     // most_common_elem_freqs holds one share per word, then the minimum, maximum and null share.
     return new Map((row?.words ?? []).map((word, i) => [word, row?.shares?.[i] ?? 0]));
   };
-  return { title_terms: of("title_terms"), head_terms: of("head_terms"), rows: rows[0]?.rows ?? 0 };
+  const total = rows[0]?.rows ?? 0;
+  const published = rows.find((r) => r.column === "published_at");
+  // A Date from node-postgres and PGlite; Prisma's raw queries may give the array's text values.
+  const bounds = published?.bounds?.map((at) => new Date(at).getTime()).filter(Number.isFinite) ?? [];
+  return {
+    title_terms: of("title_terms"),
+    head_terms: of("head_terms"),
+    rows: total,
+    published: bounds.length > 1 ? { bounds, rows: total * (1 - (published?.nullShare ?? 0)) } : null,
+  };
 }

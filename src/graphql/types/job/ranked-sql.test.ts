@@ -2,7 +2,7 @@
 // head_terms, 2026-12-06), against what pgbench measured at 8 connections for each tier statement.
 import { describe, expect, it } from "vitest";
 import type { ReadTerm, SearchReading } from "../../search/reading.ts";
-import { walkIsCheaper } from "./ranked-sql.ts";
+import { walkFloor, walkIsCheaper } from "./ranked-sql.ts";
 
 const HEAD_SHARES = new Map([
   ["python", 0.05737],
@@ -52,5 +52,28 @@ describe("walkIsCheaper", () => {
     expect(walkIsCheaper(reading(phrase), HEAD_SHARES, ROWS, 50)).toBe(true);
     const either = { groups: [[term(["kubeflow"]), term(["python"])]] } as unknown as SearchReading;
     expect(walkIsCheaper(either, HEAD_SHARES, ROWS, 50)).toBe(true);
+  });
+});
+
+describe("walkFloor", () => {
+  const day = 86_400_000;
+  // Ten days of publication times, a thousand jobs a day (ten buckets of a day each).
+  const published = { bounds: Array.from({ length: 11 }, (_, i) => i * day), rows: 10_000 };
+
+  it("finds the time after which about `rows` jobs were published up to `before`", () => {
+    expect(walkFloor(published, 10 * day, 1_000)).toBe(9 * day);
+    expect(walkFloor(published, 10 * day, 2_500)).toBe(7.5 * day);
+    // From a cursor inside the histogram: 1,500 jobs before day 6.5.
+    expect(walkFloor(published, 6.5 * day, 1_500)).toBe(5 * day);
+    // Jobs published since the statistics were taken count as if at the newest bound.
+    expect(walkFloor(published, 12 * day, 1_000)).toBe(9 * day);
+  });
+
+  it("sets no floor where fewer jobs than that came before, or without a histogram", () => {
+    expect(walkFloor(published, 10 * day, 10_000)).toBeNull();
+    expect(walkFloor(published, 2 * day, 2_000)).toBeNull();
+    expect(walkFloor(published, -day, 1)).toBeNull();
+    expect(walkFloor(null, 10 * day, 1_000)).toBeNull();
+    expect(walkFloor({ bounds: published.bounds, rows: 0 }, 10 * day, 1_000)).toBeNull();
   });
 });

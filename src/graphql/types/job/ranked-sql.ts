@@ -57,6 +57,41 @@ export const phraseWalk = { rows: 4_000 };
 export const walkedRowInPostings = { entries: 6 };
 
 /**
+ * How many jobs, at most, a tier that says q's words once may walk before the rest of the page is
+ * read from the matches (`rows`). A walk is chosen where the words are common, on their share of all
+ * jobs; a filter that no job holding them passes (`q=intern&employment_type=full_time`: interns are
+ * always internships) then made the planner walk every listed job it admits: 360,000 at a million,
+ * a 503. Bounded, the walk costs at most this many index entries (about 3 µs each), then one
+ * statement reads the rest of the page from the words' and filters' indexes. Twice the walk a word
+ * at the threshold needs for a page of 100.
+ */
+export const walkBound = { rows: 12_000 };
+
+/**
+ * The publication time after which about `rows` jobs were published up to `before`, by the
+ * statistics' histogram of publication times (equal shares of the jobs between its bounds); null
+ * without a histogram or where fewer jobs than that came before `before` (a walk from there is
+ * short whatever it finds). Statistics trail the table: jobs published since are walked too.
+ */
+export function walkFloor(published: Known["published"], before: number, rows: number): number | null {
+  if (!published || published.rows <= 0) return null;
+  const { bounds } = published;
+  const buckets = bounds.length - 1;
+  const shareBefore = (at: number) => {
+    if (at <= bounds[0]!) return 0;
+    if (at >= bounds[buckets]!) return 1;
+    let i = 0;
+    while (bounds[i + 1]! <= at) i++;
+    return (i + (at - bounds[i]!) / (bounds[i + 1]! - bounds[i]!)) / buckets;
+  };
+  const share = shareBefore(before) - rows / published.rows;
+  if (share <= 0) return null;
+  const position = share * buckets;
+  const i = Math.min(buckets - 1, Math.floor(position));
+  return bounds[i]! + (position - i) * (bounds[i + 1]! - bounds[i]!);
+}
+
+/**
  * Whether a tier whose words the statistics count should say them once (walk the list) rather than
  * twice (read the matches). The walk stops at a full page: it passes `pageRows` / p jobs, p being the
  * share holding every group (each group's share the sum of its terms', a term's the product of its
@@ -107,7 +142,8 @@ function markTier(row: RankedId, tier: number): RankedId {
   return row;
 }
 
-type TierStatement = { tier: number; inTier: SqlCondition; seek?: [Date, string] };
+/** A tier's statement: after `seek` in the list order, and published at `floor` or later when set. */
+type TierStatement = { tier: number; inTier: SqlCondition; seek?: [Date, string]; floor?: Date };
 
 /** The rows after a key in the list order (newest first, then the id), on table alias `alias`. */
 function afterInListOrder(alias: string, [at, id]: readonly unknown[], params: SqlParams): string {
@@ -149,8 +185,8 @@ export async function relevancePage(
   const once = (stats: Known | null, column: TierColumn) =>
     !!stats && walkIsCheaper(reading, stats[column], stats.rows, window.skip + window.limit);
   const wordsOnce: Record<number, boolean> = { 3: once(known, "title_terms"), 2: once(known, "head_terms") };
-  const conditions = (params: SqlParams, { tier, inTier, seek }: TierStatement) =>
-    `${(wordsOnce[tier] && sqlWhereBesidesWords ? sqlWhereBesidesWords : window.sqlWhere)(params)} AND ${inTier(params)}${seek ? afterInListOrder("j", seek, params) : ""}`;
+  const conditions = (params: SqlParams, { tier, inTier, seek, floor }: TierStatement) =>
+    `${(wordsOnce[tier] && sqlWhereBesidesWords ? sqlWhereBesidesWords : window.sqlWhere)(params)} AND ${inTier(params)}${seek ? afterInListOrder("j", seek, params) : ""}${floor ? ` AND j.published_at >= ${params.add(floor, "timestamptz")}` : ""}`;
   const tierPage = (statement: TierStatement, take: number, offset: number) => {
     const params = new SqlParams();
     const ids = `SELECT j.id, j.published_at AS "publishedAt" FROM jobs j WHERE ${conditions(params, statement)}
@@ -159,7 +195,7 @@ export async function relevancePage(
   };
   for (const { tier, sql: inTier } of tiers) {
     if (cursor && tier > cursor[0]) continue;
-    let statement: TierStatement = {
+    const statement: TierStatement = {
       tier,
       inTier,
       ...(cursor && tier === cursor[0] ? { seek: [cursor[1], cursor[2]] as [Date, string] } : {}),
@@ -167,12 +203,27 @@ export async function relevancePage(
     const take = () => window.limit - rows.length;
     // The page's first tier only: a later tier is reached when the earlier ones ran out, and a
     // walk there would cost its rows again for a phrase already found rare.
-    if (walkFirst && skip === 0 && rows.length === 0 && tier === (cursor?.[0] ?? tiers[0]!.tier)) {
+    const pageStartsHere = skip === 0 && rows.length === 0 && tier === (cursor?.[0] ?? tiers[0]!.tier);
+    if (walkFirst && pageStartsHere) {
       const walked = await newestFirst(sql, window.now, statement, conditions, take(), run);
       for (const row of walked.rows) rows.push(markTier(row, tier));
       if (rows.length >= window.limit) break;
       if (!walked.after) continue; // the walk read every public job: the tier holds no more
-      statement = { tier, inTier, seek: walked.after };
+      rows.push(...(await restInTierOrder(sql, window, tiers, [tier, ...walked.after], take(), read)));
+      break;
+    }
+    // A walk the words' shares chose, bounded: past walkBound.rows jobs the rest of the page comes
+    // from the matches, so a filter that excludes the common word's jobs cannot walk the whole list.
+    // (An offset keeps the tier's own statement: it is spent tier by tier.)
+    const walkFrom = Math.min(window.now.getTime(), statement.seek?.[0].getTime() ?? Infinity);
+    const floor = skip === 0 && wordsOnce[tier] ? walkFloor(known!.published, walkFrom, walkBound.rows) : null;
+    if (floor !== null) {
+      const at = new Date(floor);
+      const found = await tierPage({ ...statement, floor: at }, take(), 0);
+      for (const row of found) rows.push(markTier(row, tier));
+      if (rows.length >= window.limit) break;
+      rows.push(...(await restInTierOrder(sql, window, tiers, [tier, at, LEAST_UUID], take(), read)));
+      break;
     }
     const found = await tierPage(statement, take(), skip);
     if (found.length > 0 || skip === 0) {
@@ -227,6 +278,46 @@ async function newestFirst(
     last.values,
   );
   return end ? { rows, after: [end.at, end.id] } : { rows };
+}
+
+/** Below every other uuid: a key of (time, LEAST_UUID) leaves every row published at that time after it. */
+const LEAST_UUID = "00000000-0000-0000-0000-000000000000";
+
+/**
+ * The rest of a page after a bounded walk: every job matching q and the filters that comes after
+ * `after` (its tier, then its key in the list order), read from the indexes of the words and the
+ * filters and sorted (OFFSET 0 keeps the planner from walking the list for them), with its tier.
+ * One statement for every tier left: a filter that excludes a common word's jobs leaves them all
+ * empty, and each tier's own statement would read the same matches again.
+ */
+async function restInTierOrder(
+  sql: SqlQuery,
+  window: Window,
+  tiers: { tier: number; sql: SqlCondition }[],
+  [tier, at, id]: [number, Date, string],
+  take: number,
+  read?: RowsOfIds,
+): Promise<RankedId[]> {
+  const params = new SqlParams();
+  const lowest = tiers[tiers.length - 1]!.tier;
+  const tierOf = `CASE ${tiers
+    .slice(0, -1)
+    .map((t) => `WHEN ${t.sql(params)} THEN ${t.tier}`)
+    .join(" ")} ELSE ${lowest} END`;
+  const ids = `SELECT m.id, m."publishedAt", m.tier FROM (
+      SELECT j.id, j.published_at AS "publishedAt", ${tierOf} AS tier FROM jobs j WHERE ${window.sqlWhere(params)} OFFSET 0) AS m
+      WHERE (m.tier, m."publishedAt", m.id) < (${params.add(tier, "int")}, ${params.add(at, "timestamptz")}, ${params.add(id, "uuid")})
+      ORDER BY m.tier DESC, m."publishedAt" DESC, m.id DESC LIMIT ${params.add(take, "int")}`;
+  const raw = await sql.query<RankedId>(
+    read ? read.statement(ids, `page.tier DESC, j.published_at DESC, j.id DESC`, ", page.tier") : ids,
+    params.values,
+  );
+  const tiersOf = raw.map((row) => Number(row["tier"]));
+  const rows = (read ? read.rows(raw) : raw) as RankedId[];
+  return rows.map((row, i) => {
+    delete row["tier"];
+    return markTier(row, tiersOf[i]!);
+  });
 }
 
 /** Mean Earth radius (IUGG), km. */
