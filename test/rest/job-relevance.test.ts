@@ -175,6 +175,9 @@ describe("GET /jobs?sort=relevance", () => {
         expect(await letters("q=kestrel"), `walk ${rows}`).toBe("cdbea");
         expect(await follow("q=kestrel&limit=1"), `walk ${rows}`).toBe("cdbea");
         expect(await follow("q=kestrel&limit=2"), `walk ${rows}`).toBe("cdbea");
+        // Offset pages spend the offset on the bounded walk, then on the matches after it.
+        const byOffset = await Promise.all([0, 1, 2, 3, 4, 5].map((o) => letters(`q=kestrel&limit=2&offset=${o}`)));
+        expect(byOffset, `walk ${rows}`).toEqual(["cd", "db", "be", "ea", "a", ""]);
         const { body } = await api.get<List>("/api/v1/jobs?q=kestrel&limit=2");
         expect(body.meta.total, `walk ${rows}`).toBe(5);
       }
@@ -187,6 +190,10 @@ describe("GET /jobs?sort=relevance", () => {
       expect(db.queries.some((q) => /j\.title_terms &&[^]*j\.published_at >= \$\d+::timestamptz/.test(q))).toBe(true);
       expect(db.queries.some((q) => /OFFSET 0\) AS m/.test(q))).toBe(true);
       expect(await letters("q=kestrel&employment_type=internship")).toBe("");
+      db.queries.length = 0;
+      expect(await letters("q=kestrel&employment_type=internship&offset=3")).toBe("");
+      expect(db.queries.some((q) => /j\.title_terms &&[^]*j\.published_at >= \$\d+::timestamptz/.test(q))).toBe(true);
+      expect(db.queries.some((q) => /OFFSET 0\) AS m/.test(q))).toBe(true);
       expect(await letters("q=kestrel&work_model=remote&employment_type=full_time")).toBe(
         await (async () => {
           walkBound.rows = bound;
