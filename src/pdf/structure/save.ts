@@ -7,6 +7,7 @@ import { renumberObjects, writeClassic, writeWithObjectStreams } from "./writer.
 import { findCrossReferenceProblem } from "./xref.ts";
 import "./object-order.ts";
 import "./parse-names.ts";
+import "./stream-inflate.ts";
 import "./xref-table.ts";
 
 export type LinearizationReport = { linearized: true } | { linearized: false; reason: string; message: string };
