@@ -103,7 +103,11 @@ export function isSrgbProfile(profile: Uint8Array): boolean {
 function isSrgbSpace(object: PDFObject | undefined, profiles: Map<PDFRawStream, boolean>): boolean {
   if (!(object instanceof PDFArray) || object.size() !== 2 || object.lookup(0) !== N.ICCBased) return false;
   const stream = object.lookup(1);
-  if (!(stream instanceof PDFRawStream)) return false;
+  return stream instanceof PDFRawStream && isSrgbStream(stream, profiles);
+}
+
+/** Whether a stream is an sRGB profile of 3 components; the answer is kept in `profiles`. */
+function isSrgbStream(stream: PDFRawStream, profiles: Map<PDFRawStream, boolean>): boolean {
   let srgb = profiles.get(stream);
   if (srgb === undefined) {
     const data = numberOf(stream.dict.lookup(N.N)) === 3 ? decodeStreamData(stream, MAX_PROFILE_BYTES, {}) : undefined;
@@ -114,6 +118,20 @@ function isSrgbSpace(object: PDFObject | undefined, profiles: Map<PDFRawStream, 
 }
 
 /**
+ * Whether some stream of the document is an sRGB profile. A colour space's profile is a stream,
+ * and a stream is an object of its own: without one, no colour space is sRGB and the document's
+ * walk is not made (2.5 % of text_excel_warn_16p's profile: 9,854 objects and no profile at all). Only
+ * streams that say /N 3 are read, as isSrgbSpace reads them.
+ */
+function hasSrgbProfile(context: PDFContext, profiles: Map<PDFRawStream, boolean>): boolean {
+  let found = false;
+  for (const [, object] of context.enumerateIndirectObjects()) {
+    if (object instanceof PDFRawStream && isSrgbStream(object, profiles)) found = true;
+  }
+  return found;
+}
+
+/**
  * Writes every ICCBased colour space whose profile is sRGB as DeviceRGB; answers how many colour
  * spaces were. Nothing is done in a document with an output intent (PDF/A, PDF/X).
  */
@@ -121,6 +139,7 @@ export function srgbAsDeviceRgb(context: PDFContext): number {
   const root = context.lookup(context.trailerInfo.Root);
   if (!(root instanceof PDFDict) || root.has(OutputIntents)) return 0;
   const profiles = new Map<PDFRawStream, boolean>();
+  if (!hasSrgbProfile(context, profiles)) return 0;
   // Colour spaces that are objects of their own: every reference to them becomes the name.
   const spaces = new Set<number>();
   for (const [ref, object] of context.enumerateIndirectObjects()) {

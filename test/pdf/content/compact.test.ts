@@ -284,4 +284,21 @@ describe.skipIf(!HAVE_ICC)("sRGB profiles", () => {
     const { doc } = await openPdf(pdfa);
     expect(srgbAsDeviceRgb(doc.context)).toBe(0);
   });
+
+  it("changes nothing where no stream is an sRGB profile, and finds one used only inline", async () => {
+    // No sRGB profile: the walk is not made, and nothing changes.
+    const { doc } = await openPdf(await profileDocument("a98.icc"));
+    const before = await saveDocument(doc);
+    expect(srgbAsDeviceRgb(doc.context)).toBe(0);
+    expect(Buffer.from(await saveDocument(doc)).equals(Buffer.from(before))).toBe(true);
+    // An sRGB profile named by a colour space written inline in a nested resource dictionary.
+    const inline = await PDFDocument.create({ updateMetadata: false });
+    const { context } = inline;
+    const icc = context.register(context.flateStream(readFileSync(path.join(ICC, "srgb.icc")), { N: 3 }));
+    const page = inline.addPage([200, 200]);
+    const pattern = context.obj({ Resources: { ColorSpace: { Cs1: [PDFName.of("ICCBased"), icc] } } } as never);
+    page.node.set(PDFName.of("Resources"), context.obj({ Pattern: { P1: pattern } } as never));
+    expect(srgbAsDeviceRgb(context)).toBe(1);
+    expect(String(pattern)).toContain("/Cs1 /DeviceRGB");
+  });
 });
