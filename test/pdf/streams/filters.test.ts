@@ -22,6 +22,24 @@ describe("stream filters", () => {
     expect(runLengthDecode(bomb, 128 * 1000)?.length).toBe(128 * 1000);
   });
 
+  it("inflates sized into one buffer, with the same bytes and the same ceiling", () => {
+    const data = new Uint8Array(300_001).map((_, i) => (i * 7 + (i >> 9)) & 0xff);
+    const deflated = deflateSync(data);
+    for (const ceiling of [300_001, 300_500, 1_000_000]) {
+      const sized = inflate(deflated, ceiling, false, true);
+      expect(Buffer.from(sized!).equals(Buffer.from(data))).toBe(true);
+      // Never joined from chunks: a view of one buffer a byte larger than the ceiling.
+      expect(sized!.buffer.byteLength).toBe(ceiling + 1);
+    }
+    expect(inflate(deflated, 300_000, false, true)).toBeUndefined();
+    expect(inflate(deflated, 0, false, true)).toBeUndefined();
+    expect(inflate(deflateSync(new Uint8Array(0)), 10, false, true)?.length).toBe(0);
+    const cut = deflated.subarray(0, deflated.length - 8);
+    expect(inflate(cut, 400_000, false, true)).toBeUndefined();
+    expect(inflate(cut, 400_000, true, true)?.length).toBeGreaterThan(0);
+    expect(inflate(new Uint8Array([1, 2, 3, 4]), 100, false, true)).toBeUndefined();
+  });
+
   it("inflates within a ceiling, and tolerates a missing end only when asked", () => {
     const data = bytes("x".repeat(100_000));
     const deflated = deflateSync(data);
