@@ -22,6 +22,7 @@ import { PDFArray, PDFDict, PDFName, PDFRawStream, PDFRef, PDFString, PDFHexStri
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
 import { decodeStreamData, deflate, N } from "../streams/filters.ts";
 import { iccTags, signatureAt } from "./icc.ts";
+import { dictMap } from "../shared/dict-map.ts";
 
 /** Tags a colour space's reader never uses: PCS-to-device tables, gamut, previews. */
 const PRODUCTION_TAGS = new Set([
@@ -130,7 +131,9 @@ function profileUses(context: PDFContext, pdfxVersion: string | undefined): Map<
         } else visit(value, depth + 1);
       }
     } else if (dict instanceof PDFDict) {
-      for (const [key, value] of dict.entries()) {
+      // Read in the dictionary's map, not a copy (a walk over every object of the document: on
+      // text_excel_warn_16p, 9,854 objects, the function went from 2.7-2.9 % to 2.1-2.3 % of the profile).
+      for (const [key, value] of dictMap(dict)) {
         if (value instanceof PDFRef) {
           if (key === DestOutputProfile)
             use(value).intents.push({ intent: dict, mayOmit: intentMayOmitProfile(dict, pdfxVersion) });
