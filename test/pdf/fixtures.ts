@@ -39,7 +39,8 @@ export function corpusDir(): string | undefined {
   return existsSync(path.join(dir, "MANIFEST.tsv")) ? dir : undefined;
 }
 
-function random(seed: number) {
+/** A small deterministic generator of numbers in [0, 1) (mulberry32). */
+export function random(seed: number) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -1,16 +1,18 @@
 // The photograph probe (images/candidates.ts: candidatesAt): its JPEG and lossless encodings made at
 // once, and its JPEG taken as the photograph's candidate when it was made of the same pixels at the
 // same settings: the candidate is the bytes a JPEG made again would be. `both`: a failing branch
-// is reported only once the other has settled (no libvips work left reading freed pixels).
+// is reported only once the other has settled (no libvips work left reading freed pixels). With
+// the stored data's size deflated only as far as it needs (storedLosslessOf), the same decisions.
+import { deflateSync } from "node:zlib";
 import { PDFDocument, PDFRawStream } from "@cantoo/pdf-lib";
 import { describe, expect, it } from "vitest";
 import { PROFILE_SETTINGS } from "../../../src/pdf/index.ts";
-import { both, candidatesAt } from "../../../src/pdf/images/candidates.ts";
+import { both, candidatesAt, LOSSLESS_LEVEL, storedLosslessOf } from "../../../src/pdf/images/candidates.ts";
 import type { Job, Working } from "../../../src/pdf/images/candidates.ts";
 import { encodeJpeg } from "../../../src/pdf/images/codecs.ts";
 import type { Pixels } from "../../../src/pdf/images/codecs.ts";
 import { N } from "../../../src/pdf/streams/filters.ts";
-import { photoPixels } from "../fixtures.ts";
+import { photoPixels, random } from "../fixtures.ts";
 
 const BALANCED = PROFILE_SETTINGS.balanced.images!;
 
@@ -65,6 +67,33 @@ describe("the photograph probe", () => {
     const pixels: Pixels = { data: new Uint8Array(10), width: 300, height: 200, components: 3 };
     const { job, working } = await jobOf(pixels);
     await expect(candidatesAt(job, working, pixels, true, {}, true)).rejects.toThrow();
+  });
+});
+
+describe("the photograph probe with the stored data's size bounded (storedLosslessOf)", () => {
+  const decide = async (pixels: Pixels, storedLossless: Working["storedLossless"]) => {
+    const { job, working } = await jobOf(pixels);
+    const kind: { photo?: boolean } = {};
+    await candidatesAt(job, { ...working, storedLossless }, pixels, true, kind, true);
+    return kind.photo;
+  };
+
+  it("tells photographs from graphics as the whole size does", async () => {
+    const next = random(13);
+    const flat = new Uint8Array(160 * 120 * 3).fill(200);
+    const bands = Uint8Array.from({ length: 160 * 120 * 3 }, (_, i) => (Math.floor(i / 960) % 2 ? 30 : 220));
+    const noise = Uint8Array.from({ length: 160 * 120 * 3 }, () => Math.floor(next() * 256));
+    let asked = 0;
+    for (const data of [photoPixels(160, 120, 3, 4), flat, bands, noise]) {
+      const pixels: Pixels = { data, width: 160, height: 120, components: 3 };
+      const whole = deflateSync(data, { level: LOSSLESS_LEVEL, memLevel: 9 }).length;
+      const before = await decide(pixels, () => Promise.resolve(whole));
+      const stored = storedLosslessOf({ kind: "samples", data, flate: false }, 0)!;
+      const bounded = await decide(pixels, (least) => (asked++, stored(least)));
+      expect(bounded).toBe(before);
+    }
+    // The stored size was asked for (the probe's JPEG small enough for it to decide).
+    expect(asked).toBeGreaterThan(0);
   });
 });
 
