@@ -12,16 +12,7 @@ export type TierColumn = "title_terms" | "head_terms";
  * jobs; `published`: the histogram of publication times (ms; equal shares of the jobs that have one
  * between each bound and the next) and how many jobs have one, or null before ANALYZE.
  */
-/** The columns of q's words: a tier's, and every word of a job (the last tier's). */
-export type TermColumn = TierColumn | "search_terms";
-
-export type Known = Record<TermColumn, ReadonlyMap<string, number>> & {
-  /**
-   * Per column, the share taken for a word the statistics do not list. A title's vocabulary is small:
-   * a word of a title is in the list or rare in titles (0). Every word of a job is many more (1,907
-   * listed at a million jobs, the least in 0.04 %): half the least listed share, as the planner takes it.
-   */
-  unlisted: Record<TermColumn, number>;
+export type Known = Record<TierColumn, ReadonlyMap<string, number>> & {
   rows: number;
   published: { bounds: readonly number[]; rows: number } | null;
 };
@@ -42,7 +33,7 @@ export function knownWords(sql: SqlQuery): Promise<Known> {
 
 async function readKnownWords(sql: SqlQuery): Promise<Known> {
   const rows = await sql.query<{
-    column: TermColumn | "published_at";
+    column: TierColumn | "published_at";
     words: string[] | null;
     shares: number[] | null;
     bounds: (Date | string)[] | null;
@@ -55,16 +46,12 @@ async function readKnownWords(sql: SqlQuery): Promise<Known> {
         null_frac::float8 AS "nullShare",
         (SELECT greatest(c.reltuples, 0)::float8 FROM pg_class c WHERE c.oid = 'jobs'::regclass) AS rows
       FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'jobs'
-        AND attname IN ('title_terms', 'head_terms', 'search_terms', 'published_at')`,
+        AND attname IN ('title_terms', 'head_terms', 'published_at')`,
   );
-  const of = (column: TermColumn) => {
+  const of = (column: TierColumn) => {
     const row = rows.find((r) => r.column === column);
     // most_common_elem_freqs holds one share per word, then the minimum, maximum and null share.
     return new Map((row?.words ?? []).map((word, i) => [word, row?.shares?.[i] ?? 0]));
-  };
-  const least = (column: TermColumn) => {
-    const row = rows.find((r) => r.column === column);
-    return row?.shares?.[row.words?.length ?? 0] ?? 0;
   };
   const total = rows[0]?.rows ?? 0;
   const published = rows.find((r) => r.column === "published_at");
@@ -73,8 +60,6 @@ async function readKnownWords(sql: SqlQuery): Promise<Known> {
   return {
     title_terms: of("title_terms"),
     head_terms: of("head_terms"),
-    search_terms: of("search_terms"),
-    unlisted: { title_terms: 0, head_terms: 0, search_terms: least("search_terms") / 2 },
     rows: total,
     published: bounds.length > 1 ? { bounds, rows: total * (1 - (published?.nullShare ?? 0)) } : null,
   };

@@ -2,7 +2,7 @@
 // head_terms, 2026-12-06), against what pgbench measured at 8 connections for each tier statement.
 import { describe, expect, it } from "vitest";
 import type { ReadTerm, SearchReading } from "../../search/reading.ts";
-import { matchesAtMost, walkFloor, walkIsCheaper } from "./ranked-sql.ts";
+import { walkFloor, walkIsCheaper } from "./ranked-sql.ts";
 
 const HEAD_SHARES = new Map([
   ["python", 0.05737],
@@ -75,26 +75,5 @@ describe("walkFloor", () => {
     expect(walkFloor(published, -day, 1)).toBeNull();
     expect(walkFloor(null, 10 * day, 1_000)).toBeNull();
     expect(walkFloor({ bounds: published.bounds, rows: 0 }, 10 * day, 1_000)).toBeNull();
-  });
-});
-
-describe("matchesAtMost", () => {
-  it("is the least of the groups' counts, a group's the sum of its terms'", () => {
-    // kubeflow python: at most the jobs holding the rarer of the two (python, 5.737 %).
-    expect(matchesAtMost(reading(term(["kubeflow"]), term(["python"])), HEAD_SHARES, 0, ROWS)).toBeCloseTo(57_370, -1);
-    // A word with its completions: the sum of theirs, at most every job.
-    expect(matchesAtMost(reading(term(["data"], ["engin"], ["python"])), HEAD_SHARES, 0, ROWS)).toBeCloseTo(
-      899_170,
-      -1,
-    );
-    expect(matchesAtMost(reading(term(["engin"], ["engin", "data"], ["engin"])), HEAD_SHARES, 0, ROWS)).toBe(ROWS);
-    // A term of two words (a joined form, a phrase) is held by at most the rarer word's jobs.
-    expect(matchesAtMost(reading(term(["data", "python"])), HEAD_SHARES, 0, ROWS)).toBeCloseTo(57_370, -1);
-  });
-
-  it("counts a word the statistics do not list at the share given for it", () => {
-    const q = reading(term(["zzyzx"], ["qwerty"]));
-    expect(matchesAtMost(q, HEAD_SHARES, 0, ROWS)).toBe(0);
-    expect(matchesAtMost(q, HEAD_SHARES, 0.0002, ROWS)).toBeCloseTo(400, -1);
   });
 });

@@ -5,7 +5,7 @@ import type { PageWindow } from "../../paging.ts";
 import { SqlParams, type SqlCondition, type SqlQuery } from "../../sql.ts";
 import type { RowsOfIds } from "./rows-sql.ts";
 import { groupsSql } from "../../search/read-conditions.ts";
-import { knownWords, type Known, type TermColumn, type TierColumn } from "../../search/known-words.ts";
+import { knownWords, type Known, type TierColumn } from "../../search/known-words.ts";
 import type { SearchReading } from "../../search/reading.ts";
 
 /**
@@ -55,37 +55,6 @@ export const phraseWalk = { rows: 4_000 };
  * indexes; tests set it to 0 (always walk where every word is known).
  */
 export const walkedRowInPostings = { entries: 6 };
-
-/**
- * How many jobs, at most, may hold q's words in a tier's column (by the statistics) for the tier to
- * be read whole from its words' index, never walked (`rows`; tests set -1 to walk). The planner
- * misjudges a long list of terms: for the 26 completions of `ö` it took 15,319 remote jobs to hold
- * one in their title, and walked all 270,000 remote ones (none does; 12 s, a 503). And a walk for a
- * rare word passes the whole bound for nothing: `kubeflow python`, in 2,171 jobs of a million.
- */
-export const indexRead = { rows: 20_000 };
-
-/**
- * At most how many jobs hold every group of q in a column: the least of the groups' counts, a
- * group's the sum of its terms', a term's the least of its words' (a phrase's and an alternative's
- * words must all occur). A word the statistics do not list counts at `unlisted` (Known's).
- */
-export function matchesAtMost(
-  reading: SearchReading,
-  shares: ReadonlyMap<string, number>,
-  unlisted: number,
-  rows: number,
-): number {
-  const held = (words: readonly string[]) => Math.min(...words.map((w) => shares.get(w) ?? unlisted));
-  const groups = reading.groups.map((group) =>
-    group.reduce(
-      (sum, term) =>
-        sum + (term.phrase ? held(term.phrase.lexemes) : term.alternatives.reduce((s, set) => s + held(set), 0)),
-      0,
-    ),
-  );
-  return Math.min(1, ...groups) * rows;
-}
 
 /**
  * How many jobs, at most, a tier that says q's words once may walk before the rest of the page is
@@ -173,11 +142,8 @@ function markTier(row: RankedId, tier: number): RankedId {
   return row;
 }
 
-/**
- * A tier's statement: after `seek` in the list order, published at `floor` or later when set, and
- * before `below` when set.
- */
-type TierStatement = { tier: number; inTier: SqlCondition; seek?: [Date, string]; floor?: Date; below?: Date };
+/** A tier's statement: after `seek` in the list order, and published at `floor` or later when set. */
+type TierStatement = { tier: number; inTier: SqlCondition; seek?: [Date, string]; floor?: Date };
 
 /** The rows after a key in the list order (newest first, then the id), on table alias `alias`. */
 function afterInListOrder(alias: string, [at, id]: readonly unknown[], params: SqlParams): string {
@@ -195,224 +161,93 @@ export async function relevancePage(
   { reading, sqlWhereBesidesWords }: { reading: SearchReading; sqlWhereBesidesWords?: SqlCondition },
   read?: RowsOfIds,
 ): Promise<RankedId[]> {
-  const known = reading.groups.length > 0 ? await knownWords(sql) : null;
-  const page = new RelevancePage(sql, window, reading, known, sqlWhereBesidesWords, read);
+  const tiers = relevanceTiers(reading);
   const cursor = window.seek as [number, Date, string] | undefined;
-  for (const { tier, sql: inTier } of page.tiers) {
+  const walkFirst = reading.groups.some((group) => group.some((term) => term.phrase));
+  const rows: RankedId[] = [];
+  let skip = window.skip;
+  const order = "j.published_at DESC, j.id DESC";
+  const run = async (ids: string, params: SqlParams) =>
+    (read
+      ? read.rows(await sql.query(read.statement(ids, order), params.values))
+      : await sql.query(ids, params.values)) as RankedId[];
+  // In the title and head tiers, q's words are in the tier's own condition (a title's words and
+  // phrases are in the whole text too). Said twice, the planner takes them for independent: for a
+  // word common in titles it estimated 2,055 of a million jobs with `machin` in the title and
+  // anywhere where 29,607 are, and read them all to sort (1.7 s, a 503) instead of walking the
+  // newest (0.15 s). Said once, for a word it has no frequency of it guesses a few hundred and walks
+  // the whole list for a company's name that no title holds. So once where it knows every word.
+  // Known: every group has a term with an alternative (all of a phrase's words) the statistics
+  // count; an alternative they do not count is rare there (a prefix's own letters, `pyth`). And once
+  // only where walking the list costs less than reading the matches. walkIsCheaper answers both: a
+  // word the statistics do not count has no share, so a group without a counted term has none.
+  const known = sqlWhereBesidesWords && reading.groups.length > 0 ? await knownWords(sql) : null;
+  const once = (stats: Known | null, column: TierColumn) =>
+    !!stats && walkIsCheaper(reading, stats[column], stats.rows, window.skip + window.limit);
+  const wordsOnce: Record<number, boolean> = { 3: once(known, "title_terms"), 2: once(known, "head_terms") };
+  const conditions = (params: SqlParams, { tier, inTier, seek, floor }: TierStatement) =>
+    `${(wordsOnce[tier] && sqlWhereBesidesWords ? sqlWhereBesidesWords : window.sqlWhere)(params)} AND ${inTier(params)}${seek ? afterInListOrder("j", seek, params) : ""}${floor ? ` AND j.published_at >= ${params.add(floor, "timestamptz")}` : ""}`;
+  const tierPage = (statement: TierStatement, take: number, offset: number) => {
+    const params = new SqlParams();
+    const ids = `SELECT j.id, j.published_at AS "publishedAt" FROM jobs j WHERE ${conditions(params, statement)}
+        ORDER BY ${order} LIMIT ${params.add(take, "int")} OFFSET ${params.add(offset, "int")}`;
+    return run(ids, params);
+  };
+  // A statement that found no row after the offset holds at most that many: spend them, and
+  // return what is left of the offset for what comes after.
+  const spend = async (statement: TierStatement, offset: number) => {
+    if (offset === 0) return 0;
+    const counting = new SqlParams();
+    const [counted] = await sql.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM jobs j WHERE ${conditions(counting, statement)} LIMIT ${counting.add(offset, "int")}) AS t`,
+      counting.values,
+    );
+    return offset - (counted?.n ?? 0);
+  };
+  for (const { tier, sql: inTier } of tiers) {
     if (cursor && tier > cursor[0]) continue;
     const statement: TierStatement = {
       tier,
       inTier,
       ...(cursor && tier === cursor[0] ? { seek: [cursor[1], cursor[2]] as [Date, string] } : {}),
     };
-    // A phrase walks first, in the page's first tier only: a later tier is reached when the earlier
-    // ones ran out, and a walk there would cost its rows again for a phrase already found rare.
-    const pageStartsHere = page.skip === 0 && page.rows.length === 0 && tier === (cursor?.[0] ?? page.tiers[0]!.tier);
-    const full =
-      page.walkFirst && pageStartsHere
-        ? await page.phraseFirst(statement)
-        : page.fewHold(tier)
-          ? await page.fromIndexWhole(statement)
-          : await page.bounded(statement);
-    if (full) break;
-  }
-  return page.rows;
-}
-
-/** One page of relevancePage: its statements, the rows found so far and what is left of the offset. */
-class RelevancePage {
-  readonly tiers: { tier: number; sql: SqlCondition }[];
-  readonly walkFirst: boolean;
-  readonly rows: RankedId[] = [];
-  skip: number;
-  private readonly wordsOnce: Record<number, boolean>;
-  private readonly sql: SqlQuery;
-  private readonly window: Window & { now: Date };
-  private readonly reading: SearchReading;
-  private readonly known: Known | null;
-  private readonly sqlWhereBesidesWords: SqlCondition | undefined;
-  private readonly read: RowsOfIds | undefined;
-
-  constructor(
-    sql: SqlQuery,
-    window: Window & { now: Date },
-    reading: SearchReading,
-    known: Known | null,
-    sqlWhereBesidesWords: SqlCondition | undefined,
-    read: RowsOfIds | undefined,
-  ) {
-    this.sql = sql;
-    this.window = window;
-    this.reading = reading;
-    this.known = known;
-    this.sqlWhereBesidesWords = sqlWhereBesidesWords;
-    this.read = read;
-    this.tiers = relevanceTiers(reading);
-    this.walkFirst = reading.groups.some((group) => group.some((term) => term.phrase));
-    this.skip = window.skip;
-    // In the title and head tiers, q's words are in the tier's own condition (a title's words and
-    // phrases are in the whole text too). Said twice, the planner takes them for independent: for a
-    // word common in titles it estimated 2,055 of a million jobs with `machin` in the title and
-    // anywhere where 29,607 are, and read them all to sort (1.7 s, a 503) instead of walking the
-    // newest (0.15 s). Said once, for a word it has no frequency of it guesses a few hundred and walks
-    // the whole list for a company's name that no title holds. So once where it knows every word.
-    // Known: every group has a term with an alternative (all of a phrase's words) the statistics
-    // count; an alternative they do not count is rare there (a prefix's own letters, `pyth`). And once
-    // only where walking the list costs less than reading the matches. walkIsCheaper answers both: a
-    // word the statistics do not count has no share, so a group without a counted term has none.
-    const once = (column: TierColumn) =>
-      !!known &&
-      !!sqlWhereBesidesWords &&
-      walkIsCheaper(reading, known[column], known.rows, window.skip + window.limit);
-    this.wordsOnce = { 3: once("title_terms"), 2: once("head_terms") };
-  }
-
-  private take(): number {
-    return this.window.limit - this.rows.length;
-  }
-
-  /** Adds a tier's rows; whether the page is full. */
-  private add(found: RankedId[], tier: number): boolean {
-    for (const row of found) this.rows.push(markTier(row, tier));
-    return this.rows.length >= this.window.limit;
-  }
-
-  private conditions = (params: SqlParams, { tier, inTier, seek, floor, below }: TierStatement): string => {
-    const where = this.wordsOnce[tier] && this.sqlWhereBesidesWords ? this.sqlWhereBesidesWords : this.window.sqlWhere;
-    return (
-      `${where(params)} AND ${inTier(params)}${seek ? afterInListOrder("j", seek, params) : ""}` +
-      (floor ? ` AND j.published_at >= ${params.add(floor, "timestamptz")}` : "") +
-      (below ? ` AND j.published_at < ${params.add(below, "timestamptz")}` : "")
-    );
-  };
-
-  private run = async (ids: string, params: SqlParams): Promise<RankedId[]> => {
-    const order = "j.published_at DESC, j.id DESC";
-    return (
-      this.read
-        ? this.read.rows(await this.sql.query(this.read.statement(ids, order), params.values))
-        : await this.sql.query(ids, params.values)
-    ) as RankedId[];
-  };
-
-  /** The tier's rows in the list order, as the planner chooses to find them. */
-  private tierPage(statement: TierStatement, take: number, offset: number): Promise<RankedId[]> {
-    const params = new SqlParams();
-    const ids = `SELECT j.id, j.published_at AS "publishedAt" FROM jobs j WHERE ${this.conditions(params, statement)}
-        ORDER BY j.published_at DESC, j.id DESC LIMIT ${params.add(take, "int")} OFFSET ${params.add(offset, "int")}`;
-    return this.run(ids, params);
-  }
-
-  /**
-   * The tier's rows read from the indexes and sorted (OFFSET 0 keeps the planner from walking the
-   * list for them): for rows few jobs hold, whatever the planner would have guessed.
-   */
-  private fromIndex(statement: TierStatement, take: number, offset: number): Promise<RankedId[]> {
-    const params = new SqlParams();
-    const ids = `SELECT m.id, m."publishedAt" FROM (SELECT j.id, j.published_at AS "publishedAt" FROM jobs j
-        WHERE ${this.conditions(params, statement)} OFFSET 0) AS m
-        ORDER BY m."publishedAt" DESC, m.id DESC LIMIT ${params.add(take, "int")} OFFSET ${params.add(offset, "int")}`;
-    return this.run(ids, params);
-  }
-
-  /** Whether few jobs hold q's words in the tier's column, by the statistics (indexRead). */
-  fewHold(tier: number): boolean {
-    const column = ({ 3: "title_terms", 2: "head_terms", 1: "search_terms" } as Record<number, TermColumn>)[tier];
-    if (!this.known || !column) return false;
-    const { known } = this;
-    return matchesAtMost(this.reading, known[column], known.unlisted[column], known.rows) <= indexRead.rows;
-  }
-
-  /**
-   * A statement that found no row after the offset holds at most that many: spends them, and
-   * returns what is left of the offset for what comes after.
-   */
-  private async spend(statement: TierStatement, offset: number, indexed = false): Promise<number> {
-    if (offset === 0) return 0;
-    const params = new SqlParams();
-    const rows = `SELECT 1 FROM jobs j WHERE ${this.conditions(params, statement)}${indexed ? " OFFSET 0" : ""}`;
-    const [counted] = await this.sql.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM (${rows}) AS m LIMIT ${params.add(offset, "int")}) AS t`,
-      params.values,
-    );
-    return offset - (counted?.n ?? 0);
-  }
-
-  /**
-   * Whether fewer jobs than the page's rows and offset match q and the filters, in any tier, among
-   * those published from `floor` (after `seek`): a walk of at most walkBound.rows, warm from the
-   * tier's own.
-   */
-  private async fewWalked(floor: Date, seek?: [Date, string]): Promise<boolean> {
-    const params = new SqlParams();
-    const enough = this.window.skip + this.window.limit;
-    const after = seek ? afterInListOrder("j", seek, params) : "";
-    const [walked] = await this.sql.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM jobs j WHERE ${this.window.sqlWhere(params)}${after}
-        AND j.published_at >= ${params.add(floor, "timestamptz")} LIMIT ${params.add(enough, "int")}) AS t`,
-      params.values,
-    );
-    return (walked?.n ?? 0) < enough;
-  }
-
-  /** A phrase's tier: the newest jobs walked first, then the rest of the page from the matches. */
-  async phraseFirst(statement: TierStatement): Promise<boolean> {
-    const walked = await newestFirst(this.sql, this.window.now, statement, this.conditions, this.take(), this.run);
-    if (this.add(walked.rows, statement.tier)) return true;
-    if (!walked.after) return false; // the walk read every public job: the tier holds no more
-    this.rows.push(...(await this.restInTierOrder([statement.tier, ...walked.after], 0)));
-    return true;
-  }
-
-  /** A tier whose words few jobs hold, whole from its index. */
-  async fromIndexWhole(statement: TierStatement): Promise<boolean> {
-    const found = await this.fromIndex(statement, this.take(), this.skip);
-    if (this.add(found, statement.tier)) return true;
-    this.skip = found.length > 0 ? 0 : await this.spend(statement, this.skip, true);
-    return false;
-  }
-
-  /**
-   * A tier walked, bounded: past walkBound.rows jobs the rest of the page comes from the matches,
-   * so no walk passes the whole list, whether the words' shares chose it or the planner did. A
-   * filter that excludes a common word's jobs made the chosen walk pass 360,000 at a million
-   * (`q=intern&employment_type=full_time`: a 503); and the planner misjudges a long list of terms.
-   * An offset is spent on the bounded part first, then on the matches after it. Without the
-   * statistics' histogram (or with fewer jobs than the bound), the tier's own statement.
-   */
-  async bounded(statement: TierStatement): Promise<boolean> {
-    const walkFrom = Math.min(this.window.now.getTime(), statement.seek?.[0].getTime() ?? Infinity);
-    const floor = this.known ? walkFloor(this.known.published, walkFrom, walkBound.rows) : null;
-    if (floor === null) {
-      const found = await this.tierPage(statement, this.take(), this.skip);
-      if (found.length === 0) this.skip = await this.spend(statement, this.skip);
-      else this.skip = 0;
-      return this.add(found, statement.tier);
+    const take = () => window.limit - rows.length;
+    // The page's first tier only: a later tier is reached when the earlier ones ran out, and a
+    // walk there would cost its rows again for a phrase already found rare.
+    const pageStartsHere = skip === 0 && rows.length === 0 && tier === (cursor?.[0] ?? tiers[0]!.tier);
+    if (walkFirst && pageStartsHere) {
+      const walked = await newestFirst(sql, window.now, statement, conditions, take(), run);
+      for (const row of walked.rows) rows.push(markTier(row, tier));
+      if (rows.length >= window.limit) break;
+      if (!walked.after) continue; // the walk read every public job: the tier holds no more
+      rows.push(...(await restInTierOrder(sql, window, tiers, [tier, ...walked.after], take(), 0, read)));
+      break;
     }
-    const at = new Date(floor);
-    const walked: TierStatement = { ...statement, floor: at };
-    const found = await this.tierPage(walked, this.take(), this.skip);
-    if (this.add(found, statement.tier)) return true;
-    this.skip = found.length > 0 ? 0 : await this.spend(walked, this.skip);
-    // The rest of the tier is older than the floor. Where q and the filters are rare in the walked
-    // jobs whatever the tier, their matches are few: one statement reads the rest of every tier.
-    // Where a later tier holds many (`ö` with remote=true: none in a remote job's title, 171,000 in
-    // a description), that statement would read them all (5 s): the tier's own older rows are read
-    // from its words' index, and the next tier walks again.
-    if (await this.fewWalked(at, statement.seek)) {
-      this.rows.push(...(await this.restInTierOrder([statement.tier, at, LEAST_UUID], this.skip)));
-      return true;
+    // A walk the words' shares chose, bounded: past walkBound.rows jobs the rest of the page comes
+    // from the matches, so a filter that excludes the common word's jobs cannot walk the whole list
+    // (at a million jobs, `q=intern&employment_type=full_time` walked 360,000: a 503). An offset is
+    // spent on the bounded part first, then on the matches after it.
+    const walkFrom = Math.min(window.now.getTime(), statement.seek?.[0].getTime() ?? Infinity);
+    const floor = wordsOnce[tier] ? walkFloor(known!.published, walkFrom, walkBound.rows) : null;
+    if (floor !== null) {
+      const bounded: TierStatement = { ...statement, floor: new Date(floor) };
+      const found = await tierPage(bounded, take(), skip);
+      for (const row of found) rows.push(markTier(row, tier));
+      if (rows.length >= window.limit) break;
+      const left = found.length > 0 ? 0 : await spend(bounded, skip);
+      rows.push(...(await restInTierOrder(sql, window, tiers, [tier, bounded.floor!, LEAST_UUID], take(), left, read)));
+      break;
     }
-    const older: TierStatement = { ...statement, below: at };
-    const rest = await this.fromIndex(older, this.take(), this.skip);
-    if (this.add(rest, statement.tier)) return true;
-    this.skip = rest.length > 0 ? 0 : await this.spend(older, this.skip, true);
-    return false;
+    const found = await tierPage(statement, take(), skip);
+    if (found.length > 0 || skip === 0) {
+      for (const row of found) rows.push(markTier(row, tier));
+      skip = 0;
+    } else {
+      skip = await spend(statement, skip);
+    }
+    if (rows.length >= window.limit) break;
   }
-
-  private restInTierOrder(after: [number, Date, string], skip: number): Promise<RankedId[]> {
-    return restInTierOrder(this.sql, this.window, this.tiers, after, this.take(), skip, this.read);
-  }
+  return rows;
 }
 
 /**
