@@ -92,6 +92,24 @@ export function walkFloor(published: Known["published"], before: number, rows: n
 }
 
 /**
+ * Each group's share of the jobs by `shares`: the sum of its terms', a term's the product of its
+ * words' (a phrase's, or an alternative's), at most 1. A word missing from `shares` is held by none.
+ */
+export function groupShares(reading: SearchReading, shares: ReadonlyMap<string, number>): number[] {
+  const share = (words: readonly string[]) => words.reduce((p, w) => p * (shares.get(w) ?? 0), 1);
+  return reading.groups.map((group) =>
+    Math.min(
+      1,
+      group.reduce(
+        (sum, term) =>
+          sum + (term.phrase ? share(term.phrase.lexemes) : term.alternatives.reduce((s, set) => s + share(set), 0)),
+        0,
+      ),
+    ),
+  );
+}
+
+/**
  * Whether a tier whose words the statistics count should say them once (walk the list) rather than
  * twice (read the matches). The walk stops at a full page: it passes `pageRows` / p jobs, p being the
  * share holding every group (each group's share the sum of its terms', a term's the product of its
@@ -110,17 +128,7 @@ export function walkIsCheaper(
   rows: number,
   pageRows: number,
 ): boolean {
-  const share = (words: readonly string[]) => words.reduce((p, w) => p * (shares.get(w) ?? 0), 1);
-  const groups = reading.groups.map((group) =>
-    Math.min(
-      1,
-      group.reduce(
-        (sum, term) =>
-          sum + (term.phrase ? share(term.phrase.lexemes) : term.alternatives.reduce((s, set) => s + share(set), 0)),
-        0,
-      ),
-    ),
-  );
+  const groups = groupShares(reading, shares);
   // Two groups or more are said twice whatever their shares: their share together is a product
   // only if they are independent, and words each common may never meet. `frontend research` (each in
   // a few % of a million titles, together in none) was taken for a walk of some hundreds and walked
@@ -148,6 +156,18 @@ type TierStatement = { tier: number; inTier: SqlCondition; seek?: [Date, string]
 /** The rows after a key in the list order (newest first, then the id), on table alias `alias`. */
 function afterInListOrder(alias: string, [at, id]: readonly unknown[], params: SqlParams): string {
   return ` AND (${alias}.published_at, ${alias}.id) < (${params.add(at, "timestamptz")}, ${params.add(id, "uuid")})`;
+}
+
+/**
+ * The tiers where some group of q has no word the column's statistics list: rare there (a title's
+ * vocabulary is small, its common words are all listed). Their statements read the matches from the
+ * indexes (OFFSET 0), whatever the planner guesses: for the 26 completions of `ö`, none in the
+ * title list, it took 15,319 remote jobs to hold one in their title and walked all 270,000 remote
+ * jobs of a million to find none (12 s, a 503).
+ */
+function tiersReadFromIndex(reading: SearchReading, known: Known | null): Record<number, boolean> {
+  const rare = (column: TierColumn) => !!known && groupShares(reading, known[column]).some((share) => share === 0);
+  return { 3: rare("title_terms"), 2: rare("head_terms") };
 }
 
 /**
@@ -185,25 +205,19 @@ export async function relevancePage(
   const once = (stats: Known | null, column: TierColumn) =>
     !!stats && walkIsCheaper(reading, stats[column], stats.rows, window.skip + window.limit);
   const wordsOnce: Record<number, boolean> = { 3: once(known, "title_terms"), 2: once(known, "head_terms") };
+  const fromIndex = tiersReadFromIndex(reading, known);
   const conditions = (params: SqlParams, { tier, inTier, seek, floor }: TierStatement) =>
     `${(wordsOnce[tier] && sqlWhereBesidesWords ? sqlWhereBesidesWords : window.sqlWhere)(params)} AND ${inTier(params)}${seek ? afterInListOrder("j", seek, params) : ""}${floor ? ` AND j.published_at >= ${params.add(floor, "timestamptz")}` : ""}`;
   const tierPage = (statement: TierStatement, take: number, offset: number) => {
     const params = new SqlParams();
-    const ids = `SELECT j.id, j.published_at AS "publishedAt" FROM jobs j WHERE ${conditions(params, statement)}
-        ORDER BY ${order} LIMIT ${params.add(take, "int")} OFFSET ${params.add(offset, "int")}`;
+    const matches = `SELECT j.id, j.published_at AS "publishedAt" FROM jobs j WHERE ${conditions(params, statement)}`;
+    const page = `LIMIT ${params.add(take, "int")} OFFSET ${params.add(offset, "int")}`;
+    const ids = fromIndex[statement.tier]
+      ? `SELECT m.id, m."publishedAt" FROM (${matches} OFFSET 0) AS m ORDER BY m."publishedAt" DESC, m.id DESC ${page}`
+      : `${matches} ORDER BY ${order} ${page}`;
     return run(ids, params);
   };
-  // A statement that found no row after the offset holds at most that many: spend them, and
-  // return what is left of the offset for what comes after.
-  const spend = async (statement: TierStatement, offset: number) => {
-    if (offset === 0) return 0;
-    const counting = new SqlParams();
-    const [counted] = await sql.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM (SELECT 1 FROM jobs j WHERE ${conditions(counting, statement)} LIMIT ${counting.add(offset, "int")}) AS t`,
-      counting.values,
-    );
-    return offset - (counted?.n ?? 0);
-  };
+  const spend = (statement: TierStatement, offset: number) => spendOffset(sql, conditions, statement, offset);
   for (const { tier, sql: inTier } of tiers) {
     if (cursor && tier > cursor[0]) continue;
     const statement: TierStatement = {
@@ -285,6 +299,25 @@ async function newestFirst(
     last.values,
   );
   return end ? { rows, after: [end.at, end.id] } : { rows };
+}
+
+/**
+ * A tier's statement that found no row after an offset holds at most that many rows: spends them,
+ * and returns what is left of the offset for the tiers after it.
+ */
+async function spendOffset(
+  sql: SqlQuery,
+  conditions: (params: SqlParams, statement: TierStatement) => string,
+  statement: TierStatement,
+  offset: number,
+): Promise<number> {
+  if (offset === 0) return 0;
+  const params = new SqlParams();
+  const [counted] = await sql.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM (SELECT 1 FROM jobs j WHERE ${conditions(params, statement)} LIMIT ${params.add(offset, "int")}) AS t`,
+    params.values,
+  );
+  return offset - (counted?.n ?? 0);
 }
 
 /** Below every other uuid: a key of (time, LEAST_UUID) leaves every row published at that time after it. */
