@@ -124,11 +124,10 @@ function isSrgbStream(stream: PDFRawStream, profiles: Map<PDFRawStream, boolean>
  * streams that say /N 3 are read, as isSrgbSpace reads them.
  */
 function hasSrgbProfile(context: PDFContext, profiles: Map<PDFRawStream, boolean>): boolean {
-  let found = false;
   for (const [, object] of context.enumerateIndirectObjects()) {
-    if (object instanceof PDFRawStream && isSrgbStream(object, profiles)) found = true;
+    if (object instanceof PDFRawStream && isSrgbStream(object, profiles)) return true;
   }
-  return found;
+  return false;
 }
 
 /**

@@ -95,7 +95,7 @@ export function walkFloor(published: Known["published"], before: number, rows: n
  * Each group's share of the jobs by `shares`: the sum of its terms', a term's the product of its
  * words' (a phrase's, or an alternative's), at most 1. A word missing from `shares` is held by none.
  */
-export function groupShares(reading: SearchReading, shares: ReadonlyMap<string, number>): number[] {
+function groupShares(reading: SearchReading, shares: ReadonlyMap<string, number>): number[] {
   const share = (words: readonly string[]) => words.reduce((p, w) => p * (shares.get(w) ?? 0), 1);
   return reading.groups.map((group) =>
     Math.min(
