@@ -40,10 +40,25 @@ export interface TotalsCache {
   count(key: string, load: CountTotal, atMost?: CountAtMost | null): Promise<Total>;
   /**
    * Any other counted value (a list's facet counts), with the same care: remembered per key,
-   * answered stale while one recount runs, counted on the counting client; a first count is waited
-   * for at most as a short list's total is (then TotalNotReady, a 503, while it goes on).
+   * answered stale while one recount runs, counted on the counting client. A first count is waited
+   * for as a bounded total's is when `sample` is given: past the short wait, the sample's answer
+   * (of at most the cap's matching rows, on the bounding client) is answered as not exact, and
+   * remembered until the count is done. Without a sample, or when none could run, the first count
+   * is waited for at most as a short list's total is (then TotalNotReady, a 503, while it goes on).
    */
-  remember<T>(key: string, load: (prisma: PrismaClient) => Promise<T>): Promise<T>;
+  remember<T>(key: string, load: (prisma: PrismaClient) => Promise<T>, sample?: Sample<T>): Promise<Counted<T>>;
+}
+
+/**
+ * The value of `load` over at most `cap` matching rows (any cap of them); exact when the sample read
+ * every matching row (fewer than the cap).
+ */
+export type Sample<T> = (prisma: PrismaClient, cap: number) => Promise<Counted<T>>;
+
+/** A remembered value: exact, or a sample's while the first count of its key is still running. */
+export interface Counted<T> {
+  value: T;
+  exact: boolean;
 }
 
 export interface TotalsOptions {
@@ -76,6 +91,8 @@ interface Entry {
   firstCountAt?: number;
   /** A capped count reached the cap: the lower bound answered until the exact count is done. */
   atLeast?: number;
+  /** A sample's value (remember): answered, as not exact, until the first count is done. */
+  sampled?: unknown;
   /** A first count that failed: no other starts before this (ms); requests answer the lower bound. */
   retryAt?: number;
   /** First counts of this key that failed in a row: each doubles the pause before the next. */
@@ -119,14 +136,7 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
   const limit = createLimiter(options.maxConcurrentCounts ?? MAX_CONCURRENT_COUNTS);
   const bounds = createSkippingLimiter(MAX_CONCURRENT_BOUNDS);
   const bounding = options.bounding ?? options.counting;
-  // Insertion order is recency order: a hit moves its key to the end, eviction takes the front.
-  const entries = new Map<string, Entry>();
-
-  function remember(key: string, entry: Entry) {
-    entries.delete(key);
-    entries.set(key, entry);
-    while (entries.size > maxEntries) entries.delete(entries.keys().next().value!);
-  }
+  const entries = recentEntries(maxEntries);
 
   function recount<T>(
     key: string,
@@ -152,56 +162,79 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
         if (entry.value === undefined && entry.firstCountAt !== undefined) {
           entry.failures = (entry.failures ?? 0) + 1;
           entry.retryAt = clock() + Math.min(retryMs * 2 ** (entry.failures - 1), MAX_FIRST_COUNT_PAUSE_MS);
-        } else if (entry.value === undefined && entries.get(key) === entry) entries.delete(key);
+        } else if (entry.value === undefined) entries.forget(key, entry);
       },
     );
     return counting;
   }
 
   /**
-   * The first total of a list that can bound its count. The wait runs from the start of the count,
-   * not from each request: while a count that outlasted it goes on (a common word at a million
-   * jobs, seconds on a loaded server), later requests answer the lower bound at once instead of
-   * each waiting in turn. A failed count is started again only after the pause.
+   * The first count of a key whose requests wait for it only a short while (a total that can be
+   * bounded, a value that can be sampled). The wait runs from the start of the count, not from each
+   * request: while a count that outlasted it goes on (a common word at a million jobs, seconds on a
+   * loaded server), later requests answer the bound or the sample at once instead of each waiting in
+   * turn. A failed count is started again only after the pause (null meanwhile).
    */
-  function boundedFirstTotal(key: string, entry: Entry, load: CountTotal, atMost: CountAtMost): Promise<Total> {
+  function startFirstCount<T>(key: string, entry: Entry, load: (prisma: PrismaClient) => Promise<T>) {
     const now = clock();
-    let counting = entry.counting as Promise<number> | undefined;
+    let counting = (entry.counting as Promise<T> | undefined) ?? null;
     if (!counting && (entry.retryAt === undefined || now >= entry.retryAt)) {
       entry.firstCountAt = now;
       counting = recount(key, entry, load, true);
     }
-    const waitMs = counting ? Math.max(0, entry.firstCountAt! + boundedWaitMs - now) : 0;
-    // A bound at the cap is remembered; one under it is the exact total (remembered as the value).
-    const bound = entry.atLeast === undefined ? bounds.tryRun(() => atMost(bounding, cap)) : null;
-    return firstTotal(entry, counting ?? null, bound, { waitMs, cap, clock });
+    return { counting, waitMs: counting ? Math.max(0, entry.firstCountAt! + boundedWaitMs - now) : 0 };
+  }
+
+  /** A value counted before, answered as it is; a stale one is recounted in the background. */
+  function known<T>(key: string, entry: Entry, load: (prisma: PrismaClient) => Promise<T>): Counted<T> {
+    // The recount's failure is handled in recount.
+    if (!entry.counting && clock() - entry.countedAt >= ttlMs) recount(key, entry, load, false).catch(ignore);
+    return { value: entry.value as T, exact: true };
+  }
+
+  /** A first count waited for at most firstWaitMs (then TotalNotReady, while it goes on). */
+  async function waitFirst<T>(key: string, entry: Entry, load: (prisma: PrismaClient) => Promise<T>) {
+    const counting = (entry.counting as Promise<T> | undefined) ?? recount(key, entry, load, true);
+    return { value: await waitAtMost(counting, firstWaitMs), exact: true };
   }
 
   return {
     async count(key, load, atMost) {
-      const entry = entries.get(key) ?? { countedAt: 0 };
-      remember(key, entry);
-      if (entry.value === undefined) {
-        if (atMost) return boundedFirstTotal(key, entry, load, atMost);
-        const counting = (entry.counting as Promise<number> | undefined) ?? recount(key, entry, load, true);
-        return { value: await waitAtMost(counting, firstWaitMs), exact: true };
-      }
-      if (!entry.counting && clock() - entry.countedAt >= ttlMs) {
-        // Stale: answer the last value; the recount's failure is handled in recount.
-        recount(key, entry, load, false).catch(() => undefined);
-      }
-      return { value: entry.value as number, exact: true };
+      const entry = entries.touch(key);
+      if (entry.value !== undefined) return known(key, entry, load);
+      if (!atMost) return waitFirst(key, entry, load);
+      const { counting, waitMs } = startFirstCount(key, entry, load);
+      // A bound at the cap is remembered; one under it is the exact total (remembered as the value).
+      const bound = entry.atLeast === undefined ? bounds.tryRun(() => atMost(bounding, cap)) : null;
+      return firstTotal(entry, counting, bound, { waitMs, cap, clock });
     },
-    async remember<T>(key: string, load: (prisma: PrismaClient) => Promise<T>): Promise<T> {
+    async remember<T>(key: string, load: (prisma: PrismaClient) => Promise<T>, sample?: Sample<T>) {
+      const entry = entries.touch(key);
+      if (entry.value !== undefined) return known(key, entry, load);
+      if (!sample) return waitFirst(key, entry, load);
+      const { counting, waitMs } = startFirstCount(key, entry, load);
+      const sampling = entry.sampled === undefined ? bounds.tryRun(() => sample(bounding, cap)) : null;
+      return firstSampled(entry, counting, sampling, { waitMs, longWaitMs: firstWaitMs, clock });
+    },
+  };
+}
+
+/** The entries of the most recently asked keys, at most `max`. */
+function recentEntries(max: number) {
+  // Insertion order is recency order: a hit moves its key to the end, eviction takes the front.
+  const entries = new Map<string, Entry>();
+  return {
+    /** The key's entry (a new one if none), now the most recent. */
+    touch(key: string): Entry {
       const entry = entries.get(key) ?? { countedAt: 0 };
-      remember(key, entry);
-      if (entry.value === undefined) {
-        const counting = (entry.counting as Promise<T> | undefined) ?? recount(key, entry, load, true);
-        return waitAtMost(counting, firstWaitMs);
-      }
-      if (!entry.counting && clock() - entry.countedAt >= ttlMs)
-        recount(key, entry, load, false).catch(() => undefined);
-      return entry.value as T;
+      entries.delete(key);
+      entries.set(key, entry);
+      while (entries.size > max) entries.delete(entries.keys().next().value!);
+      return entry;
+    },
+    /** Drops the key's entry, if it is still this one. */
+    forget(key: string, entry: Entry) {
+      if (entries.get(key) === entry) entries.delete(key);
     },
   };
 }
@@ -233,6 +266,66 @@ function firstTotal(
       if (entry.value === undefined) Object.assign(entry, { value, countedAt: clock() });
       settle({ value, exact: true });
     }, ignore);
+  });
+}
+
+/**
+ * The first value of a sampled key: the exact count, or a sample of every matching row, whenever it
+ * comes; past `waitMs`, the sample's value (remembered in the entry) as soon as there is one. With neither: TotalNotReady after
+ * `longWaitMs` (the count goes on), or the count's error at once when it failed and no sample can come.
+ */
+function firstSampled<T>(
+  entry: Entry,
+  counting: Promise<T> | null,
+  sampling: Promise<Counted<T>> | null,
+  { waitMs, longWaitMs, clock }: { waitMs: number; longWaitMs: number; clock: () => number },
+): Promise<Counted<T>> {
+  return new Promise<Counted<T>>((resolve, reject) => {
+    let waited = false;
+    let countError: unknown = new TotalNotReady(0);
+    let running = (counting ? 1 : 0) + (sampling ? 1 : 0);
+    const shortTimer = setTimeout(() => {
+      waited = true;
+      answerSample();
+    }, waitMs);
+    const longTimer = setTimeout(() => refuse(new TotalNotReady(longWaitMs)), Math.max(waitMs, longWaitMs));
+    function answerSample() {
+      if (entry.sampled !== undefined) settle({ value: entry.sampled as T, exact: false });
+    }
+    function settle(counted: Counted<T>) {
+      clearTimeout(shortTimer);
+      clearTimeout(longTimer);
+      resolve(counted);
+    }
+    function refuse(error: unknown) {
+      clearTimeout(shortTimer);
+      clearTimeout(longTimer);
+      reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    // Nothing left that could answer (a failed count's pause, every sample slot busy, both failed).
+    function ended() {
+      if (--running <= 0 && entry.sampled === undefined) refuse(countError);
+    }
+    counting?.then(
+      (value) => settle({ value, exact: true }),
+      (error: unknown) => {
+        countError = error;
+        answerSample();
+        ended();
+      },
+    );
+    sampling?.then(({ value, exact }) => {
+      // A sample of every matching row is the exact value: remembered as the count's would be.
+      if (exact) {
+        if (entry.value === undefined) Object.assign(entry, { value, countedAt: clock() });
+        settle({ value, exact });
+        return;
+      }
+      if (entry.value === undefined) entry.sampled = value;
+      if (waited) answerSample();
+    }, ended);
+    // With nothing running, the short timer (0 ms) answers a remembered sample.
+    if (running === 0 && entry.sampled === undefined) refuse(countError);
   });
 }
 

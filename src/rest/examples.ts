@@ -135,6 +135,7 @@ const ITEMS: Record<string, unknown> = {
   Skill: skillItem,
   JobFacets: {
     total: 2,
+    exact: true,
     work_model: [
       { value: "hybrid", name: "Hybrid", count: 1 },
       { value: "remote", name: "Remote", count: 1 },

@@ -158,6 +158,7 @@ export const JobFacetsOperation = graphql(`
   query RestJobFacets($filter: JobFilter, $facets: [JobFacet!]!, $facetLimit: Int!, $salaryInterval: Int!) {
     jobFacets(filter: $filter, facets: $facets, facetLimit: $facetLimit, salaryInterval: $salaryInterval) {
       total
+      exact
       workModel {
         ...FacetCountFields
       }

@@ -236,7 +236,7 @@ type Facets = RestJobFacetsQuery["jobFacets"];
 export function jobFacets(f: Facets): JobFacetsBody {
   const values = (list: Facets["workModel"]) =>
     list?.map(({ value, name, count }) => ({ value, name: name ?? null, count }));
-  const body: JobFacetsBody = { total: f.total };
+  const body: JobFacetsBody = { total: f.total, exact: f.exact };
   if (f.workModel) body.work_model = values(f.workModel);
   if (f.employmentType) body.employment_type = values(f.employmentType);
   if (f.sector) body.sector = values(f.sector);

@@ -245,7 +245,14 @@ const facetValues = (description: string) =>
 
 export const JobFacets = z
   .object({
-    total: z.int().min(0).meta({ description: "GET /jobs's meta.total under the whole filter." }),
+    total: z
+      .int()
+      .min(0)
+      .meta({ description: "GET /jobs's meta.total under the whole filter; a lower bound when exact is false." }),
+    exact: z.boolean().meta({
+      description:
+        "false only while the first count of a new filter is still running (a common word among a million jobs takes seconds): total and every count are then of a sample of the matching jobs (at most 1,000, any the server finds first), so each is a lower bound, and values may be missing. The count goes on; a later request gets the exact counts.",
+    }),
     work_model: facetValues("By work model, leaving out work_model and remote."),
     employment_type: facetValues("By employment type, leaving out employment_type."),
     sector: facetValues("By sector, leaving out sector."),

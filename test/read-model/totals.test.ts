@@ -317,6 +317,119 @@ describe("list totals", () => {
   });
 });
 
+// Facet counts (remember with a sample): a common word's five facets at a million jobs take seconds.
+describe("sampled values", () => {
+  const facets = (n: number) => ({ remote: n });
+  const sampleOf =
+    (value: unknown, caps: number[] = [], exact = false) =>
+    (_client: PrismaClient, cap: number) => {
+      caps.push(cap);
+      return Promise.resolve({ value: value as { remote: number }, exact });
+    };
+
+  it("answer the exact count when it comes within the short wait", async () => {
+    const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 60_000 });
+    const { calls, load } = deferredCounts();
+    const answer = totals.remember("facets:q=kutch", async (c) => facets(await load(c)), sampleOf(facets(3)));
+    await tick();
+    calls[0]!.resolve(7);
+    expect(await answer).toEqual({ value: facets(7), exact: true });
+  });
+
+  it("answer a sample of every matching row as the exact value, remembered, without waiting for the count", async () => {
+    const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 60_000 });
+    const { calls, load } = deferredCounts();
+    const caps: number[] = [];
+    const loadFacets = async (c: PrismaClient) => facets(await load(c));
+    const sample = sampleOf(facets(3), caps, true);
+    expect(await totals.remember("facets:q=kutch", loadFacets, sample)).toEqual({ value: facets(3), exact: true });
+    expect(await totals.remember("facets:q=kutch", loadFacets, sample)).toEqual({ value: facets(3), exact: true });
+    expect(caps).toEqual([100]);
+    calls[0]!.resolve(3);
+  });
+
+  it("answer the sample past the short wait, at once to later requests, the exact value once counted", async () => {
+    const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 20 });
+    const { calls, load } = deferredCounts();
+    const caps: number[] = [];
+    const loadFacets = async (c: PrismaClient) => facets(await load(c));
+    const sample = sampleOf(facets(40), caps);
+    expect(await totals.remember("facets:q=engineer", loadFacets, sample)).toEqual({ value: facets(40), exact: false });
+    expect(await totals.remember("facets:q=engineer", loadFacets, sample)).toEqual({ value: facets(40), exact: false });
+    expect(caps).toEqual([100]);
+    expect(calls).toHaveLength(1);
+    calls[0]!.resolve(212_000);
+    await tick();
+    expect(await totals.remember("facets:q=engineer", loadFacets, sample)).toEqual({
+      value: facets(212_000),
+      exact: true,
+    });
+  });
+
+  it("answer the sample while a failed first count pauses, and count again after the pause", async () => {
+    const { totals, advance } = setup({ countCap: 100, firstCountBoundedWaitMs: 20 });
+    const { calls, load } = deferredCounts();
+    const loadFacets = async (c: PrismaClient) => facets(await load(c));
+    const sample = sampleOf(facets(40));
+    await totals.remember("facets:q=engineer", loadFacets, sample);
+    calls[0]!.reject(new Error("canceling statement due to statement timeout"));
+    await tick();
+    expect(await totals.remember("facets:q=engineer", loadFacets, sample)).toEqual({ value: facets(40), exact: false });
+    expect(calls).toHaveLength(1);
+    advance(5_000);
+    const again = totals.remember("facets:q=engineer", loadFacets, sample);
+    await tick();
+    expect(calls).toHaveLength(2);
+    calls[1]!.resolve(212_000);
+    expect(await again).toEqual({ value: facets(212_000), exact: true });
+  });
+
+  it("answer a 503-class error when neither the sample nor the count comes within the long wait", async () => {
+    const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 20, firstCountWaitMs: 60 });
+    const { calls, load } = deferredCounts();
+    const never = () => new Promise<{ value: { remote: number }; exact: boolean }>(() => {});
+    const loadFacets = async (c: PrismaClient) => facets(await load(c));
+    const error = await totals.remember("facets:q=magni", loadFacets, never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TotalNotReady);
+    expect(isDatabaseUnavailable(error)).toBe(true);
+    // The count went on: once done, it answers.
+    calls[0]!.resolve(5);
+    await tick();
+    expect(await totals.remember("facets:q=magni", loadFacets, never)).toEqual({ value: facets(5), exact: true });
+  });
+
+  it("sample on the bounding client, two at a time: a third waits for its count", async () => {
+    const bounding = { name: "bounding client" } as unknown as PrismaClient;
+    const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 20, firstCountWaitMs: 60, bounding });
+    const { load } = deferredCounts();
+    const clients: PrismaClient[] = [];
+    const slow = (client: PrismaClient) => (
+      clients.push(client),
+      new Promise<{ value: { remote: number }; exact: boolean }>(() => {})
+    );
+    const loadFacets = async (c: PrismaClient) => facets(await load(c));
+    const answers = await Promise.allSettled(["a", "b", "c"].map((w) => totals.remember(`f:${w}`, loadFacets, slow)));
+    expect(answers.map((a) => a.status)).toEqual(["rejected", "rejected", "rejected"]);
+    expect(clients).toEqual([bounding, bounding]);
+  });
+
+  it("refuse at once, with a 503-class error, when nothing can answer: a failed count's pause and no sample", async () => {
+    const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 20, firstCountWaitMs: 60_000 });
+    const { calls, load } = deferredCounts();
+    const failing = () => Promise.reject(new Error("canceling statement due to statement timeout"));
+    const loadFacets = async (c: PrismaClient) => facets(await load(c));
+    const first = totals.remember("facets:q=x", loadFacets, failing).catch((e: unknown) => e);
+    await tick();
+    calls[0]!.reject(new Error("canceling statement due to statement timeout"));
+    expect(await first).toMatchObject({ message: "canceling statement due to statement timeout" });
+    const started = performance.now();
+    expect(await totals.remember("facets:q=x", loadFacets, failing).catch((e: unknown) => e)).toBeInstanceOf(
+      TotalNotReady,
+    );
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+});
+
 describe.skipIf(testDatabaseKind() !== "postgres")("the clients on a PostgreSQL server", () => {
   it("have statement limits of their own: longer than the requests' one, and shorter", async () => {
     const config = loadConfig().database;

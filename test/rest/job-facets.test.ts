@@ -4,7 +4,8 @@
 // currency and its ranges to the differences of salary_min; hidden jobs are never counted; bad
 // parameters are 400s naming them. GraphQL's jobFacets answers the same.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Prisma } from "../../src/generated/prisma/client.ts";
+import type { Prisma, PrismaClient } from "../../src/generated/prisma/client.ts";
+import { listTotals } from "../../src/graphql/totals.ts";
 import { createApiClient, type ApiClient } from "../helpers/api.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/database.ts";
 import { daysAgo, daysFromNow, factories } from "../helpers/factories.ts";
@@ -18,6 +19,7 @@ const slugs: Record<string, string> = {};
 type FacetValue = { value: string; name: string | null; count: number };
 type Facets = {
   total: number;
+  exact: boolean;
   work_model?: FacetValue[];
   employment_type?: FacetValue[];
   sector?: FacetValue[];
@@ -133,9 +135,10 @@ async function total(query: URLSearchParams): Promise<number> {
   return body.meta.total;
 }
 
-async function facets(query: string): Promise<Facets> {
-  const { status, body } = await api.get<{ data: Facets }>(`/api/v1/jobs/facets?${query}`);
+async function facets(query: string, client = api): Promise<Facets> {
+  const { status, body } = await client.get<{ data: Facets }>(`/api/v1/jobs/facets?${query}`);
   expect(status, query).toBe(200);
+  if (client === api) expect(body.data.exact, query).toBe(true);
   return body.data;
 }
 
@@ -265,5 +268,52 @@ describe("GET /jobs/facets", () => {
       country: rest.country!.map(({ value, count }) => ({ value, count })),
       sector: null,
     });
+  });
+});
+
+describe("GET /jobs/facets while a first count is running", () => {
+  it("answers a sample's counts as lower bounds (exact: false), a complete sample as exact, then the exact counts", async () => {
+    // A million jobs, scaled down: samples of at most 3 jobs, and the full counts held back until released.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const slow = {
+      $queryRawUnsafe: async (...args: Parameters<PrismaClient["$queryRawUnsafe"]>) => {
+        await held;
+        return db.prisma.$queryRawUnsafe(...args);
+      },
+    } as unknown as PrismaClient;
+    const totalsCache = listTotals(30, slow, { bounding: db.prisma, countCap: 3, firstCountBoundedWaitMs: 50 });
+    const sampling = await startServer(db, { RATE_LIMIT_REQUESTS: "100000" }, { totalsCache });
+    const sampleApi = await createApiClient(sampling.url);
+    const query =
+      "work_model=hybrid,onsite,remote&salary_currency=EUR&facets=work_model,employment_type,sector,skill,country,salary";
+    try {
+      const sample = await facets(query, sampleApi);
+      expect(sample.exact).toBe(false);
+      const exact = await facets(query);
+      expect(sample.total).toBe(3);
+      expect(exact.total).toBeGreaterThan(3);
+      for (const facet of ["work_model", "employment_type", "sector", "skill", "country"] as const) {
+        const counts = new Map(exact[facet]!.map((v) => [v.value, v.count]));
+        for (const { value, count } of sample[facet]!) {
+          expect(count, `${facet}=${value}`).toBeLessThanOrEqual(counts.get(value)!);
+          expect(count).toBeGreaterThan(0);
+        }
+      }
+      // Every job has a work model: the sample's counts add up to the jobs it read.
+      expect(sample.work_model!.reduce((n, v) => n + v.count, 0)).toBe(3);
+      for (const range of sample.salary!.ranges) {
+        const same = exact.salary!.ranges.find((r) => r.from === range.from);
+        expect(range.count).toBeLessThanOrEqual(same!.count);
+      }
+      // Fewer matches than the cap: the sample read them all, so its counts are exact, counted or not.
+      const small = await facets("country=FR&facets=work_model", sampleApi);
+      expect(small).toEqual(await facets("country=FR&facets=work_model"));
+      release();
+      await expect.poll(async () => facets(query, sampleApi)).toEqual(exact);
+    } finally {
+      release();
+      await sampling.close();
+    }
   });
 });

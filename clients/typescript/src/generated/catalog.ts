@@ -34,7 +34,7 @@ export interface paths {
     };
     /**
      * Count the published open jobs by facet
-     * @description For the filter of GET /jobs (the same parameters), how many public jobs each value of a facet would list: work_model, employment_type, sector, skill, country, and salary as a histogram of ranges in salary_currency per salary_period (default year). Multi-select: a facet's counts leave out the facet's own parameter (the work_model counts ignore work_model and remote; the salary histogram ignores salary_min), every other parameter holds, so each count is the meta.total GET /jobs answers with that value in place of the facet's own. total is GET /jobs's total under the whole filter. Values are the most frequent first, at most limit per facet; jobs without a location, sector or salary are not counted in those facets. Counted and remembered like list totals (recounted in the background after 30 s).
+     * @description For the filter of GET /jobs (the same parameters), how many public jobs each value of a facet would list: work_model, employment_type, sector, skill, country, and salary as a histogram of ranges in salary_currency per salary_period (default year). Multi-select: a facet's counts leave out the facet's own parameter (the work_model counts ignore work_model and remote; the salary histogram ignores salary_min), every other parameter holds, so each count is the meta.total GET /jobs answers with that value in place of the facet's own. total is GET /jobs's total under the whole filter. Values are the most frequent first, at most limit per facet; jobs without a location, sector or salary are not counted in those facets. Counted and remembered like list totals (recounted in the background after 30 s); the first request of a filter whose count takes longer than 400 ms (a common word among a million jobs) is answered from a sample of at most 1,000 matching jobs, with exact: false (every count a lower bound), while the count goes on.
      */
     get: operations["countJobsFacets"];
     put?: never;
@@ -640,8 +640,10 @@ export interface components {
     };
     /** @description Facet counts of the public jobs matching a filter (multi-select). */
     JobFacets: {
-      /** @description GET /jobs's meta.total under the whole filter. */
+      /** @description GET /jobs's meta.total under the whole filter; a lower bound when exact is false. */
       total: number;
+      /** @description false only while the first count of a new filter is still running (a common word among a million jobs takes seconds): total and every count are then of a sample of the matching jobs (at most 1,000, any the server finds first), so each is a lower bound, and values may be missing. The count goes on; a later request gets the exact counts. */
+      exact: boolean;
       /** @description By work model, leaving out work_model and remote. Present when asked for in facets. */
       work_model?: components["schemas"]["FacetValue"][];
       /** @description By employment type, leaving out employment_type. Present when asked for in facets. */
@@ -1197,6 +1199,7 @@ export interface operations {
            * @example {
            *       "data": {
            *         "total": 2,
+           *         "exact": true,
            *         "work_model": [
            *           {
            *             "value": "hybrid",

@@ -3,10 +3,12 @@
 // the facet's own condition (the work-model counts ignore work_model and remote), so a client can
 // offer every value beside the ones already chosen; every other condition holds. Each count is the
 // `total` the list would answer with that value chosen in place of the facet's own condition.
-// Counted by SQL on the jobs table behind the job gate, remembered per filter and facet like list
-// totals (../../totals.ts: stale-while-revalidate on the counting client); the counts the database
-// keeps (the catalog's total, a sector's or skill's open jobs: ../../counters.ts) are read instead,
-// so the facets of the whole catalog need no scan, cold or warm.
+// Counted by SQL on the jobs table behind the job gate (./facet-counts.ts), remembered per filter
+// and facets asked for like list totals (../../totals.ts: stale-while-revalidate on the counting
+// client). A first count that outlasts the short wait (a common word at a million jobs: seconds) is
+// answered from a sample of the matching jobs, as lower bounds (`exact: false`), while it goes on.
+// The counts the database keeps (the catalog's total, a sector's or skill's open jobs:
+// ../../counters.ts) are read instead, so the facets of the whole catalog need no scan, cold or warm.
 import type { PrismaClient } from "../../../generated/prisma/client.ts";
 import { builder } from "../../builder.ts";
 import { catalogOpenJobs, scopeCounts } from "../../counters.ts";
@@ -15,37 +17,33 @@ import { listSize } from "../../cost.ts";
 import { SalaryPeriodEnum } from "../../enums.ts";
 import { publicJobSql } from "../../gates.ts";
 import { badArgument } from "../../paging.ts";
-import { allOf, enumValue, prismaSql, SqlParams, type SqlCondition } from "../../sql.ts";
+import { allOf, prismaSql, SqlParams, type SqlQuery } from "../../sql.ts";
+import type { Counted } from "../../totals.ts";
 import { jobFilterConditions, type JobCondition, type JobFacetName } from "./conditions.ts";
+import {
+  allRows,
+  GROUPED_FACETS,
+  groupedCounts,
+  salaryHistogram,
+  SALARY_RANGES_MAX,
+  sampledRows,
+  skillCounts,
+  type Counts,
+  type FacetValue,
+  type GroupedFacet,
+  type HistogramShape,
+  type Rows,
+  type SalaryRangeShape,
+} from "./facet-counts.ts";
 import { JobFilter, type JobFilterShape } from "./filter.ts";
 import { facetLabel } from "./facet-labels.ts";
 
 export const FACET_LIMIT_DEFAULT = 20;
 export const FACET_LIMIT_MAX = 100;
 export const SALARY_INTERVAL_DEFAULT = 10_000;
-/** The most ranges a salary histogram lists; higher salaries are counted in the last, open range. */
-export const SALARY_RANGES_MAX = 100;
-const INT_MAX = 2_147_483_647;
 
-interface FacetValue {
-  value: string;
-  name: string | null;
-  count: number;
-}
-interface SalaryRangeShape {
-  from: number;
-  to: number | null;
-  count: number;
-}
-interface HistogramShape {
-  currency: string;
-  period: "hour" | "day" | "week" | "month" | "year";
-  interval: number;
-  ranges: SalaryRangeShape[];
-}
-type FacetsShape = { total: number } & Partial<Record<Exclude<JobFacetName, "salary">, FacetValue[]>> & {
-    salary?: HistogramShape;
-  };
+type CountedFacets = Partial<Record<Exclude<JobFacetName, "salary">, FacetValue[]>> & { salary?: HistogramShape };
+type FacetsShape = { total: number; exact: boolean } & CountedFacets;
 
 const FacetCount = builder.objectRef<FacetValue>("FacetCount").implement({
   description: "One value of a facet and the public jobs the list would answer with it chosen.",
@@ -97,7 +95,13 @@ const JobFacets = builder.objectRef<FacetsShape>("JobFacets").implement({
   description:
     "Facet counts for a job filter. Each facet's counts leave out that facet's own condition (multi-select); total is the list's total under the whole filter.",
   fields: (t) => ({
-    total: t.exposeInt("total", { description: "Public jobs matching the whole filter (the list's total)." }),
+    total: t.exposeInt("total", {
+      description: "Public jobs matching the whole filter (the list's total); a lower bound when exact is false.",
+    }),
+    exact: t.exposeBoolean("exact", {
+      description:
+        "false only while the first count of a new filter is still running (a common word among a million jobs takes seconds): every count and total are then of a sample of the matching jobs (at most 1,000, any the server finds first), so each is a lower bound of the exact count, and values may be missing. The count goes on; a later request gets the exact counts.",
+    }),
     workModel: t.field({
       type: [FacetCount],
       ...valuesField("By work model (leaving out workModel and remote)."),
@@ -139,92 +143,74 @@ const JobFacetEnum = builder.enumType("JobFacet", {
   } as const,
 });
 
-/** The statement counting one facet's values over `where` (jobs aliased j). */
-function facetStatement(
-  facet: Exclude<JobFacetName, "salary">,
-  where: SqlCondition,
-  limit: number,
-): (p: SqlParams) => string {
-  return (p) => {
-    const w = where(p);
-    const top = `ORDER BY count DESC, value LIMIT ${p.add(limit, "int")}`;
-    switch (facet) {
-      case "workModel":
-      case "employmentType": {
-        const column = facet === "workModel" ? "j.work_model" : "j.employment_type";
-        return `SELECT ${column}::text AS value, NULL AS name, count(*)::int AS count FROM jobs j WHERE ${w} GROUP BY 1 ${top}`;
-      }
-      case "country":
-        return `SELECT j.location_country::text AS value, NULL AS name, count(*)::int AS count FROM jobs j
-                 WHERE ${w} AND j.location_country IS NOT NULL GROUP BY 1 ${top}`;
-      case "sector":
-        return `SELECT s.slug AS value, s.name, f.count FROM
-                  (SELECT j.sector_id, count(*)::int AS count FROM jobs j WHERE ${w} AND j.sector_id IS NOT NULL GROUP BY 1) f
-                  JOIN sectors s ON s.id = f.sector_id ${top}`;
-      case "skill":
-        return `SELECT k.slug AS value, k.name, f.count FROM
-                  (SELECT js."B" AS skill_id, count(*)::int AS count FROM jobs j JOIN "_JobSkills" js ON js."A" = j.id
-                    WHERE ${w} GROUP BY 1) f
-                  JOIN skills k ON k.id = f.skill_id ${top}`;
-    }
-  };
-}
-
-async function countFacet(
-  prisma: PrismaClient,
-  facet: Exclude<JobFacetName, "salary">,
-  where: SqlCondition,
-  limit: number,
-): Promise<FacetValue[]> {
-  const params = new SqlParams();
-  const text = facetStatement(facet, where, limit)(params);
-  return prismaSql(prisma).query<FacetValue>(text, params.values);
-}
-
-async function salaryHistogram(
-  prisma: PrismaClient,
-  where: SqlCondition,
-  unit: { currency: string; period: HistogramShape["period"]; interval: number },
-): Promise<HistogramShape> {
-  const params = new SqlParams();
-  const w = where(params);
-  const interval = params.add(unit.interval, "int8");
-  const rows = await prismaSql(prisma).query<{ from: string | number; count: number }>(
-    `SELECT (j.salary_top::int8 / ${interval}) * ${interval} AS "from", count(*)::int AS count FROM jobs j
-      WHERE ${w} AND j.salary_currency = ${params.add(unit.currency, "bpchar")}
-        AND j.salary_period = ${enumValue(params, unit.period, "SalaryPeriod")} AND j.salary_top IS NOT NULL
-      GROUP BY 1 ORDER BY 1`,
-    params.values,
-  );
-  const ranges: SalaryRangeShape[] = rows.map((r) => {
-    const to = Number(r.from) + unit.interval;
-    // A range reaching past the largest amount a salary can hold is open (GraphQL's Int is 32-bit).
-    return { from: Number(r.from), to: to > INT_MAX ? null : to, count: r.count };
-  });
-  if (ranges.length > SALARY_RANGES_MAX) {
-    const rest = ranges.splice(SALARY_RANGES_MAX - 1);
-    ranges.push({ from: rest[0]!.from, to: null, count: rest.reduce((n, r) => n + r.count, 0) });
-  }
-  return { ...unit, ranges };
-}
-
-/** A count through SQL of the whole filter (the facets' total). */
-async function countAll(prisma: PrismaClient, where: SqlCondition): Promise<number> {
-  const params = new SqlParams();
-  const [row] = await prismaSql(prisma).query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM jobs j WHERE ${where(params)}`,
-    params.values,
-  );
-  return row?.n ?? 0;
-}
-
 /** Remembered like list totals (stale-while-revalidate per key), when the app keeps them. */
-function remembered<T>(ctx: GraphQLContext, key: string, load: (prisma: PrismaClient) => Promise<T>): Promise<T> {
-  return ctx.totals ? ctx.totals.remember(key, load) : load(ctx.prisma);
+function remembered<T>(
+  ctx: GraphQLContext,
+  key: string,
+  count: (sql: SqlQuery, rows: Rows) => Promise<Counts<T>>,
+): Promise<Counted<T>> {
+  const load = async (sql: SqlQuery) => (await count(sql, allRows)).counts;
+  if (!ctx.totals) return load(prismaSql(ctx.prisma)).then((value) => ({ value, exact: true }));
+  return ctx.totals.remember(
+    key,
+    (prisma: PrismaClient) => load(prismaSql(prisma)),
+    async (prisma, cap) => {
+      const { counts, sampled } = await count(prismaSql(prisma), sampledRows(cap));
+      return { value: counts, exact: sampled !== null && sampled < cap };
+    },
+  );
 }
 
 const whereWithout = (ctx: GraphQLContext, conditions: JobCondition[], facet: JobFacetName | null) =>
   allOf([publicJobSql(ctx.now), ...conditions.filter((c) => facet === null || c.facet !== facet).map((c) => c.sql)]);
+
+/** What jobFacets counts by SQL (the rest the kept counters answer). */
+interface FacetPlan {
+  /** Facets sharing the whole filter's where, counted in one statement with the total. */
+  grouped: GroupedFacet[];
+  /** Whether that statement's total is the answer's (the whole catalog's comes from a counter). */
+  total: boolean;
+  /** Grouped facets whose own condition the filter sets: a statement each. */
+  ownWhere: GroupedFacet[];
+  skill: boolean;
+  salary: { currency: string; period: HistogramShape["period"]; interval: number } | null;
+}
+
+/**
+ * Runs the plan's statements one after another over `rows` (on the counting pool they take one
+ * slot); `sampled` is the most jobs any statement's sample read (null: every match was counted).
+ */
+async function countPlan(
+  sql: SqlQuery,
+  ctx: GraphQLContext,
+  conditions: JobCondition[],
+  plan: FacetPlan,
+  { rows, limit }: { rows: Rows; limit: number },
+): Promise<Counts<CountedFacets & { total: number }>> {
+  const where = (facet: JobFacetName | null) => whereWithout(ctx, conditions, facet);
+  const counted: CountedFacets & { total: number } = { total: 0 };
+  let sampled: number | null = null;
+  const read = <T>(result: Counts<T>): T => {
+    if (result.sampled !== null) sampled = Math.max(sampled ?? 0, result.sampled);
+    return result.counts;
+  };
+  if (plan.total || plan.grouped.length > 0) {
+    const grouped = read(
+      await groupedCounts(sql, new SqlParams(), { facets: plan.grouped, where: where(null), rows, limit }),
+    );
+    Object.assign(counted, { total: grouped.total }, grouped.values);
+  }
+  for (const facet of plan.ownWhere) {
+    const own = read(await groupedCounts(sql, new SqlParams(), { facets: [facet], where: where(facet), rows, limit }));
+    counted[facet] = own.values[facet];
+  }
+  if (plan.skill) counted.skill = read(await skillCounts(sql, new SqlParams(), { where: where("skill"), rows, limit }));
+  if (plan.salary) {
+    const unit = plan.salary;
+    counted.salary = read(await salaryHistogram(sql, new SqlParams(), { where: where("salary"), rows, unit }));
+  }
+  return { counts: counted, sampled };
+}
 
 export async function jobFacets(
   ctx: GraphQLContext,
@@ -237,51 +223,44 @@ export async function jobFacets(
     throw badArgument("facetLimit", `the values per facet must be an integer from 1 to ${FACET_LIMIT_MAX}`);
   }
   if (salaryInterval < 1) throw badArgument("salaryInterval", "salary_interval must be an integer of at least 1");
-  const wanted = [...new Set(facets)];
+  const wanted = new Set(facets);
   const currency = filter.salaryCurrency?.toUpperCase();
-  if (wanted.includes("salary") && currency == null) {
+  if (wanted.has("salary") && currency == null) {
     throw badArgument(
       "salaryCurrency",
       "the salary facet needs salary_currency: a histogram counts amounts in one currency and period",
     );
   }
   const conditions = await jobFilterConditions(ctx, filter, "PUBLISHED_AT_DESC");
-  // The key names the filter as the list's totals do (not the instant): one count per filter and facet.
-  const filterKey = JSON.stringify(filter);
+  const ownSet = (facet: JobFacetName) => conditions.some((c) => c.facet === facet);
   // Counts the database keeps (../../counters.ts) are read, not remembered: one short statement,
   // exact at this request's instant. They answer the whole catalog's total, and the sector and
   // skill facets when no condition but the facet's own applies (multi-select leaves that one out).
-  const onlyOwn = (facet: JobFacetName) => conditions.every((c) => c.facet === facet);
-  const result: FacetsShape = {
-    total:
-      conditions.length === 0
-        ? await catalogOpenJobs(ctx.sql ?? prismaSql(ctx.prisma), ctx.now)
-        : await remembered(ctx, `JobFacets:${filterKey}:total`, (prisma) =>
-            countAll(prisma, whereWithout(ctx, conditions, null)),
-          ),
+  const kept = (facet: "sector" | "skill") => wanted.has(facet) && conditions.every((c) => c.facet === facet);
+  const groupedWanted = GROUPED_FACETS.filter((f) => wanted.has(f) && !(f === "sector" && kept("sector")));
+  const plan: FacetPlan = {
+    grouped: groupedWanted.filter((f) => !ownSet(f)),
+    total: conditions.length > 0,
+    ownWhere: groupedWanted.filter(ownSet),
+    skill: wanted.has("skill") && !kept("skill"),
+    salary: wanted.has("salary")
+      ? { currency: currency!, period: filter.salaryPeriod ?? "year", interval: salaryInterval }
+      : null,
   };
-  await Promise.all(
-    wanted.map(async (facet) => {
-      // Built only when counting: a remembered answer (most requests) needs no SQL.
-      const where = () => whereWithout(ctx, conditions, facet);
-      if (facet === "salary") {
-        const period = filter.salaryPeriod ?? "year";
-        const unit = { currency: currency!, period, interval: salaryInterval };
-        result.salary = await remembered(ctx, `JobFacets:${filterKey}:salary:${salaryInterval}`, (prisma) =>
-          salaryHistogram(prisma, where(), unit),
-        );
-        return;
-      }
-      if ((facet === "sector" || facet === "skill") && onlyOwn(facet)) {
-        const scopes = facet === "sector" ? "sectors" : "skills";
-        result[facet] = await scopeCounts(ctx.sql ?? prismaSql(ctx.prisma), scopes, ctx.now, limit);
-        return;
-      }
-      result[facet] = await remembered(ctx, `JobFacets:${filterKey}:${facet}:${limit}`, (prisma) =>
-        countFacet(prisma, facet, where(), limit),
-      );
-    }),
-  );
+  const sql = ctx.sql ?? prismaSql(ctx.prisma);
+  const result: FacetsShape = { total: 0, exact: true };
+  if (!plan.total) result.total = await catalogOpenJobs(sql, ctx.now);
+  for (const scope of ["sector", "skill"] as const) {
+    if (kept(scope)) result[scope] = await scopeCounts(sql, scope === "sector" ? "sectors" : "skills", ctx.now, limit);
+  }
+  const needed = plan.total || plan.grouped.length + plan.ownWhere.length > 0 || plan.skill || plan.salary;
+  if (!needed) return result;
+  // The key names the filter as the list's totals do (not the instant), and what is counted.
+  const key = `JobFacets:${JSON.stringify(filter)}:${JSON.stringify(plan)}:${limit}`;
+  const counted = await remembered(ctx, key, (q, rows) => countPlan(q, ctx, conditions, plan, { rows, limit }));
+  const { total, ...values } = counted.value;
+  Object.assign(result, values, { exact: counted.exact });
+  if (plan.total) result.total = total;
   return result;
 }
 
