@@ -222,6 +222,13 @@ describe("GET /jobs?sort=relevance", () => {
       expect(db.queries.some((q) => /title_terms &&[^]*OFFSET 0\) AS m ORDER BY m\."publishedAt" DESC/.test(q))).toBe(
         true,
       );
+      // An offset page counts the empty title tier's matches whole, from the index, not under a LIMIT
+      // (the planner walked every job for `q=ö&remote=true&offset=20`).
+      const titleSpends = db.queries.filter(
+        (q) => /^SELECT count\(\*\)::int AS n FROM \(SELECT 1 FROM jobs j WHERE/.test(q) && !/head_terms/.test(q),
+      );
+      expect(titleSpends.some((q) => /title_terms &&/.test(q))).toBe(true);
+      expect(titleSpends.some((q) => /LIMIT/.test(q))).toBe(false);
       expect(await letters("q=falcon&employment_type=internship")).toBe("");
     } finally {
       knownWordsKept.ms = kept;

@@ -217,7 +217,8 @@ export async function relevancePage(
       : `${matches} ORDER BY ${order} ${page}`;
     return run(ids, params);
   };
-  const spend = (statement: TierStatement, offset: number) => spendOffset(sql, conditions, statement, offset);
+  const spend = (statement: TierStatement, offset: number) =>
+    spendOffset(sql, conditions, statement, { offset, fromIndex: !!fromIndex[statement.tier] });
   for (const { tier, sql: inTier } of tiers) {
     if (cursor && tier > cursor[0]) continue;
     const statement: TierStatement = {
@@ -303,21 +304,25 @@ async function newestFirst(
 
 /**
  * A tier's statement that found no row after an offset holds at most that many rows: spends them,
- * and returns what is left of the offset for the tiers after it.
+ * and returns what is left of the offset for the tiers after it. A tier read from the index
+ * (tiersReadFromIndex: some word rare in its column) counts all its matches, which are few: under a
+ * LIMIT the planner walked every job's row for the completions of `ö` (`q=ö&remote=true&offset=20`:
+ * 23.7 s, a 503 at a million jobs; counted whole from the indexes, 0.1 ms).
  */
 async function spendOffset(
   sql: SqlQuery,
   conditions: (params: SqlParams, statement: TierStatement) => string,
   statement: TierStatement,
-  offset: number,
+  { offset, fromIndex }: { offset: number; fromIndex: boolean },
 ): Promise<number> {
   if (offset === 0) return 0;
   const params = new SqlParams();
+  const matches = `SELECT 1 FROM jobs j WHERE ${conditions(params, statement)}`;
   const [counted] = await sql.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM (SELECT 1 FROM jobs j WHERE ${conditions(params, statement)} LIMIT ${params.add(offset, "int")}) AS t`,
+    `SELECT count(*)::int AS n FROM (${fromIndex ? matches : `${matches} LIMIT ${params.add(offset, "int")}`}) AS t`,
     params.values,
   );
-  return offset - (counted?.n ?? 0);
+  return Math.max(0, offset - (counted?.n ?? 0));
 }
 
 /** Below every other uuid: a key of (time, LEAST_UUID) leaves every row published at that time after it. */
