@@ -124,6 +124,7 @@ export default tseslint.config(
       // AssemblyScript (WebAssembly's types, its own tsconfig): compiled and checked by asc.
       "src/pdf/images/assembly/",
       "src/pdf/codecs/assembly/",
+      "src/pdf/streams/assembly/",
     ],
   },
   js.configs.recommended,

@@ -10,6 +10,7 @@ import { PDFDocument, PDFName, StandardFonts } from "@cantoo/pdf-lib";
 import { compressPdf } from "./compress.ts";
 import { compiledSubsetter } from "./fonts/harfbuzz.ts";
 import { encodeJpeg } from "./images/codecs.ts";
+import { warmUpPng } from "./streams/png.ts";
 import { embedWarmUpType1, TYPE1_DRAWN } from "./warm-up-type1.ts";
 
 /** A photograph-like image (smooth gradients and a little noise): JPEG's kind, not a graphic's. */
@@ -83,6 +84,7 @@ export async function sampleDocument(): Promise<Uint8Array> {
 export async function warmUp(): Promise<void> {
   try {
     await compiledSubsetter();
+    warmUpPng();
     const sample = await sampleDocument();
     await compressPdf(sample, "balanced");
     await compressPdf(sample, "lossless");

@@ -3,6 +3,7 @@
 import { constants, deflateSync, inflateSync } from "node:zlib";
 import { decodePDFRawStream, PDFArray, PDFDict, PDFName, PDFNull, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFObject } from "@cantoo/pdf-lib";
+import { pngFilterRows, unpngRows } from "./png.ts";
 
 export const N = {
   BitsPerComponent: PDFName.of("BitsPerComponent"),
@@ -397,69 +398,6 @@ export function unpredict(data: Uint8Array, parms: PDFDict): Uint8Array | undefi
   return unpngRows(data, rowLength, bytesPerPixel)?.samples;
 }
 
-/** PNG-predicted rows undone: the samples, and each row's filter type. */
-function unpngRows(
-  data: Uint8Array,
-  rowLength: number,
-  bytesPerPixel: number,
-): { samples: Uint8Array; types: Uint8Array } | undefined {
-  // /Columns comes from the file: a row longer than the data is damage, not an allocation to try.
-  if (rowLength + 1 > data.length) return undefined;
-  const rows = Math.floor(data.length / (rowLength + 1));
-  const out = new Uint8Array(rows * rowLength);
-  const types = new Uint8Array(rows);
-  let prev = new Uint8Array(rowLength);
-  for (let r = 0; r < rows; r++) {
-    const start = r * (rowLength + 1);
-    const row = out.subarray(r * rowLength, (r + 1) * rowLength);
-    if (!unpngRow(data[start]!, data, start + 1, prev, row, bytesPerPixel)) return undefined;
-    types[r] = data[start]!;
-    prev = row;
-  }
-  return { samples: out, types };
-}
-
-/**
- * A row of samples under one PNG filter (0-4: None, Sub, Up, Average, Paeth), `up` the row above
- * (zeros for the first), written into `out` from `at`: what `unpngRow` undoes.
- */
-export function pngFilterRow(
-  type: number,
-  row: Uint8Array,
-  up: Uint8Array,
-  bpp: number,
-  out: Uint8Array,
-  at: number,
-): void {
-  const length = row.length;
-  const head = Math.min(bpp, length);
-  if (type === 0) {
-    out.set(row, at);
-  } else if (type === 1) {
-    for (let i = 0; i < head; i++) out[at + i] = row[i]!;
-    for (let i = head, j = 0; i < length; i++, j++) out[at + i] = (row[i]! - row[j]!) & 0xff;
-  } else if (type === 2) {
-    for (let i = 0; i < length; i++) out[at + i] = (row[i]! - up[i]!) & 0xff;
-  } else if (type === 3) {
-    for (let i = 0; i < head; i++) out[at + i] = (row[i]! - (up[i]! >> 1)) & 0xff;
-    for (let i = head, j = 0; i < length; i++, j++) out[at + i] = (row[i]! - ((row[j]! + up[i]!) >> 1)) & 0xff;
-  } else {
-    for (let i = 0; i < head; i++) out[at + i] = (row[i]! - up[i]!) & 0xff;
-    for (let i = head, j = 0; i < length; i++, j++) {
-      const a = row[j]!;
-      const b = up[i]!;
-      const c = up[j]!;
-      const da = b - c;
-      const db = a - c;
-      const dc = da + db;
-      const pa = da < 0 ? -da : da;
-      const pb = db < 0 ? -db : db;
-      const pc = dc < 0 ? -dc : dc;
-      out[at + i] = (row[i]! - (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)) & 0xff;
-    }
-  }
-}
-
 /**
  * A stream of one Flate filter decoded whole (zlib's end reached: what `inflate` gives without
  * tolerance), for a later pass to take instead of decoding it again (the image pass's samples,
@@ -513,14 +451,6 @@ export function inflatedBytes(decoding: FlateDecoding, from = 0, to = decoding.l
   const stride = rowLength + 1;
   const first = Math.floor(from / stride);
   const end = Math.min(types.length, Math.ceil(to / stride));
-  const out = new Uint8Array((end - first) * stride);
-  const zero = new Uint8Array(rowLength);
-  for (let r = first; r < end; r++) {
-    const row = samples.subarray(r * rowLength, (r + 1) * rowLength);
-    const up = r > 0 ? samples.subarray((r - 1) * rowLength, r * rowLength) : zero;
-    const at = (r - first) * stride;
-    out[at] = types[r]!;
-    pngFilterRow(types[r]!, row, up, bytesPerPixel, out, at + 1);
-  }
+  const out = pngFilterRows(samples, types, rowLength, bytesPerPixel, first, end);
   return out.subarray(from - first * stride, to - first * stride);
 }

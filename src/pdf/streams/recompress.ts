@@ -30,6 +30,7 @@ import {
   unpredict,
 } from "./filters.ts";
 import type { FlateDecoding } from "./filters.ts";
+import { pngPredictRows } from "./png.ts";
 import { codedBytesAtLeast, optimiseJpeg, optimisedJpegSizeAtLeast, withoutIccProfile } from "../codecs/jpeg.ts";
 
 /** Default ceiling on what one stream may decode to (the caller sets one from the input's size). */
@@ -146,61 +147,8 @@ function layoutOf(stream: PDFRawStream): Layout | undefined {
  * `from` and `to`: those rows only, the same bytes as in the whole.
  */
 export function pngPredict(samples: Uint8Array, layout: Layout, from = 0, to = layout.rows): Uint8Array {
-  const { rowBytes } = layout;
   const bpp = Math.max(1, (layout.colors * layout.bitsPerComponent) / 8);
-  const out = new Uint8Array((to - from) * (rowBytes + 1));
-  const trial = [1, 2, 3, 4].map(() => new Uint8Array(rowBytes));
-  const zero = new Uint8Array(rowBytes);
-  for (let r = from; r < to; r++) {
-    const row = samples.subarray(r * rowBytes, (r + 1) * rowBytes);
-    const up = r > 0 ? samples.subarray((r - 1) * rowBytes, r * rowBytes) : zero;
-    // 0: None
-    let best = 0;
-    let bestRow = row;
-    let bestSum = 0;
-    for (let i = 0; i < rowBytes; i++) {
-      const v = row[i]!;
-      bestSum += v < 128 ? v : 256 - v;
-    }
-    const sub = trial[0]!;
-    const upRow = trial[1]!;
-    const average = trial[2]!;
-    const paeth = trial[3]!;
-    let sumSub = 0;
-    let sumUp = 0;
-    let sumAverage = 0;
-    let sumPaeth = 0;
-    for (let i = 0; i < rowBytes; i++) {
-      const x = row[i]!;
-      const a = i >= bpp ? row[i - bpp]! : 0;
-      const b = up[i]!;
-      const c = i >= bpp ? up[i - bpp]! : 0;
-      const p = a + b - c;
-      const pa = p > a ? p - a : a - p;
-      const pb = p > b ? p - b : b - p;
-      const pc = p > c ? p - c : c - p;
-      const predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-      const s = (x - a) & 0xff;
-      const u = (x - b) & 0xff;
-      const v = (x - ((a + b) >> 1)) & 0xff;
-      const w = (x - predictor) & 0xff;
-      sub[i] = s;
-      upRow[i] = u;
-      average[i] = v;
-      paeth[i] = w;
-      sumSub += s < 128 ? s : 256 - s;
-      sumUp += u < 128 ? u : 256 - u;
-      sumAverage += v < 128 ? v : 256 - v;
-      sumPaeth += w < 128 ? w : 256 - w;
-    }
-    if (sumSub < bestSum) [best, bestRow, bestSum] = [1, sub, sumSub];
-    if (sumUp < bestSum) [best, bestRow, bestSum] = [2, upRow, sumUp];
-    if (sumAverage < bestSum) [best, bestRow, bestSum] = [3, average, sumAverage];
-    if (sumPaeth < bestSum) [best, bestRow] = [4, paeth];
-    out[(r - from) * (rowBytes + 1)] = best;
-    out.set(bestRow, (r - from) * (rowBytes + 1) + 1);
-  }
-  return out;
+  return pngPredictRows(samples, layout.rowBytes, bpp, from, to);
 }
 
 /** A /DecodeParms dictionary for data written with PNG predictors (15: chosen row by row) in `layout`. */

@@ -1,4 +1,4 @@
-// PNG predictors both ways: pngFilterRow (streams/filters.ts, with which a decoding below rebuilds
+// PNG predictors both ways: pngFilterRow (png-plain.ts, as the decoding below rebuilds
 // its inflated rows) undoes what unpngRow does, on random rows of every filter, odd widths and
 // every pixel size, and pngPredict's output comes back whole through it; and a Flate stream
 // decoded once for the image pass and the lossless bar (decodeFlate, inflatedBytes, losslessBar's
@@ -8,9 +8,10 @@
 import { deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { PDFContext, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
-import { decodeFilters, decodeFlate, inflatedBytes, pngFilterRow, unpngRow } from "../../../src/pdf/streams/filters.ts";
+import { decodeFilters, decodeFlate, inflatedBytes, unpngRow } from "../../../src/pdf/streams/filters.ts";
 import { losslessBar, pngPredict, recompressStreams } from "../../../src/pdf/streams/recompress.ts";
 import { photoPixels } from "../fixtures.ts";
+import { pngFilterRow } from "./png-plain.ts";
 
 /** A small deterministic generator (the same bytes every run). */
 function random(seed: number): () => number {
