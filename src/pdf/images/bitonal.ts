@@ -11,6 +11,7 @@
 import sharp from "sharp";
 import { decodeJbig2, encodeJbig2, rowBytesOf } from "../codecs/jbig2.ts";
 import { oneBitTiff } from "../codecs/ccitt.ts";
+import { g4Size } from "../codecs/g4-size.ts";
 import type { Bits } from "../codecs/jbig2.ts";
 
 export type { Bits };
@@ -72,14 +73,12 @@ export interface BitonalEncoding {
 }
 
 /**
- * Images of up to this many pixels have their G4 written beside the JBIG2's coding; larger ones
- * after it, as before: libvips's byte a pixel (and its copies) would be held through the coding
- * (scan_jphysiol_6p's 600 dpi pages, 18 million pixels: its peak went from 166-176 to 177-198 MiB,
- * against a budget of 202).
+ * The smaller of G4 and (with effort "best") JBIG2 generic coding of the samples. With both, the
+ * G4 is written only when it could be the smaller: its size is counted first (codecs/g4-size.ts,
+ * libtiff's bytes exactly), 5-15 ms of a 300 dpi page where libvips's G4 took 25-50 ms of CPU, and
+ * on text JBIG2 is the smaller (scan_epson_6p_jpeg's masks: 78 % of G4). No G4 is then held beside
+ * the JBIG2's coding either (libvips's byte a pixel, and its copies).
  */
-const MAX_OVERLAPPED_PIXELS = 10_000_000;
-
-/** The smaller of G4 and (with effort "best") JBIG2 generic coding of the samples. */
 export async function encodeBitonal(
   samples: Bits,
   effort: BitonalEffort,
@@ -92,19 +91,12 @@ export async function encodeBitonal(
     const jbig2 = encodeJbig2(samples);
     return jbig2 && { data: jbig2, filter: "JBIG2Decode" };
   }
-  // libtiff writes the G4 on libuv's threads while JavaScript codes the JBIG2 (on two cores, the
-  // one's time hides the other's).
-  const coding = encodeG4(samples);
-  if (samples.width * samples.height > MAX_OVERLAPPED_PIXELS) await coding;
-  let jbig2: Uint8Array | undefined;
-  try {
-    jbig2 = effort === "best" ? encodeJbig2(samples) : undefined;
-  } catch (error) {
-    // Not left to reject unhandled.
-    await coding.catch(() => undefined);
-    throw error;
+  const jbig2 = effort === "best" ? encodeJbig2(samples) : undefined;
+  // libvips writes no G4 of more rows than it has (encodeG4): the JBIG2 then wins uncounted.
+  if (jbig2 && (samples.height > MAX_G4_ROWS || jbig2.length < g4Size(samples))) {
+    return { data: jbig2, filter: "JBIG2Decode" };
   }
-  const g4 = await coding;
+  const g4 = await encodeG4(samples);
   if (jbig2 && (!g4 || jbig2.length < g4.length)) return { data: jbig2, filter: "JBIG2Decode" };
   return g4 && { data: g4, filter: "CCITTFaxDecode" };
 }

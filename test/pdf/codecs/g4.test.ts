@@ -7,10 +7,9 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { compressPdf } from "../../../src/pdf/index.ts";
 import { decodeG4 } from "../../../src/pdf/codecs/g4.ts";
-import { rowBytesOf } from "../../../src/pdf/codecs/jbig2.ts";
-import type { Bits } from "../../../src/pdf/codecs/jbig2.ts";
 import { encodeG4 } from "../../../src/pdf/images/bitonal.ts";
 import { corpusDir } from "../fixtures.ts";
+import { codecDrawings } from "../helpers/bits.ts";
 import { hasPoppler, popplerScratch } from "../helpers/poppler.ts";
 
 const CORPUS = corpusDir();
@@ -23,30 +22,7 @@ if (!POPPLER) console.log("g4.test.ts: skipped the rendering check, poppler-util
 const poppler = popplerScratch("g4");
 afterAll(() => poppler.remove());
 
-/** Bits (1 white) of a drawing: `black(x, y)` says where it is black. */
-function bitsOf(width: number, height: number, black: (x: number, y: number) => boolean): Bits {
-  const rowBytes = rowBytesOf(width);
-  const data = new Uint8Array(rowBytes * height);
-  for (let y = 0; y < height; y++)
-    for (let x = 0; x < width; x++) if (!black(x, y)) data[y * rowBytes + (x >> 3)]! |= 0x80 >> (x & 7);
-  return { data, width, height };
-}
-
-let seed = 7;
-const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) >>> 8) / (1 << 24);
-const dots = Array.from({ length: 300 }, () => [random() * 3000, random() * 400, 2 + random() * 40] as const);
-
-const drawings: [string, Bits][] = [
-  ["white", bitsOf(1728, 20, () => false)],
-  ["black", bitsOf(1728, 20, () => true)],
-  ["stripes of every width", bitsOf(2561, 40, (x, y) => Math.floor(x / (1 + (y % 37))) % 2 === 0)],
-  ["long runs over the make-up codes", bitsOf(3000, 8, (x, y) => x > 2600 - y * 300 && x < 2900)],
-  [
-    "text-like dots, an odd width",
-    bitsOf(3001, 400, (x, y) => dots.some(([cx, cy, r]) => (x - cx) ** 2 + (y - cy) ** 2 < r * r)),
-  ],
-  ["noise", bitsOf(203, 101, () => random() < 0.5)],
-];
+const drawings = codecDrawings();
 
 describe("Group 4 decoding", () => {
   it.each(drawings)("decodes libtiff's G4 of %s to the same bits", async (_name, bits) => {
