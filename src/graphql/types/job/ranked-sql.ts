@@ -63,9 +63,23 @@ export const walkedRowInPostings = { entries: 6 };
  * always internships) then made the planner walk every listed job it admits: 360,000 at a million,
  * a 503. Bounded, the walk costs at most this many index entries (about 3 µs each), then one
  * statement reads the rest of the page from the words' and filters' indexes. Twice the walk a word
- * at the threshold needs for a page of 100.
+ * at the threshold needs for a page of 100. An offset page may walk `perSkipped` times the walk the
+ * rows it skips need, beyond that (walkRows); tests set both small.
  */
-export const walkBound = { rows: 12_000 };
+export const walkBound = { rows: 12_000, perSkipped: 2 };
+
+/**
+ * How many jobs a tier's bounded walk may pass for a page after `skip` rows: walkBound.rows, and
+ * twice (perSkipped) the walk the words' share needs for the skipped rows. An offset page deep in a common word
+ * (`q=engineer&offset=9950`) needs more matches than the newest 12,000 jobs hold; bounded at those,
+ * the rest of the page came from every match, read and sorted (528,000 at a million jobs: past the
+ * statement's limit, a 503). Walked on the list's index instead, as a plain list's offset is, it
+ * costs index entries in proportion to the offset.
+ */
+export function walkRows(reading: SearchReading, shares: ReadonlyMap<string, number>, skip: number): number {
+  const together = groupShares(reading, shares).reduce((p, g) => p * g, 1);
+  return walkBound.rows + (together > 0 ? Math.ceil((walkBound.perSkipped * skip) / together) : 0);
+}
 
 /**
  * The publication time after which about `rows` jobs were published up to `before`, by the
@@ -165,6 +179,9 @@ function afterInListOrder(alias: string, [at, id]: readonly unknown[], params: S
  * title list, it took 15,319 remote jobs to hold one in their title and walked all 270,000 remote
  * jobs of a million to find none (12 s, a 503).
  */
+/** The column whose words a tier holds. */
+const TIER_COLUMNS: Record<number, TierColumn> = { 3: "title_terms", 2: "head_terms" };
+
 function tiersReadFromIndex(reading: SearchReading, known: Known | null): Record<number, boolean> {
   const rare = (column: TierColumn) => !!known && groupShares(reading, known[column]).some((share) => share === 0);
   return { 3: rare("title_terms"), 2: rare("head_terms") };
@@ -204,7 +221,7 @@ export async function relevancePage(
   const known = sqlWhereBesidesWords && reading.groups.length > 0 ? await knownWords(sql) : null;
   const once = (stats: Known | null, column: TierColumn) =>
     !!stats && walkIsCheaper(reading, stats[column], stats.rows, window.skip + window.limit);
-  const wordsOnce: Record<number, boolean> = { 3: once(known, "title_terms"), 2: once(known, "head_terms") };
+  const wordsOnce: Record<number, boolean> = { 3: once(known, TIER_COLUMNS[3]!), 2: once(known, TIER_COLUMNS[2]!) };
   const fromIndex = tiersReadFromIndex(reading, known);
   const conditions = (params: SqlParams, { tier, inTier, seek, floor }: TierStatement) =>
     `${(wordsOnce[tier] && sqlWhereBesidesWords ? sqlWhereBesidesWords : window.sqlWhere)(params)} AND ${inTier(params)}${seek ? afterInListOrder("j", seek, params) : ""}${floor ? ` AND j.published_at >= ${params.add(floor, "timestamptz")}` : ""}`;
@@ -243,7 +260,8 @@ export async function relevancePage(
     // (at a million jobs, `q=intern&employment_type=full_time` walked 360,000: a 503). An offset is
     // spent on the bounded part first, then on the matches after it.
     const walkFrom = Math.min(window.now.getTime(), statement.seek?.[0].getTime() ?? Infinity);
-    const floor = wordsOnce[tier] ? walkFloor(known!.published, walkFrom, walkBound.rows) : null;
+    const walked = () => walkRows(reading, known![TIER_COLUMNS[tier]!], skip);
+    const floor = wordsOnce[tier] ? walkFloor(known!.published, walkFrom, walked()) : null;
     if (floor !== null) {
       const bounded: TierStatement = { ...statement, floor: new Date(floor) };
       const found = await tierPage(bounded, take(), skip);
