@@ -135,6 +135,10 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
   const clock = options.now ?? Date.now;
   const limit = createLimiter(options.maxConcurrentCounts ?? MAX_CONCURRENT_COUNTS);
   const bounds = createSkippingLimiter(MAX_CONCURRENT_BOUNDS);
+  // Samples wait their turn rather than go without: a value without one has no bound to answer
+  // (a list's total has 0, which its page raises). Eight cold facets at once left six without a
+  // sample, each waiting 5 s for its full count, then a 503.
+  const samples = createLimiter(MAX_CONCURRENT_BOUNDS);
   const bounding = options.bounding ?? options.counting;
   const entries = recentEntries(maxEntries);
 
@@ -213,7 +217,7 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
       if (entry.value !== undefined) return known(key, entry, load);
       if (!sample) return waitFirst(key, entry, load);
       const { counting, waitMs } = startFirstCount(key, entry, load);
-      const sampling = entry.sampled === undefined ? bounds.tryRun(() => sample(bounding, cap)) : null;
+      const sampling = entry.sampled === undefined ? samples(() => sample(bounding, cap), true) : null;
       return firstSampled(entry, counting, sampling, { waitMs, longWaitMs: firstWaitMs, clock });
     },
   };

@@ -398,19 +398,29 @@ describe("sampled values", () => {
     expect(await totals.remember("facets:q=magni", loadFacets, never)).toEqual({ value: facets(5), exact: true });
   });
 
-  it("sample on the bounding client, two at a time: a third waits for its count", async () => {
+  it("sample on the bounding client, two at a time: a third waits its turn", async () => {
     const bounding = { name: "bounding client" } as unknown as PrismaClient;
-    const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 20, firstCountWaitMs: 60, bounding });
+    const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 20, bounding });
     const { load } = deferredCounts();
     const clients: PrismaClient[] = [];
-    const slow = (client: PrismaClient) => (
-      clients.push(client),
-      new Promise<{ value: { remote: number }; exact: boolean }>(() => {})
-    );
+    const finish: (() => void)[] = [];
+    const slow = (client: PrismaClient) => {
+      clients.push(client);
+      return new Promise<{ value: { remote: number }; exact: boolean }>((resolve) =>
+        finish.push(() => resolve({ value: facets(clients.length), exact: false })),
+      );
+    };
     const loadFacets = async (c: PrismaClient) => facets(await load(c));
-    const answers = await Promise.allSettled(["a", "b", "c"].map((w) => totals.remember(`f:${w}`, loadFacets, slow)));
-    expect(answers.map((a) => a.status)).toEqual(["rejected", "rejected", "rejected"]);
+    const answers = ["a", "b", "c"].map((w) => totals.remember(`f:${w}`, loadFacets, slow));
+    await new Promise((resolve) => setTimeout(resolve, 40));
     expect(clients).toEqual([bounding, bounding]);
+    finish[0]!();
+    expect(await answers[0]).toMatchObject({ exact: false });
+    await tick();
+    expect(clients).toEqual([bounding, bounding, bounding]);
+    finish[1]!();
+    finish[2]!();
+    expect((await Promise.all(answers)).map((a) => a.exact)).toEqual([false, false, false]);
   });
 
   it("refuse at once, with a 503-class error, when nothing can answer: a failed count's pause and no sample", async () => {
