@@ -122,6 +122,8 @@ async function call(path: string, init: RequestInit = {}): Promise<Answer> {
 
 const probes = {
   rest: () => call("/api/v1/jobs?limit=2"),
+  // Counted on the counting and bounding pools (a sample while the first count runs), not the requests'.
+  facets: () => call("/api/v1/jobs/facets?q=fault&work_model=remote"),
   graphql: () =>
     call("/graphql", {
       method: "POST",
@@ -199,12 +201,14 @@ async function expectRecovery() {
 
 const DB_DOWN: Record<Probe, string> = {
   rest: "database_unavailable",
+  facets: "database_unavailable",
   graphql: "DATABASE_UNAVAILABLE",
   compress: "database_unavailable",
   readyz: "database_unavailable",
 };
 const REDIS_DOWN: Record<Probe, string> = {
   rest: "rate_limit_unavailable",
+  facets: "rate_limit_unavailable",
   graphql: "rate_limit_unavailable",
   compress: "rate_limit_unavailable",
   readyz: "rate_limit_unavailable",
