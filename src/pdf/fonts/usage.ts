@@ -25,7 +25,15 @@ import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
 import { Op, scanContent } from "../shared/syntax.ts";
 import { decodeStreamData, N } from "../streams/filters.ts";
 import { dictMap } from "../shared/dict-map.ts";
-import { contentStreamsOf, MIN_INLINE_BYTES, pagesOf } from "../shared/placement.ts";
+import {
+  contentStreamsOf,
+  keepWalked,
+  MIN_INLINE_BYTES,
+  pagesOf,
+  placingEvent,
+  PLACING_OPERATORS,
+} from "../shared/placement.ts";
+import type { Event as PlacingEvent } from "../shared/placement.ts";
 import { keepDecoded } from "../shared/decoded-content.ts";
 
 export interface FontUsage {
@@ -67,6 +75,8 @@ const MAX_EVENTS = 20_000_000;
 const MAX_DEPTH = 24;
 /** The operators whose operands the walk reads: their name. */
 const NAMED_OPERATORS: ReadonlySet<number> = new Set([Op.Tf, Op.Do, Op.gs]);
+/** Those and the walk of placements' (cm), whose events this walk leaves it (shared/placement.ts). */
+const READ_OPERATORS: ReadonlySet<number> = new Set([...NAMED_OPERATORS, ...PLACING_OPERATORS]);
 
 type Event = { op: "q" | "Q" } | { op: "Tf" | "Do" | "gs"; name: string } | { op: "show"; strings: Uint8Array[] };
 const SAVE: Event = { op: "q" };
@@ -127,14 +137,22 @@ class UsageWalker {
     // The strings of the operator being read: handed to onEvent, which keeps none of them.
     const strings: Uint8Array[] = [];
     let inline = false;
+    let images = false;
+    // The events the walk of placements reads from this stream, left for it (shared/placement.ts).
+    const placing: PlacingEvent[] = [];
     const ok =
       bytes !== undefined &&
       scanContent(bytes, {
-        operandsOf: NAMED_OPERATORS,
+        operandsOf: READ_OPERATORS,
         string: (s) => strings.push(s),
         // A stream with inline images that the image pass converts: left decoded for its walk.
-        inlineImage: (image) => void (inline ||= image.data.length >= MIN_INLINE_BYTES),
+        inlineImage: (image) => {
+          images = true;
+          inline ||= image.data.length >= MIN_INLINE_BYTES;
+        },
         operator: (op, operands) => {
+          const event = placingEvent(op, operands);
+          if (event) placing.push(event);
           if (op === Op.q) onEvent(SAVE);
           else if (op === Op.Q) onEvent(RESTORE);
           else if (NAMED_OPERATORS.has(op)) {
@@ -150,6 +168,8 @@ class UsageWalker {
       });
     if (!ok) this.complete = false;
     if (inline && bytes) keepDecoded(this.context, stream, bytes);
+    // An empty stream is not decoded here: the walk of placements decodes it as it would.
+    if (ok && !images && stream.contents.length > 0) keepWalked(this.context, stream, bytes.length, placing);
     return ok;
   }
 

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { PDFDocument, PDFName } from "@cantoo/pdf-lib";
 import type { PDFRef, PDFRawStream } from "@cantoo/pdf-lib";
+import { findFontUsage } from "../../../src/pdf/fonts/usage.ts";
 import { findImagePlacements } from "../../../src/pdf/shared/placement.ts";
 import { encoder, image, pageWith, draw } from "../helpers/images.ts";
 
@@ -122,5 +123,20 @@ describe("placements", () => {
     page.node.set(PDFName.of("Annots"), doc.context.obj([doc.context.register(annot)]));
     const { images } = findImagePlacements(doc.context);
     expect(images.get(doc.context.lookup(im) as PDFRawStream)).toMatchObject({ width: 200, height: 50 });
+  });
+
+  it("takes what the font pass's walk read, and reads a stream again once its data changed", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const gray = { Width: 10, Height: 10, ColorSpace: "DeviceGray", BitsPerComponent: 8 };
+    const im = image(doc, new Uint8Array(100), gray);
+    pageWith(doc, draw("Im", 36, 18), { Im: im });
+    const changed = pageWith(doc, draw("Im", 20, 10), { Im: im });
+    // The font pass reads both pages first; then the second page's content changes.
+    findFontUsage(doc.context);
+    const stream = doc.context.lookup(changed.node.get(PDFName.of("Contents"))) as PDFRawStream;
+    stream.contents = doc.context.flateStream(encoder.encode(draw("Im", 72, 90))).contents;
+    const { images, complete } = findImagePlacements(doc.context);
+    expect(complete).toBe(true);
+    expect(images.get(doc.context.lookup(im) as PDFRawStream)).toMatchObject({ width: 72, height: 90 });
   });
 });
