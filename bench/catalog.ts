@@ -641,7 +641,8 @@ async function baselineFacets(search: URLSearchParams, res: http.ServerResponse)
         return [facet, values] as const;
       }),
   );
-  const body: Record<string, unknown> = { total: await total };
+  // Exact: the baseline waits for its full counts, as the service's later requests get them.
+  const body: Record<string, unknown> = { total: await total, exact: true };
   for (const [facet, values] of await counted) body[facet] = values;
   send(res, 200, { data: body });
 }
@@ -783,14 +784,18 @@ const coldRefusals: string[] = [];
 async function restBodyWithExactTotal(path: string): Promise<{ status: number; text: string; etag?: string }> {
   for (let attempt = 0; ; attempt++) {
     const rest = await fetchBody(servers.rest, path);
-    // A first facet count longer than a request waits is a 503 while it goes on: counted, and retried.
+    // A first count that neither finishes nor samples in time is a 503 while it goes on: counted, and retried.
     if (rest.status === 503 && attempt < 60) {
       coldRefusals.push(path);
       await new Promise((resolve) => setTimeout(resolve, 1000));
       continue;
     }
-    const exact =
-      rest.status !== 200 || (JSON.parse(rest.text) as { meta?: { total_exact?: boolean } }).meta?.total_exact;
+    // A list's total_exact, or facets' exact (counted from a sample while the first count runs).
+    const body =
+      rest.status === 200
+        ? (JSON.parse(rest.text) as { meta?: { total_exact?: boolean }; data?: { exact?: boolean } })
+        : null;
+    const exact = !body || (body.meta?.total_exact ?? (Array.isArray(body.data) ? undefined : body.data?.exact));
     if (exact !== false || attempt === 60) return rest;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }

@@ -248,19 +248,20 @@ export async function jobFacets(
       : null,
   };
   const sql = ctx.sql ?? prismaSql(ctx.prisma);
-  const result: FacetsShape = { total: 0, exact: true };
-  if (!plan.total) result.total = await catalogOpenJobs(sql, ctx.now);
-  for (const scope of ["sector", "skill"] as const) {
-    if (kept(scope)) result[scope] = await scopeCounts(sql, scope === "sector" ? "sectors" : "skills", ctx.now, limit);
-  }
   const needed = plan.total || plan.grouped.length + plan.ownWhere.length > 0 || plan.skill || plan.salary;
-  if (!needed) return result;
   // The key names the filter as the list's totals do (not the instant), and what is counted.
   const key = `JobFacets:${JSON.stringify(filter)}:${JSON.stringify(plan)}:${limit}`;
-  const counted = await remembered(ctx, key, (q, rows) => countPlan(q, ctx, conditions, plan, { rows, limit }));
-  const { total, ...values } = counted.value;
-  Object.assign(result, values, { exact: counted.exact });
-  if (plan.total) result.total = total;
+  // The kept counters' reads and the counted facets at once: each a statement of its own.
+  const [catalogTotal, sector, skill, counted] = await Promise.all([
+    plan.total ? null : catalogOpenJobs(sql, ctx.now),
+    kept("sector") ? scopeCounts(sql, "sectors", ctx.now, limit) : null,
+    kept("skill") ? scopeCounts(sql, "skills", ctx.now, limit) : null,
+    needed ? remembered(ctx, key, (q, rows) => countPlan(q, ctx, conditions, plan, { rows, limit })) : null,
+  ]);
+  const { total = 0, ...values } = counted?.value ?? {};
+  const result: FacetsShape = { total: catalogTotal ?? total, exact: counted?.exact ?? true, ...values };
+  if (sector) result.sector = sector;
+  if (skill) result.skill = skill;
   return result;
 }
 
