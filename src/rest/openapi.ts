@@ -245,7 +245,8 @@ const DETAILS = `<details>
 - \`GET /companies/{slug}\` embeds the ${COMPANY_OPEN_JOBS} newest open jobs; \`links.open_jobs\` pages through all.
 - A resource that does not exist and one that is not public get the same 404.
 - Responses carry a strong \`ETag\`; a conditional GET with \`If-None-Match\` gets a 304. Successful responses
-  are \`Cache-Control: public, max-age=…\`; errors are \`no-store\`.
+  are \`Cache-Control: public, max-age=…\`, but \`max-age=0\` (revalidate on every use) while counts are not exact
+  yet (\`meta.total_exact\` or a facet answer's \`exact\` false); errors are \`no-store\`.
 - CORS: any origin; preflights get 204 with \`Access-Control-Max-Age: 86400\`.
 
 ## Rate limit

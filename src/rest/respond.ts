@@ -20,6 +20,13 @@ export function strongEtag(bytes: Uint8Array): string {
   return `"${hash("sha1", bytes, "base64url")}"`;
 }
 
+/**
+ * The policy of an answer whose counts are not exact yet (a lower bound, a sample's): revalidated on
+ * every use (its ETag changes once they are), so a shared cache does not keep it for max-age while
+ * the next request would get the exact counts.
+ */
+export const UNTIL_EXACT: CachePolicy = { maxAgeSeconds: 0 };
+
 export function sendJson(ctx: Context, body: unknown, cache: CachePolicy, type = "application/json"): void {
   // Encoded once: the validator is taken of these bytes and they are what is sent (a string body
   // would be encoded again to hash it, to measure it for Content-Length and to write it).
@@ -93,5 +100,5 @@ export function sendList<Item>(
     ...(page.search ? { search: page.search } : {}),
   };
   if (meta.next) ctx.set("Link", `<${meta.next}>; rel="next"`);
-  sendJson(ctx, { data: page.items, meta }, cache);
+  sendJson(ctx, { data: page.items, meta }, page.totalExact ? cache : UNTIL_EXACT);
 }

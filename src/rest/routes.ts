@@ -52,7 +52,7 @@ import { JobPostingLd, JSON_LD, jobPosting } from "./job-posting.ts";
 import * as present from "./present.ts";
 import type { Linker } from "./present.ts";
 import * as resources from "./resources.ts";
-import { sendJson, sendList, type CachePolicy, type PageResult } from "./respond.ts";
+import { sendJson, sendList, UNTIL_EXACT, type CachePolicy, type PageResult } from "./respond.ts";
 
 export const API_PREFIX = "/api/v1";
 /** How many open jobs GET /companies/{slug} embeds; links.open_jobs pages through all of them. */
@@ -562,7 +562,8 @@ export function createRestRouter(options: RestOptions): Router<AppState> {
       }
       if (route.kind === "summary") {
         const params = parseQuery(route.params, search, `${API_PREFIX}${route.path}`);
-        sendJson(ctx, { data: await route.load(rc, params) }, options.cache);
+        const data = await route.load(rc, params);
+        sendJson(ctx, { data }, (data as { exact?: boolean }).exact === false ? UNTIL_EXACT : options.cache);
         return;
       }
       if (route.kind === "list") {

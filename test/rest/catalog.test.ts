@@ -641,6 +641,7 @@ describe("remembered list totals", () => {
       const first = await boundedApi.get<List>(path);
       expect(first.status).toBe(200);
       expect(first.body.meta).toMatchObject({ total_exact: false, offset: 2, limit: 2 });
+      expect(first.headers.get("cache-control")).toBe("public, max-age=0");
       // At least what this request has seen, and one more since the page was full.
       expect(first.body.meta.total).toBe(5);
       expect(first.body.meta.next).toContain("offset=4");

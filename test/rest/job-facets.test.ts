@@ -288,8 +288,11 @@ describe("GET /jobs/facets while a first count is running", () => {
     const query =
       "work_model=hybrid,onsite,remote&salary_currency=EUR&facets=work_model,employment_type,sector,skill,country,salary";
     try {
-      const sample = await facets(query, sampleApi);
+      const sampled = await sampleApi.get<{ data: Facets }>(`/api/v1/jobs/facets?${query}`);
+      const sample = sampled.body.data;
       expect(sample.exact).toBe(false);
+      // Not kept by shared caches while it is not exact (catalog-api.md, Caching).
+      expect(sampled.headers.get("cache-control")).toBe("public, max-age=0");
       const exact = await facets(query);
       expect(sample.total).toBe(3);
       expect(exact.total).toBeGreaterThan(3);
@@ -311,6 +314,8 @@ describe("GET /jobs/facets while a first count is running", () => {
       expect(small).toEqual(await facets("country=FR&facets=work_model"));
       release();
       await expect.poll(async () => facets(query, sampleApi)).toEqual(exact);
+      const counted = await sampleApi.get<{ data: Facets }>(`/api/v1/jobs/facets?${query}`);
+      expect(counted.headers.get("cache-control")).toMatch(/^public, max-age=[1-9]/);
     } finally {
       release();
       await sampling.close();
