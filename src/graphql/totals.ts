@@ -43,7 +43,7 @@ export interface TotalsCache {
    * answered stale while one recount runs, counted on the counting client. A first count is waited
    * for as a bounded total's is when `sample` is given: past the short wait, the sample's answer
    * (of at most the cap's matching rows, on the bounding client) is answered as not exact, and
-   * remembered until the count is done. Without a sample, or when none could run, the first count
+   * remembered until the count is done. Without a sample, or when the sample fails, the first count
    * is waited for at most as a short list's total is (then TotalNotReady, a 503, while it goes on).
    */
   remember<T>(key: string, load: (prisma: PrismaClient) => Promise<T>, sample?: Sample<T>): Promise<Counted<T>>;
@@ -155,6 +155,7 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
         entry.counting = undefined;
         entry.value = value;
         entry.countedAt = clock();
+        entry.sampled = undefined; // answered no more
       },
       () => {
         entry.counting = undefined;
@@ -275,8 +276,9 @@ function firstTotal(
 
 /**
  * The first value of a sampled key: the exact count, or a sample of every matching row, whenever it
- * comes; past `waitMs`, the sample's value (remembered in the entry) as soon as there is one. With neither: TotalNotReady after
- * `longWaitMs` (the count goes on), or the count's error at once when it failed and no sample can come.
+ * comes; past `waitMs`, the sample's value (remembered in the entry) as soon as there is one. With
+ * neither: TotalNotReady after `longWaitMs` (the count goes on), or the count's error at once when it
+ * failed and no sample can come. `sampling` is null only where a sample is remembered already.
  */
 function firstSampled<T>(
   entry: Entry,
@@ -306,7 +308,7 @@ function firstSampled<T>(
       clearTimeout(longTimer);
       reject(error instanceof Error ? error : new Error(String(error)));
     }
-    // Nothing left that could answer (a failed count's pause, every sample slot busy, both failed).
+    // Nothing left that could answer (the count failed or pauses, and the sample failed).
     function ended() {
       if (--running <= 0 && entry.sampled === undefined) refuse(countError);
     }
@@ -328,8 +330,6 @@ function firstSampled<T>(
       if (entry.value === undefined) entry.sampled = value;
       if (waited) answerSample();
     }, ended);
-    // With nothing running, the short timer (0 ms) answers a remembered sample.
-    if (running === 0 && entry.sampled === undefined) refuse(countError);
   });
 }
 

@@ -103,7 +103,7 @@ export async function groupedCounts(
   const sectorOf = facets.includes("sector")
     ? "CASE WHEN GROUPING(j.sector_id) = 0 THEN j.sector_id END"
     : "NULL::uuid";
-  const found = await sql.query<GroupedRow & { sector_id: number | null }>(
+  const found = await sql.query<GroupedRow>(
     `${withClause}SELECT g.facet, COALESCE(s.slug, g.value) AS value, s.name, g.count FROM
        (SELECT CASE ${setOf || "WHEN FALSE THEN NULL"} END AS facet, CASE ${valueOf || "WHEN FALSE THEN NULL"} END AS value,
                ${sectorOf} AS sector_id, count(*)::int AS count

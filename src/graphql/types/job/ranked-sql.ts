@@ -79,11 +79,11 @@ export const walkBound = { rows: 12_000, perSkipped: 2 };
 
 /**
  * How many jobs a tier's bounded walk may pass for a page after `skip` rows: walkBound.rows, and
- * twice (perSkipped) the walk the words' share needs for the skipped rows. An offset page deep in a common word
- * (`q=engineer&offset=9950`) needs more matches than the newest 12,000 jobs hold; bounded at those,
- * the rest of the page came from every match, read and sorted (528,000 at a million jobs: past the
- * statement's limit, a 503). Walked on the list's index instead, as a plain list's offset is, it
- * costs index entries in proportion to the offset.
+ * twice (perSkipped) the walk the words' share needs for the skipped rows. An offset page deep in a
+ * common word (`q=engineer&offset=9950`) needs more matches than the newest 12,000 jobs hold;
+ * bounded at those, the rest of the page came from every match, read and sorted (528,000 at a
+ * million jobs: past the statement's limit, a 503). Walked on the list's index instead, as a plain
+ * list's offset is, it costs index entries in proportion to the offset.
  */
 export function walkRows(reading: SearchReading, shares: ReadonlyMap<string, number>, skip: number): number {
   const together = groupShares(reading, shares).reduce((p, g) => p * g, 1);
@@ -184,6 +184,9 @@ function afterInListOrder(alias: string, [at, id]: readonly unknown[], params: S
   return ` AND (${alias}.published_at, ${alias}.id) < (${params.add(at, "timestamptz")}, ${params.add(id, "uuid")})`;
 }
 
+/** The column whose words a tier holds. */
+const TIER_COLUMNS: Record<number, TierColumn> = { 3: "title_terms", 2: "head_terms" };
+
 /**
  * The tiers where some group of q has no word the column's statistics list: rare there (a title's
  * vocabulary is small, its common words are all listed). Their statements read the matches from the
@@ -191,12 +194,9 @@ function afterInListOrder(alias: string, [at, id]: readonly unknown[], params: S
  * title list, it took 15,319 remote jobs to hold one in their title and walked all 270,000 remote
  * jobs of a million to find none (12 s, a 503).
  */
-/** The column whose words a tier holds. */
-const TIER_COLUMNS: Record<number, TierColumn> = { 3: "title_terms", 2: "head_terms" };
-
 function tiersReadFromIndex(reading: SearchReading, known: Known | null): Record<number, boolean> {
   const rare = (column: TierColumn) => !!known && groupShares(reading, known[column]).some((share) => share === 0);
-  return { 3: rare("title_terms"), 2: rare("head_terms") };
+  return { 3: rare(TIER_COLUMNS[3]!), 2: rare(TIER_COLUMNS[2]!) };
 }
 
 /**
@@ -272,8 +272,9 @@ export async function relevancePage(
     // (at a million jobs, `q=intern&employment_type=full_time` walked 360,000: a 503). An offset is
     // spent on the bounded part first, then on the matches after it.
     const walkFrom = Math.min(window.now.getTime(), statement.seek?.[0].getTime() ?? Infinity);
-    const walked = () => walkRows(reading, known![TIER_COLUMNS[tier]!], skip);
-    const floor = wordsOnce[tier] ? walkFloor(known!.published, walkFrom, walked()) : null;
+    const floor = wordsOnce[tier]
+      ? walkFloor(known!.published, walkFrom, walkRows(reading, known![TIER_COLUMNS[tier]!], skip))
+      : null;
     if (floor !== null) {
       const bounded: TierStatement = { ...statement, floor: new Date(floor) };
       const found = await tierPage(bounded, take(), skip);
