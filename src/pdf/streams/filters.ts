@@ -3,6 +3,7 @@
 import { constants, deflateSync, inflateSync } from "node:zlib";
 import { decodePDFRawStream, PDFArray, PDFDict, PDFName, PDFNull, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFObject } from "@cantoo/pdf-lib";
+import { ascii85Decode } from "./ascii85.ts";
 import { pngFilterRows, unpngRows } from "./png.ts";
 
 export const N = {
@@ -42,7 +43,7 @@ export const N = {
 
 /** Filters that only reshape bytes (no image semantics); we can decode all of them. */
 const GENERAL_FILTERS = new Set(["FlateDecode", "LZWDecode", "ASCII85Decode", "ASCIIHexDecode", "RunLengthDecode"]);
-/** ASCII85 and ASCIIHex go through pdf-lib's decoders (they only shrink data). */
+/** The most ASCII85 and ASCIIHex data decoded (ASCIIHex goes through pdf-lib's decoder). */
 const MAX_JS_DECODER_INPUT = 64 * 1024 * 1024;
 
 /** The stream's filters, outermost first; undefined when /Filter is malformed. */
@@ -167,7 +168,8 @@ export function decodeFilters(
     if (name === "FlateDecode") out = inflate(data, maxOutput, options.tolerant);
     else if (name === "LZWDecode") out = lzwDecode(data, numberOf(parm?.lookup(N.EarlyChange)) ?? 1, maxOutput);
     else if (name === "RunLengthDecode") out = runLengthDecode(data, maxOutput);
-    else if (data.length <= MAX_JS_DECODER_INPUT) out = decodeWithPdfLib(like, name, data); // ASCII85, ASCIIHex: they shrink
+    else if (data.length <= MAX_JS_DECODER_INPUT)
+      out = name === "ASCII85Decode" ? ascii85Decode(data, maxOutput) : decodeWithPdfLib(like, name, data);
     if (!out || out.length > maxOutput) return undefined;
     if (parm && !hasNoPredictor(parm)) {
       out = unpredict(out, parm);
