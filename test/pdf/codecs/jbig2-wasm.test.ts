@@ -142,6 +142,24 @@ describe("the JBIG2 generic region encoder in WebAssembly", () => {
     },
   );
 
+  it("codes sparse dots, so that runs of 0s in context 0 end at every pixel of a byte and of a row's end", () => {
+    // The runs coded at once end where a dot is in this row, 4 pixels on in the row above or 3 in
+    // the one above that (zeroRun): dots at every offset, some in a row's last pixels.
+    const source = random(7);
+    for (const width of [5, 13, 61, 64, 65, 120, 130, 200, 517]) {
+      for (const density of [0.003, 0.02, 0.1]) {
+        const height = 30;
+        const rowBytes = rowBytesOf(width);
+        const data = new Uint8Array(rowBytes * height);
+        for (let y = 0; y < height; y++)
+          for (let x = 0; x < width; x++)
+            if (source() / 2 ** 32 < (x >= width - 5 ? 0.1 : density))
+              data[y * rowBytes + (x >> 3)]! |= 0x80 >> (x & 7);
+        expectSameBytes({ data, width, height });
+      }
+    }
+  });
+
   it("codes bitmaps of random sizes and contents", () => {
     const source = random(42);
     const next = () => source() / 2 ** 32;
