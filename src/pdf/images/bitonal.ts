@@ -93,7 +93,7 @@ export async function encodeBitonal(
   }
   const jbig2 = effort === "best" ? encodeJbig2(samples) : undefined;
   // libvips writes no G4 of more rows than it has (encodeG4): the JBIG2 then wins uncounted.
-  if (jbig2 && (samples.height > MAX_G4_ROWS || jbig2.length < g4Size(samples))) {
+  if (jbig2 && (samples.height > MAX_G4_ROWS || jbig2.length < g4Size(samples, jbig2.length))) {
     return { data: jbig2, filter: "JBIG2Decode" };
   }
   const g4 = await encodeG4(samples);

@@ -50,6 +50,19 @@ describe("the G4 size counted", () => {
   });
 });
 
+describe("the G4 size counted up to a bound", () => {
+  it.each(drawings)("is the whole size, or some size over the bound once it is passed, for %s", (_name, bits) => {
+    const whole = g4Size(bits);
+    for (const above of [0, 1, Math.floor(whole / 2), whole - 1, whole, whole + 1, 10 * whole]) {
+      const counted = g4Size(bits, above);
+      if (whole > above) {
+        expect(counted).toBeGreaterThan(above);
+        expect(counted).toBeLessThanOrEqual(whole);
+      } else expect(counted).toBe(whole);
+    }
+  });
+});
+
 describe("the smaller bi-tonal coding", () => {
   it.each(drawings)("is the same whether G4 is counted or written, for %s", async (_name, bits) => {
     const chosen = await encodeBitonal(bits, "best");
