@@ -11,7 +11,8 @@ import { compressPdf } from "./compress.ts";
 import { compiledSubsetter } from "./fonts/harfbuzz.ts";
 import { encodeJpeg } from "./images/codecs.ts";
 import { warmUpPng } from "./streams/png.ts";
-import { embedWarmUpType1, TYPE1_DRAWN } from "./warm-up-type1.ts";
+import { convertType1 } from "./fonts/type1-convert.ts";
+import { embedWarmUpType1, TYPE1_DRAWN, warmUpType1Program } from "./warm-up-type1.ts";
 
 /** A photograph-like image (smooth gradients and a little noise): JPEG's kind, not a graphic's. */
 function photo(width: number, height: number): Uint8Array {
@@ -78,6 +79,29 @@ export async function sampleDocument(): Promise<Uint8Array> {
 }
 
 /**
+ * Conversions of the warm-up font in warmUp. The 49 Type 1 programs of
+ * cv_pdflatex_cjk_chinese_moderncv (237 KB) took 111-131 ms of CPU to convert after warmUp, and
+ * 18-24 ms once V8 had optimised the conversion (the same process, the fourth time); after warmUp
+ * with 40 more conversions of the warm-up font 89-101 ms, with 60 52-53 ms (quick flags, one process
+ * each). Its job after warmUp and 3 s idle, alternated, 16 rounds at load 10-13: CPU 299 -> 280 and
+ * 273 -> 250 ms (medians; lower in 14 of 16), wall time 1,006 -> 869 and 695 -> 518 ms;
+ * cv_pdflatex_moderncv_2p (fewer programs) 217 -> 220 ms, no change. warmUp's own CPU 671 -> 827 ms
+ * (medians of 5), off any request's path.
+ */
+export const TYPE1_CONVERSIONS = 60;
+
+/**
+ * The warm-up font's conversion to CFF repeated (TYPE1_CONVERSIONS times, after the two runs of the
+ * sample), so that V8 has optimised the Type 1 reading, the charstring interpreter and the Type 2
+ * writer before a job: a quick process optimises a function after 30,000 calls (JS_TIERING,
+ * src/compress/isolation/runner.ts), and the sample's 19 glyphs are far from that.
+ */
+function convertType1Again(): void {
+  const { program } = warmUpType1Program();
+  for (let i = 0; i < TYPE1_CONVERSIONS; i++) convertType1(program);
+}
+
+/**
  * Prepares the process for its first document (see above); resolves when done. Failures are
  * swallowed: a process that could not warm up still compresses, only slower.
  */
@@ -88,6 +112,7 @@ export async function warmUp(): Promise<void> {
     const sample = await sampleDocument();
     await compressPdf(sample, "balanced");
     await compressPdf(sample, "lossless");
+    convertType1Again();
   } catch {
     // Only the first job's speed depended on it.
   }

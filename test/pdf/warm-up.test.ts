@@ -6,7 +6,7 @@ import { compressPdf, warmUp } from "../../src/pdf/index.ts";
 import type { CompressionReport } from "../../src/pdf/index.ts";
 import { readType1 } from "../../src/pdf/fonts/type1.ts";
 import { convertType1 } from "../../src/pdf/fonts/type1-convert.ts";
-import { sampleDocument } from "../../src/pdf/warm-up.ts";
+import { sampleDocument, TYPE1_CONVERSIONS } from "../../src/pdf/warm-up.ts";
 import { warmUpType1Program } from "../../src/pdf/warm-up-type1.ts";
 import { photoPdf, textPdf } from "./fixtures.ts";
 
@@ -30,4 +30,13 @@ describe("warmUp", () => {
     expect(report?.fonts.converted).toBe(1);
     expect(report?.fonts.subset).toBeGreaterThanOrEqual(1);
   }, 60_000);
+
+  it("repeats a conversion that keeps nothing: the warm-up font converts to the same CFF each time", () => {
+    expect(TYPE1_CONVERSIONS).toBeGreaterThan(0);
+    const { program } = warmUpType1Program();
+    const first = convertType1(program);
+    expect(first).toBeDefined();
+    for (let i = 0; i < 5; i++) expect(Buffer.from(convertType1(program)!).equals(Buffer.from(first!))).toBe(true);
+    expect(Buffer.from(warmUpType1Program().program).equals(Buffer.from(program))).toBe(true);
+  });
 });
