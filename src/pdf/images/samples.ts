@@ -419,6 +419,7 @@ export function sourceOf(stream: PDFRawStream, info: ImageInfo): Source | undefi
     decodeFilters(stream.contents, filters, parms, stream.dict, expected + 4096, {
       predictors: true,
       tolerant: true,
+      sized: true,
     });
   if (!data || data.length < expected) return undefined;
   return { kind: "samples", data: data.subarray(0, expected), flate, ...(decoding ? { decoding } : {}) };

@@ -1,7 +1,7 @@
 import { deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { PDFContext, PDFDict, PDFName, PDFNumber } from "@cantoo/pdf-lib";
-import { inflate, lzwDecode, runLengthDecode, unpredict } from "../../../src/pdf/streams/filters.ts";
+import { decodeFilters, inflate, lzwDecode, runLengthDecode, unpredict } from "../../../src/pdf/streams/filters.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const text = (data: Uint8Array | undefined) => (data ? new TextDecoder().decode(data) : undefined);
@@ -48,6 +48,39 @@ describe("stream filters", () => {
     const cut = deflated.subarray(0, deflated.length - 4); // no checksum
     expect(inflate(cut, 200_000)).toBeUndefined();
     expect(inflate(cut, 200_000, true)?.length).toBe(100_000);
+  });
+
+  it("decodes a chain sized as it does unsized, the last Flate in one buffer", () => {
+    const data = new Uint8Array(300_001).map((_, i) => (i * 7 + (i >> 9)) & 0xff);
+    const deflated = deflateSync(data);
+    // ASCII85 of the Flate data, as inline_image_large stores its photograph.
+    let text = "";
+    for (let i = 0; i < deflated.length; i += 4) {
+      const group = deflated.subarray(i, i + 4);
+      let value = 0;
+      for (let j = 0; j < 4; j++) value = value * 256 + (group[j] ?? 0);
+      const digits: string[] = [];
+      for (let j = 0; j < 5; j++, value = Math.floor(value / 85))
+        digits.unshift(String.fromCharCode(33 + (value % 85)));
+      text += digits.slice(0, group.length + 1).join("");
+    }
+    const chain = bytes(`${text}~>`);
+    const like = PDFDict.withContext(PDFContext.create());
+    const filters = ["ASCII85Decode", "FlateDecode"];
+    const parms = [undefined, undefined];
+    for (const [ceiling, tolerant] of [
+      [300_001, false],
+      [304_097, true],
+      [300_000, true],
+    ] as const) {
+      const plain = decodeFilters(chain, filters, parms, like, ceiling, { tolerant });
+      const sized = decodeFilters(chain, filters, parms, like, ceiling, { tolerant, sized: true });
+      expect(sized && Buffer.from(sized).equals(Buffer.from(data))).toBe(
+        plain && Buffer.from(plain).equals(Buffer.from(data)),
+      );
+      if (sized) expect(sized.buffer.byteLength).toBe(ceiling + 1);
+      else expect(plain).toBeUndefined();
+    }
   });
 
   it("undoes PNG predictors", () => {
