@@ -19,7 +19,12 @@
 // Counts run on their own client (`counting`: on a server, a small pool with a longer statement
 // limit than requests have), at most MAX_CONCURRENT_COUNTS at a time, so recounts never take the
 // connections requests need; capped counts at most MAX_CONCURRENT_BOUNDS at a time (a request that
-// finds them all busy goes without one). The app makes one cache (listTotals) and gives it to the
+// finds them all busy goes without one). What waits for a slot is bounded too (MAX_QUEUED a queue):
+// a flood of new filters (a scraper's, or a bot trying words) would otherwise queue counts for
+// minutes of database time after their requests had been answered. A first count that finds its
+// queue full is not started (CountsQueueFull): its requests answer what they would answer for a count
+// that failed, a lower bound or a sample, or a 503 with Retry-After at once; a recount that finds it
+// full is left for a later request. The app makes one cache (listTotals) and gives it to the
 // contexts it creates (./context.ts); a context without one counts every time.
 import type { PrismaClient } from "../generated/prisma/client.ts";
 
@@ -68,6 +73,8 @@ export interface TotalsOptions {
   /** The client capped first counts run on; by default `counting`. */
   bounding?: PrismaClient;
   maxEntries?: number;
+  /** Counts (and samples) that may wait for a slot, in each queue; more are not started. */
+  maxQueued?: number;
   /** How long after a failed recount the next one may start. */
   retryAfterFailureMs?: number;
   maxConcurrentCounts?: number;
@@ -93,6 +100,8 @@ interface Entry {
   atLeast?: number;
   /** A sample's value (remember): answered, as not exact, until the first count is done. */
   sampled?: unknown;
+  /** The sample under way (or waiting for a slot), shared by the key's requests. */
+  sampling?: Promise<Counted<unknown>>;
   /** A first count that failed: no other starts before this (ms); requests answer the lower bound. */
   retryAt?: number;
   /** First counts of this key that failed in a row: each doubles the pause before the next. */
@@ -102,6 +111,10 @@ interface Entry {
 const MAX_ENTRIES = 10_000;
 const MAX_CONCURRENT_COUNTS = 2;
 const MAX_CONCURRENT_BOUNDS = 2;
+// Counts take 0.1-10 s at a million jobs, two at a time: 32 waiting is already longer than a request
+// waits for any of them. Samples take 10-400 ms: 16 waiting fit in the long wait.
+const MAX_QUEUED_COUNTS = 32;
+const MAX_QUEUED_SAMPLES = 16;
 const RETRY_AFTER_FAILURE_MS = 5_000;
 const MAX_FIRST_COUNT_PAUSE_MS = 10 * 60_000;
 // Below the counting client's statement limit (10 s), so a count that is merely queued behind
@@ -125,22 +138,27 @@ export class TotalNotReady extends Error {
   }
 }
 
+/**
+ * A count or sample not started: as many wait for a slot as may (the queue is bounded). A kind of
+ * TotalNotReady: the same 503 with Retry-After where nothing else can answer.
+ */
+export class CountsQueueFull extends TotalNotReady {
+  override name = "CountsQueueFull";
+  constructor(waiting: number) {
+    super(0);
+    this.message = `${waiting} counts are waiting for the database already; this one was not started`;
+  }
+}
+
 export function createTotalsCache(options: TotalsOptions): TotalsCache {
   const ttlMs = options.ttlSeconds * 1000;
-  const maxEntries = options.maxEntries ?? MAX_ENTRIES;
   const retryMs = options.retryAfterFailureMs ?? RETRY_AFTER_FAILURE_MS;
   const firstWaitMs = options.firstCountWaitMs ?? FIRST_COUNT_WAIT_MS;
   const boundedWaitMs = options.firstCountBoundedWaitMs ?? FIRST_COUNT_BOUNDED_WAIT_MS;
-  const cap = options.countCap ?? COUNT_CAP;
-  const clock = options.now ?? Date.now;
-  const limit = createLimiter(options.maxConcurrentCounts ?? MAX_CONCURRENT_COUNTS);
-  const bounds = createSkippingLimiter(MAX_CONCURRENT_BOUNDS);
-  // Samples wait their turn rather than go without: a value without one has no bound to answer
-  // (a list's total has 0, which its page raises). Eight cold facets at once left six without a
-  // sample, each waiting 5 s for its full count, then a 503.
-  const samples = createLimiter(MAX_CONCURRENT_BOUNDS);
+  const [cap, clock] = [options.countCap ?? COUNT_CAP, options.now ?? Date.now];
+  const { limit, bounds, samples } = slots(options);
   const bounding = options.bounding ?? options.counting;
-  const entries = recentEntries(maxEntries);
+  const entries = recentEntries(options.maxEntries ?? MAX_ENTRIES);
 
   function recount<T>(
     key: string,
@@ -157,16 +175,20 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
         entry.countedAt = clock();
         entry.sampled = undefined; // answered no more
       },
-      () => {
+      (error: unknown) => {
         entry.counting = undefined;
+        // A recount not started (its queue full) is left for a later request, as it would be once stale.
+        if (error instanceof CountsQueueFull && entry.value !== undefined) return;
         // Keep the last value (if any) and try again after a pause, not on the next request.
         entry.countedAt = clock() - ttlMs + retryMs;
         // A bounded total's requests answer its lower bound meanwhile; any other's next request counts again.
         // A count that keeps failing (one that outlasts the counting limit) is tried less and less
-        // often, up to once every MAX_FIRST_COUNT_PAUSE_MS, rather than rescanning every few seconds.
+        // often, up to once every MAX_FIRST_COUNT_PAUSE_MS, rather than rescanning every few seconds;
+        // one that was not started pauses the shortest time.
         if (entry.value === undefined && entry.firstCountAt !== undefined) {
-          entry.failures = (entry.failures ?? 0) + 1;
-          entry.retryAt = clock() + Math.min(retryMs * 2 ** (entry.failures - 1), MAX_FIRST_COUNT_PAUSE_MS);
+          if (!(error instanceof CountsQueueFull)) entry.failures = (entry.failures ?? 0) + 1;
+          const pause = retryMs * 2 ** Math.max(0, (entry.failures ?? 0) - 1);
+          entry.retryAt = clock() + Math.min(pause, MAX_FIRST_COUNT_PAUSE_MS);
         } else if (entry.value === undefined) entries.forget(key, entry);
       },
     );
@@ -218,10 +240,50 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
       if (entry.value !== undefined) return known(key, entry, load);
       if (!sample) return waitFirst(key, entry, load);
       const { counting, waitMs } = startFirstCount(key, entry, load);
-      const sampling = entry.sampled === undefined ? samples(() => sample(bounding, cap), true) : null;
+      const sampling =
+        entry.sampled === undefined
+          ? sampleOnce(
+              entry,
+              (task) => samples(task, true),
+              () => sample(bounding, cap),
+            )
+          : null;
       return firstSampled(entry, counting, sampling, { waitMs, longWaitMs: firstWaitMs, clock });
     },
   };
+}
+
+/** The slots counts, capped counts and samples run in, and the queues that wait for them. */
+function slots(options: TotalsOptions) {
+  return {
+    limit: createLimiter(options.maxConcurrentCounts ?? MAX_CONCURRENT_COUNTS, options.maxQueued ?? MAX_QUEUED_COUNTS),
+    bounds: createSkippingLimiter(MAX_CONCURRENT_BOUNDS),
+    // Samples wait their turn rather than go without: a value without one has no bound to answer
+    // (a list's total has 0, which its page raises). Eight cold facets at once left six without a
+    // sample, each waiting 5 s for its full count, then a 503.
+    samples: createLimiter(MAX_CONCURRENT_BOUNDS, options.maxQueued ?? MAX_QUEUED_SAMPLES),
+  };
+}
+
+/**
+ * The key's sample, one at a time however many requests ask, run by `limit`. One whose turn comes
+ * after the key's count is in answers the count's value instead of reading the table for nothing.
+ */
+function sampleOnce<T>(
+  entry: Entry,
+  limit: (task: () => Promise<Counted<T>>) => Promise<Counted<T>>,
+  sample: () => Promise<Counted<T>>,
+): Promise<Counted<T>> {
+  if (entry.sampling) return entry.sampling as Promise<Counted<T>>;
+  const sampling = limit(() =>
+    entry.value !== undefined ? Promise.resolve({ value: entry.value as T, exact: true }) : sample(),
+  );
+  entry.sampling = sampling;
+  const done = () => {
+    if (entry.sampling === sampling) entry.sampling = undefined;
+  };
+  sampling.then(done, done);
+  return sampling;
 }
 
 /** The entries of the most recently asked keys, at most `max`. */
@@ -352,16 +414,20 @@ function waitAtMost<T>(counting: Promise<T>, ms: number): Promise<T> {
 
 /**
  * Runs at most `max` tasks at once; the others wait their turn in order, urgent ones (a request
- * waits for them) before the rest.
+ * waits for them) before the rest, at most `maxQueued` in each queue: beyond that a task is not
+ * run, and its promise rejects at once with CountsQueueFull.
  */
-function createLimiter(max: number) {
+function createLimiter(max: number, maxQueued: number) {
   let running = 0;
   const urgentQueue: (() => void)[] = [];
   const queue: (() => void)[] = [];
   return async <T>(task: () => Promise<T>, urgent: boolean): Promise<T> => {
     // A finishing task hands its slot straight to the next in line, so `running` never overshoots.
-    if (running >= max) await new Promise<void>((resolve) => (urgent ? urgentQueue : queue).push(resolve));
-    else running++;
+    if (running >= max) {
+      const line = urgent ? urgentQueue : queue;
+      if (line.length >= maxQueued) throw new CountsQueueFull(line.length);
+      await new Promise<void>((resolve) => line.push(resolve));
+    } else running++;
     try {
       return await task();
     } finally {
@@ -400,7 +466,10 @@ export function listTotals(
   ttlSeconds: number,
   counting: PrismaClient,
   /** The bounding client, and the cap and waits for tests. */
-  more: Pick<TotalsOptions, "bounding" | "countCap" | "firstCountBoundedWaitMs" | "firstCountWaitMs"> = {},
+  more: Pick<
+    TotalsOptions,
+    "bounding" | "countCap" | "firstCountBoundedWaitMs" | "firstCountWaitMs" | "maxQueued"
+  > = {},
 ): TotalsCache | null {
   return ttlSeconds > 0 ? createTotalsCache({ ttlSeconds, counting, ...more }) : null;
 }

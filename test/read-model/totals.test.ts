@@ -3,7 +3,13 @@
 // and the clock is the test's. On a server, the counting client's own statement limit.
 import { describe, expect, it } from "vitest";
 import type { PrismaClient } from "../../src/generated/prisma/client.ts";
-import { createTotalsCache, TotalNotReady, type CountTotal, type TotalsOptions } from "../../src/graphql/totals.ts";
+import {
+  CountsQueueFull,
+  createTotalsCache,
+  TotalNotReady,
+  type CountTotal,
+  type TotalsOptions,
+} from "../../src/graphql/totals.ts";
 import { loadConfig } from "../../src/config/env.ts";
 import { openDatabase } from "../../src/db/database.ts";
 import { isDatabaseUnavailable } from "../../src/db/errors.ts";
@@ -26,7 +32,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 function setup(
   options: Pick<
     TotalsOptions,
-    "maxEntries" | "firstCountWaitMs" | "firstCountBoundedWaitMs" | "countCap" | "bounding"
+    "maxEntries" | "firstCountWaitMs" | "firstCountBoundedWaitMs" | "countCap" | "bounding" | "maxQueued"
   > = {},
 ) {
   let now = 1_000_000;
@@ -302,6 +308,84 @@ describe("list totals", () => {
     expect(await answer).toEqual({ value: 41_000, exact: true });
   });
 
+  it("queue at most maxQueued first counts: the next is refused at once and never runs, its key counted later", async () => {
+    const { cache, advance } = setup({ maxQueued: 2, firstCountWaitMs: 60_000 });
+    const { calls, load } = deferredCounts();
+    // Two run, two wait; the fifth is not started: a 503-class error at once, not after the wait.
+    const waiting = ["a", "b", "c", "d"].map((key) => cache.count(key, load));
+    const started = performance.now();
+    const refused = await cache.count("e", load).catch((e: unknown) => e);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(refused).toBeInstanceOf(CountsQueueFull);
+    expect(refused).toSatisfy(isDatabaseUnavailable);
+    for (let i = 0; i < 4; i++) {
+      await tick();
+      calls[i]!.resolve(i + 1);
+    }
+    expect(await Promise.all(waiting)).toEqual([1, 2, 3, 4]);
+    expect(calls).toHaveLength(4);
+    // Forgotten, not paused: once the queue has room, the key's next request counts it.
+    advance(1);
+    const later = cache.count("e", load);
+    await tick();
+    calls[4]!.resolve(5);
+    expect(await later).toBe(5);
+  });
+
+  it("answer a bounded total's lower bound when its first count finds the queue full, counting it after a pause", async () => {
+    const { totals, advance } = setup({ maxQueued: 1, countCap: 100, firstCountBoundedWaitMs: 20 });
+    const { calls, load } = deferredCounts();
+    const atMost = (_client: PrismaClient, cap: number) => Promise.resolve(cap);
+    const answers = await Promise.all(["a", "b", "c", "d"].map((w) => totals.count(`jobs:q=${w}`, load, atMost)));
+    // Lower bounds (the cap, or 0 where both capped counts were busy): no request waits for a queue.
+    expect(answers.map((a) => a.exact)).toEqual([false, false, false, false]);
+    expect(calls).toHaveLength(2);
+    calls[0]!.resolve(700);
+    await tick();
+    calls[1]!.resolve(800);
+    await tick();
+    expect(calls).toHaveLength(3); // "c" waited its turn; "d" was not started
+    calls[2]!.resolve(900);
+    await tick();
+    expect(await totals.count("jobs:q=d", load, atMost)).toEqual({ value: 100, exact: false });
+    expect(calls).toHaveLength(3);
+    advance(5_000); // the shortest pause: one not started is no failure of its count
+    const again = totals.count("jobs:q=d", load, atMost);
+    await tick();
+    calls[3]!.resolve(1_000);
+    expect(await again).toEqual({ value: 1_000, exact: true });
+  });
+
+  it("leave stale keys' recounts beyond the queue to later requests, answering their last value", async () => {
+    const { cache, advance } = setup({ maxQueued: 1 });
+    let counted = 0;
+    const held: (() => void)[] = [];
+    const load: CountTotal = () => new Promise<number>((resolve) => held.push(() => resolve(++counted)));
+    for (const key of ["a", "b", "c", "d"]) {
+      const first = cache.count(key, load);
+      await tick();
+      held.shift()!();
+      await first;
+    }
+    advance(31_000);
+    // Four stale keys: each answers its last value; two recounts run, one waits, one is not started.
+    expect(await Promise.all(["a", "b", "c", "d"].map((key) => cache.count(key, load)))).toEqual([1, 2, 3, 4]);
+    await tick();
+    expect(held).toHaveLength(2);
+    held.shift()!();
+    held.shift()!();
+    await tick();
+    expect(held).toHaveLength(1);
+    held.shift()!();
+    await tick();
+    expect(held).toHaveLength(0);
+    // "d" is still stale: its next request recounts it.
+    expect(await cache.count("d", load)).toBe(4);
+    await tick();
+    expect(held).toHaveLength(1);
+    held.shift()!();
+  });
+
   it("forget the least recently asked keys beyond maxEntries", async () => {
     const { cache } = setup({ maxEntries: 2 });
     let counted = 0;
@@ -421,6 +505,63 @@ describe("sampled values", () => {
     finish[1]!();
     finish[2]!();
     expect((await Promise.all(answers)).map((a) => a.exact)).toEqual([false, false, false]);
+  });
+
+  it("sample a key once however many requests ask, and refuse at once when neither count nor sample can queue", async () => {
+    const { totals } = setup({ maxQueued: 1, countCap: 100, firstCountBoundedWaitMs: 20, firstCountWaitMs: 60_000 });
+    const { load } = deferredCounts();
+    const loadFacets = async (c: PrismaClient) => facets(await load(c));
+    const finish: (() => void)[] = [];
+    let sampled = 0;
+    const slow = () => {
+      sampled++;
+      return new Promise<{ value: { remote: number }; exact: boolean }>((resolve) =>
+        finish.push(() => resolve({ value: facets(9), exact: false })),
+      );
+    };
+    // "a" twice: one sample. Two samples run ("a", "b"), one waits ("c"); "d" has no room for either.
+    const answers = ["a", "a", "b", "c"].map((w) => totals.remember(`f:${w}`, loadFacets, slow));
+    await tick();
+    expect(sampled).toBe(2);
+    const started = performance.now();
+    const refused = await totals.remember("f:d", loadFacets, slow).catch((e: unknown) => e);
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(refused).toBeInstanceOf(CountsQueueFull);
+    expect(refused).toSatisfy(isDatabaseUnavailable);
+    finish[0]!();
+    finish[1]!();
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    finish[2]!();
+    expect((await Promise.all(answers)).map((a) => a.exact)).toEqual([false, false, false, false]);
+    expect(sampled).toBe(3);
+  });
+
+  it("skip a sample whose turn comes after its key's count is in: the count answers", async () => {
+    const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 20 });
+    const { calls, load } = deferredCounts();
+    const loadFacets = async (c: PrismaClient) => facets(await load(c));
+    const finish: (() => void)[] = [];
+    let sampled = 0;
+    const slow = () => {
+      sampled++;
+      return new Promise<{ value: { remote: number }; exact: boolean }>((resolve) =>
+        finish.push(() => resolve({ value: facets(1), exact: false })),
+      );
+    };
+    const busy = ["a", "b"].map((w) => totals.remember(`f:${w}`, loadFacets, slow));
+    const answer = totals.remember("f:c", loadFacets, slow);
+    await tick();
+    // "c"'s count ran first (slots: counts a, b; "c"'s waits); let its count finish before its sample's turn.
+    calls[0]!.resolve(1);
+    await tick();
+    calls[2]!.resolve(33);
+    expect(await answer).toEqual({ value: facets(33), exact: true });
+    finish[0]!();
+    finish[1]!();
+    await Promise.all(busy);
+    await tick();
+    expect(sampled).toBe(2);
+    calls[1]!.resolve(2);
   });
 
   it("refuse at once, with a 503-class error, when nothing can answer: a failed count's pause and no sample", async () => {

@@ -321,4 +321,53 @@ describe("GET /jobs/facets while a first count is running", () => {
       await sampling.close();
     }
   });
+
+  it("answers a flood of new filters it cannot count nor sample with a quick 503, never a 500, and runs no more than it may queue", async () => {
+    // Counts and samples both held: two of each run, two of each wait; the rest are not started.
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let statements = 0;
+    const holding = {
+      $queryRawUnsafe: async (...args: Parameters<PrismaClient["$queryRawUnsafe"]>) => {
+        statements++;
+        await held;
+        return db.prisma.$queryRawUnsafe(...args);
+      },
+    } as unknown as PrismaClient;
+    const totalsCache = listTotals(30, holding, {
+      bounding: holding,
+      countCap: 3,
+      firstCountBoundedWaitMs: 50,
+      firstCountWaitMs: 400,
+      maxQueued: 2,
+    });
+    const flooded = await startServer(db, { RATE_LIMIT_REQUESTS: "100000" }, { totalsCache });
+    const floodApi = await createApiClient(flooded.url);
+    const path = (n: number) => `/api/v1/jobs/facets?salary_min=${n}&salary_currency=EUR&facets=work_model`;
+    try {
+      const started = performance.now();
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, n) => floodApi.get<{ error?: { code: string } }>(path(n + 1))),
+      );
+      expect(performance.now() - started).toBeLessThan(5_000);
+      for (const answer of answers) {
+        expect(answer.status).toBe(503);
+        expect(answer.body.error?.code).toBe("database_unavailable");
+        expect(answer.headers.get("retry-after")).toMatch(/^\d+$/);
+      }
+      // Two counts and two samples ran (each held at its first statement); nothing else started.
+      expect(statements).toBe(4);
+      release();
+      // Then the two of each that waited, at most: the refused ones left nothing queued behind them
+      // (a sample whose count came in first reads nothing).
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(statements).toBeGreaterThanOrEqual(6);
+      expect(statements).toBeLessThanOrEqual(8);
+      // A refused filter is counted when asked again: not poisoned, not paused for long.
+      await expect.poll(async () => (await floodApi.get(path(12))).status, { timeout: 10_000 }).toBe(200);
+    } finally {
+      release();
+      await flooded.close();
+    }
+  });
 });
