@@ -507,22 +507,25 @@ describe("sampled values", () => {
     expect((await Promise.all(answers)).map((a) => a.exact)).toEqual([false, false, false]);
   });
 
+  /** Samples of `value` held until the test finishes each (in the order they started). */
+  function heldSamples(value: { remote: number }) {
+    const finish: (() => void)[] = [];
+    const slow = () =>
+      new Promise<{ value: { remote: number }; exact: boolean }>((resolve) =>
+        finish.push(() => resolve({ value, exact: false })),
+      );
+    return { finish, slow, sampled: () => finish.length };
+  }
+
   it("sample a key once however many requests ask, and refuse at once when neither count nor sample can queue", async () => {
     const { totals } = setup({ maxQueued: 1, countCap: 100, firstCountBoundedWaitMs: 20, firstCountWaitMs: 60_000 });
     const { load } = deferredCounts();
     const loadFacets = async (c: PrismaClient) => facets(await load(c));
-    const finish: (() => void)[] = [];
-    let sampled = 0;
-    const slow = () => {
-      sampled++;
-      return new Promise<{ value: { remote: number }; exact: boolean }>((resolve) =>
-        finish.push(() => resolve({ value: facets(9), exact: false })),
-      );
-    };
+    const { finish, slow, sampled } = heldSamples(facets(9));
     // "a" twice: one sample. Two samples run ("a", "b"), one waits ("c"); "d" has no room for either.
     const answers = ["a", "a", "b", "c"].map((w) => totals.remember(`f:${w}`, loadFacets, slow));
     await tick();
-    expect(sampled).toBe(2);
+    expect(sampled()).toBe(2);
     const started = performance.now();
     const refused = await totals.remember("f:d", loadFacets, slow).catch((e: unknown) => e);
     expect(performance.now() - started).toBeLessThan(5_000);
@@ -533,21 +536,14 @@ describe("sampled values", () => {
     await new Promise((resolve) => setTimeout(resolve, 40));
     finish[2]!();
     expect((await Promise.all(answers)).map((a) => a.exact)).toEqual([false, false, false, false]);
-    expect(sampled).toBe(3);
+    expect(sampled()).toBe(3);
   });
 
   it("skip a sample whose turn comes after its key's count is in: the count answers", async () => {
     const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 20 });
     const { calls, load } = deferredCounts();
     const loadFacets = async (c: PrismaClient) => facets(await load(c));
-    const finish: (() => void)[] = [];
-    let sampled = 0;
-    const slow = () => {
-      sampled++;
-      return new Promise<{ value: { remote: number }; exact: boolean }>((resolve) =>
-        finish.push(() => resolve({ value: facets(1), exact: false })),
-      );
-    };
+    const { finish, slow, sampled } = heldSamples(facets(1));
     const busy = ["a", "b"].map((w) => totals.remember(`f:${w}`, loadFacets, slow));
     const answer = totals.remember("f:c", loadFacets, slow);
     await tick();
@@ -560,7 +556,7 @@ describe("sampled values", () => {
     finish[1]!();
     await Promise.all(busy);
     await tick();
-    expect(sampled).toBe(2);
+    expect(sampled()).toBe(2);
     calls[1]!.resolve(2);
   });
 
