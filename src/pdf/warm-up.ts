@@ -10,6 +10,7 @@ import { PDFDocument, PDFName, StandardFonts } from "@cantoo/pdf-lib";
 import { compressPdf } from "./compress.ts";
 import { compiledSubsetter } from "./fonts/harfbuzz.ts";
 import { encodeJpeg } from "./images/codecs.ts";
+import { openPdf } from "./structure/load.ts";
 import { warmUpPng } from "./streams/png.ts";
 import { convertType1 } from "./fonts/type1-convert.ts";
 import { embedWarmUpType1, TYPE1_DRAWN, warmUpType1Program } from "./warm-up-type1.ts";
@@ -102,6 +103,17 @@ function convertType1Again(): void {
 }
 
 /**
+ * Readings of the sample's output (object streams, as the writer makes them) in warmUp, after its
+ * runs: each job parses twice (its input, and its output read back), and the sample's two runs
+ * left pdf-lib's parser far from optimised (a quick process optimises after 30,000 calls). The job
+ * after warmUp and 3 s idle, its parses' CPU without and with 30 more readings (one process each,
+ * 3 pairs, load 12): form_fancy_fields_incremental (11 revisions, 39 object streams) 108-124 ->
+ * 55-60 ms, the whole job 283-301 -> 204-231; form_f1040_prefilled 191 -> 92 ms. warmUp's own CPU
+ * 480-732 -> 722-949 ms, off any request's path.
+ */
+export const WARM_UP_PARSES = 30;
+
+/**
  * Prepares the process for its first document (see above); resolves when done. Failures are
  * swallowed: a process that could not warm up still compresses, only slower.
  */
@@ -110,9 +122,10 @@ export async function warmUp(): Promise<void> {
     await compiledSubsetter();
     warmUpPng();
     const sample = await sampleDocument();
-    await compressPdf(sample, "balanced");
+    const { output } = await compressPdf(sample, "balanced");
     await compressPdf(sample, "lossless");
     convertType1Again();
+    for (let i = 0; i < WARM_UP_PARSES; i++) await openPdf(output);
   } catch {
     // Only the first job's speed depended on it.
   }

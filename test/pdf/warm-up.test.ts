@@ -6,7 +6,8 @@ import { compressPdf, warmUp } from "../../src/pdf/index.ts";
 import type { CompressionReport } from "../../src/pdf/index.ts";
 import { readType1 } from "../../src/pdf/fonts/type1.ts";
 import { convertType1 } from "../../src/pdf/fonts/type1-convert.ts";
-import { sampleDocument, TYPE1_CONVERSIONS } from "../../src/pdf/warm-up.ts";
+import { openPdf } from "../../src/pdf/structure/load.ts";
+import { sampleDocument, TYPE1_CONVERSIONS, WARM_UP_PARSES } from "../../src/pdf/warm-up.ts";
 import { warmUpType1Program } from "../../src/pdf/warm-up-type1.ts";
 import { photoPdf, textPdf } from "./fixtures.ts";
 
@@ -39,4 +40,13 @@ describe("warmUp", () => {
     for (let i = 0; i < 5; i++) expect(Buffer.from(convertType1(program)!).equals(Buffer.from(first!))).toBe(true);
     expect(Buffer.from(warmUpType1Program().program).equals(Buffer.from(program))).toBe(true);
   });
+
+  it("reads its sample's output back as a job's input is read, object streams and all", async () => {
+    expect(WARM_UP_PARSES).toBeGreaterThan(0);
+    const { output } = await compressPdf(await sampleDocument(), "balanced");
+    expect(Buffer.from(output).includes(Buffer.from("/ObjStm"))).toBe(true);
+    const { pages, repaired } = await openPdf(output);
+    expect(pages).toBe(2);
+    expect(repaired).toEqual([]);
+  }, 60_000);
 });
