@@ -21,8 +21,7 @@
 import { PDFArray, PDFDict, PDFName } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFRawStream } from "@cantoo/pdf-lib";
 import { isRegular, textOf } from "../shared/syntax.ts";
-import { formatNumber, T, tokenize } from "../shared/content-tokens.ts";
-import type { Token } from "../shared/content-tokens.ts";
+import { ContentReader, formatNumber, T } from "../shared/content-tokens.ts";
 import { decodeStreamData, deflate, N, numberOf } from "../streams/filters.ts";
 import { contentStreamsOf, pagesOf } from "../shared/placement.ts";
 
@@ -105,11 +104,6 @@ class Output {
     } else this.buffer.set(src.subarray(start, end), this.length);
     this.length += n;
     this.last = src[end - 1]!;
-  }
-
-  /** A token read from the stream, with its bytes as written. */
-  read(token: Token): void {
-    this.token(token.src, token.start, token.end);
   }
 
   /** An operator, and the whitespace after it (a line end unless told). */
@@ -222,11 +216,11 @@ interface TextState {
   wordSpacing: number | undefined;
   /** Tz / 100. */
   scale: number | undefined;
-  /** The operator and operands that set the current font ("/F1 12"), when known. */
-  fontKey: string | undefined;
+  /** The operator and operands that set the current font ("Tf /F1 12", as bytes), when known. */
+  fontKey: Uint8Array | undefined;
   /** The operator and operands that set the current fill and stroke colours ("rg .5 0 0"), when known. */
-  fill: string | undefined;
-  stroke: string | undefined;
+  fill: Uint8Array | undefined;
+  stroke: Uint8Array | undefined;
 }
 
 const FILL = new Set(["g", "rg", "k"]);
@@ -251,7 +245,7 @@ interface Run {
   /** Moves may be merged into the run (where it starts on its line is known). */
   mergeable: boolean;
   /** The run is one Tj so far: its string. */
-  single: Token | undefined;
+  single: Element | undefined;
 }
 
 interface Show {
@@ -284,6 +278,39 @@ const unknownState = (): TextState => ({
   fill: undefined,
   stroke: undefined,
 });
+
+/**
+ * The key of an operator and its operands: "op a b c" (a space after the operator, and between
+ * operands), as bytes. Compared in place by keyMatches: building the text of each of
+ * optimised_geotopo's 72,000 colour and font operators was a tenth of what its compaction allocated.
+ */
+function keyOf(op: string, r: ContentReader): Uint8Array {
+  let length = op.length + 1;
+  for (let i = 0; i < r.count; i++) length += r.ends[i]! - r.starts[i]! + (i > 0 ? 1 : 0);
+  const key = new Uint8Array(length);
+  let at = 0;
+  for (let k = 0; k < op.length; k++) key[at++] = op.charCodeAt(k);
+  key[at++] = 0x20;
+  for (let i = 0; i < r.count; i++) {
+    if (i > 0) key[at++] = 0x20;
+    const src = r.src(i);
+    for (let j = r.starts[i]!; j < r.ends[i]!; j++) key[at++] = src[j]!;
+  }
+  return key;
+}
+
+/** Whether `key` is keyOf(op, r), without making it. */
+function keyMatches(key: Uint8Array, op: string, r: ContentReader): boolean {
+  let at = 0;
+  for (let k = 0; k < op.length; k++) if (key[at++] !== op.charCodeAt(k)) return false;
+  if (key[at++] !== 0x20) return false;
+  for (let i = 0; i < r.count; i++) {
+    if (i > 0 && key[at++] !== 0x20) return false;
+    const src = r.src(i);
+    for (let j = r.starts[i]!; j < r.ends[i]!; j++) if (key[at++] !== src[j]) return false;
+  }
+  return at === key.length;
+}
 
 /** Joins two strings of the same kind: "<0058><0056>" is "<00580056>", "(a)(b)" is "(ab)". */
 function joined(first: Element, second: Element): Uint8Array {
@@ -321,80 +348,63 @@ class Rewriter {
 
   /** Rewrites the stream's bytes into `out`; false when they cannot be read as content. */
   write(bytes: Uint8Array): boolean {
-    // One list, emptied after each operator (nothing keeps it).
-    const operands: Token[] = [];
-    const read = tokenize(bytes, (token) => {
-      if (token.type === T.Operator) {
-        this.operator(token, operands);
-        operands.length = 0;
-      } else if (token.type === T.Inline) {
+    const reader = new ContentReader(bytes);
+    const read = reader.read(
+      (operator) => this.operator(operator),
+      (start, end) => {
         this.flush();
-        this.out.read(token);
+        this.out.token(reader.bytes, start, end);
         this.out.byte(0x0a);
-      } else operands.push(token);
-    });
+      },
+    );
     if (!read) return false;
     this.flush();
     // The next stream of the page goes on from the original's line matrix.
     if (this.inText && this.lineOffset !== 0) this.emitMove(0, 0, "Td");
     // Operands without an operator at the end: kept.
-    for (const operand of operands) this.out.read(operand);
+    this.copyOperands(reader);
     return true;
   }
 
-  private number(operands: Token[], index: number): number | undefined {
-    const token = operands[index];
-    return token?.type === T.Number ? token.value : undefined;
-  }
-
   /** Whether an operator sets a colour or font that is already the current one (it is then dropped). */
-  private redundant(op: string, operands: Token[]): boolean {
+  private redundant(op: string, r: ContentReader): boolean {
     const s = this.state;
-    const tracked = FILL.has(op) || STROKE.has(op) || op === "Tf";
-    // "op a b c", built in a loop: no closure and array an operator, as map and join made.
-    let key = "";
-    let numbers = tracked;
-    if (tracked) {
-      key = `${op} `;
-      for (let i = 0; i < operands.length; i++) {
-        const operand = operands[i]!;
-        key += (i > 0 ? " " : "") + textOf(operand.src, operand.start, operand.end);
-        if (operand.type !== T.Number) numbers = false;
-      }
-    }
-    if (FILL.has(op)) {
-      if (numbers && s.fill === key) return true;
-      s.fill = numbers ? key : undefined;
-    } else if (STROKE.has(op)) {
-      if (numbers && s.stroke === key) return true;
-      s.stroke = numbers ? key : undefined;
+    const fill = FILL.has(op);
+    if (fill || STROKE.has(op)) {
+      let numbers = true;
+      for (let i = 0; i < r.count; i++) if (r.types[i] !== T.Number) numbers = false;
+      const current = fill ? s.fill : s.stroke;
+      if (numbers && current !== undefined && keyMatches(current, op, r)) return true;
+      const key = numbers ? keyOf(op, r) : undefined;
+      if (fill) s.fill = key;
+      else s.stroke = key;
     } else if (op === "cs" || op === "sc" || op === "scn") s.fill = undefined;
     else if (op === "CS" || op === "SC" || op === "SCN") s.stroke = undefined;
     else if (op === "Tf") {
-      if (s.fontKey === key) return true;
-      s.fontKey = key;
+      if (s.fontKey !== undefined && keyMatches(s.fontKey, op, r)) return true;
+      s.fontKey = keyOf(op, r);
     } else if (op === "gs") s.fontKey = undefined;
     return false;
   }
 
-  private operator(token: Token, operands: Token[]): void {
-    const op = token.op!;
+  private operator(r: ContentReader): void {
+    const op = r.op;
     if (!FOLLOWED.has(op)) {
       this.flush();
-      this.copy(token, operands);
+      this.copy(r);
       return;
     }
-    if (this.redundant(op, operands)) return;
+    if (this.redundant(op, r)) return;
     // A move after a show, in a run: held, to be merged if text follows.
-    if (op === "Td" && this.run?.mergeable && this.heldMove === undefined && operands.length === 2) {
-      const tx = this.number(operands, 0);
-      if (tx !== undefined && this.number(operands, 1) === 0) {
+    if (op === "Td" && this.run?.mergeable && this.heldMove === undefined && r.count === 2) {
+      const tx = r.number(0);
+      if (tx !== undefined && r.number(1) === 0) {
         this.heldMove = tx;
         return;
       }
     }
     if (SHOW.has(op) && this.inText) {
-      const show = this.showable(op, operands);
+      const show = this.showable(op, r);
       if (show) {
         if (this.run && this.heldMove !== undefined) {
           this.merge(this.heldMove, show);
@@ -410,7 +420,7 @@ class Rewriter {
           written: mergeable ? start : 0,
           moved: 0,
           mergeable,
-          single: op === "Tj" ? operands[0] : undefined,
+          single: op === "Tj" ? show.elements[0] : undefined,
         };
         this.append(show);
         return;
@@ -436,9 +446,9 @@ class Rewriter {
       case "Td":
       case "TD": {
         this.textX = 0;
-        const tx = this.number(operands, 0);
-        const ty = this.number(operands, 1);
-        if (this.lineOffset !== 0 && operands.length === 2 && tx !== undefined && ty !== undefined) {
+        const tx = r.number(0);
+        const ty = r.number(1);
+        if (this.lineOffset !== 0 && r.count === 2 && tx !== undefined && ty !== undefined) {
           this.emitMove(tx, ty, op);
           return;
         }
@@ -457,23 +467,22 @@ class Rewriter {
         this.textX = Number.NaN;
         break;
       case "Tf": {
-        const name = operands[0];
         const font =
-          name?.type === T.Other && name.src[name.start] === 0x2f
-            ? this.fonts?.lookup(PDFName.of(nameOf(name)))
+          r.count > 0 && r.types[0] === T.Other && r.src(0)[r.starts[0]!] === 0x2f
+            ? this.fonts?.lookup(PDFName.of(nameOf(r, 0)))
             : undefined;
         s.font = font instanceof PDFDict ? widthsOf(font) : undefined;
-        s.size = this.number(operands, 1);
+        s.size = r.number(1);
         break;
       }
       case "Tc":
-        s.charSpacing = this.number(operands, 0);
+        s.charSpacing = r.number(0);
         break;
       case "Tw":
-        s.wordSpacing = this.number(operands, 0);
+        s.wordSpacing = r.number(0);
         break;
       case "Tz": {
-        const tz = this.number(operands, 0);
+        const tz = r.number(0);
         s.scale = tz === undefined ? undefined : tz / 100;
         break;
       }
@@ -484,24 +493,26 @@ class Rewriter {
         this.state = this.stack.pop() ?? unknownState();
         break;
       case "gs": {
-        const name = operands[0];
-        const gs = name?.type === T.Other ? this.extGStates?.lookup(PDFName.of(nameOf(name))) : undefined;
+        const gs =
+          r.count > 0 && r.types[0] === T.Other ? this.extGStates?.lookup(PDFName.of(nameOf(r, 0))) : undefined;
         if (!(gs instanceof PDFDict) || gs.has(K.Font)) s.font = undefined;
         break;
       }
     }
-    this.copy(token, operands);
+    this.copy(r);
   }
 
   /** Writes an operator and its operands as they came. */
-  private copy(token: Token, operands: Token[]): void {
+  private copy(r: ContentReader): void {
+    this.copyOperands(r);
+    this.out.token(r.bytes, r.opStart, r.opEnd);
+    this.out.byte(r.after);
+  }
+
+  /** Writes the reader's operands as they came. */
+  private copyOperands(r: ContentReader): void {
     const out = this.out;
-    for (let i = 0; i < operands.length; i++) {
-      const operand = operands[i]!;
-      out.token(operand.src, operand.start, operand.end);
-    }
-    out.token(token.src, token.start, token.end);
-    out.byte(token.after ?? 0x0a);
+    for (let i = 0; i < r.count; i++) out.token(r.src(i), r.starts[i], r.ends[i]);
   }
 
   /** Writes a move corrected by what merged moves left out of the line matrix. */
@@ -516,40 +527,46 @@ class Rewriter {
    * A show operator's advance in text space and its elements, when its strings' widths are known
    * (its font, size, spacing and scaling known, its strings whole codes); else undefined.
    */
-  private showable(op: string, operands: Token[]): Show | undefined {
+  private showable(op: string, r: ContentReader): Show | undefined {
     const { font, size, charSpacing, wordSpacing, scale } = this.state;
     if (!font || size === undefined || charSpacing === undefined || scale === undefined || size * scale === 0) {
       return undefined;
     }
     if (font.bytes === 1 && wordSpacing === undefined) return undefined;
-    let items: Token[];
+    // The operands shown: Tj's string, or the items of TJ's array.
+    let from = 0;
+    let to = r.count;
     if (op === "Tj") {
-      if (operands.length !== 1 || operands[0]!.type !== T.String) return undefined;
-      items = operands;
+      if (r.count !== 1 || r.types[0] !== T.String) return undefined;
     } else {
-      const first = operands[0];
-      const last = operands.at(-1);
-      if (operands.length < 2 || first!.src[first!.start] !== 0x5b || last!.src[last!.start] !== 0x5d) return undefined;
-      items = operands.slice(1, -1);
+      if (r.count < 2 || r.src(0)[r.starts[0]!] !== 0x5b || r.src(r.count - 1)[r.starts[r.count - 1]!] !== 0x5d) {
+        return undefined;
+      }
+      from = 1;
+      to = r.count - 1;
     }
     let advance = 0;
     const elements: Element[] = [];
-    for (const item of items) {
-      if (item.type === T.Number) {
-        advance -= (item.value! / 1000) * size * scale;
-        elements.push({ src: item.src, start: item.start, end: item.end, kind: "number" });
+    for (let item = from; item < to; item++) {
+      const type = r.types[item];
+      const src = r.src(item);
+      const start = r.starts[item]!;
+      const end = r.ends[item]!;
+      if (type === T.Number) {
+        advance -= (r.number(item)! / 1000) * size * scale;
+        elements.push({ src, start, end, kind: "number" });
         continue;
       }
-      if (item.type !== T.String) return undefined;
-      const bytes = item.bytes!;
+      if (type !== T.String) return undefined;
+      const bytes = r.string(item);
       if (bytes.length % font.bytes !== 0) return undefined;
       for (let i = 0; i < bytes.length; i += font.bytes) {
         const code = font.bytes === 2 ? bytes[i]! * 256 + bytes[i + 1]! : bytes[i]!;
         const space = font.bytes === 1 && code === 32 ? wordSpacing! : 0;
         advance += ((font.width(code) / 1000) * size + charSpacing + space) * scale;
       }
-      const kind = item.src[item.start] === 0x3c ? "hex" : "literal";
-      elements.push({ src: item.src, start: item.start, end: item.end, kind });
+      const kind = src[start] === 0x3c ? "hex" : "literal";
+      elements.push({ src, start, end, kind });
     }
     return { advance, elements };
   }
@@ -591,7 +608,7 @@ class Rewriter {
     if (!run) return;
     this.run = undefined;
     if (run.single) {
-      this.out.read(run.single);
+      this.out.token(run.single.src, run.single.start, run.single.end);
       this.out.operator(TJ_ONE);
     } else {
       this.out.token(OPEN);
@@ -610,9 +627,9 @@ class Rewriter {
   }
 }
 
-/** A name token's name (without the slash, #xx escapes applied). */
-function nameOf(name: Token): string {
-  const text = textOf(name.src, name.start + 1, name.end);
+/** Operand i's name (without the slash, #xx escapes applied). */
+function nameOf(r: ContentReader, i: number): string {
+  const text = textOf(r.src(i), r.starts[i]! + 1, r.ends[i]!);
   return text.includes("#")
     ? text.replace(/#([0-9a-fA-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)))
     : text;
@@ -645,8 +662,8 @@ export const pageStartState = (): TextState => ({
   charSpacing: 0,
   wordSpacing: 0,
   scale: 1,
-  fill: "g 0",
-  stroke: "G 0",
+  fill: ascii("g 0"),
+  stroke: ascii("G 0"),
 });
 
 /**

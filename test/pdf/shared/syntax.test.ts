@@ -5,8 +5,6 @@
 import { describe, expect, it } from "vitest";
 import { Lexer, Op, Tok, scanContent } from "../../../src/pdf/shared/syntax.ts";
 import type { InlineImage } from "../../../src/pdf/shared/syntax.ts";
-import { tokenize } from "../../../src/pdf/shared/content-tokens.ts";
-import type { Token } from "../../../src/pdf/shared/content-tokens.ts";
 
 const bytes = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
 const KIND = Object.fromEntries(Object.entries(Tok).map(([name, kind]) => [kind, name]));
@@ -127,19 +125,7 @@ describe("content streams", () => {
     expect(strings).toEqual(["plain (nested) text", "with ( A escapes", "AB@", "open"]);
   });
 
-  it("tokenize reads numbers to the value Number reads from their shortest form", () => {
-    const values: [string, number][] = [];
-    const text = "0 -0 .5 -.25 12.125 3.14159265358979 0.1 -0.30 +7 00.50 123456789.123456789 1.";
-    tokenize(bytes(text), (token) => values.push([Buffer.from(token.raw).toString("latin1"), token.value!]));
-    for (const [raw, value] of values) expect(Object.is(value, Number(raw))).toBe(true);
-    expect(values.map(([raw]) => raw)).toEqual(
-      "0 -0 .5 -.25 12.125 3.14159265358979 .1 -.3 7 .5 123456789.123456789 1".split(" "),
-    );
-  });
-
-  it("tokenize fails on what is not content; scanContent reads past it", () => {
-    const emitted: Token[] = [];
-    expect(tokenize(bytes("q ) Q"), (token) => emitted.push(token))).toBe(false);
+  it("scanContent reads past what is not content (the compaction's reader fails there: content-tokens.test.ts)", () => {
     const operators: number[] = [];
     expect(scanContent(bytes("q ) Q"), { operator: (op) => operators.push(op) })).toBe(true);
     expect(operators).toHaveLength(2);
