@@ -240,14 +240,10 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
       if (entry.value !== undefined) return known(key, entry, load);
       if (!sample) return waitFirst(key, entry, load);
       const { counting, waitMs } = startFirstCount(key, entry, load);
-      const sampling =
-        entry.sampled === undefined
-          ? sampleOnce(
-              entry,
-              (task) => samples(task, true),
-              () => sample(bounding, cap),
-            )
-          : null;
+      // One whose turn comes after the key's count is in answers the count instead of reading the table.
+      const run = () =>
+        entry.value !== undefined ? Promise.resolve({ value: entry.value as T, exact: true }) : sample(bounding, cap);
+      const sampling = entry.sampled === undefined ? sampleOnce(entry, () => samples(run, true)) : null;
       return firstSampled(entry, counting, sampling, { waitMs, longWaitMs: firstWaitMs, clock });
     },
   };
@@ -265,19 +261,10 @@ function slots(options: TotalsOptions) {
   };
 }
 
-/**
- * The key's sample, one at a time however many requests ask, run by `limit`. One whose turn comes
- * after the key's count is in answers the count's value instead of reading the table for nothing.
- */
-function sampleOnce<T>(
-  entry: Entry,
-  limit: (task: () => Promise<Counted<T>>) => Promise<Counted<T>>,
-  sample: () => Promise<Counted<T>>,
-): Promise<Counted<T>> {
+/** The key's sample, started once however many requests ask while it runs or waits for a slot. */
+function sampleOnce<T>(entry: Entry, start: () => Promise<Counted<T>>): Promise<Counted<T>> {
   if (entry.sampling) return entry.sampling as Promise<Counted<T>>;
-  const sampling = limit(() =>
-    entry.value !== undefined ? Promise.resolve({ value: entry.value as T, exact: true }) : sample(),
-  );
+  const sampling = start();
   entry.sampling = sampling;
   const done = () => {
     if (entry.sampling === sampling) entry.sampling = undefined;

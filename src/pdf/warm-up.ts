@@ -9,10 +9,10 @@ import { deflateSync } from "node:zlib";
 import { PDFDocument, PDFName, StandardFonts } from "@cantoo/pdf-lib";
 import { compressPdf } from "./compress.ts";
 import { compiledSubsetter } from "./fonts/harfbuzz.ts";
-import { encodeJpeg } from "./images/codecs.ts";
-import { openPdf } from "./structure/load.ts";
-import { warmUpPng } from "./streams/png.ts";
 import { convertType1 } from "./fonts/type1-convert.ts";
+import { encodeJpeg } from "./images/codecs.ts";
+import { warmUpPng } from "./streams/png.ts";
+import { openPdf } from "./structure/load.ts";
 import { embedWarmUpType1, TYPE1_DRAWN, warmUpType1Program } from "./warm-up-type1.ts";
 
 /** A photograph-like image (smooth gradients and a little noise): JPEG's kind, not a graphic's. */

@@ -1,4 +1,4 @@
-// Content-stream tokens in order, each with the bytes it was written as, for the content compaction
+// A content stream read an operator at a time, each part with the bytes it was written as, for the content compaction
 // (content/compact.ts): read through the engine's one lexer (syntax.ts, `Lexer`), inline images
 // found by its one inline-image finder (`scanContent`) and handed over whole. Numbers come with
 // their shortest form, strings with their escapes applied (on request), operators with the

@@ -10,10 +10,9 @@
 //   made into values), strings when asked for (the font pass), and inline images (BI … ID … EI,
 //   found and skipped whole, their dictionary parsed: the engine's one inline-image finder).
 //   Everything else (paths, comments, arrays, dictionaries) is read and dropped.
-// - tokenize (content-tokens.ts), for the content compaction: every token in order with the bytes
-//   it was written as (its byte span in the stream, a subarray; a number also in its shortest
-//   form), strings with their escapes applied; inline images found by scanContent and handed
-//   over whole.
+// - ContentReader (content-tokens.ts), for the content compaction: an operator at a time, its
+//   operands as byte spans (a number's also in its shortest form, a string's escapes applied when
+//   asked); inline images found by scanContent and handed over whole.
 // The Type 1 font reader (fonts/type1.ts) reads PostScript with the same white-space table.
 
 /** An operand as the passes see it: a number, a name (without the slash), or anything else. */
@@ -448,7 +447,7 @@ export class Lexer {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Content streams, read for the passes (scanContent) and token by token (tokenize)
+// Content streams, read for the passes (scanContent) and for the compaction (ContentReader)
 
 /** Operands kept before an operator; the operators read here take at most six. */
 const MAX_OPERANDS = 8;
