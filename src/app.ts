@@ -71,7 +71,7 @@ export function createApp(deps: AppDeps): Koa<AppState> {
   // One cache of list totals, for /graphql and /api/v1 alike.
   const totals =
     deps.totalsCache === undefined
-      ? listTotals(config.listTotalCacheSeconds, db.counting, { bounding: db.bounding })
+      ? listTotals(config.listTotalCacheSeconds, db.counting, { bounding: db.bounding, sampling: db.sampling })
       : deps.totalsCache;
   // REST and MCP run the same typed operations, through contexts made alike. /api/v1 is the
   // busiest surface: its router comes first, so its requests are not matched against the others'

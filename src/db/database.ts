@@ -36,6 +36,13 @@ export interface Database {
    * by the server and never holds a request's connection; otherwise the same client as prisma.
    */
   bounding: PrismaClient;
+  /**
+   * For a sample of a list's facets while their first count runs (graphql/totals.ts), which a
+   * request waits for up to 5 s: on a server, a small pool of its own with timeouts.sampleMs, longer
+   * than a capped count's (a sample of a rare filter reads far more rows than it keeps); otherwise
+   * the same client as prisma.
+   */
+  sampling: PrismaClient;
   sql: SqlRunner;
   /**
    * Opens every connection of the requests' pool now and keeps them open (on a server; a no-op on
@@ -53,9 +60,9 @@ export interface OpenOptions {
    * queryMs (default none) one statement: sent as statement_timeout, and enforced by the client
    * too, for a server that no longer answers at all. Migrations run without the statement limit.
    * countMs (default 10000) is the statement limit of the `counting` client, boundMs (default 500)
-   * the `bounding` client's, when queryMs is set.
+   * the `bounding` client's, sampleMs (default 4000) the `sampling` client's, when queryMs is set.
    */
-  timeouts?: { connectMs?: number; queryMs?: number; countMs?: number; boundMs?: number };
+  timeouts?: { connectMs?: number; queryMs?: number; countMs?: number; boundMs?: number; sampleMs?: number };
 }
 
 // An arbitrary, fixed key for pg_advisory_lock, shared by every instance that migrates.
@@ -110,6 +117,7 @@ async function openPglite(dataDir: string, options: OpenOptions): Promise<Databa
     // One in-process connection: there is no other pool, and no statement limit to escape.
     counting: prisma,
     bounding: prisma,
+    sampling: prisma,
     sql: runner(client),
     warm: () => Promise.resolve(1),
     close: async () => {
@@ -220,6 +228,14 @@ const BOUNDING_POOL_SIZE = 2;
 // A request waits 400 ms for its first total (graphql/totals.ts): a capped count still running a
 // little after that is of no use to it, and only takes CPU from the requests behind it.
 const BOUND_TIMEOUT_MS = 500;
+// Connections of the sampling pool: as many samples as totals.ts runs at once.
+const SAMPLING_POOL_SIZE = 2;
+// A sample's statement limit: under the 5 s a request waits for it. A sample of a rare filter
+// (`sector=agriculture&work_model=hybrid` at a million jobs) reads rows until it has found a
+// thousand, 0.3-0.7 s alone; beside the first counts of other new filters it passed the bounding
+// pool's 500 ms, and its request then waited the 5 s out and answered 503 (bench:catalog's cold
+// facets, 2026-12-07: 18 of 60).
+const SAMPLE_TIMEOUT_MS = 4_000;
 
 /**
  * When one connection fails, the idle ones probably share its fate (same network, same server):
@@ -315,16 +331,19 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, opt
     queryMs > 0 ? createPool(config.url, size, connectMs, limitMs) : null;
   const countingPool = countPool(COUNTING_POOL_SIZE, options.timeouts?.countMs ?? COUNT_TIMEOUT_MS);
   const boundingPool = countPool(BOUNDING_POOL_SIZE, options.timeouts?.boundMs ?? BOUND_TIMEOUT_MS);
+  const samplingPool = countPool(SAMPLING_POOL_SIZE, options.timeouts?.sampleMs ?? SAMPLE_TIMEOUT_MS);
   dropIdleOnFault(pool);
   const prisma = createPrisma(new PrismaPg(pool), options);
   const counting = countingPool ? createPrisma(new PrismaPg(countingPool.pool), options) : prisma;
   const bounding = boundingPool ? createPrisma(new PrismaPg(boundingPool.pool), options) : prisma;
+  const sampling = samplingPool ? createPrisma(new PrismaPg(samplingPool.pool), options) : prisma;
   const sql = poolSql(pool, config.url, queryMs > 0 ? connectMs : null);
   return {
     kind: "postgres",
     prisma,
     counting,
     bounding,
+    sampling,
     sql,
     warm: () => warmPool(pool, config.poolSize),
     close: async () => {
@@ -333,6 +352,7 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: "postgres" }>, opt
       for (const [client, own] of [
         [counting, countingPool],
         [bounding, boundingPool],
+        [sampling, samplingPool],
       ] as const) {
         if (!own) continue;
         await client.$disconnect();

@@ -19,13 +19,15 @@
 // Counts run on their own client (`counting`: on a server, a small pool with a longer statement
 // limit than requests have), at most MAX_CONCURRENT_COUNTS at a time, so recounts never take the
 // connections requests need; capped counts at most MAX_CONCURRENT_BOUNDS at a time (a request that
-// finds them all busy goes without one). What waits for a slot is bounded too (MAX_QUEUED a queue):
-// a flood of new filters (a scraper's, or a bot trying words) would otherwise queue counts for
-// minutes of database time after their requests had been answered. A first count that finds its
-// queue full is not started (CountsQueueFull): its requests answer what they would answer for a count
-// that failed, a lower bound or a sample, or a 503 with Retry-After at once; a recount that finds it
-// full is left for a later request. The app makes one cache (listTotals) and gives it to the
-// contexts it creates (./context.ts); a context without one counts every time.
+// finds them all busy goes without one), on the `bounding` client (a short statement limit), and
+// samples as many, on the `sampling` client (a limit under the long wait). What waits for a slot is
+// bounded too (MAX_QUEUED a queue): a flood of new filters (a scraper's, or a bot trying words) would
+// otherwise queue counts for minutes of database time after their requests had been answered. A
+// first count that finds its queue full is not started (CountsQueueFull): its requests answer what
+// they would answer for a count that failed, a lower bound or a sample, or a 503 with Retry-After at
+// once; a recount that finds it full is left for a later request. The app makes one cache
+// (listTotals) and gives it to the contexts it creates (./context.ts); a context without one counts
+// every time.
 import type { PrismaClient } from "../generated/prisma/client.ts";
 
 /** Counts a total with the client it is given (the cache's counting client). */
@@ -72,6 +74,8 @@ export interface TotalsOptions {
   counting: PrismaClient;
   /** The client capped first counts run on; by default `counting`. */
   bounding?: PrismaClient;
+  /** The client samples run on; by default `bounding`. */
+  sampling?: PrismaClient;
   maxEntries?: number;
   /** Counts (and samples) that may wait for a slot, in each queue; more are not started. */
   maxQueued?: number;
@@ -158,6 +162,7 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
   const [cap, clock] = [options.countCap ?? COUNT_CAP, options.now ?? Date.now];
   const { limit, bounds, samples } = slots(options);
   const bounding = options.bounding ?? options.counting;
+  const samplingClient = options.sampling ?? bounding;
   const entries = recentEntries(options.maxEntries ?? MAX_ENTRIES);
 
   function recount<T>(
@@ -242,7 +247,9 @@ export function createTotalsCache(options: TotalsOptions): TotalsCache {
       const { counting, waitMs } = startFirstCount(key, entry, load);
       // One whose turn comes after the key's count is in answers the count instead of reading the table.
       const run = () =>
-        entry.value !== undefined ? Promise.resolve({ value: entry.value as T, exact: true }) : sample(bounding, cap);
+        entry.value !== undefined
+          ? Promise.resolve({ value: entry.value as T, exact: true })
+          : sample(samplingClient, cap);
       const sampling = entry.sampled === undefined ? sampleOnce(entry, () => samples(run, true)) : null;
       return firstSampled(entry, counting, sampling, { waitMs, longWaitMs: firstWaitMs, clock });
     },
@@ -445,17 +452,17 @@ function createSkippingLimiter(max: number) {
 function ignore() {}
 
 /**
- * The cache of list totals for ttlSeconds, recounting stale ones in the background on `counting`
- * and bounding first counts on `more.bounding` (default: `counting`); null for 0 (every total is
- * counted on its request).
+ * The cache of list totals for ttlSeconds, recounting stale ones in the background on `counting`,
+ * bounding first counts on `more.bounding` (default: `counting`) and sampling on `more.sampling`
+ * (default: the bounding client); null for 0 (every total is counted on its request).
  */
 export function listTotals(
   ttlSeconds: number,
   counting: PrismaClient,
-  /** The bounding client, and the cap and waits for tests. */
+  /** The bounding and sampling clients, and the cap and waits for tests. */
   more: Pick<
     TotalsOptions,
-    "bounding" | "countCap" | "firstCountBoundedWaitMs" | "firstCountWaitMs" | "maxQueued"
+    "bounding" | "sampling" | "countCap" | "firstCountBoundedWaitMs" | "firstCountWaitMs" | "maxQueued"
   > = {},
 ): TotalsCache | null {
   return ttlSeconds > 0 ? createTotalsCache({ ttlSeconds, counting, ...more }) : null;

@@ -122,7 +122,7 @@ async function call(path: string, init: RequestInit = {}): Promise<Answer> {
 
 const probes = {
   rest: () => call("/api/v1/jobs?limit=2"),
-  // Counted on the counting and bounding pools (a sample while the first count runs), not the requests'.
+  // Counted on the counting and sampling pools (a sample while the first count runs), not the requests'.
   facets: () => call("/api/v1/jobs/facets?q=fault&work_model=remote"),
   graphql: () =>
     call("/graphql", {

@@ -32,7 +32,7 @@ const tick = () => new Promise((resolve) => setImmediate(resolve));
 function setup(
   options: Pick<
     TotalsOptions,
-    "maxEntries" | "firstCountWaitMs" | "firstCountBoundedWaitMs" | "countCap" | "bounding" | "maxQueued"
+    "maxEntries" | "firstCountWaitMs" | "firstCountBoundedWaitMs" | "countCap" | "bounding" | "sampling" | "maxQueued"
   > = {},
 ) {
   let now = 1_000_000;
@@ -482,9 +482,10 @@ describe("sampled values", () => {
     expect(await totals.remember("facets:q=magni", loadFacets, never)).toEqual({ value: facets(5), exact: true });
   });
 
-  it("sample on the bounding client, two at a time: a third waits its turn", async () => {
+  it("sample on the sampling client, two at a time: a third waits its turn", async () => {
     const bounding = { name: "bounding client" } as unknown as PrismaClient;
-    const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 20, bounding });
+    const sampling = { name: "sampling client" } as unknown as PrismaClient;
+    const { totals } = setup({ countCap: 100, firstCountBoundedWaitMs: 20, bounding, sampling });
     const { load } = deferredCounts();
     const clients: PrismaClient[] = [];
     const finish: (() => void)[] = [];
@@ -497,11 +498,11 @@ describe("sampled values", () => {
     const loadFacets = async (c: PrismaClient) => facets(await load(c));
     const answers = ["a", "b", "c"].map((w) => totals.remember(`f:${w}`, loadFacets, slow));
     await new Promise((resolve) => setTimeout(resolve, 40));
-    expect(clients).toEqual([bounding, bounding]);
+    expect(clients).toEqual([sampling, sampling]);
     finish[0]!();
     expect(await answers[0]).toMatchObject({ exact: false });
     await tick();
-    expect(clients).toEqual([bounding, bounding, bounding]);
+    expect(clients).toEqual([sampling, sampling, sampling]);
     finish[1]!();
     finish[2]!();
     expect((await Promise.all(answers)).map((a) => a.exact)).toEqual([false, false, false]);
@@ -580,7 +581,8 @@ describe("sampled values", () => {
 describe.skipIf(testDatabaseKind() !== "postgres")("the clients on a PostgreSQL server", () => {
   it("have statement limits of their own: longer than the requests' one, and shorter", async () => {
     const config = loadConfig().database;
-    const db = await openDatabase(config, { timeouts: { queryMs: 300, countMs: 5_000, boundMs: 100 } });
+    const timeouts = { queryMs: 300, countMs: 5_000, boundMs: 100, sampleMs: 1_000 };
+    const db = await openDatabase(config, { timeouts });
     try {
       await expect(db.prisma.$queryRaw`SELECT pg_sleep(0.5)`).rejects.toSatisfy(isDatabaseUnavailable);
       // The read model's own statements (src/graphql/sql.ts) share the requests' pool and limit.
@@ -588,6 +590,9 @@ describe.skipIf(testDatabaseKind() !== "postgres")("the clients on a PostgreSQL 
       await expect(db.counting.$queryRaw`SELECT pg_sleep(0.5)::text AS slept`).resolves.toEqual([{ slept: "" }]);
       await expect(db.prisma.$queryRaw`SELECT pg_sleep(0.2)::text AS slept`).resolves.toEqual([{ slept: "" }]);
       await expect(db.bounding.$queryRaw`SELECT pg_sleep(0.2)`).rejects.toSatisfy(isDatabaseUnavailable);
+      // A sample may take longer than a capped count, and no longer than a request waits for it.
+      await expect(db.sampling.$queryRaw`SELECT pg_sleep(0.5)::text AS slept`).resolves.toEqual([{ slept: "" }]);
+      await expect(db.sampling.$queryRaw`SELECT pg_sleep(1.5)`).rejects.toSatisfy(isDatabaseUnavailable);
     } finally {
       await db.close();
     }
@@ -602,7 +607,7 @@ describe.skipIf(testDatabaseKind() !== "postgres")("the clients on a PostgreSQL 
     const setting = async (client: typeof db.prisma, name: string) =>
       (await client.$queryRawUnsafe<{ n: string }[]>(`SELECT current_setting('${name}') AS n`))[0]?.n;
     try {
-      for (const client of [db.prisma, db.counting, db.bounding]) {
+      for (const client of [db.prisma, db.counting, db.bounding, db.sampling]) {
         expect(await setting(client, "max_parallel_workers_per_gather")).toBe("0");
         expect(await setting(client, "application_name")).toBe("totals-test");
       }
