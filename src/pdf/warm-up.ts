@@ -8,7 +8,7 @@
 import { deflateSync } from "node:zlib";
 import { PDFDocument, PDFName, StandardFonts } from "@cantoo/pdf-lib";
 import { compressPdf } from "./compress.ts";
-import { compiledSubsetter } from "./fonts/harfbuzz.ts";
+import { compiledSubsetter, prepareSubsetter } from "./fonts/harfbuzz.ts";
 import { convertType1 } from "./fonts/type1-convert.ts";
 import { encodeJpeg } from "./images/codecs.ts";
 import { warmUpPng } from "./streams/png.ts";
@@ -126,6 +126,8 @@ export async function warmUp(): Promise<void> {
     await compressPdf(sample, "lossless");
     convertType1Again();
     for (let i = 0; i < WARM_UP_PARSES; i++) await openPdf(output);
+    // Last: the instance the job's font pass will use, made here rather than in the job.
+    await prepareSubsetter();
   } catch {
     // Only the first job's speed depended on it.
   }
