@@ -3,7 +3,9 @@
 // JPEG 2000. Only the decoder build is loaded, once per process and only when a document has such
 // an image. The pixels then take the same path as any other image's samples (./images.ts): recoded
 // to JPEG when that is smaller at the profile's quality floor, otherwise the JPX stays as it was.
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { setFlagsFromString } from "node:v8";
 
 interface FrameInfo {
   width: number;
@@ -25,16 +27,65 @@ interface OpenJpegModule {
   J2KDecoder: new () => J2KDecoder;
 }
 
-type ModuleFactory = (options: { print(text: string): void; printErr(text: string): void }) => Promise<OpenJpegModule>;
+interface ModuleOptions {
+  print(text: string): void;
+  printErr(text: string): void;
+  /** Emscripten's hook: the module instantiated by us, from the compiled module we give it. */
+  instantiateWasm(
+    imports: WebAssembly.Imports,
+    done: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void,
+  ): WebAssembly.Exports;
+}
+
+type ModuleFactory = (options: ModuleOptions) => Promise<OpenJpegModule>;
+
+/** V8's WebAssembly tiering flags, turned off while OpenJPEG compiles and back on (their defaults) after. */
+const TIERING_FLAGS = ["wasm-lazy-compilation", "wasm-dynamic-tiering", "wasm-tier-up"];
+
+/**
+ * OpenJPEG's module compiled whole, at once, by V8's baseline compiler (Liftoff), and never
+ * recompiled by TurboFan (issue 42). A process decodes one image or a few, and the decoder's
+ * largest function (83 KB of WebAssembly) reaches the tiering budget within the first: TurboFan
+ * then compiled it on a background thread for 400-600 ms of CPU and some 45 MiB of RSS, for code
+ * that decodes hardly faster. scan_jpx_issue5567's 1500 x 1125 image alone (decodeJpx in a fresh
+ * process with the lean flags, 4 pairs alternated): 1,059-1,262 ms of CPU and a 159 MiB peak as V8
+ * tiered, 615-666 ms and 111-115 MiB in Liftoff, the same samples. The flags are read as each
+ * function is compiled, so the module is compiled eagerly while they are off, and they are put
+ * back before anything else runs on this thread; only WebAssembly another thread compiled in those
+ * milliseconds would stay in Liftoff too. A process started with any of them (or with Liftoff's
+ * own flags) set keeps V8's handling as it is.
+ */
+function compileBaseline(bytes: Uint8Array<ArrayBuffer>): WebAssembly.Module {
+  const options = process.execArgv.join(" ");
+  if (options.includes("liftoff") || TIERING_FLAGS.some((flag) => options.includes(flag))) {
+    return new WebAssembly.Module(bytes);
+  }
+  setFlagsFromString(TIERING_FLAGS.map((flag) => `--no-${flag}`).join(" "));
+  try {
+    return new WebAssembly.Module(bytes);
+  } finally {
+    setFlagsFromString(TIERING_FLAGS.map((flag) => `--${flag}`).join(" "));
+  }
+}
 
 let loading: Promise<OpenJpegModule> | undefined;
 
 /** The decoder module; its progress messages (OpenJPEG's [INFO] lines) are dropped, not printed. */
 function openJpeg(): Promise<OpenJpegModule> {
   loading ??= (async () => {
-    const factory = createRequire(import.meta.url)("@cornerstonejs/codec-openjpeg/decodewasmjs") as ModuleFactory;
+    const require = createRequire(import.meta.url);
+    const factory = require("@cornerstonejs/codec-openjpeg/decodewasmjs") as ModuleFactory;
+    const compiled = compileBaseline(readFileSync(require.resolve("@cornerstonejs/codec-openjpeg/decodewasm")));
     const silent = () => undefined;
-    return factory({ print: silent, printErr: silent });
+    return factory({
+      print: silent,
+      printErr: silent,
+      instantiateWasm(imports, done) {
+        const instance = new WebAssembly.Instance(compiled, imports);
+        done(instance, compiled);
+        return instance.exports;
+      },
+    });
   })();
   return loading;
 }

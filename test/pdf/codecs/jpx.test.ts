@@ -1,6 +1,10 @@
 // JPEG 2000 decoding (src/pdf/codecs/jpx.ts), on codestreams made here by OpenJPEG's encoder
 // (the same package's full build), and what the engine does with such images.
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { PDFDocument } from "@cantoo/pdf-lib";
 import sharp from "sharp";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -99,6 +103,56 @@ describe("JPEG 2000 decoding", () => {
     const decoded = await decodeJpx(cut, { width: 64, height: 48, components: 3 }, 1 << 20);
     // OpenJPEG decodes what it has of a truncated stream, or nothing; either way no exception.
     expect(decoded === undefined || decoded.length === 64 * 48 * 3).toBe(true);
+  });
+});
+
+/**
+ * A process (these V8 flags, and --allow-natives-syntax) that decodes `file` with decodeJpx, then
+ * runs a small WebAssembly loop of its own until V8 has recompiled it with TurboFan (or 5 s have
+ * passed): whether the decode held, and whether the loop left Liftoff.
+ */
+function decodeThenTierUp(file: string, flags: string[]): { decoded: boolean; tieredUp: boolean } {
+  const jpx = new URL("../../../src/pdf/codecs/jpx.ts", import.meta.url).href;
+  // (func (param i32) (result i32)): the sum of n, n - 1, ..., 1.
+  const wasm = [
+    0, 97, 115, 109, 1, 0, 0, 0, 1, 6, 1, 96, 1, 127, 1, 127, 3, 2, 1, 0, 7, 5, 1, 1, 102, 0, 0, 10, 27, 1, 25, 1, 1,
+    127, 3, 64, 32, 1, 32, 0, 106, 33, 1, 32, 0, 65, 1, 107, 34, 0, 13, 0, 11, 32, 1, 11,
+  ];
+  const script = `
+    const { readFileSync } = await import("node:fs");
+    const { decodeJpx } = await import(${JSON.stringify(jpx)});
+    const decoded = await decodeJpx(readFileSync(${JSON.stringify(file)}), { width: 64, height: 48, components: 3 }, 1 << 20);
+    const loop = new WebAssembly.Instance(new WebAssembly.Module(new Uint8Array(${JSON.stringify(wasm)}))).exports.f;
+    let tieredUp = false;
+    for (const started = Date.now(); !tieredUp && Date.now() - started < 5000; ) {
+      for (let i = 0; i < 100; i++) loop(10000);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      tieredUp = !%IsLiftoffFunction(loop);
+    }
+    console.log(JSON.stringify({ decoded: decoded?.length === 64 * 48 * 3, tieredUp }));`;
+  const output = execFileSync(
+    process.execPath,
+    ["--allow-natives-syntax", "--wasm-tiering-budget=100000", ...flags, "--input-type=module", "-e", script],
+    { encoding: "utf8" },
+  );
+  return JSON.parse(output.trim().split("\n").at(-1)!) as { decoded: boolean; tieredUp: boolean };
+}
+
+describe("the decoder's compilation", () => {
+  it("puts V8's tiering back for the process's other WebAssembly", () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "jpx-tiering-"));
+    try {
+      const file = path.join(dir, "image.j2k");
+      writeFileSync(file, encode(gradient(64, 48, 3), 64, 48, 3));
+      expect(decodeThenTierUp(file, [])).toEqual({ decoded: true, tieredUp: true });
+      // A process that turned tiering off itself keeps it off (nothing is put back that it did not have).
+      expect(decodeThenTierUp(file, ["--no-wasm-dynamic-tiering", "--no-wasm-tier-up"])).toEqual({
+        decoded: true,
+        tieredUp: false,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
