@@ -86,6 +86,27 @@ describe("JPEG 2000 decoding", () => {
     );
   });
 
+  it("gives each of several decodes under way its own samples, and decodes again after they end", async () => {
+    const images = [gradient(64, 48, 3), gradient(97, 65, 1), photoPixels(80, 64, 3, 5)];
+    const streams = [encode(images[0]!, 64, 48, 3), encode(images[1]!, 97, 65, 1), encode(images[2]!, 80, 64, 3)];
+    const expected = [
+      { width: 64, height: 48, components: 3 },
+      { width: 97, height: 65, components: 1 },
+      { width: 80, height: 64, components: 3 },
+    ];
+    // Under way together, with a stream cut inside its SIZ marker and a refused one among them
+    // (the shared instance is let go whatever each ends in), then one at a time (a new instance each).
+    const together = await Promise.all([
+      ...streams.map((stream, i) => decodeJpx(stream, expected[i]!, 1 << 20)),
+      decodeJpx(streams[0]!.subarray(0, 40), expected[0]!, 1 << 20),
+      decodeJpx(streams[1]!, expected[0]!, 1 << 20),
+    ]);
+    expect(together.slice(0, 3)).toEqual(images);
+    expect(together[4]).toBeUndefined();
+    for (const [i, stream] of streams.entries())
+      expect(await decodeJpx(stream, expected[i]!, 1 << 20)).toEqual(images[i]);
+  });
+
   it("refuses a header claiming a huge image before decoding anything", async () => {
     const codestream = encode(gradient(64, 64, 1), 64, 64, 1);
     const lying = codestream.slice();
