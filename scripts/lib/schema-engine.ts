@@ -51,6 +51,8 @@ export const INDEXES_BEYOND_PRISMA = [
   "jobs_public_order_terms_idx",
   // 20261207020000_companies_named_index: public companies by search_plain(name), for q's company names.
   "companies_search_plain_name_idx",
+  // 20261207183000_job_feed_expiry_index: the open jobs that expire, by valid_through, for the feed's sweep.
+  "jobs_open_valid_through_idx",
 ];
 
 /** The diff without the statements that would drop INDEXES_BEYOND_PRISMA. */
