@@ -1,9 +1,10 @@
 // Compiles the engine's AssemblyScript to WebAssembly: the quality check's kernels
-// (src/pdf/images/assembly/check.ts) and the JBIG2 generic region encoder's and decoder's loops
-// (src/pdf/codecs/assembly/jbig2.ts) and the PNG predictors (src/pdf/streams/assembly/png.ts), each
-// written as a module of its own (the binary in base64: src/pdf/images/check-wasm.ts,
-// src/pdf/codecs/jbig2-wasm.ts, src/pdf/streams/png-wasm.ts) that the engine imports (kernels.ts,
-// jbig2.ts, streams/png.ts). A module rather than a .wasm file: it goes wherever the engine's modules go (the
+// (src/pdf/images/assembly/check.ts), the JBIG2 generic region encoder's and decoder's loops
+// (src/pdf/codecs/assembly/jbig2.ts), the Group 4 decoder's (src/pdf/codecs/assembly/g4.ts) and the
+// PNG predictors (src/pdf/streams/assembly/png.ts), each written as a module of its own (the binary
+// in base64: src/pdf/images/check-wasm.ts, src/pdf/codecs/jbig2-wasm.ts, src/pdf/codecs/g4-wasm.ts,
+// src/pdf/streams/png-wasm.ts) that the engine imports (kernels.ts, jbig2.ts, g4.ts, streams/png.ts).
+// A module rather than a .wasm file: it goes wherever the engine's modules go (the
 // engine processes' stripped copy, the benchmarks' frozen one, the service's image) with nothing to
 // copy beside them, and neither the image nor a production install needs the compiler. They are
 // committed; `npm run generate:check` fails when one is stale (the compiler is pinned, and its
@@ -46,6 +47,13 @@ export const wasmModules: WasmModule[] = [
     file: path.resolve(root, "src/pdf/codecs/jbig2-wasm.ts"),
     name: "JBIG2_WASM",
     description: "The JBIG2 generic region encoder's and decoder's loops, compiled to WebAssembly (jbig2.ts loads it).",
+    simd: false,
+  },
+  {
+    source: path.resolve(root, "src/pdf/codecs/assembly/g4.ts"),
+    file: path.resolve(root, "src/pdf/codecs/g4-wasm.ts"),
+    name: "G4_WASM",
+    description: "The Group 4 decoder's loop, compiled to WebAssembly (g4.ts loads it).",
     simd: false,
   },
   {

@@ -3,6 +3,9 @@
 // field for. Written from T.4 (the run-length code tables, 4.1.1-4.1.3; the mode codes, Table 4/T.4)
 // and T.6 (2.2: the coding of a row against the one above). libtiff decodes every other CCITT
 // stream (codecs/ccitt.ts), and checks this decoder in its tests (test/pdf/codecs/g4.test.ts).
+// The rows are decoded in WebAssembly (assembly/g4.ts, built by `npm run generate` into g4-wasm.ts);
+// the code tables are made here.
+import { G4_WASM } from "./g4-wasm.ts";
 import { rowBytesOf } from "./jbig2.ts";
 import type { Bits } from "./jbig2.ts";
 
@@ -37,10 +40,11 @@ export const EXTENDED_MAKEUP =
   "00000001000 00000001100 00000001101 000000010010 000000010011 000000010100 000000010101 000000010110 " +
   "000000010111 000000011100 000000011101 000000011110 000000011111";
 
-const PEEK = 13;
+/** Bits a code is looked up by. */
+export const PEEK = 13;
 /** Modes (T.4 Table 4): pass, horizontal, and vertical by -3 to +3. */
-const PASS = 100;
-const HORIZONTAL = 101;
+export const PASS = 100;
+export const HORIZONTAL = 101;
 const MODES: [string, number][] = [
   ["0001", PASS],
   ["001", HORIZONTAL],
@@ -71,73 +75,53 @@ function runTable(terminating: string, makeup: string): Uint32Array {
   return tableOf(codes);
 }
 
-let tables: { white: Uint32Array; black: Uint32Array; modes: Uint32Array } | undefined;
-const tablesOf = () =>
-  (tables ??= {
-    white: runTable(WHITE_TERMINATING, WHITE_MAKEUP),
-    black: runTable(BLACK_TERMINATING, BLACK_MAKEUP),
-    modes: tableOf(MODES),
-  });
+/**
+ * The white runs', black runs' and modes' tables: the next 13 bits to (code length << 16) | (value
+ * + 8), 0 where no code starts. Exported for the tests' JavaScript decoder.
+ */
+export const g4Tables = () => ({
+  white: runTable(WHITE_TERMINATING, WHITE_MAKEUP),
+  black: runTable(BLACK_TERMINATING, BLACK_MAKEUP),
+  modes: tableOf(MODES),
+});
 
-class BitReader {
-  position = 0;
-  /** The stream and three zero bytes after it, which peek reads past its end. */
-  private readonly data: Uint8Array;
-  private readonly bitLength: number;
-  constructor(data: Uint8Array) {
-    this.data = new Uint8Array(data.length + 3);
-    this.data.set(data);
-    this.bitLength = data.length * 8;
-  }
-  peek(): number {
-    const byte = this.position >> 3;
-    const d = this.data;
-    const word = (d[byte]! << 16) | (d[byte + 1]! << 8) | d[byte + 2]!;
-    return (word >> (24 - PEEK - (this.position & 7))) & ((1 << PEEK) - 1);
-  }
-  /** The value of the code at the reading position, which it passes; undefined for no code. */
-  code(table: Uint32Array): number | undefined {
-    if (this.position >= this.bitLength) return undefined;
-    const entry = table[this.peek()]!;
-    if (entry === 0) return undefined;
-    this.position += entry >> 16;
-    return (entry & 0xffff) - 8;
-  }
-  /** A run: make-up codes, then a terminating one. */
-  run(table: Uint32Array): number | undefined {
-    let total = 0;
-    for (;;) {
-      const run = this.code(table);
-      if (run === undefined) return undefined;
-      total += run;
-      if (run < 64) return total;
-    }
-  }
-  align(): void {
-    this.position = (this.position + 7) & ~7;
-  }
+interface G4Decoder {
+  memory: WebAssembly.Memory;
+  tables(): number;
+  begin(width: number, length: number, band: number, byteAlign: number, blackIs1: number): number;
+  decodeRows(count: number): number;
+  output(): number;
 }
 
-/** Sets bits [from, to) of a row (1 bits: white where BlackIs1 is false, as PDF samples go). */
-function fill(data: Uint8Array, row: number, from: number, to: number): void {
-  if (from >= to) return;
-  const first = row + (from >> 3);
-  const last = row + ((to - 1) >> 3);
-  const head = 0xff >> (from & 7);
-  const tail = (0xff00 >> (((to - 1) & 7) + 1)) & 0xff;
-  if (first === last) {
-    data[first]! |= head & tail;
-    return;
-  }
-  data[first]! |= head;
-  if (last - first > 32) data.fill(0xff, first + 1, last);
-  else for (let i = first + 1; i < last; i++) data[i] = 0xff;
-  data[last]! |= tail;
-}
+let instance: G4Decoder | undefined;
+/**
+ * The decoder's loop (assembly/g4.ts), instantiated once per thread, synchronously, at its first
+ * stream (most processes never see one), with the white runs', black runs' and modes' tables
+ * written into its memory.
+ */
+const decoderOf = () =>
+  (instance ??= (() => {
+    const exports = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(G4_WASM, "base64")))
+      .exports as unknown as G4Decoder;
+    const { white, black, modes } = g4Tables();
+    const at = exports.tables();
+    [white, black, modes].forEach((table, i) =>
+      new Uint32Array(exports.memory.buffer, at + i * table.byteLength, table.length).set(table),
+    );
+    return exports;
+  })());
+
+/** Rows come out of the decoder's memory this many bytes at a time, at most (whole rows, one at least). */
+const BAND_BYTES = 64 * 1024;
 
 /**
  * The samples of a Group 4 stream of `width` x `height` (0 for black unless blackIs1), each row
  * byte-aligned when `byteAlign`; undefined for data that is not such a stream.
+ *
+ * The rows are decoded in WebAssembly (assembly/g4.ts), a band at a time: the coded data are copied
+ * into its memory, and the rows out. In JavaScript (a reader object's methods for each code, which
+ * the lean engine processes' V8 inlined little of) decoding was 15-20 % of
+ * scan_hl1396_18p_ccitt's job.
  */
 export function decodeG4(
   data: Uint8Array,
@@ -146,66 +130,16 @@ export function decodeG4(
   byteAlign: boolean,
   blackIs1: boolean,
 ): Bits | undefined {
-  const { white, black, modes } = tablesOf();
+  const decoder = decoderOf();
   const rowBytes = rowBytesOf(width);
   const out = new Uint8Array(rowBytes * height);
-  const bits = new BitReader(data);
-  // Changing elements of the row above and of this one (positions where the colour changes, the
-  // first to black; a row may end with one at `width`), then `width` at least twice.
-  let above = new Int32Array(width + 4).fill(width);
-  let current = new Int32Array(width + 4);
-  for (let y = 0; y < height; y++) {
-    if (byteAlign) bits.align();
-    let count = 0;
-    let a0 = -1;
-    let colour = 0; // 0 white, 1 black
-    let b = 0; // index in `above` from which b1 is looked for
-    while (a0 < width) {
-      // b1: the first changing element above, right of a0, to the colour opposite a0's.
-      while (above[b]! <= a0 && above[b]! < width) b++;
-      if ((b & 1) !== colour) b++;
-      while (above[b]! <= a0 && above[b]! < width) b += 2;
-      const b1 = above[b]!;
-      const b2 = above[Math.min(b + 1, width + 3)]!;
-      const mode = bits.code(modes);
-      if (mode === undefined) return undefined;
-      if (mode === PASS) {
-        a0 = b2;
-        continue;
-      }
-      if (mode === HORIZONTAL) {
-        const first = bits.run(colour ? black : white);
-        const second = first === undefined ? undefined : bits.run(colour ? white : black);
-        if (second === undefined) return undefined;
-        const a1 = Math.max(a0, 0) + first!;
-        const a2 = a1 + second;
-        if (a2 > width || count + 2 > width + 1) return undefined;
-        current[count++] = a1;
-        current[count++] = a2;
-        a0 = a2;
-        continue;
-      }
-      const a1 = b1 + mode;
-      if (a1 < 0 || a1 > width || a1 < a0 || count > width) return undefined;
-      current[count++] = a1;
-      a0 = a1;
-      colour ^= 1;
-      if (b > 0) b--;
-    }
-    // The search for b1 and b2 in the next row stops at the first `width` and reads at most two
-    // entries past it: three are enough (the rest of the row was a memset a row).
-    current.fill(width, count, count + 3);
-    // White runs are 1 bits: from the start to the first change, and from each black run's end.
-    const row = y * rowBytes;
-    let x = 0;
-    for (let i = 0; i <= count; i += 2) {
-      const end = i < count ? current[i]! : width;
-      fill(out, row, x, end);
-      x = i + 1 < count ? current[i + 1]! : width;
-      if (x >= width) break;
-    }
-    [above, current] = [current, above];
+  const band = Math.max(1, Math.floor(BAND_BYTES / Math.max(1, rowBytes)));
+  const input = decoder.begin(width, data.length, band, byteAlign ? 1 : 0, blackIs1 ? 1 : 0);
+  new Uint8Array(decoder.memory.buffer).set(data, input);
+  for (let y = 0; y < height; y += band) {
+    const rows = Math.min(band, height - y);
+    if (decoder.decodeRows(rows) !== 0) return undefined;
+    out.set(new Uint8Array(decoder.memory.buffer, decoder.output(), rows * rowBytes), y * rowBytes);
   }
-  if (blackIs1) for (let i = 0; i < out.length; i++) out[i] = ~out[i]! & 0xff;
   return { data: out, width, height };
 }
