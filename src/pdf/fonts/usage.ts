@@ -177,9 +177,11 @@ class UsageWalker {
     let codes = this.codes.get(font);
     if (!codes) this.codes.set(font, (codes = new Set()));
     const wide = isIdentityType0(font);
-    for (const s of strings) {
+    // By index: an iterator makes a result object a byte until V8 has optimised the loop.
+    for (let k = 0; k < strings.length; k++) {
+      const s = strings[k]!;
       if (wide) for (let i = 0; i + 1 < s.length; i += 2) codes.add((s[i]! << 8) | s[i + 1]!);
-      else for (const b of s) codes.add(b);
+      else for (let i = 0; i < s.length; i++) codes.add(s[i]!);
     }
   }
 
@@ -343,47 +345,48 @@ function fontsOf(resources: PDFDict): PDFDict[] {
 const holdsDicts = (object: PDFObject): boolean =>
   object instanceof PDFDict || object instanceof PDFStream || object instanceof PDFArray;
 
+/** A dictionary of the document, with its stream when it is a stream's. */
+export type DictOf = [PDFDict, PDFStream | undefined];
+
 /**
- * Every dictionary of the document, direct ones included (stream dictionaries with their stream).
- * Only what may hold a dictionary is stacked, and maps and arrays are read in place: names,
- * numbers and strings yield nothing and hold nothing, so the dictionaries come in the same order.
+ * Every dictionary of the document, direct ones included (stream dictionaries with their stream),
+ * as a list, for a pass that reads them several times and changes none in between (fonts/subset.ts:
+ * four walks of every dictionary a job were 4-6 % of a tagged document's CPU, issue 42). Only what
+ * may hold a dictionary is stacked, and maps and arrays are read in place: names, numbers and
+ * strings yield nothing and hold nothing, so the dictionaries come in the same order. Maps are read
+ * by forEach and the list made without a generator: a job's one walk runs before V8 has optimised
+ * it, where a generator's step and a map iterator's each make a result object (and the iterator an
+ * entry pair).
  */
-export function* everyDict(context: PDFContext): Generator<[PDFDict, PDFStream | undefined]> {
+export function everyDictList(context: PDFContext): DictOf[] {
+  const list: DictOf[] = [];
   const seen = new Set<PDFObject>();
   const stack: PDFObject[] = [];
-  for (const [, object] of context.enumerateIndirectObjects()) if (holdsDicts(object)) stack.push(object);
+  const stackValue = (value: PDFObject) => {
+    if (holdsDicts(value)) stack.push(value);
+  };
+  const objects = context.enumerateIndirectObjects();
+  for (let i = 0; i < objects.length; i++) stackValue(objects[i]![1]);
   while (stack.length > 0) {
     const object = stack.pop()!;
     if (seen.has(object)) continue;
     seen.add(object);
     if (object instanceof PDFStream) {
       seen.add(object.dict);
-      yield [object.dict, object];
-      for (const value of dictMap(object.dict).values()) if (holdsDicts(value)) stack.push(value);
+      list.push([object.dict, object]);
+      dictMap(object.dict).forEach(stackValue);
     } else if (object instanceof PDFDict) {
-      yield [object, undefined];
-      for (const value of dictMap(object).values()) if (holdsDicts(value)) stack.push(value);
+      list.push([object, undefined]);
+      dictMap(object).forEach(stackValue);
     } else if (object instanceof PDFArray) {
-      for (let i = 0; i < object.size(); i++) {
-        const value = object.get(i);
-        if (holdsDicts(value)) stack.push(value);
-      }
+      for (let i = 0; i < object.size(); i++) stackValue(object.get(i));
     }
   }
+  return list;
 }
 
-/** A dictionary of the document, with its stream when it is a stream's. */
-export type DictOf = [PDFDict, PDFStream | undefined];
-
-/**
- * everyDict's dictionaries as a list, for a pass that reads them several times and changes none
- * in between (fonts/subset.ts: four walks of every dictionary a job were 4-6 % of a tagged
- * document's CPU, issue 42).
- */
-export const everyDictList = (context: PDFContext): DictOf[] => [...everyDict(context)];
-
 /** The fonts drawn and how; `dicts`: every dictionary of the document, if walked already. */
-export function findFontUsage(context: PDFContext, dicts: Iterable<DictOf> = everyDict(context)): FontUsage {
+export function findFontUsage(context: PDFContext, dicts: readonly DictOf[] = everyDictList(context)): FontUsage {
   const walker = new UsageWalker(context);
   const pages = pagesOf(context);
   if (!pages) return { codes: walker.codes, excluded: walker.excluded, complete: false };
@@ -398,7 +401,9 @@ export function findFontUsage(context: PDFContext, dicts: Iterable<DictOf> = eve
     walker.annotations(page, formResources instanceof PDFDict ? formResources : resources);
   }
   // What the walk did not see keeps its fonts whole.
-  for (const [dict, stream] of dicts) {
+  for (let i = 0; i < dicts.length; i++) {
+    const dict = dicts[i]![0];
+    const stream = dicts[i]![1];
     const resources = dict.lookup(F.Resources);
     const fonts = dict.lookup(F.Font);
     if (fonts instanceof PDFDict && !walker.scannedResources.has(dict)) {

@@ -130,8 +130,15 @@ export const activeContentRemoved = (report: ActiveContentReport) =>
  */
 function forEachDict(context: PDFContext, visit: (dict: PDFDict) => void): void {
   const seen = new Set<PDFObject>();
-  for (const [, object] of context.enumerateIndirectObjects()) {
-    const stack: PDFObject[] = [object];
+  // One stack, empty at each object; maps read by forEach, not an iterator (a result object and an
+  // entry pair a step until V8 has optimised the walk, which a job's one call does not reach).
+  const stack: PDFObject[] = [];
+  const stackItem = (item: PDFObject) => {
+    if (item instanceof PDFDict || item instanceof PDFArray) stack.push(item);
+  };
+  const objects = context.enumerateIndirectObjects();
+  for (let o = 0; o < objects.length; o++) {
+    stack.push(objects[o]![1]);
     while (stack.length > 0) {
       const value = stack.pop()!;
       if (seen.has(value)) continue;
@@ -140,13 +147,9 @@ function forEachDict(context: PDFContext, visit: (dict: PDFDict) => void): void 
       if (dict instanceof PDFDict) {
         visit(dict);
         // Read in place, after `visit` (shared/dict-map.ts).
-        for (const item of dictMap(dict).values())
-          if (item instanceof PDFDict || item instanceof PDFArray) stack.push(item);
+        dictMap(dict).forEach(stackItem);
       } else if (dict instanceof PDFArray) {
-        for (let i = 0; i < dict.size(); i++) {
-          const item = dict.get(i);
-          if (item instanceof PDFDict || item instanceof PDFArray) stack.push(item);
-        }
+        for (let i = 0; i < dict.size(); i++) stackItem(dict.get(i));
       }
     }
   }

@@ -116,7 +116,11 @@ export function mergeDuplicates(context: PDFContext): DedupReport {
   const { Root, Info, Encrypt } = context.trailerInfo;
   const fixed = new Set<PDFObject | undefined>([Root, Info, Encrypt]);
   const objects = new Map<PDFRef, PDFObject>();
-  for (const [ref, object] of context.enumerateIndirectObjects()) {
+  const all = context.enumerateIndirectObjects();
+  // By index, not destructuring each pair (an iterator and its result objects until V8 has optimised the loop).
+  for (let i = 0; i < all.length; i++) {
+    const ref = all[i]![0];
+    const object = all[i]![1];
     if (!fixed.has(ref) && mayMerge(object)) objects.set(ref, object);
   }
 
@@ -223,7 +227,8 @@ export function mergeDuplicates(context: PDFContext): DedupReport {
   }
   if (merged.size === 0) return { merged: 0, passes };
 
-  for (const [, object] of context.enumerateIndirectObjects()) replaceReferences(object, resolve);
+  const after = context.enumerateIndirectObjects();
+  for (let i = 0; i < after.length; i++) replaceReferences(after[i]![1], resolve);
   for (const key of ["Root", "Info"] as const) {
     const ref = context.trailerInfo[key];
     if (ref instanceof PDFRef) context.trailerInfo[key] = resolve(ref);
@@ -242,7 +247,7 @@ export function replaceReferences(object: PDFObject, resolve: (ref: PDFRef) => P
   const stack = replaceStack;
   const top = object instanceof PDFStream ? object.dict : object;
   try {
-    if (top instanceof PDFDict) replaceInDict(top, resolve, stack);
+    if (top instanceof PDFDict) replaceInDict(top, resolve);
     else if (top instanceof PDFArray) replaceInArray(top, resolve, stack);
     if (stack.length === 0) return; // most objects hold no direct container: nothing to remember
     replaceSeen.add(object).add(top);
@@ -250,7 +255,7 @@ export function replaceReferences(object: PDFObject, resolve: (ref: PDFRef) => P
       const value = stack.pop()!;
       if (replaceSeen.has(value)) continue;
       replaceSeen.add(value);
-      if (value instanceof PDFDict) replaceInDict(value, resolve, stack);
+      if (value instanceof PDFDict) replaceInDict(value, resolve);
       else if (value instanceof PDFArray) replaceInArray(value, resolve, stack);
     }
   } finally {
@@ -259,16 +264,28 @@ export function replaceReferences(object: PDFObject, resolve: (ref: PDFRef) => P
   }
 }
 
-/** A dictionary's references pointed where `resolve` says, read in its map (shared/dict-map.ts). */
-function replaceInDict(dict: PDFDict, resolve: (ref: PDFRef) => PDFRef | typeof PDFNull, stack: PDFObject[]): void {
-  for (const [key, item] of dictMap(dict)) {
-    if (item instanceof PDFRef) {
-      const target = resolve(item);
-      if (target !== item) dict.set(key, target); // an existing key: the map keeps its order
-    } else if (item instanceof PDFDict || item instanceof PDFArray) {
-      stack.push(item);
-    }
+// The dictionary replaceInDict walks and its arguments, for one callback of its map's forEach: an
+// iterator makes a result object and an entry pair a step until V8 has optimised the loop, and a
+// job's first walks run before that (nothing here calls back into replaceReferences).
+let replacingIn: PDFDict | undefined;
+const unchanged = (ref: PDFRef) => ref;
+let replaceResolve: (ref: PDFRef) => PDFRef | typeof PDFNull = unchanged;
+const replaceEntry = (item: PDFObject, key: PDFName) => {
+  if (item instanceof PDFRef) {
+    const target = replaceResolve(item);
+    if (target !== item) replacingIn!.set(key, target); // an existing key: the map keeps its order
+  } else if (item instanceof PDFDict || item instanceof PDFArray) {
+    replaceStack.push(item);
   }
+};
+
+/** A dictionary's references pointed where `resolve` says, read in its map (shared/dict-map.ts); its containers onto replaceStack. */
+function replaceInDict(dict: PDFDict, resolve: (ref: PDFRef) => PDFRef | typeof PDFNull): void {
+  replacingIn = dict;
+  replaceResolve = resolve;
+  dictMap(dict).forEach(replaceEntry);
+  replacingIn = undefined;
+  replaceResolve = unchanged; // not kept past the call, nor what it holds
 }
 
 function replaceInArray(array: PDFArray, resolve: (ref: PDFRef) => PDFRef | typeof PDFNull, stack: PDFObject[]): void {

@@ -82,11 +82,13 @@ export function renumberObjects(context: PDFContext): void {
   if (objects.some(([, object]) => object instanceof PDFInvalidObject)) return;
   if (objects.every(([ref], i) => ref.objectNumber === i + 1 && ref.generationNumber === 0)) return;
   const numbers = new Map<PDFRef, PDFRef>();
-  objects.forEach(([ref], i) => numbers.set(ref, PDFRef.of(i + 1)));
+  // Loops by index over the pairs, not destructuring them: a job's one writing runs before V8 has
+  // optimised it, where taking a pair apart goes through an iterator and its result objects.
+  for (let i = 0; i < objects.length; i++) numbers.set(objects[i]![0], PDFRef.of(i + 1));
   const resolve = (ref: PDFRef) => numbers.get(ref) ?? PDFNull;
-  for (const [, object] of objects) replaceReferences(object, resolve);
-  for (const [ref] of objects) context.delete(ref);
-  for (const [ref, object] of objects) context.assign(numbers.get(ref)!, object);
+  for (let i = 0; i < objects.length; i++) replaceReferences(objects[i]![1], resolve);
+  for (let i = 0; i < objects.length; i++) context.delete(objects[i]![0]);
+  for (let i = 0; i < objects.length; i++) context.assign(numbers.get(objects[i]![0])!, objects[i]![1]);
   context.largestObjectNumber = objects.length;
   for (const key of ["Root", "Info"] as const) {
     const ref = context.trailerInfo[key];
@@ -107,7 +109,10 @@ export function writeWithObjectStreams(context: PDFContext): Uint8Array {
   const entries = new Map<number, [number, number, number]>();
   const packable: [PDFRef, PDFObject][] = [];
   let largest = 0;
-  for (const [ref, object] of context.enumerateIndirectObjects()) {
+  const objects = context.enumerateIndirectObjects();
+  for (let i = 0; i < objects.length; i++) {
+    const ref = objects[i]![0];
+    const object = objects[i]![1];
     largest = Math.max(largest, ref.objectNumber);
     // Streams, objects of a non-zero generation and raw bytes pdf-lib could not parse stay outside.
     if (object instanceof PDFStream || object instanceof PDFInvalidObject || ref.generationNumber !== 0) {
@@ -119,7 +124,7 @@ export function writeWithObjectStreams(context: PDFContext): Uint8Array {
   for (let start = 0; start < packable.length; start += OBJECTS_PER_STREAM) {
     const group = packable.slice(start, start + OBJECTS_PER_STREAM);
     const streamNumber = ++largest;
-    group.forEach(([ref], i) => entries.set(ref.objectNumber, [2, streamNumber, i]));
+    for (let i = 0; i < group.length; i++) entries.set(group[i]![0].objectNumber, [2, streamNumber, i]);
     top.push([PDFRef.of(streamNumber), objectStreamOf(context, group)]);
   }
 
@@ -163,22 +168,22 @@ export function writeWithObjectStreams(context: PDFContext): Uint8Array {
 
 /** A compressed object stream holding these objects, in this order, under their numbers. */
 export function objectStreamOf(context: PDFContext, group: [PDFRef, PDFObject][]): PDFRawStream {
-  const sizes = group.map(([, object]) => object.sizeInBytes());
+  const sizes = group.map((pair) => pair[1].sizeInBytes());
   let position = 0;
   const index: string[] = [];
-  group.forEach(([ref], i) => {
-    index.push(`${ref.objectNumber} ${position}`);
+  for (let i = 0; i < group.length; i++) {
+    index.push(`${group[i]![0].objectNumber} ${position}`);
     position += sizes[i]! + 1;
-  });
+  }
   const head = ascii(index.join(" ") + "\n");
   const data = new Uint8Array(head.length + position);
   data.set(head, 0);
   let at = head.length;
-  group.forEach(([, object], i) => {
-    object.copyBytesInto(data, at);
+  for (let i = 0; i < group.length; i++) {
+    group[i]![1].copyBytesInto(data, at);
     at += sizes[i]!;
     data[at++] = 0x0a;
-  });
+  }
   const dict = PDFDict.withContext(context);
   dict.set(PDFName.of("Type"), PDFName.of("ObjStm"));
   dict.set(PDFName.of("N"), PDFNumber.of(group.length));
@@ -217,15 +222,21 @@ export function xrefStreamDict(context: PDFContext, size: number): PDFDict {
  */
 export function xrefStreamOf(dict: PDFDict, rows: [number, number, number][], minWidth3 = 1): PDFRawStream {
   const { context } = dict;
-  let [maxSecond, maxThird] = [0, 0];
-  for (const [, second, third] of rows)
-    [maxSecond, maxThird] = [Math.max(maxSecond, second), Math.max(maxThird, third)];
+  let maxSecond = 0;
+  let maxThird = 0;
+  for (let r = 0; r < rows.length; r++) {
+    maxSecond = Math.max(maxSecond, rows[r]![1]);
+    maxThird = Math.max(maxThird, rows[r]![2]);
+  }
   const w1 = byteWidth(maxSecond);
   const w2 = Math.max(minWidth3, byteWidth(maxThird));
   const row = 1 + w1 + w2;
   const size = rows.length;
   const table = new Uint8Array(size * row);
-  rows.forEach(([type, second, third], r) => {
+  rows.forEach((fields, r) => {
+    const type = fields[0];
+    const second = fields[1];
+    const third = fields[2];
     const at = r * row;
     table[at] = type;
     for (let k = 0; k < w1; k++) table[at + 1 + k] = Math.floor(second / 256 ** (w1 - 1 - k)) % 256;

@@ -1,4 +1,4 @@
-// A dictionary's map read in place (src/pdf/shared/dict-map.ts), and fonts/usage.ts's everyDict
+// A dictionary's map read in place (src/pdf/shared/dict-map.ts), and fonts/usage.ts's everyDictList
 // walking maps and arrays in place and stacking only what may hold a dictionary, against the walk
 // over pdf-lib's copies as it was before (kept here): on fuzzed documents of nested dictionaries,
 // arrays, streams, references (to objects present and absent) and direct objects shared between
@@ -18,7 +18,7 @@ import type { PDFObject } from "@cantoo/pdf-lib";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { dictMap } from "../../../src/pdf/shared/dict-map.ts";
-import { everyDict } from "../../../src/pdf/fonts/usage.ts";
+import { everyDictList } from "../../../src/pdf/fonts/usage.ts";
 
 /** A value described as data, built twice into two contexts. */
 type Spec =
@@ -109,8 +109,8 @@ function* everyDictBefore(context: PDFContext): Generator<[PDFDict, PDFStream | 
   }
 }
 
-/** The dictionaries everyDict yields, as their bytes and whether a stream came with each. */
-const walked = (context: PDFContext, walk: typeof everyDict) =>
+/** The dictionaries a walk lists, as their bytes and whether a stream came with each. */
+const walked = (context: PDFContext, walk: (context: PDFContext) => Iterable<[PDFDict, PDFStream | undefined]>) =>
   [...walk(context)].map(([dict, stream]) => `${stream ? "stream " : ""}${dict.toString()}`);
 
 describe("dict-map", () => {
@@ -121,18 +121,18 @@ describe("dict-map", () => {
     expect([...dictMap(dict).entries()]).toEqual(dict.entries());
   });
 
-  it("everyDict yields the dictionaries the walk over copies yields, in its order", () => {
+  it("everyDictList lists the dictionaries the walk over copies yields, in its order", () => {
     fc.assert(
       fc.property(documentSpec, (document) => {
         const context = build(document);
-        const ours = [...everyDict(context)];
+        const ours = everyDictList(context);
         const theirs = [...everyDictBefore(context)];
         expect(ours.length).toBe(theirs.length);
         ours.forEach(([dict, stream], i) => {
           expect(dict).toBe(theirs[i]![0]);
           expect(stream).toBe(theirs[i]![1]);
         });
-        expect(walked(context, everyDict)).toEqual(walked(context, everyDictBefore));
+        expect(walked(context, everyDictList)).toEqual(walked(context, everyDictBefore));
       }),
       { numRuns: 500 },
     );
