@@ -167,24 +167,31 @@ describe("the quality check's WebAssembly kernels", () => {
     expect(ssim(a, a, width, height)).toBeCloseTo(1, 12);
   });
 
-  it("enlarge gray pixels as Splash's bilinear filter, on any sizes (fuzzed against the JavaScript drawing)", () => {
-    const size = fc.integer({ min: 1, max: 40 });
-    fc.assert(
-      fc.property(
-        size,
-        size,
-        fc.integer({ min: 0, max: 90 }),
-        fc.integer({ min: 0, max: 90 }),
-        fc.integer(),
-        (sw, sh, ew, eh, seed) => {
-          const src = bytes(sw * sh, seed);
-          const [dw, dh] = [sw + ew, sh + eh];
-          expect(drawAt(src, sw, sh, dw, dh)).toEqual(bilinearDrawing(src, sw, sh, dw, dh));
-        },
-      ),
-      { numRuns: 300 },
-    );
-  });
+  // Small images on any sizes; then rows many SIMD steps wide, blended eight pixels at a time and
+  // the rest one by one.
+  it.each([
+    { sw: [1, 40], sh: [1, 40], ew: 90, eh: 90, numRuns: 300 },
+    { sw: [8, 400], sh: [1, 6], ew: 400, eh: 12, numRuns: 200 },
+  ])(
+    "enlarge gray pixels as Splash's bilinear filter (fuzzed against the JavaScript drawing): %o",
+    ({ sw: [swMin, swMax], sh: [shMin, shMax], ew: ewMax, eh: ehMax, numRuns }) => {
+      fc.assert(
+        fc.property(
+          fc.integer({ min: swMin!, max: swMax! }),
+          fc.integer({ min: shMin!, max: shMax! }),
+          fc.integer({ min: 0, max: ewMax }),
+          fc.integer({ min: 0, max: ehMax }),
+          fc.integer(),
+          (sw, sh, ew, eh, seed) => {
+            const src = bytes(sw * sh, seed);
+            const [dw, dh] = [sw + ew, sh + eh];
+            expect(drawAt(src, sw, sh, dw, dh)).toEqual(bilinearDrawing(src, sw, sh, dw, dh));
+          },
+        ),
+        { numRuns },
+      );
+    },
+  );
 
   it.each([3, 4] as const)(
     "take the luminance of %i-component pixels through the kernel's blocks where the drawing enlarges",

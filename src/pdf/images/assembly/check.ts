@@ -207,11 +207,52 @@ export function enlarge(
       bIs = y1;
     }
     const row = out + <usize>(y * dw);
-    for (let x = 0; x < dw; x++) {
-      const value = <f64>load<u8>(a + <usize>x) * (1 - wy) + <f64>load<u8>(b + <usize>x) * wy;
-      store<u8>(row + <usize>x, <u8>(<i32>value));
-    }
+    blendRows(a, b, wy, dw, row);
   }
+}
+
+/**
+ * Device row `row` (`dw` bytes) from the expanded rows at `a` and `b`: a (1 - wy) + b wy,
+ * truncated, eight pixels at a time in pairs of f64 lanes (the same f64 operations, lane by lane,
+ * as the scalar loop that ends the row). In scalar f64 this was most of an enlargement's time: a
+ * 2083 x 1562 drawing is 3.25 million of them.
+ */
+function blendRows(a: usize, b: usize, wy: f64, dw: i32, row: usize): void {
+  const ka = f64x2.splat(1 - wy);
+  const kb = f64x2.splat(wy);
+  let x = 0;
+  for (; x + 8 <= dw; x += 8) {
+    const pa = i16x8.extend_low_i8x16_u(v128.load64_zero(a + <usize>x));
+    const pb = i16x8.extend_low_i8x16_u(v128.load64_zero(b + <usize>x));
+    const aLow = i32x4.extend_low_i16x8_u(pa);
+    const aHigh = i32x4.extend_high_i16x8_u(pa);
+    const bLow = i32x4.extend_low_i16x8_u(pb);
+    const bHigh = i32x4.extend_high_i16x8_u(pb);
+    const v0 = blendPair(aLow, bLow, ka, kb);
+    const v1 = blendPair(upperPair(aLow), upperPair(bLow), ka, kb);
+    const v2 = blendPair(aHigh, bHigh, ka, kb);
+    const v3 = blendPair(upperPair(aHigh), upperPair(bHigh), ka, kb);
+    const low = v128.shuffle<i32>(v0, v1, 0, 1, 4, 5);
+    const high = v128.shuffle<i32>(v2, v3, 0, 1, 4, 5);
+    const bytes = i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(low, high), i16x8.splat(0));
+    v128.store64_lane(row + <usize>x, bytes, 0);
+  }
+  for (; x < dw; x++) {
+    const value = <f64>load<u8>(a + <usize>x) * (1 - wy) + <f64>load<u8>(b + <usize>x) * wy;
+    store<u8>(row + <usize>x, <u8>(<i32>value));
+  }
+}
+
+/** Lanes 2 and 3 of `v` (i32) as its lanes 0 and 1. */
+function upperPair(v: v128): v128 {
+  return v128.shuffle<i32>(v, v, 2, 3, 0, 1);
+}
+
+/** Lanes 0 and 1 of `a` and `b` (i32) as a (1 - wy) + b wy in f64 (`ka`, `kb`), truncated, to i32 lanes 0 and 1. */
+function blendPair(a: v128, b: v128, ka: v128, kb: v128): v128 {
+  return i32x4.trunc_sat_f64x2_s_zero(
+    f64x2.add(f64x2.mul(f64x2.convert_low_i32x4_s(a), ka), f64x2.mul(f64x2.convert_low_i32x4_s(b), kb)),
+  );
 }
 
 /** Pairs of i32 lanes of `low` and of `high` added: [l0 + l1, l2 + l3, h0 + h1, h2 + h3]. */
