@@ -17,6 +17,14 @@ import type { CountAtMost, Total } from "./totals.ts";
 
 export const PAGE_LIMIT_DEFAULT = 50;
 export const PAGE_LIMIT_MAX = 100;
+/**
+ * How deep an offset reaches into a search (a list with words): offset + limit at most this. A
+ * deep offset page of a broad reading sorts every match past its walk (`q=ö&remote=true&offset=2000`:
+ * 170,000 remote jobs, past the statement limit at a million jobs, a 503); as Algolia's, Meilisearch's
+ * and GitHub's searches do, offsets reach the first thousand matches, and the cursor (`next`) any
+ * depth, seeking after the last row at the same cost on every page.
+ */
+export const SEARCH_OFFSET_WINDOW = 1_000;
 
 export interface PageRequest {
   limit: number;

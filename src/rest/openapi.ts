@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { errorCodesOf } from "../errors.ts";
 import { surfaceLinks } from "../http/root.ts";
-import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from "../graphql/paging.ts";
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, SEARCH_OFFSET_WINDOW } from "../graphql/paging.ts";
 import { routes, API_PREFIX, COMPANY_OPEN_JOBS, type Route } from "./routes.ts";
 import * as resources from "./resources.ts";
 import { errorExample, successExample } from "./examples.ts";
@@ -237,7 +237,9 @@ const DETAILS = `<details>
 - \`limit\` is 1 to ${PAGE_LIMIT_MAX} (default ${PAGE_LIMIT_DEFAULT}) and \`offset\` at least 0 (default 0). A malformed or
   out-of-range value is a 400 \`invalid_<parameter>\`: values are never clamped. A parameter the route does
   not know is a 400 \`unknown_parameter\`, so a typo cannot silently return the default page. An offset past
-  the end returns an empty page. Skipped rows are still walked, so a deep offset costs more.
+  the end returns an empty page. Skipped rows are still walked, so a deep offset costs more. With \`q\`,
+  \`offset + limit\` is at most ${SEARCH_OFFSET_WINDOW} (beyond: 400 \`invalid_offset\`); following \`meta.next\`
+  (its cursor) goes on past it, as far as the matches go.
 - \`/jobs\`, \`/talents\` and \`/agents\` continue by cursor: \`meta.next\` carries \`cursor\` beside the offset it
   stands for, and following it seeks on the list order at the same cost at any depth; \`meta.offset\` stays
   exact. A cursor is opaque and bound to its list and filter: an altered one, one used with other filters,

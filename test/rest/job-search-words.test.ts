@@ -4,6 +4,7 @@
 // ("phrases", -exclude, OR; malformed is a 400 in the error shape), relevance as the default order
 // with q, meta.search saying how q was read, distance_km, location_country and facet labels; and
 // no hidden job, company or word showing through a reading.
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Prisma } from "../../src/generated/prisma/client.ts";
 import { readSuggestableNamesAhead } from "../../src/graphql/search/suggest-names.ts";
@@ -218,6 +219,54 @@ describe("GET /jobs?q= query syntax", () => {
     expect(status).toBe(400);
     expect(body.error.code).toBe("invalid_q");
     expect(body.error.message).toContain(says);
+  });
+});
+
+describe("GET /jobs?q= paging", () => {
+  type Error = { error: { code: string; message: string } };
+  type Paged = { data: Summary[]; meta: { offset: number; next: string | null } };
+
+  it("reaches offsets within the first 1,000 matches, and refuses deeper ones with 400 invalid_offset", async () => {
+    expect((await api.get<Paged>("/api/v1/jobs?q=engineer&limit=2&offset=998")).status).toBe(200);
+    for (const query of [
+      "q=engineer&limit=2&offset=999",
+      "q=engineer&offset=2000",
+      "q=python%20OR%20rust&offset=5000",
+    ]) {
+      const { status, body } = await api.get<Error>(`/api/v1/jobs?${query}`);
+      expect(status).toBe(400);
+      expect(body.error.code).toBe("invalid_offset");
+      expect(body.error.message).toContain("next cursor");
+    }
+    // Without words a list's offset is not bounded (it walks an index).
+    for (const query of ["offset=5000", "work_model=remote&offset=5000"]) {
+      expect((await api.get<Paged>(`/api/v1/jobs?${query}`)).status).toBe(200);
+    }
+  });
+
+  it("goes past the window by cursor, as far as the matches go", async () => {
+    const first = await api.get<Paged>("/api/v1/jobs?q=engineer&limit=1");
+    const next = new URL(first.body.meta.next!);
+    // A cursor standing for offset 5,000 (well-formed: the digest has no secret; a forged one only
+    // moves the client's own window, docs/catalog-api.md) is a seek, not an offset page.
+    const [payload] = next.searchParams.get("cursor")!.split(".");
+    const body = JSON.parse(Buffer.from(payload!, "base64url").toString()) as [number, string, number, unknown[]];
+    body[2] = 5_000;
+    const moved = Buffer.from(JSON.stringify(body)).toString("base64url");
+    const digest = createHash("sha256").update(moved).digest("base64url").slice(0, 16);
+    const deep = await api.get<Paged>(`/api/v1/jobs?q=engineer&limit=1&cursor=${moved}.${digest}`);
+    expect(deep.status).toBe(200);
+    expect(deep.body.meta.offset).toBe(5_000);
+  });
+
+  it("refuses a deep search offset through GraphQL too, as a bad offset argument", async () => {
+    const response = await fetch(`${server.url}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json" },
+      body: JSON.stringify({ query: '{ jobs(filter: { q: "engineer" }, offset: 1000) { total } }' }),
+    });
+    const body = (await response.json()) as { errors: { extensions: { code: string; argument: string } }[] };
+    expect(body.errors[0]!.extensions).toMatchObject({ code: "BAD_USER_INPUT", argument: "offset" });
   });
 });
 

@@ -2,7 +2,7 @@
 // the job gate (../../gates.ts).
 import { builder } from "../../builder.ts";
 import { publicJobSql, publicJobWhere } from "../../gates.ts";
-import { badArgument, cursorArgs, pageArgs, pagedByLimit, pageRequest } from "../../paging.ts";
+import { badArgument, cursorArgs, pageArgs, pagedByLimit, pageRequest, SEARCH_OFFSET_WINDOW } from "../../paging.ts";
 import { allOf } from "../../sql.ts";
 import { jobFilterConditions, searchReadingOf } from "./conditions.ts";
 import { JobFilter } from "./filter.ts";
@@ -12,6 +12,7 @@ import { resolveNear } from "../location.ts";
 import { planned } from "../../planned-query.ts";
 import { Job } from "./object.ts";
 import { shapeJob } from "./shape.ts";
+import { answersJobQuery, jobBySlug } from "./rows-sql.ts";
 import type { JobFilterShape } from "./filter.ts";
 import type { GraphQLContext } from "../../context.ts";
 
@@ -33,7 +34,15 @@ async function rankingOf(
   }
   return undefined;
 }
-import { answersJobQuery, jobBySlug } from "./rows-sql.ts";
+
+/** A search's offset page within SEARCH_OFFSET_WINDOW; a page reached by cursor seeks at any depth. */
+function checkSearchOffset(page: { limit: number; offset: number }, q: string | null | undefined, after: unknown) {
+  if (!q?.trim() || after != null || page.offset + page.limit <= SEARCH_OFFSET_WINDOW) return;
+  throw badArgument(
+    "offset",
+    `with q, offset + limit must be at most ${SEARCH_OFFSET_WINDOW}; to go further, follow the page's next cursor (meta.next), which seeks at any depth`,
+  );
+}
 
 builder.queryFields((t) => ({
   jobs: t.field({
@@ -52,6 +61,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, args, ctx) => {
       const page = pageRequest(args);
+      checkSearchOffset(page, args.filter?.q, args.after);
       const sort = args.sort ?? (args.filter?.q != null ? "RELEVANCE" : "PUBLISHED_AT_DESC");
       // One remembered total per filter; an order by salary adds its conditions (jobs with a salary).
       const bySalary = sort === "SALARY_DESC" || sort === "SALARY_ASC";
