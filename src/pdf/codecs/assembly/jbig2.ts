@@ -238,12 +238,16 @@ export function encodeRows(count: i32): void {
 }
 
 /**
- * Codes the pixels of row y (`row0`, rows y-1 and y-2 above it). A and C are local here, and the
- * symbols that leave A at or above 0x8000 (most of them) are coded here; the rest by `encode`.
+ * Codes the pixels of row y (`row0`, rows y-1 and y-2 above it): `encode`'s steps with A, C and CT
+ * local, RENORME's shifts made at once up to the next byte out. Through `encode` (a call, its
+ * registers through globals, a shift at a time), the fifth of the symbols that renormalise (4.6 of
+ * scan_hl1396_18p_ccitt's 23.3 million pixels coded one by one) took a fifth of the encoder's time:
+ * its 18 pages 260-310 -> 205-235 ms of CPU (TurboFan) and 260-275 -> 205-265 (Liftoff).
  */
 function codeRow(row0: usize, row1: usize, row2: usize): void {
   let a = regA;
   let c = regC;
+  let ct = regCt;
   // The next pixel's context: 5 pixels of row y-2 (bits 11-15), 7 of row y-1 (4-10), 4 of row
   // y (0-3), each row's leftmost the most significant.
   let next = (((<i32>load<u8>(row2)) >> 5) << 11) | (((<i32>load<u8>(row1)) >> 4) << 4);
@@ -290,22 +294,43 @@ function codeRow(row0: usize, row1: usize, row2: usize): void {
       w1 = ((<i32>load<u8>(row1 + byte)) << 8) | (<i32>load<u8>(row1 + byte, 1));
       w0 = <i32>load<u8>(row0 + byte);
     }
-    // An MPS that leaves A at or above 0x8000 (CODEMPS without renormalisation); else `encode`.
+    // CODEMPS and CODELPS (E.2.3-E.2.5): an MPS that leaves A at or above 0x8000 (most of them)
+    // takes Qe from A and adds it to C, nothing more.
     const entry = load<u32>(at);
     const qe = <i32>(entry & 0xffff);
-    if (bit === <i32>((entry >> 16) & 1) && ((a - qe) & 0x8000) !== 0) {
-      a -= qe;
-      c += qe;
-      continue;
+    a -= qe;
+    if (bit === <i32>((entry >> 16) & 1)) {
+      if ((a & 0x8000) !== 0) {
+        c += qe;
+        continue;
+      }
+      if (a < qe) a = qe;
+      else c += qe;
+      store<u32>(at, load<u32>(TABLE + ((<usize>((entry >> 17) & 0x7f)) << 2)));
+    } else {
+      if (a < qe) c += qe;
+      else a = qe;
+      store<u32>(at, load<u32>(TABLE + ((<usize>(entry >> 24)) << 2)));
     }
-    regA = a;
-    regC = c;
-    encode(at, bit);
-    a = regA;
-    c = regC;
+    // RENORME: A and C shifted until A reaches 0x8000, a byte out whenever CT runs out.
+    let shift = <i32>clz(a) - 16;
+    while (shift >= ct) {
+      a <<= ct;
+      c <<= ct;
+      shift -= ct;
+      regC = c;
+      regCt = 0;
+      byteOut();
+      c = regC;
+      ct = regCt;
+    }
+    a <<= shift;
+    c <<= shift;
+    ct -= shift;
   }
   regA = a;
   regC = c;
+  regCt = ct;
 }
 
 /** FLUSH (E.2.9): SETBITS, two bytes out, then the marker 0xFFAC. Returns the coded data's length. */
