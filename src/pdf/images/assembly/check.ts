@@ -152,7 +152,41 @@ export function emitRow(sums: usize, width: i32, cuts: usize, dw: i32, reciproca
  * the f64 at `wxs` (quality.ts's `enlarge`, in the same f64 operations).
  */
 function expandRow(src: usize, sw: i32, x0s: usize, wxs: usize, dw: i32, into: usize): void {
-  for (let x = 0; x < dw; x++) {
+  let x = 0;
+  // Eight device pixels at a time while their source pixels and the next ones lie in the 16 bytes
+  // from the first's (enlarging, eight device pixels span at most eight source pixels; else the
+  // scalar loop goes on), taken from them by a swizzle: the same f64 operations, lane by lane, as
+  // the scalar loop that ends the row. Under the lean processes' WASM_TIERING the kernel stays in
+  // Liftoff, where this scalar loop was most of an enlargement (1500 x 1125 gray to 2083 x 1562).
+  const one = f64x2.splat(1);
+  for (; x + 8 <= dw; x += 8) {
+    const p0 = load<i32>(x0s + <usize>(x << 2));
+    if (p0 + 16 > sw || load<i32>(x0s + <usize>((x + 7) << 2)) - p0 > 14) break;
+    const first = i32x4.splat(p0);
+    const low = i32x4.sub(v128.load(x0s + <usize>(x << 2)), first);
+    const high = i32x4.sub(v128.load(x0s + <usize>((x + 4) << 2)), first);
+    const at = i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(low, high), i16x8.splat(0));
+    const bytes = v128.load(src + <usize>p0);
+    const pa = i16x8.extend_low_i8x16_u(i8x16.swizzle(bytes, at));
+    const pb = i16x8.extend_low_i8x16_u(i8x16.swizzle(bytes, i8x16.add(at, i8x16.splat(1))));
+    const aLow = i32x4.extend_low_i16x8_u(pa);
+    const aHigh = i32x4.extend_high_i16x8_u(pa);
+    const bLow = i32x4.extend_low_i16x8_u(pb);
+    const bHigh = i32x4.extend_high_i16x8_u(pb);
+    const w = wxs + <usize>(x << 3);
+    const w0 = v128.load(w);
+    const w1 = v128.load(w + 16);
+    const w2 = v128.load(w + 32);
+    const w3 = v128.load(w + 48);
+    const v0 = blendPair(aLow, bLow, f64x2.sub(one, w0), w0);
+    const v1 = blendPair(upperPair(aLow), upperPair(bLow), f64x2.sub(one, w1), w1);
+    const v2 = blendPair(aHigh, bHigh, f64x2.sub(one, w2), w2);
+    const v3 = blendPair(upperPair(aHigh), upperPair(bHigh), f64x2.sub(one, w3), w3);
+    const lowOut = v128.shuffle<i32>(v0, v1, 0, 1, 4, 5);
+    const highOut = v128.shuffle<i32>(v2, v3, 0, 1, 4, 5);
+    v128.store64_lane(into + <usize>x, i8x16.narrow_i16x8_u(i16x8.narrow_i32x4_u(lowOut, highOut), i16x8.splat(0)), 0);
+  }
+  for (; x < dw; x++) {
     const p = load<i32>(x0s + <usize>(x << 2));
     const next = p + 1 < sw ? p + 1 : sw - 1;
     const w = load<f64>(wxs + <usize>(x << 3));
