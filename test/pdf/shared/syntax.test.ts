@@ -108,6 +108,50 @@ describe("content streams", () => {
     expect(ops.filter((op) => op === Op.cm)).toHaveLength(2);
   });
 
+  it("ends an inline image's data where a search E by E ends it (the end is searched as EI)", () => {
+    // The search before: every E, whitespace before it (or the data's first byte), then the marker.
+    const white = new Set([0, 9, 10, 12, 13, 32]);
+    const regular = (b: number | undefined) =>
+      b !== undefined && !white.has(b) && !"()<>[]{}/%".includes(String.fromCharCode(b));
+    const isEnd = (data: Uint8Array, at: number) => {
+      if (data[at] !== 0x45 || data[at + 1] !== 0x49) return false;
+      if (at + 2 < data.length && regular(data[at + 2])) return false;
+      for (let k = at + 2; k < Math.min(data.length, at + 50); k++) {
+        const c = data[k]!;
+        if (c === 0x49 && data[k + 1] === 0x44 && white.has(data[k - 1]!) && !regular(data[k + 2] ?? 32)) return true;
+        if (c > 0x7e || (c < 0x20 && !white.has(c))) return false;
+      }
+      return true;
+    };
+    const before = (content: Uint8Array, dataStart: number) => {
+      for (let k = content.indexOf(0x45, dataStart); k >= 0; k = content.indexOf(0x45, k + 1)) {
+        if (k > dataStart && !white.has(content[k - 1]!)) continue;
+        if (isEnd(content, k)) return k + 2;
+      }
+      return undefined;
+    };
+    // Pieces that make near-markers: EI without whitespace before, EI followed by a regular byte or binary.
+    const pieces = [" EI", "EI ", "xEI", " EIx", "E", "I", " ", "\n", "Q", " ID ", "~", "(", "/", "9"].map(bytes);
+    let seed = 42;
+    let found = 0;
+    const random = () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
+    for (let round = 0; round < 3000; round++) {
+      const head = bytes("q BI /W 9 /H 9 /F /A85 ID ");
+      const data: number[] = [];
+      for (let n = Math.floor(random() * 20); n > 0; n--) {
+        if (random() < 0.2) data.push(Math.floor(random() * 256));
+        else data.push(...pieces[Math.floor(random() * pieces.length)]!);
+      }
+      const content = new Uint8Array([...head, ...data]);
+      const ends: number[] = [];
+      const read = scanContent(content, { inlineImage: (image) => ends.push(image.end) });
+      const expected = before(content, head.length);
+      expect(read ? ends[0] : undefined).toBe(expected);
+      if (expected !== undefined) found++;
+    }
+    expect(found).toBeGreaterThan(300);
+  });
+
   it("gives operandsOf's operators their operands (names escaped, the last eight), the others none", () => {
     const seen: string[] = [];
     const content = bytes("/P <</MCID 0>> BDC 1 2 3 4 5 6 7 8 9 10 /F#231 12 Tf 1 0 0 1 2 3 cm 4 5 m EMC");
