@@ -9,6 +9,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import type { DatabaseConfig } from "../config/env.ts";
 import { PrismaClient } from "../generated/prisma/client.ts";
 import { pgliteExtensions } from "./pglite-extensions.ts";
+import { PREPARED_CAPACITY, PreparedNames, runLookup } from "./prepared.ts";
 import { type QueryDeadline, watchQueryDeadline } from "./query-deadline.ts";
 import { guarded } from "../callbacks.ts";
 
@@ -17,6 +18,11 @@ export interface SqlRunner {
   /** Runs a script of one or more statements without parameters. */
   exec(sql: string): Promise<void>;
   query<Row = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<Row[]>;
+  /**
+   * A statement whose plan does not depend on its values (a lookup by a unique key): on a server,
+   * prepared once per connection (./prepared.ts); elsewhere the same as query.
+   */
+  lookup<Row = Record<string, unknown>>(sql: string, params: unknown[]): Promise<Row[]>;
   /** Runs fn on one connection inside a transaction, holding a session lock against other migrators. */
   exclusive<T>(fn: (sql: SqlRunner) => Promise<T>): Promise<T>;
 }
@@ -81,6 +87,10 @@ function reportingQueries(sql: SqlRunner, onQuery: (sql: string) => void): SqlRu
       onQuery(text);
       return sql.query(text, params);
     },
+    lookup: (text, params) => {
+      onQuery(text);
+      return sql.lookup(text, params);
+    },
   };
 }
 
@@ -108,6 +118,7 @@ async function openPglite(dataDir: string, options: OpenOptions): Promise<Databa
       await db.exec(sql);
     },
     query: async <Row>(sql: string, params: unknown[] = []) => (await db.query<Row>(sql, params)).rows,
+    lookup: async <Row>(sql: string, params: unknown[]) => (await db.query<Row>(sql, params)).rows,
     exclusive: (fn) => client.transaction((tx) => fn(runner(tx))),
   });
   const prisma = createPrisma(new PrismaPGlite(client), options);
@@ -272,6 +283,7 @@ function clientSql(client: pg.PoolClient | pg.Client): SqlRunner {
       await client.query(text);
     },
     query: async <Row>(text: string, params: unknown[] = []) => (await client.query(text, params)).rows as Row[],
+    lookup: async <Row>(text: string, params: unknown[]) => (await client.query(text, params)).rows as Row[],
     exclusive: () => Promise.reject(new Error("already exclusive")),
   };
 }
@@ -282,11 +294,13 @@ function clientSql(client: pg.PoolClient | pg.Client): SqlRunner {
  * migrations may take as long as they need.
  */
 function poolSql(pool: pg.Pool, url: string, ownConnectMs: number | null): SqlRunner {
+  const names = new PreparedNames(PREPARED_CAPACITY);
   return {
     exec: async (text) => {
       await pool.query(text);
     },
     query: async <Row>(text: string, params: unknown[] = []) => (await pool.query(text, params)).rows as Row[],
+    lookup: <Row>(text: string, params: unknown[]) => runLookup<Row>(pool, names, text, params),
     exclusive: async (fn) => {
       let client: pg.PoolClient | pg.Client;
       if (ownConnectMs !== null) {

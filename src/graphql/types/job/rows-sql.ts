@@ -161,7 +161,8 @@ export async function jobBySlug(
 ): Promise<Record<string, unknown> | null> {
   const params = new SqlParams();
   const { columns, joins } = columnsOf(select);
-  const [row] = await sql.query(
+  // A lookup by the unique slug: prepared on a server (../../../db/prepared.ts).
+  const [row] = await sql.lookup(
     `SELECT ${columns} FROM jobs j${joins} WHERE j.slug = ${params.add(slug)} AND ${where(params)}`,
     params.values,
   );
