@@ -1,9 +1,11 @@
 // Compiles the engine's AssemblyScript to WebAssembly: the quality check's kernels
 // (src/pdf/images/assembly/check.ts), the JBIG2 generic region encoder's and decoder's loops
-// (src/pdf/codecs/assembly/jbig2.ts), the Group 4 decoder's (src/pdf/codecs/assembly/g4.ts) and the
-// PNG predictors (src/pdf/streams/assembly/png.ts), each written as a module of its own (the binary
-// in base64: src/pdf/images/check-wasm.ts, src/pdf/codecs/jbig2-wasm.ts, src/pdf/codecs/g4-wasm.ts,
-// src/pdf/streams/png-wasm.ts) that the engine imports (kernels.ts, jbig2.ts, g4.ts, streams/png.ts).
+// (src/pdf/codecs/assembly/jbig2.ts), the Group 4 decoder's (src/pdf/codecs/assembly/g4.ts), the
+// PNG predictors (src/pdf/streams/assembly/png.ts) and ASCII85Decode's loop
+// (src/pdf/streams/assembly/ascii85.ts), each written as a module of its own (the binary in base64:
+// src/pdf/images/check-wasm.ts, src/pdf/codecs/jbig2-wasm.ts, src/pdf/codecs/g4-wasm.ts,
+// src/pdf/streams/png-wasm.ts, src/pdf/streams/ascii85-wasm.ts) that the engine imports (kernels.ts,
+// jbig2.ts, g4.ts, streams/png.ts, streams/ascii85.ts).
 // A module rather than a .wasm file: it goes wherever the engine's modules go (the
 // engine processes' stripped copy, the benchmarks' frozen one, the service's image) with nothing to
 // copy beside them, and neither the image nor a production install needs the compiler. They are
@@ -62,6 +64,13 @@ export const wasmModules: WasmModule[] = [
     name: "PNG_WASM",
     description: "The PNG predictors both ways, compiled to WebAssembly (png.ts loads them).",
     simd: true,
+  },
+  {
+    source: path.resolve(root, "src/pdf/streams/assembly/ascii85.ts"),
+    file: path.resolve(root, "src/pdf/streams/ascii85-wasm.ts"),
+    name: "ASCII85_WASM",
+    description: "ASCII85Decode's loop, compiled to WebAssembly (ascii85.ts loads it).",
+    simd: false,
   },
 ];
 
