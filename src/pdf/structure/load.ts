@@ -11,6 +11,7 @@ import type { Repair } from "./reconstruct.ts";
 import { findCrossReferenceProblem } from "./xref.ts";
 import "./object-order.ts";
 import "./parse-names.ts";
+import "./parse-numbers.ts";
 import "./stream-inflate.ts";
 import "./stream-end.ts";
 import "./xref-table.ts";

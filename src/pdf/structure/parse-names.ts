@@ -40,14 +40,14 @@ export function nameOf(name: string): PDFName {
   return pooled;
 }
 
-/** What parseName reads of pdf-lib's ByteStream (its fields are not in its types). */
-interface Bytes {
+/** What parseName (and parse-numbers.ts) read of pdf-lib's ByteStream (its fields are not in its types). */
+export interface Bytes {
   bytes: Uint8Array;
   idx: number;
   column: number;
   length: number;
 }
-type Parser = { bytes: Bytes };
+export type Parser = { bytes: Bytes };
 type ParseName = (this: Parser) => PDFName;
 // pdf-lib declares the method protected: reached through the prototype, as the parser calls it.
 const prototype = PDFObjectParser.prototype as unknown as { parseName: ParseName };
