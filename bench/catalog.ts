@@ -5,6 +5,8 @@
 // Flags: --duration S (10), --warmup S (2, per scenario and server: once for all before measuring, again before each), --connections N (8), --min-jobs N (1000000),
 //        --slugs N (100, detail pages rotate over that many public jobs),
 //        --only name,name (run a subset of the scenarios),
+//        --baseline-prepared (the baseline's job lookup prepared as the service's is, src/db/prepared.ts:
+//        the REST stack's own cost on detail, without the planning the service no longer repeats),
 //        --skip follow,load,cold (leave out phases after the scenarios), --follow-to N (100000),
 //        --load-connections 8,64, --load-duration S (4, per route and connection count),
 //        --cold-requests N (60), --cold-seed N (7: another number samples other words and filters,
@@ -60,6 +62,7 @@ const { values: flags } = parseArgs({
     "min-jobs": { type: "string", default: "1000000" },
     slugs: { type: "string", default: "100" },
     only: { type: "string" },
+    "baseline-prepared": { type: "boolean", default: false },
     // The phases after the side-by-side scenarios; --skip follow,load,cold leaves some out.
     skip: { type: "string", default: "" },
     "follow-to": { type: "string", default: "100000" },
@@ -345,7 +348,10 @@ async function listJobs(database: Database, filter: ListFilter, limit: number, s
 }
 
 async function getJob(database: Database, slug: string, now: Date): Promise<JobDetailRow | undefined> {
-  const [row] = await database.sql.query<JobDetailRow>(
+  const sql = database.sql;
+  const statement = (text: string, params: unknown[]) =>
+    flags["baseline-prepared"] ? sql.lookup<JobDetailRow>(text, params) : sql.query<JobDetailRow>(text, params);
+  const [row] = await statement(
     `SELECT ${SUMMARY_COLUMNS}, j.seniority, j.description_html, j.description_text,
        j.apply_url, j.valid_through, j.updated_at,
        s.id AS sector_id, s.slug AS sector_slug, s.name AS sector_name,
@@ -772,7 +778,8 @@ console.log(
 );
 console.log(
   `load: ${connections} connections, ${warmupMs / 1000} s warm-up + ${durationMs / 1000} s per scenario and server; ` +
-    `detail rotates over ${slugs.length} public slugs`,
+    `detail rotates over ${slugs.length} public slugs` +
+    (flags["baseline-prepared"] ? " (the baseline's lookup prepared, as the service's is)" : ""),
 );
 
 const withoutCursors = (text: string) => text.replace(/([?&])cursor=[\w.-]+/g, "$1cursor=…");
