@@ -40,8 +40,11 @@ export function formatNumber(value: number, decimals: number): string {
   return shortNumber(value.toFixed(decimals));
 }
 
-/** Whether "BI" stands as a word somewhere (then inline images are found first, by the image pass's reader). */
-function mayHoldInlineImages(bytes: Uint8Array): boolean {
+/**
+ * Whether "BI" stands as a word somewhere (then inline images are found first, by the image pass's
+ * reader). Without one, scanContent meets no inline image and reads any content to its end.
+ */
+export function mayHoldInlineImages(bytes: Uint8Array): boolean {
   for (let at = bytes.indexOf(0x42); at >= 0; at = bytes.indexOf(0x42, at + 1)) {
     if (bytes[at + 1] === 0x49 && (at === 0 || !isRegular(bytes[at - 1])) && !isRegular(bytes[at + 2] ?? 0x20))
       return true;

@@ -139,4 +139,27 @@ describe("placements", () => {
     expect(complete).toBe(true);
     expect(images.get(doc.context.lookup(im) as PDFRawStream)).toMatchObject({ width: 72, height: 90 });
   });
+
+  it("skims pages that can draw no image, and still finds their inline images and what a shared stream carries", async () => {
+    const doc = await PDFDocument.create({ updateMetadata: false });
+    const gray = { Width: 10, Height: 10, ColorSpace: "DeviceGray", BitsPerComponent: 8 };
+    const im = image(doc, new Uint8Array(100), gray);
+    // Page 1 draws nothing but an inline image of 4 bytes.
+    pageWith(doc, "q 30 0 0 40 0 0 cm BI /W 2 /H 2 /BPC 8 /CS /G ID abcd EI Q", {});
+    // Page 2 draws nothing; its stream, left scaled by 2, is also the first of page 3's, which
+    // draws `im` after it.
+    const shared = pageWith(doc, "q 2 0 0 2 0 0 cm BT ET", {}).node.get(PDFName.of("Contents"))!;
+    const third = pageWith(doc, draw("Im", 10, 5), { Im: im });
+    third.node.set(PDFName.of("Contents"), doc.context.obj([shared, third.node.get(PDFName.of("Contents"))!]));
+    const { images, inline, inlinePlaced, complete } = findImagePlacements(doc.context, 4);
+    expect(complete).toBe(true);
+    expect(images.get(doc.context.lookup(im) as PDFRawStream)).toMatchObject({ width: 20, height: 10 });
+    expect(inline.size).toBe(1);
+    expect([...inlinePlaced.values()]).toMatchObject([{ width: 30, height: 40 }]);
+    // A page that draws nothing and whose content cannot be decoded leaves the walk incomplete.
+    const broken = pageWith(doc, "", {});
+    const garbage = doc.context.stream(encoder.encode("not deflated"), { Filter: "FlateDecode" });
+    broken.node.set(PDFName.of("Contents"), doc.context.register(garbage));
+    expect(findImagePlacements(doc.context, 4).complete).toBe(false);
+  });
 });
