@@ -47,6 +47,20 @@ function textLines(font: string): string {
 }
 
 /**
+ * Cells as Excel and Word write them: marked content with a property list (a dictionary operand),
+ * clipped rectangles filled, and a small inline image (BI … ID … EI). Without them the warm-up's
+ * content never reached those branches of the lexer and the compaction's reader, and V8, which
+ * optimises them during a job, compiled them without and threw them away at the job's first `<<`
+ * or `BI` (Lexer.next twice, ContentReader.read, scanContent with the reader's handlers: four
+ * deoptimisations, each a compilation again on a background thread). text_excel_warn_16p, the job
+ * after warmUp and 3 s idle, quick flags, alternated: CPU 947 -> 887 ms (lower in 7 of 11) and
+ * 940 -> 856 (6 of 9), the same md5; warmUp's own CPU unchanged (547-632 against 491-609 ms).
+ */
+const TAGGED_CELLS =
+  "/P <</MCID 0>> BDC q 20 20 260 250 re W* n 0.941 g 20 200 260 13.32 re f* Q EMC\n" +
+  "q 10 0 0 10 250 20 cm BI /W 2 /H 2 /BPC 8 /CS /G ID abcd EI Q";
+
+/**
  * A page of text with a JPEG and a Flate image drawn at a third of their pixels (so both are
  * downsampled, checked and recoded), a line in a Type 1 font as pdfTeX embeds them (converted to
  * CFF, then subset: warm-up-type1.ts), a second page sharing them (duplicates, placements).
@@ -72,7 +86,7 @@ export async function sampleDocument(): Promise<Uint8Array> {
     const fontName = page.node.newFontDictionary("F", font.ref).asString().slice(1);
     const type1Name = page.node.newFontDictionary("T", type1).asString().slice(1);
     const type1Line = `BT /${type1Name} 10 Tf 20 40 Td <${hex}> Tj ET`;
-    const content = doc.context.flateStream(`${draw}\n${type1Line}\n${textLines(fontName)}`);
+    const content = doc.context.flateStream(`${draw}\n${type1Line}\n${textLines(fontName)}\n${TAGGED_CELLS}`);
     page.node.addContentStream(doc.context.register(content));
   }
   doc.catalog.set(PDFName.of("PageMode"), PDFName.of("UseNone"));
