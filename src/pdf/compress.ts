@@ -31,7 +31,7 @@ import type { OcrLanguage } from "./shared/options.ts";
 import type { EngineOptions } from "./shared/options.ts";
 import { isCompressionProfile } from "./shared/profiles.ts";
 import type { CompressionProfile, ProfileSettings } from "./shared/profiles.ts";
-import { recompressStreams } from "./streams/recompress.ts";
+import { deflateAttachmentsAhead, recompressStreamsAfter } from "./streams/recompress.ts";
 import { catalogXmp, discardMetadata, discardPrivateData, pdfAPart, removeAllMetadata } from "./structure/cleanup.ts";
 import { mergeDuplicates } from "./structure/dedup.ts";
 import { openPdf } from "./structure/load.ts";
@@ -79,6 +79,9 @@ function colourProfiles(context: PDFContext, settings: ProfileSettings): number 
   return settings.srgbAsDeviceRgb ? srgbAsDeviceRgb(context) : undefined;
 }
 
+/** What one stream may decode to in the stream pass: within the memory budget of 3 x the input + 200 MB. */
+const maxDecodedOf = (input: Uint8Array) => 32 * 1024 * 1024 + input.length;
+
 /** The passes of a profile over the document; the output is undefined when writing failed. */
 async function rewrite(
   input: Uint8Array,
@@ -97,6 +100,8 @@ async function rewrite(
   // Dead objects and copies go first, so that the expensive passes do not work on them.
   let removedObjects = removeUnreachableObjects(context);
   let mergedObjects = mergeDuplicates(context).merged;
+  // Attachments deflated on the thread pool beside the passes below, which leave them as they are.
+  const attachments = deflateAttachmentsAhead(context, maxDecodedOf(input));
   // Visually lossless: in every profile. After the merge, so that a font copied per page is subset once.
   const fonts = await subsetFonts(context);
   // Before the bi-tonal and image passes: the scans are read as they were stored, at full resolution.
@@ -131,12 +136,10 @@ async function rewrite(
   };
   // After the font and image passes (which read the content as it came), before the stream pass.
   const content = settings.compactContent ? compactContentStreams(context) : undefined;
-  const streams = recompressStreams(context, {
-    skip: new Set([...(images?.replaced ?? []), ...bitonal.replaced]),
-    plainMetadata: pdfAPart(catalogXmp(context)) !== undefined,
-    // What one stream may decode to: within the memory budget of 3 x the input + 200 MB.
-    maxDecoded: 32 * 1024 * 1024 + input.length,
-  });
+  const skip = new Set([...(images?.replaced ?? []), ...bitonal.replaced]);
+  const plainMetadata = pdfAPart(catalogXmp(context)) !== undefined;
+  const streamOptions = { skip, plainMetadata, maxDecoded: maxDecodedOf(input) };
+  const streams = await recompressStreamsAfter(context, streamOptions, attachments);
   // After the stream pass, which strips a JPEG's own ICC profile only where the colour space has one.
   const srgbSpaces = colourProfiles(context, settings);
   // Streams that were stored differently may have become the same.

@@ -13,7 +13,7 @@
 // A result replaces the stream only when it is smaller. Streams we cannot decode in full (damaged
 // data, more than `maxDecoded` bytes) are left as they are. XMP metadata is compressed too, except
 // in PDF/A files (the standard wants it readable as it is).
-import { constants, createDeflate } from "node:zlib";
+import { constants, createDeflate, deflate as deflateOnPool } from "node:zlib";
 import { PDFArray, PDFDict, PDFName, PDFNumber, PDFRawStream } from "@cantoo/pdf-lib";
 import type { PDFContext, PDFObject } from "@cantoo/pdf-lib";
 import {
@@ -528,34 +528,157 @@ function jpegBound(stream: PDFRawStream, maxDecoded: number): number | undefined
   return Math.min(size, stream.contents.length);
 }
 
+/** Attachments being deflated on the thread pool (`deflateAttachmentsAhead`), and when they all have ended. */
+export interface AttachmentsAhead {
+  streams: ReadonlySet<PDFRawStream>;
+  done: Promise<void>;
+}
+
+/**
+ * `deflate` (the highest level, memLevel 9) of the whole data as one task of the libuv thread pool
+ * (undefined if zlib failed): its output buffer holds the whole encoding, so zlib never waits for
+ * the main thread to hand it the next one (in 16 KiB chunks, as `deflateInBackground` does, it
+ * stalled whenever the main thread was busy). zlib's output does not depend on how its room is
+ * handed out: the same bytes as `deflate`.
+ */
+function deflateWhole(data: Uint8Array): Promise<Uint8Array | undefined> {
+  const room = data.length + (data.length >> 10) + 1024;
+  return new Promise((resolve) => {
+    deflateOnPool(data, { level: constants.Z_BEST_COMPRESSION, memLevel: 9, chunkSize: room }, (error, result) =>
+      resolve(error ? undefined : result),
+    );
+  });
+}
+
+const EF = PDFName.of("EF");
+const FS = PDFName.of("FS");
+const NAMES = PDFName.of("Names");
+
+/**
+ * The streams of the document's attachments: the values of file specifications' /EF, the
+ * specifications indirect objects, or direct in an annotation's /FS or a name tree's /Names.
+ */
+function attachmentStreams(context: PDFContext): Set<PDFRawStream> {
+  const found = new Set<PDFRawStream>();
+  const spec = (object: PDFObject | undefined) => {
+    if (!(object instanceof PDFDict)) return;
+    const ef = object.lookup(EF);
+    if (!(ef instanceof PDFDict)) return;
+    ef.values().forEach((value) => {
+      const stream = context.lookup(value);
+      if (stream instanceof PDFRawStream) found.add(stream);
+    });
+  };
+  const objects = context.enumerateIndirectObjects();
+  for (let i = 0; i < objects.length; i++) {
+    const object = objects[i]![1];
+    if (!(object instanceof PDFDict)) continue;
+    spec(object);
+    spec(object.get(FS));
+    const names = object.get(NAMES);
+    if (names instanceof PDFArray) for (let k = 1; k < names.size(); k += 2) spec(names.get(k));
+  }
+  return found;
+}
+
+/**
+ * Starts deflating the large attachments (the file specifications' /EF streams) on the libuv
+ * thread pool, for the stream pass's encoding of each to be ready when it comes: the passes in
+ * between (fonts, images, content) leave attachments as they are, and the main thread runs them
+ * meanwhile. The same plan and the same level-9 bytes as `recompress`, kept where
+ * `recompressOnce` finds them. Resolves once each has ended (never rejects: one whose deflate
+ * failed is left to the stream pass).
+ */
+export function deflateAttachmentsAhead(context: PDFContext, maxDecoded = MAX_DECODED): AttachmentsAhead {
+  const waits: Promise<void>[] = [];
+  const streams = new Set<PDFRawStream>();
+  attachmentStreams(context).forEach((stream) => {
+    const { contents } = stream;
+    // Streams the stream pass leaves alone, or has an encoding of already.
+    const type = stream.dict.lookup(N.Type);
+    if (type === N.XRef || type === N.ObjStm || type === N.Metadata || stream.dict.has(N.F)) return;
+    if (encodings.has(contents)) return;
+    let planned: ReturnType<typeof plan>;
+    try {
+      planned = plan(stream, maxDecoded);
+    } catch {
+      return; // the stream pass meets the same error
+    }
+    if (!Array.isArray(planned)) encodings.set(contents, planned ?? null);
+    // Small data (several candidates, or none over the probe's size): deflated here, as the stream pass would.
+    else if (planned.length !== 1 || planned[0]!.length <= PROBE_ABOVE) {
+      encodings.set(contents, deflateBest(planned) ?? null);
+    } else {
+      const { bytes, parms } = planned[0]!;
+      streams.add(stream);
+      waits.push(
+        deflateWhole(bytes()).then((data) => {
+          if (data && !encodings.has(contents)) encodings.set(contents, { data, filter: N.FlateDecode, parms });
+        }),
+      );
+    }
+  });
+  return { streams, done: Promise.all(waits).then(() => undefined) };
+}
+
 /** Re-encodes the document's streams losslessly where that makes them smaller. */
 export function recompressStreams(context: PDFContext, options: StreamOptions = {}): StreamReport {
+  return recompressStreamsBut(context, options).report;
+}
+
+/**
+ * `recompressStreams`, with the streams `deflateAttachmentsAhead` deflates worked on last, once
+ * their deflates have ended: the other streams' work (a JPEG's new Huffman tables, deflates of
+ * their own) runs on the main thread meanwhile. The same encodings, so the same bytes.
+ */
+export async function recompressStreamsAfter(
+  context: PDFContext,
+  options: StreamOptions,
+  ahead: AttachmentsAhead,
+): Promise<StreamReport> {
+  const { report, deferred } = recompressStreamsBut(context, options, ahead.streams);
+  await ahead.done;
+  for (const stream of deferred) recompressStream(stream, options, report);
+  return report;
+}
+
+/** `recompressStreams`, but the streams in `later` are left and returned as they come in the document. */
+function recompressStreamsBut(
+  context: PDFContext,
+  options: StreamOptions,
+  later?: ReadonlySet<PDFRawStream>,
+): { report: StreamReport; deferred: PDFRawStream[] } {
   const report: StreamReport = { streams: 0, recompressed: 0, bytesBefore: 0, bytesAfter: 0 };
+  const deferred: PDFRawStream[] = [];
   for (const [, stream] of context.enumerateIndirectObjects()) {
     if (!(stream instanceof PDFRawStream) || options.skip?.has(stream)) continue;
-    const type = stream.dict.lookup(N.Type);
-    // Cross-reference and object streams are rewritten by the writer; /F streams live in another file.
-    if (type === N.XRef || type === N.ObjStm || stream.dict.has(N.F)) continue;
-    if (type === N.Metadata && options.plainMetadata) continue;
-    report.streams++;
-    const encoded = recompressOnce(stream, options.maxDecoded ?? MAX_DECODED);
-    const before = stream.contents.length;
-    const hadFilter = stream.dict.has(N.Filter);
-    const hadParms = stream.dict.has(N.DecodeParms);
-    if (!encoded) continue;
-    const overhead =
-      (hadFilter ? 0 : FILTER_ENTRY_BYTES) +
-      (encoded.parms instanceof PDFDict && !hadParms ? PREDICTOR_ENTRY_BYTES : 0);
-    if (encoded.data.length + overhead >= before) continue;
-    stream.dict.set(N.Filter, encoded.filter);
-    if (encoded.parms !== "keep") {
-      if (encoded.parms) stream.dict.set(N.DecodeParms, encoded.parms);
-      else stream.dict.delete(N.DecodeParms);
-    }
-    stream.updateContents(encoded.data);
-    report.recompressed++;
-    report.bytesBefore += before;
-    report.bytesAfter += encoded.data.length;
+    if (later?.has(stream)) deferred.push(stream);
+    else recompressStream(stream, options, report);
   }
-  return report;
+  return { report, deferred };
+}
+
+function recompressStream(stream: PDFRawStream, options: StreamOptions, report: StreamReport): void {
+  const type = stream.dict.lookup(N.Type);
+  // Cross-reference and object streams are rewritten by the writer; /F streams live in another file.
+  if (type === N.XRef || type === N.ObjStm || stream.dict.has(N.F)) return;
+  if (type === N.Metadata && options.plainMetadata) return;
+  report.streams++;
+  const encoded = recompressOnce(stream, options.maxDecoded ?? MAX_DECODED);
+  const before = stream.contents.length;
+  const hadFilter = stream.dict.has(N.Filter);
+  const hadParms = stream.dict.has(N.DecodeParms);
+  if (!encoded) return;
+  const overhead =
+    (hadFilter ? 0 : FILTER_ENTRY_BYTES) + (encoded.parms instanceof PDFDict && !hadParms ? PREDICTOR_ENTRY_BYTES : 0);
+  if (encoded.data.length + overhead >= before) return;
+  stream.dict.set(N.Filter, encoded.filter);
+  if (encoded.parms !== "keep") {
+    if (encoded.parms) stream.dict.set(N.DecodeParms, encoded.parms);
+    else stream.dict.delete(N.DecodeParms);
+  }
+  stream.updateContents(encoded.data);
+  report.recompressed++;
+  report.bytesBefore += before;
+  report.bytesAfter += encoded.data.length;
 }
