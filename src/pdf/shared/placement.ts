@@ -228,6 +228,10 @@ export function contentStreamsOf(context: PDFContext, page: PDFDict): PDFRawStre
   return streams;
 }
 
+/** A content stream's data, as the walk reads it (within MAX_CONTENT_BYTES; damaged data as far as it goes). */
+const decodeContent = (stream: PDFRawStream) =>
+  decodeStreamData(stream, MAX_CONTENT_BYTES, { predictors: true, tolerant: true });
+
 class Walker {
   readonly images = new Map<PDFRawStream, Placement>();
   readonly inline = new Map<PDFRawStream, InlineImages>();
@@ -257,9 +261,7 @@ class Walker {
   private decode(stream: PDFRawStream): Uint8Array | undefined {
     if (this.contentBytes > MAX_TOTAL_CONTENT_BYTES) return undefined;
     // What the font pass's walk decoded (strictly: the same bytes as tolerantly), or decoded here.
-    const data =
-      takeDecoded(this.context, stream) ??
-      decodeStreamData(stream, MAX_CONTENT_BYTES, { predictors: true, tolerant: true });
+    const data = takeDecoded(this.context, stream) ?? decodeContent(stream);
     if (data) this.contentBytes += data.length;
     return data;
   }
@@ -316,9 +318,7 @@ class Walker {
     }
     // A stream skimmed before was decoded then, within the budget, and counted.
     const again = this.skimmed.delete(stream);
-    const bytes = again
-      ? decodeStreamData(stream, MAX_CONTENT_BYTES, { predictors: true, tolerant: true })
-      : this.decode(stream);
+    const bytes = again ? decodeContent(stream) : this.decode(stream);
     if (skim && bytes !== undefined && !mayHoldInlineImages(bytes)) {
       this.skimmed.set(stream, (bytes.length + 1) >> 1);
       return null;

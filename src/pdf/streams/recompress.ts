@@ -594,10 +594,8 @@ export function deflateAttachmentsAhead(context: PDFContext, maxDecoded = MAX_DE
   const streams = new Set<PDFRawStream>();
   attachmentStreams(context).forEach((stream) => {
     const { contents } = stream;
-    // Streams the stream pass leaves alone, or has an encoding of already.
-    const type = stream.dict.lookup(N.Type);
-    if (type === N.XRef || type === N.ObjStm || type === N.Metadata || stream.dict.has(N.F)) return;
-    if (encodings.has(contents)) return;
+    // Streams the stream pass leaves alone (metadata is no attachment), or has an encoding of already.
+    if (leftAsTheyAre(stream, true) || encodings.has(contents)) return;
     let planned: ReturnType<typeof plan>;
     try {
       planned = plan(stream, maxDecoded);
@@ -658,11 +656,18 @@ function recompressStreamsBut(
   return { report, deferred };
 }
 
-function recompressStream(stream: PDFRawStream, options: StreamOptions, report: StreamReport): void {
+/**
+ * Streams the stream pass leaves as they are: cross-reference and object streams (the writer
+ * rewrites them), /F streams (their data lives in another file), and XMP metadata that must stay
+ * plain.
+ */
+function leftAsTheyAre(stream: PDFRawStream, plainMetadata: boolean | undefined): boolean {
   const type = stream.dict.lookup(N.Type);
-  // Cross-reference and object streams are rewritten by the writer; /F streams live in another file.
-  if (type === N.XRef || type === N.ObjStm || stream.dict.has(N.F)) return;
-  if (type === N.Metadata && options.plainMetadata) return;
+  return type === N.XRef || type === N.ObjStm || stream.dict.has(N.F) || (type === N.Metadata && !!plainMetadata);
+}
+
+function recompressStream(stream: PDFRawStream, options: StreamOptions, report: StreamReport): void {
+  if (leftAsTheyAre(stream, options.plainMetadata)) return;
   report.streams++;
   const encoded = recompressOnce(stream, options.maxDecoded ?? MAX_DECODED);
   const before = stream.contents.length;
